@@ -1,0 +1,179 @@
+// The one contract between the renderer and the engine. Every method takes one argument and answers
+// a Promise. `requestValidators` is a mapped type over the methods, so a method without a validator
+// fails to compile; the preload, the bridge server and the utility-process host all run it.
+import type {
+  Annotation,
+  AllocationSite,
+  EngineEvent,
+  EventRow,
+  ImportOptions,
+  ImportResult,
+  Incident,
+  IncidentDetail,
+  KernelRow,
+  KernelSummaryRow,
+  LiveConfig,
+  LiveStatus,
+  MemoryPoint,
+  ReportFormat,
+  SeriesData,
+  SeriesInfo,
+  Severity,
+  SpanRow,
+  SqlResult,
+} from './types';
+import type { AnalyzeOptions, Diagnosis } from './diagnosis';
+import { arr, bool, literal, none, num, obj, optional, str, type Check } from './validate';
+
+export interface EngineMethods {
+  listIncidents: { req: void; res: Incident[] };
+  getIncident: { req: { id: number }; res: IncidentDetail };
+  renameIncident: { req: { id: number; name: string }; res: void };
+  deleteIncident: { req: { id: number }; res: void };
+
+  /** Starts importing files or folders (paths on the engine's machine) as one incident; progress arrives as events. */
+  startImport: { req: { paths: string[]; name?: string; options?: ImportOptions }; res: { job_id: string } };
+  cancelImport: { req: { job_id: string }; res: { cancelled: boolean } };
+  /** Waits for an import job to finish (used by the CLI and tests; the UI follows progress events). */
+  awaitImport: { req: { job_id: string }; res: ImportResult };
+
+  listSeries: { req: { incident_id: number; name_prefix?: string }; res: SeriesInfo[] };
+  querySeries: { req: { series_ids: number[]; start_ms: number; end_ms: number; points: number }; res: SeriesData[] };
+  queryEvents: {
+    req: {
+      incident_id: number;
+      query?: string;
+      severities?: Severity[];
+      kinds?: string[];
+      start_ms?: number;
+      end_ms?: number;
+      limit?: number;
+      offset?: number;
+    };
+    res: { rows: EventRow[]; total: number };
+  };
+  querySpans: { req: { incident_id: number; trace_id?: string; start_ms?: number; end_ms?: number; limit?: number }; res: SpanRow[] };
+  listTraces: { req: { incident_id: number; limit?: number }; res: { trace_id: string; root: string; start_ms: number; end_ms: number; spans: number }[] };
+  queryKernels: { req: { incident_id: number; start_ms: number; end_ms: number; limit?: number }; res: KernelRow[] };
+  kernelSummary: { req: { incident_id: number; start_ms?: number; end_ms?: number; limit?: number }; res: KernelSummaryRow[] };
+  memoryTimeline: { req: { incident_id: number; device?: number; points?: number }; res: MemoryPoint[] };
+  allocationSites: { req: { incident_id: number; at_ms?: number; limit?: number }; res: AllocationSite[] };
+
+  analyze: { req: { incident_id: number; options?: AnalyzeOptions }; res: Diagnosis };
+
+  listAnnotations: { req: { incident_id: number }; res: Annotation[] };
+  addAnnotation: { req: { incident_id: number; start_ms: number; end_ms: number; panel: string; text: string; author?: string }; res: Annotation };
+  updateAnnotation: { req: { id: number; text: string }; res: Annotation };
+  deleteAnnotation: { req: { id: number }; res: void };
+
+  /** Writes a report and answers its path; `html`/`md` also answer the text so the browser can offer a download. */
+  exportReport: { req: { incident_id: number; format: ReportFormat; out?: string }; res: { path: string; content?: string } };
+
+  /** Read-only SQL over the documented views. */
+  runSql: { req: { sql: string; limit?: number }; res: SqlResult };
+
+  liveStatus: { req: void; res: LiveStatus };
+  startLive: { req: LiveConfig; res: LiveStatus };
+  stopLive: { req: void; res: LiveStatus };
+}
+
+export type Method = keyof EngineMethods;
+export type Req<M extends Method> = EngineMethods[M]['req'];
+export type Res<M extends Method> = EngineMethods[M]['res'];
+
+/** What the engine implements. */
+export type EngineApi = { [M in Method]: (req: Req<M>) => Promise<Res<M>> };
+
+/** A file or folder the user dropped: a path where the host knows it (Electron), else its bytes (browser). */
+export interface DroppedFile {
+  /** Path relative to the dropped folder ("bundle/metrics.prom"), or the file name. */
+  relative_path: string;
+  blob: Blob;
+}
+
+/** What the renderer sees: the engine methods plus event subscription and dropped-file import. */
+export interface QuadscopeApi extends EngineApi {
+  onEvent(listener: (e: EngineEvent) => void): () => void;
+  /** Imports dropped files. Electron passes their paths; the browser uploads them to the bridge first. */
+  importDropped(req: { files: DroppedFile[]; name?: string; options?: ImportOptions }): Promise<{ job_id: string }>;
+  /** 'electron' or 'browser': the UI hides what a mode cannot do (e.g. native dialogs). */
+  readonly host: 'electron' | 'browser';
+}
+
+const id = num({ int: true, min: 0 });
+const ms = num();
+const severity = literal('debug', 'info', 'warning', 'error', 'critical');
+const importOptions = obj({ year: optional(num({ int: true, min: 1970, max: 9999 })), tzOffsetMinutes: optional(num({ int: true, min: -900, max: 900 })) });
+const analyzeOptions = obj({
+  preset: optional(literal('default', 'high-qps', 'long-context')),
+  baseline: optional(obj({ start_ms: ms, end_ms: ms })),
+});
+
+export const requestValidators: { [M in Method]: Check<Req<M>> } = {
+  listIncidents: none,
+  getIncident: obj({ id }),
+  renameIncident: obj({ id, name: str({ min: 1, max: 200 }) }),
+  deleteIncident: obj({ id }),
+  startImport: obj({ paths: arr(str({ min: 1, max: 4096 }), { max: 1000 }), name: optional(str({ max: 200 })), options: optional(importOptions) }),
+  cancelImport: obj({ job_id: str({ max: 100 }) }),
+  awaitImport: obj({ job_id: str({ max: 100 }) }),
+  listSeries: obj({ incident_id: id, name_prefix: optional(str({ max: 200 })) }),
+  querySeries: obj({ series_ids: arr(id, { max: 200 }), start_ms: ms, end_ms: ms, points: num({ int: true, min: 1, max: 20_000 }) }),
+  queryEvents: obj({
+    incident_id: id,
+    query: optional(str({ max: 1000 })),
+    severities: optional(arr(severity, { max: 5 })),
+    kinds: optional(arr(str({ max: 100 }), { max: 50 })),
+    start_ms: optional(ms),
+    end_ms: optional(ms),
+    limit: optional(num({ int: true, min: 1, max: 10_000 })),
+    offset: optional(num({ int: true, min: 0 })),
+  }),
+  querySpans: obj({ incident_id: id, trace_id: optional(str({ max: 200 })), start_ms: optional(ms), end_ms: optional(ms), limit: optional(num({ int: true, min: 1, max: 100_000 })) }),
+  listTraces: obj({ incident_id: id, limit: optional(num({ int: true, min: 1, max: 10_000 })) }),
+  queryKernels: obj({ incident_id: id, start_ms: ms, end_ms: ms, limit: optional(num({ int: true, min: 1, max: 200_000 })) }),
+  kernelSummary: obj({ incident_id: id, start_ms: optional(ms), end_ms: optional(ms), limit: optional(num({ int: true, min: 1, max: 10_000 })) }),
+  memoryTimeline: obj({ incident_id: id, device: optional(num({ int: true, min: 0 })), points: optional(num({ int: true, min: 1, max: 20_000 })) }),
+  allocationSites: obj({ incident_id: id, at_ms: optional(ms), limit: optional(num({ int: true, min: 1, max: 10_000 })) }),
+  analyze: obj({ incident_id: id, options: optional(analyzeOptions) }),
+  listAnnotations: obj({ incident_id: id }),
+  addAnnotation: obj({ incident_id: id, start_ms: ms, end_ms: ms, panel: str({ max: 100 }), text: str({ min: 1, max: 20_000 }), author: optional(str({ max: 200 })) }),
+  updateAnnotation: obj({ id, text: str({ min: 1, max: 20_000 }) }),
+  deleteAnnotation: obj({ id }),
+  exportReport: obj({ incident_id: id, format: literal('html', 'md', 'pdf'), out: optional(str({ max: 4096 })) }),
+  runSql: obj({ sql: str({ min: 1, max: 100_000 }), limit: optional(num({ int: true, min: 1, max: 100_000 })) }),
+  liveStatus: none,
+  startLive: obj({
+    name: optional(str({ max: 200 })),
+    nvml: bool,
+    rate_hz: optional(num({ min: 0.1, max: 50 })),
+    endpoints: arr(obj({ url: str({ min: 1, max: 2048 }), interval_s: optional(num({ min: 0.5, max: 3600 })) }), { max: 64 }),
+  }),
+  stopLive: none,
+};
+
+export const METHODS = Object.keys(requestValidators) as Method[];
+
+export function isMethod(x: unknown): x is Method {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(requestValidators, x);
+}
+
+/** Validates a (method, payload) pair from an untrusted side; throws ValidationError. */
+export function validateRequest<M extends Method>(method: M, payload: unknown): Req<M> {
+  return requestValidators[method](payload, '') as Req<M>;
+}
+
+/** Wire format shared by IPC, the utility-process port and the bridge WebSocket. */
+export type Wire =
+  | { kind: 'call'; id: number; method: Method; payload: unknown }
+  | { kind: 'result'; id: number; ok: true; value: unknown }
+  | { kind: 'result'; id: number; ok: false; error: { code: string; message: string } }
+  | { kind: 'event'; event: EngineEvent };
+
+/** Errors cross process boundaries as values: thrown errors lose all but `message` across Electron IPC. */
+export class EngineError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}

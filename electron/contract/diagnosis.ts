@@ -1,0 +1,96 @@
+// The analysis output of four-quadrant-model.md §7: what `quadscope analyze --json` prints, what the
+// diagnosis panel and the report read.
+
+export type Quadrant = 'healthy' | 'saturated' | 'exhausted' | 'contended';
+export type Preset = 'default' | 'high-qps' | 'long-context';
+export type AlertFamily = 'latency' | 'errors' | 'throughput' | 'resources';
+
+export const CAUSE_IDS = [
+  'kv_exhaustion',
+  'kv_bloat',
+  'kv_block_leak',
+  'prefix_cache_collapse',
+  'gpu_memory_leak',
+  'allocator_fragmentation',
+  'oom_crash_loop',
+  'traffic_surge',
+  'long_prompt_interference',
+  'cpu_frontend_bottleneck',
+  'gpu_throttling',
+  'gpu_hardware_fault',
+  'engine_hang',
+  'tp_straggler',
+  'host_memory_leak',
+  'network_client_slowness',
+  'deploy_regression',
+  'spec_decode_degradation',
+  'lora_thrash',
+  'cuda_graph_fallback',
+  'workload_drift',
+] as const;
+export type CauseId = (typeof CAUSE_IDS)[number];
+
+export interface WindowScore {
+  t_ms: number;
+  R: number;
+  S: number;
+  quadrant: Quadrant;
+  scores: { gpu_mem: number; kv: number; tokens: number; queue: number };
+}
+
+export interface Alert {
+  family: AlertFamily;
+  first_fired_ms: number;
+  resolved_ms: number | null;
+}
+
+export interface Condition {
+  condition: string;
+  value: number | string | boolean | null;
+  held: boolean;
+}
+
+export interface Evidence {
+  kind: 'series' | 'event' | 'span' | 'allocation';
+  /** series: the canonical series name (+ labels); event: event id; span: trace_id/span_id; allocation: stack id. */
+  ref: string;
+  start_ms: number;
+  end_ms: number;
+  text: string;
+}
+
+export interface CauseResult {
+  id: CauseId;
+  confidence: number;
+  onset_ms: number | null;
+  chain: CauseId[];
+  require: Condition[];
+  support: Condition[];
+  veto: Condition[];
+  evidence: Evidence[];
+}
+
+export interface LeakSite { frames: string[]; live_bytes: number; allocs: number }
+
+export interface LeakReport {
+  slope_bytes_per_min: number;
+  projected_oom_ms: number | null;
+  sites: LeakSite[];
+}
+
+export interface Diagnosis {
+  incident: { start_ms: number; end_ms: number };
+  baseline: { start_ms: number; end_ms: number };
+  preset: Preset;
+  onset_ms: number | null;
+  windows: WindowScore[];
+  alerts: Alert[];
+  causes: CauseResult[];
+  not_assessable: { id: CauseId; missing: string[] }[];
+  leak: LeakReport | null;
+}
+
+export interface AnalyzeOptions {
+  preset?: Preset;
+  baseline?: { start_ms: number; end_ms: number };
+}

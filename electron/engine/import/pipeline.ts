@@ -1,0 +1,184 @@
+// Bundle → entries → detect → importer → one transaction per source. Failures stay per file: a bad
+// file is recorded with its error and the rest of the bundle imports. Cancel rolls back the source in
+// flight; sources already committed stay, and the result says it was cancelled.
+import { basename } from 'node:path';
+import type { FormatId, ImportOptions, ImportProgress, ImportResult, ImportSourceResult } from '../../contract/types';
+import { openBundle } from '../bundle/open';
+import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
+import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
+import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
+import type { Store } from '../store/store';
+
+export interface ImportJobOptions {
+  jobId?: string;
+  name?: string;
+  options?: ImportOptions;
+  signal?: AbortSignal;
+  onProgress?: (p: ImportProgress) => void;
+  limits?: Partial<BundleLimits>;
+  importers?: readonly Importer[];
+  /** Import into this incident instead of a new one. */
+  incidentId?: number;
+  incidentSource?: string;
+}
+
+const MAX_WARNINGS = 200;
+const PROGRESS_EVERY_MS = 100;
+
+export class CancelledError extends Error {
+  constructor() {
+    super('import cancelled');
+    this.name = 'CancelledError';
+  }
+}
+
+export async function importPaths(store: Store, paths: string[], opts: ImportJobOptions = {}): Promise<ImportResult> {
+  const bundle = await openBundle(paths, opts.limits);
+  try {
+    return await importBundle(store, bundle, opts);
+  } finally {
+    await bundle.close();
+  }
+}
+
+export async function importBundle(store: Store, bundle: Bundle, opts: ImportJobOptions = {}): Promise<ImportResult> {
+  const signal = opts.signal ?? new AbortController().signal;
+  const jobId = opts.jobId ?? 'job';
+  const importers = opts.importers ?? IMPORTERS;
+  const incidentId = opts.incidentId ?? store.createIncident(opts.name?.trim() || bundle.name, opts.incidentSource ?? 'import');
+  const results: ImportSourceResult[] = [];
+  const total = bundle.entries.length + bundle.failures.length;
+  let lastEmit = 0;
+  const emit = (p: Omit<ImportProgress, 'job_id' | 'entries_done' | 'entries_total'>, force = false) => {
+    const now = Date.now();
+    if (!force && now - lastEmit < PROGRESS_EVERY_MS) return;
+    lastEmit = now;
+    opts.onProgress?.({ job_id: jobId, entries_done: results.length, entries_total: total, ...p });
+  };
+
+  for (const f of bundle.failures) {
+    store.recordSource(incidentId, { path: f.path, format: 'unknown', bytes: 0, status: 'failed', error: f.error });
+    const r: ImportSourceResult = { path: f.path, format: 'unknown', rows: 0, status: 'failed', error: f.error };
+    results.push(r);
+    emit({ path: f.path, format: null, entry_bytes_done: 0, entry_bytes_total: null, state: 'running', finished: r }, true);
+  }
+
+  let cancelled = false;
+  for (const entry of bundle.entries) {
+    if (signal.aborted) {
+      cancelled = true;
+      break;
+    }
+    const r = await importEntry(store, incidentId, entry, importers, opts.options ?? {}, signal, (done, format) =>
+      emit({ path: entry.path, format, entry_bytes_done: done, entry_bytes_total: entry.size, state: 'running' }),
+    );
+    if (r === 'cancelled') {
+      cancelled = true;
+      break;
+    }
+    results.push(r);
+    emit({ path: entry.path, format: r.format, entry_bytes_done: entry.size ?? 0, entry_bytes_total: entry.size, state: 'running', finished: r }, true);
+  }
+
+  store.refreshIncidentSpan(incidentId);
+  const result: ImportResult = { incident_id: incidentId, sources: results, cancelled };
+  emit({ path: '', format: null, entry_bytes_done: 0, entry_bytes_total: null, state: cancelled ? 'cancelled' : 'done', result }, true);
+  return result;
+}
+
+async function importEntry(
+  store: Store,
+  incidentId: number,
+  entry: BundleEntry,
+  importers: readonly Importer[],
+  options: ImportOptions,
+  signal: AbortSignal,
+  progress: (done: number, format: FormatId | null) => void,
+): Promise<ImportSourceResult | 'cancelled'> {
+  const failed = (format: FormatId, error: string): ImportSourceResult => {
+    store.recordSource(incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    return { path: entry.path, format, rows: 0, status: 'failed', error };
+  };
+
+  let head: Buffer;
+  try {
+    head = await entry.head(HEAD_BYTES);
+  } catch (e) {
+    return failed('unknown', errorText(e, entry.path));
+  }
+  if (head.length === 0) return failed('unknown', `${entry.path}: empty file (0 bytes)`);
+
+  const importer = detectImporter(head, basename(entry.path), importers);
+  if (!importer) {
+    const reason = 'not a format Quadscope reads';
+    store.recordSource(incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: reason });
+    return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: reason };
+  }
+
+  const warnings: string[] = [];
+  let warningCount = 0;
+  let bytesDone = 0;
+  const ctx: ImportContext = {
+    path: entry.path,
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+    options,
+    signal,
+    progress: (n) => {
+      bytesDone = n;
+      progress(n, importer.format);
+    },
+    warn: (message: string, where?: Position) => {
+      warningCount++;
+      if (warnings.length < MAX_WARNINGS) warnings.push(`${entry.path}${formatPosition(where)}: ${message}`);
+    },
+  };
+  const input: EntryInput = {
+    stream: () => counted(entry.stream(), signal, (n) => {
+      bytesDone += n;
+      progress(bytesDone, importer.format);
+    }),
+    file: () => entry.file(),
+  };
+
+  let attachFile: string | undefined;
+  if (importer.needsFile) {
+    try {
+      attachFile = await entry.file();
+    } catch (e) {
+      return failed(importer.format, errorText(e, entry.path));
+    }
+  }
+
+  let writer;
+  try {
+    writer = store.beginSource(incidentId, { path: entry.path, format: importer.format, bytes: entry.storedBytes }, attachFile);
+  } catch (e) {
+    return failed(importer.format, errorText(e, entry.path));
+  }
+  try {
+    await importer.import(input, writer, ctx);
+    if (signal.aborted) throw new CancelledError();
+    if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more problems`);
+    writer.commit(warnings);
+    return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };
+  } catch (e) {
+    writer.rollback();
+    if (e instanceof CancelledError || signal.aborted) return 'cancelled';
+    return failed(importer.format, errorText(e, entry.path));
+  }
+}
+
+/** Counts bytes through a stream and stops it promptly on cancel. */
+async function* counted(src: AsyncIterable<Buffer>, signal: AbortSignal, onBytes: (n: number) => void): AsyncIterable<Buffer> {
+  for await (const chunk of src) {
+    if (signal.aborted) throw new CancelledError();
+    onBytes(chunk.length);
+    yield chunk;
+  }
+}
+
+function errorText(e: unknown, path: string): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.includes(path) ? msg : `${path}: ${msg}`;
+}

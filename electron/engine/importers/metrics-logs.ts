@@ -1,0 +1,4 @@
+// The metric and log importers (Prometheus text/JSON, nvidia-smi, engine logs, kernel logs, JSON lines).
+import type { Importer } from './types';
+
+export const METRIC_LOG_IMPORTERS: readonly Importer[] = [];

@@ -1,0 +1,225 @@
+// One source's writes: a single transaction opened on the first write and committed by the pipeline
+// once the importer finished, or rolled back on error, cancel or crash. Readers on other connections
+// (WAL) never see a half-imported source.
+import { createHash } from 'node:crypto';
+import type { Db } from './db';
+import type {
+  AllocationRecord,
+  AttachedQuery,
+  EventRecord,
+  KernelRecord,
+  SeriesDef,
+  Sink,
+  SpanRecord,
+} from '../importers/types';
+
+const SAMPLE_BATCH = 200;
+
+function canonicalLabels(labels: Record<string, string> | undefined): string {
+  if (!labels) return '{}';
+  const keys = Object.keys(labels).sort();
+  const out: Record<string, string> = {};
+  for (const k of keys) out[k] = labels[k];
+  return JSON.stringify(out);
+}
+
+const toInt = (x: number | bigint | null | undefined): number | bigint | null =>
+  x === null || x === undefined ? null : typeof x === 'bigint' ? x : Math.round(x);
+
+export class SourceWriter implements Sink {
+  private inTx = false;
+  private attachedFile: string | null;
+  private count = 0;
+  private readonly seriesIds = new Map<string, number>();
+  private readonly stackIds = new Map<string, number>();
+  private readonly sampleBuf: number[] = [];
+  private readonly stmts;
+  private minMs = Infinity;
+  private maxMs = -Infinity;
+
+  readonly sourceId: number;
+
+  /**
+   * Opens the source's transaction and inserts its row in it. `attachFile` (nsys exports) is attached
+   * first, as SQLite refuses ATTACH inside a transaction.
+   */
+  constructor(private readonly db: Db, readonly incidentId: number, meta: { path: string; format: string; bytes: number }, attachFile?: string) {
+    this.attachedFile = null;
+    if (attachFile) {
+      db.prepare('ATTACH DATABASE ? AS ext').run(`file:${encodeURI(attachFile)}?mode=ro&immutable=1`);
+      this.attachedFile = attachFile;
+    }
+    db.exec('BEGIN IMMEDIATE');
+    this.inTx = true;
+    this.sourceId = Number(
+      db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid,
+    );
+    const values = Array.from({ length: SAMPLE_BATCH }, () => '(?,?,?)').join(',');
+    this.stmts = {
+      series: db.prepare('INSERT INTO series (incident_id, source_id, name, labels_json, unit, kind) VALUES (?,?,?,?,?,?)'),
+      sample: db.prepare('INSERT INTO samples (series_id, ts_ms, value) VALUES (?,?,?)'),
+      sampleBatch: db.prepare(`INSERT INTO samples (series_id, ts_ms, value) VALUES ${values}`),
+      histogram: db.prepare('INSERT INTO histograms (series_id, ts_ms, le, count) VALUES (?,?,?,?)'),
+      event: db.prepare('INSERT INTO events (incident_id, ts_ms, kind, severity, source_id, line, text, attrs_json) VALUES (?,?,?,?,?,?,?,?)'),
+      span: db.prepare('INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
+      kernel: db.prepare('INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
+      stackInsert: db.prepare('INSERT OR IGNORE INTO stacks (hash, frames_json) VALUES (?, ?)'),
+      stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
+      allocation: db.prepare('INSERT INTO allocations (incident_id, source_id, device, addr, size, alloc_ns, free_ns, stack_id, source) VALUES (?,?,?,?,?,?,?,?,?)'),
+    };
+  }
+
+  get rows(): number {
+    return this.count;
+  }
+
+  /** Time range the source covered, in ms (for the incident's span). */
+  get timeRange(): { start_ms: number; end_ms: number } | null {
+    return Number.isFinite(this.minMs) ? { start_ms: this.minMs, end_ms: this.maxMs } : null;
+  }
+
+  private begin(): void {
+    if (!this.inTx) throw new Error('the source was already committed or rolled back');
+  }
+
+  private seen(ms: number): void {
+    if (ms < this.minMs) this.minMs = ms;
+    if (ms > this.maxMs) this.maxMs = ms;
+  }
+
+  series(def: SeriesDef): number {
+    const labels = canonicalLabels(def.labels);
+    const key = `${def.name}\u0000${labels}`;
+    const known = this.seriesIds.get(key);
+    if (known !== undefined) return known;
+    this.begin();
+    const id = Number(this.stmts.series.run(this.incidentId, this.sourceId, def.name, labels, def.unit ?? '', def.kind ?? 'gauge').lastInsertRowid);
+    this.seriesIds.set(key, id);
+    return id;
+  }
+
+  sample(series: number, ts_ms: number, value: number): void {
+    if (!Number.isFinite(value) || !Number.isFinite(ts_ms)) return;
+    this.begin();
+    const t = Math.round(ts_ms);
+    this.seen(t);
+    const buf = this.sampleBuf;
+    buf.push(series, t, value);
+    this.count++;
+    if (buf.length === SAMPLE_BATCH * 3) {
+      this.stmts.sampleBatch.run(buf);
+      buf.length = 0;
+    }
+  }
+
+  private flushSamples(): void {
+    const buf = this.sampleBuf;
+    for (let i = 0; i < buf.length; i += 3) this.stmts.sample.run(buf[i], buf[i + 1], buf[i + 2]);
+    buf.length = 0;
+  }
+
+  histogram(series: number, ts_ms: number, le: number, count: number): void {
+    if (!Number.isFinite(count) || Number.isNaN(le)) return;
+    this.begin();
+    const t = Math.round(ts_ms);
+    this.seen(t);
+    // SQLite REAL stores +Inf; JSON does not, so readers map it back.
+    this.stmts.histogram.run(series, t, le, count);
+    this.count++;
+  }
+
+  event(e: EventRecord): void {
+    if (!Number.isFinite(e.ts_ms)) return;
+    this.begin();
+    const t = Math.round(e.ts_ms);
+    this.seen(t);
+    this.stmts.event.run(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, e.attrs ? JSON.stringify(e.attrs) : '{}');
+    this.count++;
+  }
+
+  span(s: SpanRecord): void {
+    this.begin();
+    this.seenNs(s.start_ns);
+    this.seenNs(s.end_ns);
+    this.stmts.span.run(this.incidentId, this.sourceId, s.trace_id, s.span_id, s.parent_id ?? null, s.name, toInt(s.start_ns), toInt(s.end_ns), s.attrs ? JSON.stringify(s.attrs) : '{}');
+    this.count++;
+  }
+
+  kernel(k: KernelRecord): void {
+    this.begin();
+    this.seenNs(k.start_ns);
+    this.seenNs(k.end_ns);
+    this.stmts.kernel.run(this.incidentId, this.sourceId, k.device, k.stream, k.name, toInt(k.start_ns), toInt(k.end_ns), k.correlation_id ?? null, k.attrs ? JSON.stringify(k.attrs) : '{}');
+    this.count++;
+  }
+
+  stack(frames: string[]): number {
+    const json = JSON.stringify(frames);
+    const known = this.stackIds.get(json);
+    if (known !== undefined) return known;
+    this.begin();
+    const hash = createHash('sha1').update(json).digest('hex');
+    this.stmts.stackInsert.run(hash, json);
+    const id = Number(this.stmts.stackFind.get(hash));
+    this.stackIds.set(json, id);
+    return id;
+  }
+
+  allocation(a: AllocationRecord): void {
+    this.begin();
+    if (a.alloc_ns !== null && a.alloc_ns !== undefined) this.seenNs(a.alloc_ns);
+    if (a.free_ns !== null && a.free_ns !== undefined) this.seenNs(a.free_ns);
+    this.stmts.allocation.run(this.incidentId, this.sourceId, a.device, a.addr, a.size, toInt(a.alloc_ns), toInt(a.free_ns), a.stack_id ?? null, a.source);
+    this.count++;
+  }
+
+  private seenNs(ns: number | bigint): void {
+    const ms = typeof ns === 'bigint' ? Number(ns / 1_000_000n) : ns / 1e6;
+    if (Number.isFinite(ms)) this.seen(Math.round(ms));
+  }
+
+  attached<T>(fn: (q: AttachedQuery) => T): T {
+    if (this.attachedFile === null) throw new Error('this importer did not ask for its file to be attached (needsFile)');
+    this.begin();
+    const db = this.db;
+    const q: AttachedQuery = {
+      all: (sql, ...params) => db.prepare(sql).all(...params) as Record<string, unknown>[],
+      iterate: (sql, ...params) => db.prepare(sql).iterate(...params) as IterableIterator<Record<string, unknown>>,
+      run: (sql, ...params) => {
+        const changes = db.prepare(sql).run(...params).changes;
+        this.count += changes;
+        return changes;
+      },
+      tables: () => new Set((db.prepare("SELECT name FROM ext.sqlite_master WHERE type IN ('table', 'view')").pluck().all() as string[])),
+    };
+    return fn(q);
+  }
+
+  /** Makes the source visible, with its final row count and warnings. */
+  commit(warnings: string[]): void {
+    if (this.inTx) {
+      this.flushSamples();
+      this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?').run(this.count, JSON.stringify(warnings), this.sourceId);
+      this.db.exec('COMMIT');
+      this.inTx = false;
+    }
+    this.detach();
+  }
+
+  rollback(): void {
+    this.sampleBuf.length = 0;
+    if (this.inTx) {
+      this.db.exec('ROLLBACK');
+      this.inTx = false;
+    }
+    this.count = 0;
+    this.detach();
+  }
+
+  private detach(): void {
+    if (this.attachedFile !== null) {
+      this.db.exec('DETACH DATABASE ext');
+      this.attachedFile = null;
+    }
+  }
+}

@@ -1,0 +1,376 @@
+// The workspace store: one SQLite file. `db` serves reads and small writes (annotations, diagnoses);
+// `writer` is a second connection that only imports use, so a source's open transaction is never seen
+// by readers (WAL) and an import never blocks a query.
+import type { Db } from './db';
+import { openDb } from './db';
+import { downsampleSeries } from './downsample';
+import { SourceWriter } from './source-writer';
+import type {
+  AllocationSite,
+  Annotation,
+  EventRow,
+  Incident,
+  IncidentDetail,
+  KernelRow,
+  KernelSummaryRow,
+  MemoryPoint,
+  SeriesData,
+  SeriesInfo,
+  Severity,
+  SourceInfo,
+  SourceStatus,
+  SpanRow,
+} from '../../contract/types';
+
+const parse = <T>(json: string | null | undefined, fallback: T): T => {
+  if (!json) return fallback;
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+export interface EventQuery {
+  incident_id: number;
+  query?: string;
+  severities?: Severity[];
+  kinds?: string[];
+  start_ms?: number;
+  end_ms?: number;
+  limit?: number;
+  offset?: number;
+}
+
+export class Store {
+  readonly db: Db;
+  private writerDb: Db | null = null;
+
+  constructor(readonly file: string) {
+    this.db = openDb(file);
+  }
+
+  get writer(): Db {
+    this.writerDb ??= openDb(this.file);
+    return this.writerDb;
+  }
+
+  close(): void {
+    this.writerDb?.close();
+    this.db.close();
+  }
+
+  // ---- incidents and sources
+
+  createIncident(name: string, source = 'import', meta: Record<string, unknown> = {}): number {
+    return Number(
+      this.writer.prepare('INSERT INTO incidents (name, created_ms, source, meta_json) VALUES (?, ?, ?, ?)').run(name, Date.now(), source, JSON.stringify(meta)).lastInsertRowid,
+    );
+  }
+
+  beginSource(incidentId: number, meta: { path: string; format: string; bytes: number }, attachFile?: string): SourceWriter {
+    return new SourceWriter(this.writer, incidentId, meta, attachFile);
+  }
+
+  /** Records a source that imported nothing (failed or skipped) in its own small transaction. */
+  recordSource(incidentId: number, meta: { path: string; format: string; bytes: number; status: SourceStatus; error: string | null; warnings?: string[] }): number {
+    return Number(
+      this.writer
+        .prepare('INSERT INTO sources (incident_id, path, format, bytes, rows, status, error, warnings_json) VALUES (?, ?, ?, ?, 0, ?, ?, ?)')
+        .run(incidentId, meta.path, meta.format, meta.bytes, meta.status, meta.error, JSON.stringify(meta.warnings ?? []))
+        .lastInsertRowid,
+    );
+  }
+
+  /** Recomputes an incident's time span from what its sources hold. */
+  refreshIncidentSpan(incidentId: number): void {
+    const w = this.writer;
+    const r = w
+      .prepare(
+        `SELECT MIN(lo) AS lo, MAX(hi) AS hi FROM (
+           SELECT MIN(s.ts_ms) AS lo, MAX(s.ts_ms) AS hi FROM samples s JOIN series r ON r.id = s.series_id WHERE r.incident_id = @id
+           UNION ALL SELECT MIN(ts_ms), MAX(ts_ms) FROM events WHERE incident_id = @id
+           UNION ALL SELECT MIN(start_ns) / 1000000, MAX(end_ns) / 1000000 FROM spans WHERE incident_id = @id
+           UNION ALL SELECT MIN(start_ns) / 1000000, MAX(end_ns) / 1000000 FROM kernels WHERE incident_id = @id
+           UNION ALL SELECT MIN(alloc_ns) / 1000000, MAX(COALESCE(free_ns, alloc_ns)) / 1000000 FROM allocations WHERE incident_id = @id
+         )`,
+      )
+      .get({ id: incidentId }) as { lo: number | null; hi: number | null };
+    w.prepare('UPDATE incidents SET start_ms = ?, end_ms = ? WHERE id = ?').run(r.lo === null ? null : Math.floor(r.lo), r.hi === null ? null : Math.ceil(r.hi), incidentId);
+  }
+
+  listIncidents(): Incident[] {
+    return this.db.prepare('SELECT id, name, created_ms, start_ms, end_ms, source FROM incidents ORDER BY created_ms DESC, id DESC').all() as Incident[];
+  }
+
+  getIncident(id: number): IncidentDetail | null {
+    const inc = this.db.prepare('SELECT id, name, created_ms, start_ms, end_ms, source FROM incidents WHERE id = ?').get(id) as Incident | undefined;
+    if (!inc) return null;
+    const count = (sql: string) => this.db.prepare(sql).pluck().get(id) as number;
+    return {
+      ...inc,
+      sources: this.listSources(id),
+      counts: {
+        series: count('SELECT COUNT(*) FROM series WHERE incident_id = ?'),
+        samples: count('SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE incident_id = ?)'),
+        events: count('SELECT COUNT(*) FROM events WHERE incident_id = ?'),
+        spans: count('SELECT COUNT(*) FROM spans WHERE incident_id = ?'),
+        kernels: count('SELECT COUNT(*) FROM kernels WHERE incident_id = ?'),
+        allocations: count('SELECT COUNT(*) FROM allocations WHERE incident_id = ?'),
+      },
+    };
+  }
+
+  incidentMeta(id: number): Record<string, unknown> {
+    return parse(this.db.prepare('SELECT meta_json FROM incidents WHERE id = ?').pluck().get(id) as string | undefined, {});
+  }
+
+  listSources(incidentId: number): SourceInfo[] {
+    const rows = this.db.prepare('SELECT id, incident_id, path, format, bytes, rows, status, error, warnings_json FROM sources WHERE incident_id = ? ORDER BY id').all(incidentId) as (Omit<SourceInfo, 'warnings'> & { warnings_json: string })[];
+    return rows.map(({ warnings_json, ...r }) => ({ ...r, warnings: parse<string[]>(warnings_json, []) }));
+  }
+
+  renameIncident(id: number, name: string): void {
+    this.db.prepare('UPDATE incidents SET name = ? WHERE id = ?').run(name, id);
+  }
+
+  deleteIncident(id: number): void {
+    this.db.prepare('DELETE FROM incidents WHERE id = ?').run(id);
+  }
+
+  // ---- series
+
+  listSeries(incidentId: number, namePrefix?: string): SeriesInfo[] {
+    const rows = this.db
+      .prepare(
+        `SELECT r.id, r.name, r.labels_json, r.unit, r.kind,
+                (SELECT COUNT(*) FROM samples s WHERE s.series_id = r.id) AS points,
+                (SELECT MIN(ts_ms) FROM samples s WHERE s.series_id = r.id) AS start_ms,
+                (SELECT MAX(ts_ms) FROM samples s WHERE s.series_id = r.id) AS end_ms
+           FROM series r
+          WHERE r.incident_id = ? AND r.name LIKE ? ESCAPE '\\'
+          ORDER BY r.name, r.labels_json`,
+      )
+      .all(incidentId, `${(namePrefix ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as (Omit<SeriesInfo, 'labels'> & { labels_json: string })[];
+    return rows.map(({ labels_json, ...r }) => ({ ...r, labels: parse<Record<string, string>>(labels_json, {}) }));
+  }
+
+  querySeries(seriesIds: number[], startMs: number, endMs: number, points: number): SeriesData[] {
+    return seriesIds.map((id) => downsampleSeries(this.db, id, startMs, endMs, points));
+  }
+
+  /** All samples of a series, in time order (the model reads whole series in one pass). */
+  samples(seriesId: number): { t: Float64Array; v: Float64Array } {
+    const rows = this.db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms').raw().all(seriesId) as [number, number][];
+    const t = new Float64Array(rows.length);
+    const v = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      t[i] = rows[i][0];
+      v[i] = rows[i][1];
+    }
+    return { t, v };
+  }
+
+  /** Histogram snapshots of a series: per timestamp, cumulative bucket counts by upper bound. */
+  histogramSnapshots(seriesId: number): { t: number; le: number[]; counts: number[] }[] {
+    const rows = this.db.prepare('SELECT ts_ms, le, count FROM histograms WHERE series_id = ? ORDER BY ts_ms, le').raw().all(seriesId) as [number, number, number][];
+    const out: { t: number; le: number[]; counts: number[] }[] = [];
+    for (const [t, le, c] of rows) {
+      let last = out[out.length - 1];
+      if (!last || last.t !== t) out.push((last = { t, le: [], counts: [] }));
+      last.le.push(le);
+      last.counts.push(c);
+    }
+    return out;
+  }
+
+  // ---- events
+
+  queryEvents(q: EventQuery): { rows: EventRow[]; total: number } {
+    const where: string[] = ['e.incident_id = @incident_id'];
+    const params: Record<string, unknown> = { incident_id: q.incident_id };
+    let from = 'events e';
+    if (q.query && q.query.trim()) {
+      from = 'events_fts f JOIN events e ON e.id = f.rowid';
+      where.push('events_fts MATCH @match');
+      params.match = toFtsQuery(q.query);
+    }
+    if (q.severities?.length) {
+      where.push(`e.severity IN (${q.severities.map((_, i) => `@sev${i}`).join(',')})`);
+      q.severities.forEach((s, i) => (params[`sev${i}`] = s));
+    }
+    if (q.kinds?.length) {
+      where.push(`e.kind IN (${q.kinds.map((_, i) => `@kind${i}`).join(',')})`);
+      q.kinds.forEach((s, i) => (params[`kind${i}`] = s));
+    }
+    if (q.start_ms !== undefined) {
+      where.push('e.ts_ms >= @start');
+      params.start = q.start_ms;
+    }
+    if (q.end_ms !== undefined) {
+      where.push('e.ts_ms <= @end');
+      params.end = q.end_ms;
+    }
+    const w = where.join(' AND ');
+    const total = this.db.prepare(`SELECT COUNT(*) FROM ${from} WHERE ${w}`).pluck().get(params) as number;
+    const rows = this.db
+      .prepare(
+        `SELECT e.id, e.ts_ms, e.kind, e.severity, e.source_id, s.path AS source_path, e.line, e.text, e.attrs_json
+           FROM ${from} LEFT JOIN sources s ON s.id = e.source_id
+          WHERE ${w} ORDER BY e.ts_ms, e.id LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, limit: q.limit ?? 500, offset: q.offset ?? 0 }) as (Omit<EventRow, 'attrs'> & { attrs_json: string })[];
+    return { rows: rows.map(({ attrs_json, ...r }) => ({ ...r, attrs: parse(attrs_json, {}) })), total };
+  }
+
+  // ---- spans and traces
+
+  querySpans(q: { incident_id: number; trace_id?: string; start_ms?: number; end_ms?: number; limit?: number }): SpanRow[] {
+    const where = ['incident_id = @incident_id'];
+    const p: Record<string, unknown> = { incident_id: q.incident_id, limit: q.limit ?? 5000 };
+    if (q.trace_id) {
+      where.push('trace_id = @trace_id');
+      p.trace_id = q.trace_id;
+    }
+    if (q.start_ms !== undefined) {
+      where.push('end_ns >= @start * 1000000');
+      p.start = q.start_ms;
+    }
+    if (q.end_ms !== undefined) {
+      where.push('start_ns <= @end * 1000000');
+      p.end = q.end_ms;
+    }
+    const rows = this.db
+      .prepare(`SELECT trace_id, span_id, parent_id, name, start_ns / 1e6 AS start_ms, end_ns / 1e6 AS end_ms, attrs_json FROM spans WHERE ${where.join(' AND ')} ORDER BY start_ns LIMIT @limit`)
+      .all(p) as (Omit<SpanRow, 'attrs'> & { attrs_json: string })[];
+    return rows.map(({ attrs_json, ...r }) => ({ ...r, attrs: parse(attrs_json, {}) }));
+  }
+
+  listTraces(incidentId: number, limit = 500): { trace_id: string; root: string; start_ms: number; end_ms: number; spans: number }[] {
+    return this.db
+      .prepare(
+        `SELECT trace_id,
+                COALESCE((SELECT name FROM spans r WHERE r.incident_id = s.incident_id AND r.trace_id = s.trace_id AND (r.parent_id IS NULL OR r.parent_id = '') ORDER BY start_ns LIMIT 1), MIN(name)) AS root,
+                MIN(start_ns) / 1e6 AS start_ms, MAX(end_ns) / 1e6 AS end_ms, COUNT(*) AS spans
+           FROM spans s WHERE incident_id = ? GROUP BY trace_id ORDER BY MIN(start_ns) LIMIT ?`,
+      )
+      .all(incidentId, limit) as { trace_id: string; root: string; start_ms: number; end_ms: number; spans: number }[];
+  }
+
+  // ---- kernels
+
+  queryKernels(incidentId: number, startMs: number, endMs: number, limit = 20_000): KernelRow[] {
+    return this.db
+      .prepare(
+        `SELECT device, stream, name, start_ns / 1e6 AS start_ms, end_ns / 1e6 AS end_ms, (end_ns - start_ns) / 1e3 AS duration_us, correlation_id
+           FROM kernels WHERE incident_id = ? AND end_ns >= ? * 1000000 AND start_ns <= ? * 1000000 ORDER BY start_ns LIMIT ?`,
+      )
+      .all(incidentId, Math.floor(startMs), Math.ceil(endMs), limit) as KernelRow[];
+  }
+
+  kernelSummary(incidentId: number, startMs?: number, endMs?: number, limit = 200): KernelSummaryRow[] {
+    const lo = startMs === undefined ? -1e18 : startMs * 1e6;
+    const hi = endMs === undefined ? 1e19 : endMs * 1e6;
+    const rows = this.db
+      .prepare(
+        `SELECT name, COUNT(*) AS count, SUM(end_ns - start_ns) / 1e3 AS total_us, AVG(end_ns - start_ns) / 1e3 AS mean_us
+           FROM kernels WHERE incident_id = ? AND start_ns BETWEEN ? AND ? GROUP BY name ORDER BY total_us DESC LIMIT ?`,
+      )
+      .all(incidentId, lo, hi, limit) as Omit<KernelSummaryRow, 'p99_us'>[];
+    const durations = this.db.prepare('SELECT (end_ns - start_ns) / 1e3 FROM kernels WHERE incident_id = ? AND name = ? AND start_ns BETWEEN ? AND ? ORDER BY 1').pluck();
+    return rows.map((r) => {
+      const d = durations.all(incidentId, r.name, lo, hi) as number[];
+      return { ...r, p99_us: d.length ? d[Math.min(d.length - 1, Math.ceil(0.99 * d.length) - 1)] : 0 };
+    });
+  }
+
+  // ---- allocations
+
+  /** Live bytes over time from allocation records (alloc +size, free −size), at most `points` points. */
+  memoryTimeline(incidentId: number, device?: number, points = 2000): MemoryPoint[] {
+    const devWhere = device === undefined ? '' : 'AND device = @device';
+    const rows = this.db
+      .prepare(
+        `SELECT ts, delta FROM (
+           SELECT alloc_ns AS ts, size AS delta FROM allocations WHERE incident_id = @id AND alloc_ns IS NOT NULL ${devWhere}
+           UNION ALL
+           SELECT free_ns AS ts, -size AS delta FROM allocations WHERE incident_id = @id AND free_ns IS NOT NULL ${devWhere}
+         ) ORDER BY ts`,
+      )
+      .raw()
+      .all({ id: incidentId, device }) as [number, number][];
+    if (!rows.length) return [];
+    const out: MemoryPoint[] = [];
+    const step = Math.max(1, Math.ceil(rows.length / points));
+    let live = 0;
+    let peak = -Infinity;
+    for (let i = 0; i < rows.length; i++) {
+      live += rows[i][1];
+      if (live > peak) peak = live;
+      // Keep each bucket's peak: a leak's sawtooth must survive downsampling.
+      if ((i + 1) % step === 0 || i === rows.length - 1) {
+        out.push({ t_ms: rows[i][0] / 1e6, live_bytes: step === 1 ? live : peak });
+        peak = -Infinity;
+      }
+    }
+    return out;
+  }
+
+  /** Allocations alive at `atMs` (default: the end), grouped by stack, largest first. */
+  allocationSites(incidentId: number, atMs?: number, limit = 50): AllocationSite[] {
+    const at = atMs === undefined ? null : atMs * 1e6;
+    const rows = this.db
+      .prepare(
+        `SELECT a.stack_id, s.frames_json, SUM(a.size) AS live_bytes, COUNT(*) AS allocs
+           FROM allocations a LEFT JOIN stacks s ON s.id = a.stack_id
+          WHERE a.incident_id = @id
+            AND (@at IS NULL OR a.alloc_ns IS NULL OR a.alloc_ns <= @at)
+            AND (a.free_ns IS NULL OR (@at IS NOT NULL AND a.free_ns > @at))
+          GROUP BY a.stack_id ORDER BY live_bytes DESC LIMIT @limit`,
+      )
+      .all({ id: incidentId, at, limit }) as { stack_id: number | null; frames_json: string | null; live_bytes: number; allocs: number }[];
+    return rows.map((r) => ({ stack_id: r.stack_id, frames: parse<string[]>(r.frames_json, []), live_bytes: r.live_bytes, allocs: r.allocs }));
+  }
+
+  // ---- annotations
+
+  listAnnotations(incidentId: number): Annotation[] {
+    return this.db.prepare('SELECT * FROM annotations WHERE incident_id = ? ORDER BY start_ms, id').all(incidentId) as Annotation[];
+  }
+
+  addAnnotation(a: Omit<Annotation, 'id' | 'created_ms'>): Annotation {
+    const id = Number(
+      this.db.prepare('INSERT INTO annotations (incident_id, start_ms, end_ms, panel, text, author, created_ms) VALUES (?,?,?,?,?,?,?)').run(a.incident_id, Math.round(a.start_ms), Math.round(a.end_ms), a.panel, a.text, a.author, Date.now()).lastInsertRowid,
+    );
+    return this.db.prepare('SELECT * FROM annotations WHERE id = ?').get(id) as Annotation;
+  }
+
+  updateAnnotation(id: number, text: string): Annotation | null {
+    this.db.prepare('UPDATE annotations SET text = ? WHERE id = ?').run(text, id);
+    return (this.db.prepare('SELECT * FROM annotations WHERE id = ?').get(id) as Annotation | undefined) ?? null;
+  }
+
+  deleteAnnotation(id: number): void {
+    this.db.prepare('DELETE FROM annotations WHERE id = ?').run(id);
+  }
+
+  // ---- diagnoses
+
+  saveDiagnosis(incidentId: number, json: string): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM diagnoses WHERE incident_id = ?').run(incidentId);
+      this.db.prepare('INSERT INTO diagnoses (incident_id, json, created_ms) VALUES (?, ?, ?)').run(incidentId, json, Date.now());
+    })();
+  }
+}
+
+/** Turns what a user types into an FTS5 query: bare words are AND-ed prefixes; quoted phrases and FTS syntax pass through. */
+export function toFtsQuery(input: string): string {
+  const s = input.trim();
+  if (/["*:()]|\b(AND|OR|NOT|NEAR)\b/.test(s)) return s;
+  return s
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => `"${w.replace(/"/g, '""')}"*`)
+    .join(' ');
+}
