@@ -1,0 +1,49 @@
+// DCGM has no "total memory" field in its default set: the total is FB_USED + FB_FREE (+ FB_RESERVED,
+// newer exporters) of one GPU at one time. Collects the three per GPU and scrape, and answers the sums.
+import type { Labels } from '../signals/canonical';
+import { MIB } from '../signals/canonical';
+
+type Field = 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved';
+
+interface Parts {
+  labels: Labels;
+  ts: number;
+  used?: number;
+  free?: number;
+  reserved?: number;
+}
+
+export const FB_TOTAL_METRIC = 'DCGM_FI_DEV_FB_USED+FB_FREE+FB_RESERVED';
+const FLUSH_AT = 10_000;
+
+export function isFbField(name: string, metric: string): name is Field {
+  return metric.startsWith('DCGM_FI_DEV_FB_') && (name === 'gpu.mem.used' || name === 'gpu.mem.free' || name === 'gpu.mem.reserved');
+}
+
+export class FbTotals {
+  private readonly parts = new Map<string, Parts>();
+
+  constructor(private readonly emit: (labels: Labels, ts: number, bytes: number) => void) {}
+
+  /** `labels`: the canonical labels of the GPU without `metric`; `mib`: the raw DCGM value. */
+  add(field: Field, labels: Labels, labelsKey: string, ts: number, mib: number): void {
+    const key = `${labelsKey}@${ts}`;
+    let p = this.parts.get(key);
+    if (!p) {
+      if (this.parts.size >= FLUSH_AT) this.flush();
+      p = { labels, ts };
+      this.parts.set(key, p);
+    }
+    if (field === 'gpu.mem.used') p.used = mib;
+    else if (field === 'gpu.mem.free') p.free = mib;
+    else p.reserved = mib;
+  }
+
+  flush(): void {
+    for (const p of this.parts.values()) {
+      if (p.used === undefined || p.free === undefined) continue;
+      this.emit({ ...p.labels, metric: FB_TOTAL_METRIC }, p.ts, (p.used + p.free + (p.reserved ?? 0)) * MIB);
+    }
+    this.parts.clear();
+  }
+}

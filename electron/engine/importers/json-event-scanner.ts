@@ -1,0 +1,276 @@
+// A byte scanner over a Chrome-trace JSON stream: it finds the `traceEvents` array (or a bare top-level
+// array of events) and cuts it into batches of whole event objects, so a multi-gigabyte trace never
+// becomes one string (V8 caps strings at 512 MiB). Top-level members other than `traceEvents` are small
+// and come back parsed. Only string/escape state and bracket depth are tracked; JSON.parse does the rest.
+
+export type ScanItem =
+  | { kind: 'events'; events: unknown[]; offset: number }
+  | { kind: 'key'; key: string; value: unknown; offset: number };
+
+export class ScanError extends Error {
+  constructor(readonly offset: number, message: string, readonly key?: string) {
+    super(message);
+    this.name = 'ScanError';
+  }
+}
+
+export interface ScanOptions {
+  /** Skip parsing the events (a pass that only wants the top-level keys). */
+  skipEvents?: boolean;
+  /** Largest batch of event text handed to one JSON.parse. */
+  batchBytes?: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+type Mode =
+  | 'start' // before the top-level value
+  | 'member' // inside the top object, expecting a key, ',' or '}'
+  | 'key' // inside a key string
+  | 'colon' // after a key
+  | 'value' // before a member's value
+  | 'capture' // inside a member's (non-traceEvents) value
+  | 'events' // inside the events array
+  | 'done'; // after the top-level value
+
+export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOptions = {}): AsyncGenerator<ScanItem> {
+  const batchBytes = opts.batchBytes ?? 1 << 20;
+  let mode: Mode = 'start';
+  let buf: Buffer = Buffer.alloc(0);
+  let base = 0; // absolute offset of buf[0]
+  let depth = 0; // depth relative to the current capture (value or event)
+  let inString = false;
+  let escaped = false;
+  let key = '';
+  let keyStart = -1;
+  let captureStart = -1;
+  let eventStart = -1; // start of the event being read
+  let batchStart = -1; // start of the first event not yet handed out
+  let batchEnd = -1; // end of the last complete event
+  let bareArray = false;
+  let sawEvents = false;
+
+  const parseBatch = (from: number, to: number): unknown[] => {
+    const text = buf.toString('utf8', from, to);
+    try {
+      return JSON.parse(`[${text}]`) as unknown[];
+    } catch {
+      // Find the culprit for the message: parse events one by one.
+      const events = splitEvents(buf, from, to);
+      for (const [a, b] of events) {
+        try {
+          JSON.parse(buf.toString('utf8', a, b));
+        } catch (e) {
+          throw new ScanError(base + a, `malformed trace event: ${(e as Error).message}`, 'traceEvents');
+        }
+      }
+      throw new ScanError(base + from, 'malformed trace events', 'traceEvents');
+    }
+  };
+
+  const takeBatch = (): ScanItem | null => {
+    if (batchStart < 0 || batchEnd <= batchStart) return null;
+    const item: ScanItem = { kind: 'events', events: opts.skipEvents ? [] : parseBatch(batchStart, batchEnd), offset: base + batchStart };
+    // An event cut by the chunk's end opens the next batch.
+    batchStart = eventStart;
+    batchEnd = -1;
+    return item;
+  };
+
+  for await (const chunk of src) {
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    let i = buf.length - chunk.length;
+    const n = buf.length;
+    while (i < n) {
+      if (mode === 'events') {
+        // The hot loop: one event object after another.
+        if (inString) {
+          for (; i < n; i++) {
+            const b = buf[i];
+            if (escaped) escaped = false;
+            else if (b === BACKSLASH) escaped = true;
+            else if (b === QUOTE) {
+              inString = false;
+              i++;
+              break;
+            }
+          }
+          continue;
+        }
+        const b = buf[i];
+        if (depth === 0) {
+          if (b === LBRACE) {
+            eventStart = i;
+            if (batchStart < 0) batchStart = i;
+            depth = 1;
+          } else if (b === RBRACKET) {
+            const item = takeBatch();
+            if (item) yield item;
+            mode = bareArray ? 'done' : 'member';
+          } else if (b !== COMMA && !isSpace(b)) {
+            throw new ScanError(base + i, `expected an event object in traceEvents, found ${JSON.stringify(String.fromCharCode(b))}`, 'traceEvents');
+          }
+          i++;
+          continue;
+        }
+        if (b === QUOTE) inString = true;
+        else if (b === LBRACE || b === LBRACKET) depth++;
+        else if (b === RBRACE || b === RBRACKET) {
+          depth--;
+          if (depth === 0) {
+            batchEnd = i + 1;
+            eventStart = -1;
+            if (batchEnd - batchStart >= batchBytes) {
+              const item = takeBatch();
+              if (item) yield item;
+            }
+          }
+        }
+        i++;
+        continue;
+      }
+
+      const b = buf[i];
+      switch (mode) {
+        case 'start':
+          if (b === LBRACE) mode = 'member';
+          else if (b === LBRACKET) {
+            mode = 'events';
+            bareArray = true;
+            sawEvents = true;
+          } else if (!isSpace(b) && !(b === 0xef || b === 0xbb || b === 0xbf)) {
+            throw new ScanError(base + i, 'not a JSON trace: expected "{" or "["');
+          }
+          i++;
+          break;
+        case 'member':
+          if (b === QUOTE) {
+            mode = 'key';
+            keyStart = i;
+            inString = true;
+            escaped = false;
+          } else if (b === RBRACE) mode = 'done';
+          else if (b !== COMMA && !isSpace(b)) throw new ScanError(base + i, `unexpected ${JSON.stringify(String.fromCharCode(b))} between top-level members`);
+          i++;
+          break;
+        case 'key':
+          if (escaped) escaped = false;
+          else if (b === BACKSLASH) escaped = true;
+          else if (b === QUOTE) {
+            inString = false;
+            key = JSON.parse(buf.toString('utf8', keyStart, i + 1)) as string;
+            keyStart = -1;
+            mode = 'colon';
+          }
+          i++;
+          break;
+        case 'colon':
+          if (b === COLON) mode = 'value';
+          else if (!isSpace(b)) throw new ScanError(base + i, `expected ":" after key`, key);
+          i++;
+          break;
+        case 'value':
+          if (isSpace(b)) {
+            i++;
+            break;
+          }
+          if (key === 'traceEvents' && b === LBRACKET) {
+            mode = 'events';
+            sawEvents = true;
+            depth = 0;
+            i++;
+            break;
+          }
+          mode = 'capture';
+          captureStart = i;
+          depth = 0;
+          inString = false;
+          escaped = false;
+          break;
+        case 'capture':
+          if (inString) {
+            if (escaped) escaped = false;
+            else if (b === BACKSLASH) escaped = true;
+            else if (b === QUOTE) inString = false;
+          } else if (b === QUOTE) inString = true;
+          else if (b === LBRACE || b === LBRACKET) depth++;
+          else if ((b === RBRACE || b === RBRACKET) && depth > 0) depth--;
+          else if (depth === 0 && (b === COMMA || b === RBRACE)) {
+            const text = buf.toString('utf8', captureStart, i).trim();
+            let value: unknown;
+            try {
+              value = JSON.parse(text);
+            } catch (e) {
+              throw new ScanError(base + captureStart, `malformed value: ${(e as Error).message}`, key);
+            }
+            yield { kind: 'key', key, value, offset: base + captureStart };
+            captureStart = -1;
+            mode = b === RBRACE ? 'done' : 'member';
+          }
+          i++;
+          break;
+        case 'done':
+          if (!isSpace(b)) throw new ScanError(base + i, 'unexpected data after the end of the trace');
+          i++;
+          break;
+      }
+    }
+
+    // Hand out what is complete; keep only the unfinished tail.
+    if (mode === 'events') {
+      const item = takeBatch();
+      if (item) yield item;
+    }
+    const keep = Math.min(...[eventStart, captureStart, keyStart].filter((x) => x >= 0), n);
+    if (keep > 0) {
+      buf = buf.subarray(keep);
+      base += keep;
+      if (eventStart >= 0) eventStart -= keep;
+      if (batchStart >= 0) batchStart -= keep;
+      if (captureStart >= 0) captureStart -= keep;
+      if (keyStart >= 0) keyStart -= keep;
+    }
+  }
+
+  if (mode !== 'done') {
+    const where = base + buf.length;
+    if (mode === 'events') throw new ScanError(where, 'truncated trace: the traceEvents array is not closed', 'traceEvents');
+    if (mode === 'start') throw new ScanError(where, 'empty trace');
+    throw new ScanError(where, 'truncated trace: the top-level object is not closed', key || undefined);
+  }
+  if (!sawEvents) throw new ScanError(0, 'no traceEvents array', 'traceEvents');
+}
+
+/** Start/end of each top-level object in buf[from, to) (events separated by commas). */
+function splitEvents(buf: Buffer, from: number, to: number): [number, number][] {
+  const out: [number, number][] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = -1;
+  for (let i = from; i < to; i++) {
+    const b = buf[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (b === BACKSLASH) escaped = true;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (b === LBRACE || b === LBRACKET) {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (b === RBRACE || b === RBRACKET) {
+      depth--;
+      if (depth === 0) out.push([start, i + 1]);
+    }
+  }
+  return out;
+}

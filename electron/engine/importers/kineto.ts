@@ -1,0 +1,329 @@
+// PyTorch profiler / Kineto Chrome-trace JSON (current and 2021 schema), streamed.
+//
+// Tables written:
+// - kernels: GPU `X` events (cat kernel/Kernel, gpu_memcpy/Memcpy, gpu_memset/Memset). device = args.device
+//   ?? pid, stream = args.stream ?? tid ("stream 7" in 2021), correlation_id = args.correlation. attrs:
+//   kind ('kernel'|'memcpy'|'memset'), cat, external_id, launch_span_id (the span_id of the CUDA runtime
+//   call that launched it: "c<correlation>"), op_span_id ("op<External id>", the CPU op), grid, block,
+//   registers_per_thread, shared_memory, occupancy_pct, blocks_per_sm, warps_per_sm, bytes, bandwidth_gbps,
+//   plus any other arg under its own name.
+// - spans: every other `X` event (cpu_op, user_annotation, gpu_user_annotation, cuda_runtime, cuda_driver,
+//   cuda_sync, python_function, Trace, 2021 Operator/Runtime). trace_id 'kineto:<rank>'. span_id:
+//   "c<correlation>" for runtime/driver calls, "op<External id>" for CPU ops, else "k<n>"; a duplicate
+//   gets ".<n>". A runtime call's parent_id is the CPU op with the same External id. attrs: cat, pid, tid,
+//   external_id, correlation, and the other args. (ac2g flows carry the same correlation, so they are
+//   only counted.)
+// - allocations (source 'kineto'): CUDA `[memory]` instant events paired by Device Id + Addr (+Bytes
+//   alloc, −Bytes free); an allocation still open at the end has free_ns null, a free without its alloc
+//   has alloc_ns null. 2021 traces have no Addr: nothing to pair, a warning says so.
+// - series torch.allocated / torch.reserved {gpu} (bytes) from Total Allocated / Total Reserved;
+//   gpu.mem.total {gpu} (bytes) from deviceProperties[].totalGlobalMem, sampled at the trace's first
+//   and last timestamp; one 'gpu_info' event per device with its properties.
+// Timestamps: `ts`/`dur` are µs. Epoch µs (every corpus trace) become epoch ns; traces whose ts are
+// relative to `baseTimeNanoseconds` (written after traceEvents) get a key-only pre-pass to find it.
+import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
+import { ScanError, scanChromeTrace } from './json-event-scanner';
+
+/** Epoch µs below this (1973) are not epoch times but offsets from the trace's base time. */
+const RELATIVE_US_LIMIT = 1e14;
+
+const GPU_KINDS: Record<string, 'kernel' | 'memcpy' | 'memset'> = {
+  kernel: 'kernel',
+  Kernel: 'kernel',
+  gpu_memcpy: 'memcpy',
+  Memcpy: 'memcpy',
+  gpu_memset: 'memset',
+  Memset: 'memset',
+};
+
+/** Kineto's kernel arg names → our attr names. */
+const ARG_NAMES: Record<string, string> = {
+  'External id': 'external_id',
+  'external id': 'external_id',
+  grid: 'grid',
+  block: 'block',
+  'registers per thread': 'registers_per_thread',
+  'shared memory': 'shared_memory',
+  'est. achieved occupancy %': 'occupancy_pct',
+  'blocks per SM': 'blocks_per_sm',
+  'warps per SM': 'warps_per_sm',
+  bytes: 'bytes',
+  'memory bandwidth (GB/s)': 'bandwidth_gbps',
+};
+
+interface TraceEvent {
+  ph?: string;
+  cat?: string;
+  name?: string;
+  pid?: number | string;
+  tid?: number | string;
+  ts?: number;
+  dur?: number;
+  id?: number | string;
+  args?: Record<string, unknown>;
+}
+
+interface DeviceProps {
+  id?: number;
+  name?: string;
+  totalGlobalMem?: number;
+  [k: string]: unknown;
+}
+
+class NeedBaseTime extends Error {}
+
+export function usToNs(us: number): bigint {
+  const whole = Math.floor(us);
+  return BigInt(whole) * 1000n + BigInt(Math.round((us - whole) * 1000));
+}
+
+const asInt = (x: unknown): number | null => {
+  if (typeof x === 'number' && Number.isFinite(x)) return Math.trunc(x);
+  if (typeof x === 'string') {
+    const m = /-?\d+/.exec(x);
+    if (m) return Number(m[0]);
+  }
+  return null;
+};
+
+export function detectKineto(head: Buffer): number {
+  const s = head.toString('latin1');
+  const t = s.trimStart();
+  if (t.startsWith('{')) {
+    if (!s.includes('"traceEvents"')) return 0;
+    const kineto = /"(schemaVersion|deviceProperties|distributedInfo|baseTimeNanoseconds)"|"cat":\s*"(cpu_op|cuda_runtime|kernel|Operator|Runtime|Kernel|ac2g)"/.test(s);
+    return kineto ? 0.95 : 0.6;
+  }
+  if (t.startsWith('[') && /^\[\s*\{/.test(t) && /"ph"\s*:/.test(s) && /"ts"\s*:/.test(s)) return 0.5;
+  return 0;
+}
+
+class KinetoReader {
+  private traceId = 'kineto:0';
+  private spanSeq = 0;
+  private readonly usedSpanIds = new Map<string, number>();
+  private readonly open = new Map<string, { size: number; ns: bigint }>();
+  private readonly memSeries = new Map<string, { allocated: number; reserved: number }>();
+  private minUs = Infinity;
+  private maxUs = -Infinity;
+  private flows = 0;
+  private memNoAddr = 0;
+  private devices: DeviceProps[] = [];
+  private timeMode: 'unknown' | 'epoch' | 'relative' = 'unknown';
+
+  constructor(private readonly sink: Sink, private readonly ctx: ImportContext, private baseNs: bigint | null) {}
+
+  topKey(key: string, value: unknown): void {
+    if (key === 'distributedInfo' && value && typeof value === 'object') {
+      const rank = asInt((value as Record<string, unknown>).rank);
+      if (rank !== null) this.traceId = `kineto:${rank}`;
+    } else if (key === 'deviceProperties' && Array.isArray(value)) {
+      this.devices = value.filter((d): d is DeviceProps => !!d && typeof d === 'object');
+    } else if (key === 'baseTimeNanoseconds') {
+      const b = typeof value === 'number' || typeof value === 'string' ? BigInt(Math.trunc(Number(value))) : null;
+      if (b !== null && this.baseNs === null) this.baseNs = b;
+    }
+  }
+
+  private ns(us: number): bigint {
+    if (this.timeMode === 'unknown') {
+      if (us < RELATIVE_US_LIMIT) {
+        if (this.baseNs === null) throw new NeedBaseTime();
+        this.timeMode = 'relative';
+      } else this.timeMode = 'epoch';
+    }
+    if (us < this.minUs) this.minUs = us;
+    if (us > this.maxUs) this.maxUs = us;
+    return this.timeMode === 'relative' ? (this.baseNs ?? 0n) + BigInt(Math.round(us * 1000)) : usToNs(us);
+  }
+
+  private uniqueSpanId(id: string): string {
+    const n = this.usedSpanIds.get(id);
+    if (n === undefined) {
+      this.usedSpanIds.set(id, 1);
+      return id;
+    }
+    this.usedSpanIds.set(id, n + 1);
+    return `${id}.${n}`;
+  }
+
+  event(raw: unknown, offset: number): void {
+    if (!raw || typeof raw !== 'object') {
+      this.ctx.warn('trace event is not an object', { offset, key: 'traceEvents' });
+      return;
+    }
+    const e = raw as TraceEvent;
+    switch (e.ph) {
+      case 'X':
+        return this.complete(e, offset);
+      case 'i':
+      case 'I':
+        if (e.name === '[memory]') this.memory(e);
+        return;
+      case 's':
+      case 'f':
+      case 't':
+        this.flows++;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private complete(e: TraceEvent, offset: number): void {
+    if (typeof e.ts !== 'number') {
+      this.ctx.warn(`event "${e.name ?? '?'}" has no numeric ts`, { offset, key: 'ts' });
+      return;
+    }
+    const start = this.ns(e.ts);
+    const dur = typeof e.dur === 'number' && e.dur > 0 ? e.dur : 0;
+    const end = this.ns(e.ts + dur);
+    const args = e.args ?? {};
+    const cat = e.cat ?? '';
+    const kind = GPU_KINDS[cat];
+    const corr = asInt(args.correlation);
+    const ext = asInt(args['External id'] ?? args['external id']);
+    if (kind) {
+      const attrs: Record<string, unknown> = { kind, cat };
+      for (const [k, v] of Object.entries(args)) {
+        if (k === 'device' || k === 'stream' || k === 'correlation') continue;
+        attrs[ARG_NAMES[k] ?? k] = v;
+      }
+      if (corr !== null) attrs.launch_span_id = `c${corr}`;
+      if (ext !== null && ext !== 0) attrs.op_span_id = `op${ext}`;
+      this.sink.kernel({
+        device: asInt(args.device) ?? asInt(e.pid) ?? 0,
+        stream: asInt(args.stream) ?? asInt(e.tid) ?? 0,
+        name: e.name ?? '',
+        start_ns: start,
+        end_ns: end,
+        correlation_id: corr,
+        attrs,
+      });
+      return;
+    }
+    const isCall = cat === 'cuda_runtime' || cat === 'cuda_driver' || cat === 'Runtime' || cat === 'cuda_sync';
+    const isOp = cat === 'cpu_op' || cat === 'Operator';
+    const id = isCall && corr !== null ? `c${corr}` : isOp && ext !== null ? `op${ext}` : `k${++this.spanSeq}`;
+    const attrs: Record<string, unknown> = { cat, pid: e.pid, tid: e.tid };
+    for (const [k, v] of Object.entries(args)) attrs[ARG_NAMES[k] === 'external_id' ? 'external_id' : k] = v;
+    this.sink.span({
+      trace_id: this.traceId,
+      span_id: this.uniqueSpanId(id),
+      parent_id: isCall && ext !== null && ext !== 0 ? `op${ext}` : null,
+      name: e.name ?? '',
+      start_ns: start,
+      end_ns: end,
+      attrs,
+    });
+  }
+
+  private memory(e: TraceEvent): void {
+    const a = e.args ?? {};
+    if (asInt(a['Device Type']) !== 1 || typeof e.ts !== 'number') return;
+    const device = asInt(a['Device Id']) ?? 0;
+    const bytes = Number(a.Bytes);
+    const ns = this.ns(e.ts);
+    const ms = Number(ns / 1000n) / 1000;
+    const totals = this.seriesFor(device);
+    if (typeof a['Total Allocated'] === 'number') this.sink.sample(totals.allocated, ms, a['Total Allocated']);
+    if (typeof a['Total Reserved'] === 'number') this.sink.sample(totals.reserved, ms, a['Total Reserved']);
+    if (a.Addr === undefined || !Number.isFinite(bytes)) {
+      this.memNoAddr++;
+      return;
+    }
+    const addr = toHexAddr(a.Addr);
+    const k = `${device}:${addr}`;
+    if (bytes >= 0) {
+      const prev = this.open.get(k);
+      if (prev) this.sink.allocation({ device, addr, size: prev.size, alloc_ns: prev.ns, free_ns: null, source: 'kineto' });
+      this.open.set(k, { size: bytes, ns });
+    } else {
+      const prev = this.open.get(k);
+      this.open.delete(k);
+      this.sink.allocation({ device, addr, size: prev?.size ?? -bytes, alloc_ns: prev?.ns ?? null, free_ns: ns, source: 'kineto' });
+    }
+  }
+
+  private seriesFor(device: number): { allocated: number; reserved: number } {
+    const key = String(device);
+    let s = this.memSeries.get(key);
+    if (!s) {
+      s = {
+        allocated: this.sink.series({ name: 'torch.allocated', labels: { gpu: key }, unit: 'bytes', kind: 'gauge' }),
+        reserved: this.sink.series({ name: 'torch.reserved', labels: { gpu: key }, unit: 'bytes', kind: 'gauge' }),
+      };
+      this.memSeries.set(key, s);
+    }
+    return s;
+  }
+
+  finish(): void {
+    for (const [k, a] of this.open) {
+      const [device, addr] = [Number(k.slice(0, k.indexOf(':'))), k.slice(k.indexOf(':') + 1)];
+      this.sink.allocation({ device, addr, size: a.size, alloc_ns: a.ns, free_ns: null, source: 'kineto' });
+    }
+    this.open.clear();
+    if (this.memNoAddr > 0) this.ctx.warn(`${this.memNoAddr} CUDA [memory] events carry no Addr (older profiler): allocations cannot be paired`);
+    if (this.timeMode === 'relative' && this.baseNs === null) this.ctx.warn('timestamps are relative and the trace has no baseTimeNanoseconds: times start at 0');
+    if (!Number.isFinite(this.minUs)) return;
+    const toMs = (us: number) => Number(this.ns(us) / 1000n) / 1000;
+    const first = toMs(this.minUs);
+    const last = toMs(this.maxUs);
+    for (const d of this.devices) {
+      const id = asInt(d.id) ?? 0;
+      if (typeof d.totalGlobalMem === 'number') {
+        const s = this.sink.series({ name: 'gpu.mem.total', labels: { gpu: String(id) }, unit: 'bytes', kind: 'gauge' });
+        this.sink.sample(s, first, d.totalGlobalMem);
+        if (last !== first) this.sink.sample(s, last, d.totalGlobalMem);
+      }
+      this.sink.event({ ts_ms: first, kind: 'gpu_info', text: `GPU ${id}: ${d.name ?? 'unknown'}${typeof d.totalGlobalMem === 'number' ? `, ${(d.totalGlobalMem / 2 ** 30).toFixed(1)} GiB` : ''}`, attrs: { gpu: id, ...d } });
+    }
+  }
+}
+
+export function toHexAddr(x: unknown): string {
+  if (typeof x === 'bigint') return `0x${x.toString(16)}`;
+  if (typeof x === 'number') return `0x${Math.trunc(x).toString(16)}`;
+  if (typeof x === 'string') return /^0x/i.test(x) ? x.toLowerCase() : `0x${BigInt(x).toString(16)}`;
+  return '0x0';
+}
+
+async function pass(input: EntryInput, ctx: ImportContext, reader: KinetoReader | null, skipEvents: boolean): Promise<bigint | null> {
+  let base: bigint | null = null;
+  try {
+    for await (const item of scanChromeTrace(input.stream(), { skipEvents })) {
+      if (item.kind === 'key') {
+        if (item.key === 'baseTimeNanoseconds' && (typeof item.value === 'number' || typeof item.value === 'string')) base = BigInt(Math.trunc(Number(item.value)));
+        reader?.topKey(item.key, item.value);
+      } else if (reader) {
+        for (const ev of item.events) reader.event(ev, item.offset);
+      }
+      if (ctx.signal.aborted) return base;
+    }
+  } catch (e) {
+    if (e instanceof ScanError) throw new ImportError(ctx.path, { offset: e.offset, key: e.key }, e.message);
+    throw e;
+  }
+  return base;
+}
+
+export const kinetoImporter: Importer = {
+  format: 'kineto-json',
+  detect: (head) => detectKineto(head),
+  async import(input, sink, ctx) {
+    const run = async (base: bigint | null) => {
+      const reader = new KinetoReader(sink, ctx, base);
+      await pass(input, ctx, reader, false);
+      reader.finish();
+    };
+    try {
+      await run(null);
+    } catch (e) {
+      if (!(e instanceof NeedBaseTime)) throw e;
+      // Nothing was written yet: find the base time (it follows traceEvents), then read again.
+      const base = await pass(input, ctx, null, true);
+      await run(base);
+    }
+  },
+};

@@ -1,0 +1,373 @@
+// A safe unpickler for plain data (protocols 0–5): dicts, lists, tuples, sets, strings, bytes, ints
+// (BigInt above 2^53), floats, booleans and None. It never imports or calls anything: every opcode that
+// would look up a global or construct an object is refused with its name and byte offset.
+//
+// Values: dict → null-prototype object (keys in their string form), list/tuple/set → array,
+// bytes → Buffer, int → number (bigint when outside ±2^53), None → null.
+
+export type PyValue = null | boolean | number | bigint | string | Buffer | PyValue[] | PyDict;
+export interface PyDict {
+  [key: string]: PyValue;
+}
+
+export class PickleError extends Error {
+  constructor(readonly offset: number, message: string, readonly opcode?: string) {
+    super(`${message} (byte ${offset})`);
+    this.name = 'PickleError';
+  }
+}
+
+/** Opcodes that would run code or build objects, by byte. */
+const REFUSED: Record<number, string> = {
+  0x63: 'GLOBAL',
+  0x93: 'STACK_GLOBAL',
+  0x52: 'REDUCE',
+  0x62: 'BUILD',
+  0x69: 'INST',
+  0x6f: 'OBJ',
+  0x81: 'NEWOBJ',
+  0x92: 'NEWOBJ_EX',
+  0x50: 'PERSID',
+  0x51: 'BINPERSID',
+  0x82: 'EXT1',
+  0x83: 'EXT2',
+  0x84: 'EXT4',
+  0x97: 'NEXT_BUFFER',
+  0x98: 'READONLY_BUFFER',
+};
+
+const MARK = Symbol('mark');
+type Slot = PyValue | typeof MARK;
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function intFromLE(buf: Buffer, at: number, n: number): number | bigint {
+  if (n === 0) return 0;
+  let v = 0n;
+  for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(buf[at + i]);
+  if (buf[at + n - 1] & 0x80) v -= 1n << BigInt(8 * n);
+  return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;
+}
+
+function textInt(s: string): number | bigint {
+  const t = s.trim().replace(/L$/, '');
+  const v = BigInt(t);
+  return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;
+}
+
+export function unpickle(buf: Buffer): PyValue {
+  const stack: Slot[] = [];
+  const marks: number[] = [];
+  const memo: PyValue[] = [];
+  let pos = 0;
+  let op = 0;
+  let opAt = 0;
+
+  const need = (n: number) => {
+    if (pos + n > buf.length) throw new PickleError(opAt, `truncated pickle: ${opName(op)} needs ${n} more bytes`, opName(op));
+  };
+  const u8 = () => (need(1), buf[pos++]);
+  const u16 = () => (need(2), (pos += 2), buf.readUInt16LE(pos - 2));
+  const u32 = () => (need(4), (pos += 4), buf.readUInt32LE(pos - 4));
+  const u64 = () => {
+    need(8);
+    const v = buf.readBigUInt64LE(pos);
+    pos += 8;
+    if (v > MAX_SAFE) throw new PickleError(opAt, `length ${v} is too large`, opName(op));
+    return Number(v);
+  };
+  const bytes = (n: number) => {
+    need(n);
+    pos += n;
+    return buf.subarray(pos - n, pos);
+  };
+  const line = () => {
+    const end = buf.indexOf(0x0a, pos);
+    if (end < 0) throw new PickleError(opAt, 'truncated pickle: missing newline', opName(op));
+    const s = buf.toString('latin1', pos, end);
+    pos = end + 1;
+    return s;
+  };
+  const pop = (): PyValue => {
+    if (stack.length === 0 || (marks.length && stack.length <= marks[marks.length - 1])) throw new PickleError(opAt, 'stack underflow', opName(op));
+    return stack.pop() as PyValue;
+  };
+  const top = (): PyValue => {
+    if (stack.length === 0) throw new PickleError(opAt, 'stack underflow', opName(op));
+    const v = stack[stack.length - 1];
+    if (v === MARK) throw new PickleError(opAt, 'MARK where a value was expected', opName(op));
+    return v;
+  };
+  const popMark = (): PyValue[] => {
+    const m = marks.pop();
+    if (m === undefined) throw new PickleError(opAt, 'no MARK on the stack', opName(op));
+    const items = stack.splice(m) as PyValue[];
+    return items;
+  };
+  const memoGet = (i: number) => {
+    if (i >= memo.length || memo[i] === undefined) throw new PickleError(opAt, `memo key ${i} was never stored`, opName(op));
+    return memo[i];
+  };
+  const setItems = (d: PyValue, items: PyValue[]) => {
+    if (!isDict(d)) throw new PickleError(opAt, 'SETITEM(S) on something that is not a dict', opName(op));
+    for (let i = 0; i + 1 < items.length; i += 2) d[keyOf(items[i])] = items[i + 1];
+  };
+  const appendItems = (l: PyValue, items: PyValue[]) => {
+    if (!Array.isArray(l)) throw new PickleError(opAt, 'APPEND(S) on something that is not a list', opName(op));
+    for (const x of items) l.push(x);
+  };
+
+  for (;;) {
+    if (pos >= buf.length) throw new PickleError(pos, 'truncated pickle: no STOP opcode');
+    opAt = pos;
+    op = buf[pos++];
+    switch (op) {
+      case 0x80: {
+        const proto = u8();
+        if (proto > 5) throw new PickleError(opAt, `unsupported pickle protocol ${proto}`, 'PROTO');
+        break;
+      }
+      case 0x95: // FRAME: a length hint only
+        u64();
+        break;
+      case 0x2e: // STOP
+        if (stack.length !== 1 || marks.length) throw new PickleError(opAt, 'STOP with an unbalanced stack', 'STOP');
+        return stack[0] as PyValue;
+      case 0x28: // MARK
+        marks.push(stack.length);
+        stack.push(MARK);
+        break;
+      case 0x30: // POP
+        if (stack.length && stack[stack.length - 1] === MARK) {
+          stack.pop();
+          marks.pop();
+        } else pop();
+        break;
+      case 0x31: // POP_MARK
+        popMark();
+        break;
+      case 0x32: // DUP
+        stack.push(top());
+        break;
+      case 0x4e: // NONE
+        stack.push(null);
+        break;
+      case 0x88:
+        stack.push(true);
+        break;
+      case 0x89:
+        stack.push(false);
+        break;
+      case 0x4a: // BININT
+        need(4);
+        stack.push(buf.readInt32LE(pos));
+        pos += 4;
+        break;
+      case 0x4b: // BININT1
+        stack.push(u8());
+        break;
+      case 0x4d: // BININT2
+        stack.push(u16());
+        break;
+      case 0x8a: {
+        const n = u8();
+        need(n);
+        stack.push(intFromLE(buf, pos, n));
+        pos += n;
+        break;
+      }
+      case 0x8b: {
+        const n = u32();
+        need(n);
+        stack.push(intFromLE(buf, pos, n));
+        pos += n;
+        break;
+      }
+      case 0x49: {
+        // INT (text): protocol 0 writes booleans as I01 / I00
+        const s = line().trim();
+        stack.push(s === '01' ? true : s === '00' ? false : textInt(s));
+        break;
+      }
+      case 0x4c: // LONG (text)
+        stack.push(textInt(line()));
+        break;
+      case 0x46: // FLOAT (text)
+        stack.push(Number(line()));
+        break;
+      case 0x47: // BINFLOAT: big-endian double
+        need(8);
+        stack.push(buf.readDoubleBE(pos));
+        pos += 8;
+        break;
+      case 0x8c: {
+        const n = u8();
+        stack.push(bytes(n).toString('utf8'));
+        break;
+      }
+      case 0x58: {
+        const n = u32();
+        stack.push(bytes(n).toString('utf8'));
+        break;
+      }
+      case 0x8d: {
+        const n = u64();
+        stack.push(bytes(n).toString('utf8'));
+        break;
+      }
+      case 0x56: // UNICODE (text, raw-unicode-escape; plain text in practice)
+        stack.push(line());
+        break;
+      case 0x55: {
+        // SHORT_BINSTRING (py2 str)
+        const n = u8();
+        stack.push(bytes(n).toString('latin1'));
+        break;
+      }
+      case 0x54: {
+        const n = u32();
+        stack.push(bytes(n).toString('latin1'));
+        break;
+      }
+      case 0x43: {
+        const n = u8();
+        stack.push(Buffer.from(bytes(n)));
+        break;
+      }
+      case 0x42: {
+        const n = u32();
+        stack.push(Buffer.from(bytes(n)));
+        break;
+      }
+      case 0x8e:
+      case 0x96: {
+        const n = u64();
+        stack.push(Buffer.from(bytes(n)));
+        break;
+      }
+      case 0x5d: // EMPTY_LIST
+        stack.push([]);
+        break;
+      case 0x6c: // LIST
+        stack.push(popMark());
+        break;
+      case 0x61: {
+        // APPEND
+        const v = pop();
+        appendItems(top(), [v]);
+        break;
+      }
+      case 0x65: {
+        // APPENDS
+        const items = popMark();
+        appendItems(top(), items);
+        break;
+      }
+      case 0x29: // EMPTY_TUPLE
+        stack.push([]);
+        break;
+      case 0x74: // TUPLE
+        stack.push(popMark());
+        break;
+      case 0x85:
+        stack.push([pop()]);
+        break;
+      case 0x86: {
+        const b = pop();
+        const a = pop();
+        stack.push([a, b]);
+        break;
+      }
+      case 0x87: {
+        const c = pop();
+        const b = pop();
+        const a = pop();
+        stack.push([a, b, c]);
+        break;
+      }
+      case 0x7d: // EMPTY_DICT
+        stack.push(Object.create(null) as PyDict);
+        break;
+      case 0x64: {
+        // DICT
+        const d = Object.create(null) as PyDict;
+        setItems(d, popMark());
+        stack.push(d);
+        break;
+      }
+      case 0x73: {
+        // SETITEM
+        const v = pop();
+        const k = pop();
+        setItems(top(), [k, v]);
+        break;
+      }
+      case 0x75: {
+        // SETITEMS
+        const items = popMark();
+        setItems(top(), items);
+        break;
+      }
+      case 0x8f: // EMPTY_SET
+        stack.push([]);
+        break;
+      case 0x90: {
+        // ADDITEMS
+        const items = popMark();
+        appendItems(top(), items);
+        break;
+      }
+      case 0x91: // FROZENSET
+        stack.push(popMark());
+        break;
+      case 0x94: // MEMOIZE
+        memo[memo.length] = top();
+        break;
+      case 0x71: // BINPUT
+        memo[u8()] = top();
+        break;
+      case 0x72: // LONG_BINPUT
+        memo[u32()] = top();
+        break;
+      case 0x70: // PUT (text)
+        memo[Number(line())] = top();
+        break;
+      case 0x68: // BINGET
+        stack.push(memoGet(u8()));
+        break;
+      case 0x6a: // LONG_BINGET
+        stack.push(memoGet(u32()));
+        break;
+      case 0x67: // GET (text)
+        stack.push(memoGet(Number(line())));
+        break;
+      default: {
+        const refused = REFUSED[op];
+        if (refused) throw new PickleError(opAt, `refused opcode ${refused}: this pickle would construct Python objects, and Quadscope reads plain data only`, refused);
+        throw new PickleError(opAt, `unknown pickle opcode 0x${op.toString(16).padStart(2, '0')}`);
+      }
+    }
+  }
+}
+
+export function isDict(v: PyValue | undefined): v is PyDict {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
+}
+
+function keyOf(k: PyValue): string {
+  if (typeof k === 'string') return k;
+  if (Array.isArray(k)) return JSON.stringify(k.map((x) => (typeof x === 'bigint' ? x.toString() : x)));
+  return String(k);
+}
+
+const NAMES: Record<number, string> = {
+  0x80: 'PROTO', 0x95: 'FRAME', 0x2e: 'STOP', 0x28: 'MARK', 0x4a: 'BININT', 0x4b: 'BININT1', 0x4d: 'BININT2', 0x8a: 'LONG1',
+  0x8b: 'LONG4', 0x47: 'BINFLOAT', 0x8c: 'SHORT_BINUNICODE', 0x58: 'BINUNICODE', 0x8d: 'BINUNICODE8', 0x43: 'SHORT_BINBYTES',
+  0x42: 'BINBYTES', 0x8e: 'BINBYTES8', 0x96: 'BYTEARRAY8', 0x55: 'SHORT_BINSTRING', 0x54: 'BINSTRING', 0x71: 'BINPUT',
+  0x72: 'LONG_BINPUT', 0x68: 'BINGET', 0x6a: 'LONG_BINGET', 0x61: 'APPEND', 0x65: 'APPENDS', 0x73: 'SETITEM', 0x75: 'SETITEMS',
+  0x6c: 'LIST', 0x74: 'TUPLE', 0x64: 'DICT', 0x85: 'TUPLE1', 0x86: 'TUPLE2', 0x87: 'TUPLE3', 0x30: 'POP', 0x31: 'POP_MARK', 0x32: 'DUP',
+};
+
+function opName(op: number): string {
+  return NAMES[op] ?? REFUSED[op] ?? `0x${op.toString(16)}`;
+}

@@ -1,0 +1,77 @@
+// Robust summaries of a baseline stretch and the two comparisons every rule uses: r() and z().
+
+/** Values that are numbers (NaN marks a window without data). */
+function finite(xs: ArrayLike<number>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < xs.length; i++) if (Number.isFinite(xs[i])) out.push(xs[i]);
+  return out;
+}
+
+/** Linear-interpolated quantile (q in 0..1) of the finite values; NaN when there are none. */
+export function quantile(xs: ArrayLike<number>, q: number): number {
+  const v = finite(xs).sort((a, b) => a - b);
+  if (!v.length) return NaN;
+  const pos = (v.length - 1) * Math.min(1, Math.max(0, q));
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+export const median = (xs: ArrayLike<number>): number => quantile(xs, 0.5);
+
+/** Median absolute deviation from the median. */
+export function mad(xs: ArrayLike<number>): number {
+  const m = median(xs);
+  if (Number.isNaN(m)) return NaN;
+  return median(finite(xs).map((x) => Math.abs(x - m)));
+}
+
+export function mean(xs: ArrayLike<number>): number {
+  let s = 0;
+  let n = 0;
+  for (let i = 0; i < xs.length; i++) {
+    if (Number.isFinite(xs[i])) {
+      s += xs[i];
+      n++;
+    }
+  }
+  return n ? s / n : NaN;
+}
+
+export function max(xs: ArrayLike<number>): number {
+  let m = -Infinity;
+  for (let i = 0; i < xs.length; i++) if (xs[i] > m) m = xs[i];
+  return m === -Infinity ? NaN : m;
+}
+
+export function min(xs: ArrayLike<number>): number {
+  let m = Infinity;
+  for (let i = 0; i < xs.length; i++) if (xs[i] < m) m = xs[i];
+  return m === Infinity ? NaN : m;
+}
+
+export interface BaselineStats {
+  median: number;
+  mad: number;
+}
+
+export function summarize(xs: ArrayLike<number>): BaselineStats {
+  return { median: median(xs), mad: mad(xs) };
+}
+
+/**
+ * r(x) = x ÷ baseline median. A zero baseline gives Infinity for a positive x (something appeared that
+ * was absent) and 1 for zero; NaN when either side is unknown.
+ */
+export function ratio(x: number, baselineMedian: number): number {
+  if (!Number.isFinite(x) || !Number.isFinite(baselineMedian)) return NaN;
+  if (baselineMedian === 0) return x === 0 ? 1 : x > 0 ? Infinity : -Infinity;
+  return x / baselineMedian;
+}
+
+/** z(x) = (x − median_B) / (1.4826·MAD_B); a zero MAD falls back to 1% of the median so a flat baseline still scales. */
+export function zScore(x: number, b: BaselineStats): number {
+  if (!Number.isFinite(x) || !Number.isFinite(b.median)) return NaN;
+  const scale = 1.4826 * (b.mad > 0 ? b.mad : Math.max(Math.abs(b.median) * 0.01, 1e-12));
+  return (x - b.median) / scale;
+}

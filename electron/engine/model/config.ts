@@ -1,0 +1,147 @@
+// Thresholds of the four-quadrant model and the root-cause rules, with the three trigger presets.
+// Everything a user may tune lives here; a JSON config file (`quadscope analyze --config F`) overrides
+// any subset, keyed exactly as below.
+import type { Preset } from '../../contract/diagnosis';
+
+export interface TriggerThresholds {
+  /** θℓ: P99 e2e latency rise over the baseline, ms. */
+  latency_ms: number;
+  /** θt: token-rate fall over the baseline, as a fraction (0.3 = 30%). */
+  throughput_drop: number;
+}
+
+export interface ModelConfig {
+  window_ms: number;
+  step_ms: number;
+  /** A window holds at least this many scrape intervals (15 s scrapes → W ≥ 30 s). */
+  min_samples_per_window: number;
+  /** Default baseline: this share of the incident's span, capped at baseline_max_ms. */
+  baseline_fraction: number;
+  baseline_max_ms: number;
+  presets: Record<Preset, TriggerThresholds>;
+  theta_R: number;
+  theta_S: number;
+  /** θe: error rate that puts the error term at 0.5. */
+  error_rate: number;
+  /** Queue P95 at which the queue score reaches 0, ms. */
+  queue_latency_ms: number;
+  /** Token-rate peak for the token score; null = the baseline's p95. */
+  token_peak: number | null;
+  memory_epsilon_bytes: number;
+  /** Above this used/total, memory pressure is the absolute share (the headroom is gone). */
+  memory_absolute_above: number;
+  alerts: {
+    /** Consecutive windows a condition must hold before the alert fires. */
+    for_windows: number;
+    latency_p99_ms: number;
+  };
+  causes: {
+    kv_full: number;
+    kv_high: number;
+    kv_max_veto: number;
+    hang_min_ms: number;
+    throttle_min_ms: number;
+    throttle_clock_ratio: number;
+    /** Throttle bits that mean a real slowdown: HW_SLOWDOWN 0x8, SW_THERMAL 0x20, HW_THERMAL 0x40, POWER_BRAKE 0x80. */
+    throttle_bits: number;
+    hw_xids: number[];
+    software_xids: number[];
+    deploy_window_ms: number;
+    deploy_kpi_change: number;
+    workload_tolerance: number;
+    crash_loop_window_ms: number;
+    crash_loop_restarts: number;
+    leak_min_growth_bytes: number;
+    leak_mono: number;
+    frag_ratio: number;
+    frag_min_bytes: number;
+    /** Largest batch CUDA graphs were captured for (vLLM's max capture size). */
+    cuda_graph_max_batch: number;
+    /** Adapter slots (vLLM --max-loras); null = read a `lora.max` series. */
+    max_loras: number | null;
+    straggler_spread: number;
+    hardware_lookback_ms: number;
+  };
+}
+
+export const DEFAULT_CONFIG: ModelConfig = {
+  window_ms: 10_000,
+  step_ms: 5_000,
+  min_samples_per_window: 2,
+  baseline_fraction: 0.2,
+  baseline_max_ms: 10 * 60_000,
+  presets: {
+    default: { latency_ms: 150, throughput_drop: 0.3 },
+    'high-qps': { latency_ms: 120, throughput_drop: 0.25 },
+    'long-context': { latency_ms: 300, throughput_drop: 0.4 },
+  },
+  theta_R: 0.85,
+  theta_S: 0.5,
+  error_rate: 0.05,
+  queue_latency_ms: 500,
+  token_peak: null,
+  memory_epsilon_bytes: 1 << 20,
+  memory_absolute_above: 0.97,
+  alerts: { for_windows: 2, latency_p99_ms: 800 },
+  causes: {
+    kv_full: 0.95,
+    kv_high: 0.9,
+    kv_max_veto: 0.85,
+    hang_min_ms: 60_000,
+    throttle_min_ms: 60_000,
+    throttle_clock_ratio: 0.85,
+    throttle_bits: 0x8 | 0x20 | 0x40 | 0x80,
+    hw_xids: [48, 63, 64, 74, 79, 92, 94, 95, 119, 120],
+    software_xids: [13, 31, 43, 45],
+    deploy_window_ms: 10 * 60_000,
+    deploy_kpi_change: 0.2,
+    workload_tolerance: 0.15,
+    crash_loop_window_ms: 30 * 60_000,
+    crash_loop_restarts: 2,
+    leak_min_growth_bytes: 256 * 2 ** 20,
+    leak_mono: 0.8,
+    frag_ratio: 0.25,
+    frag_min_bytes: 2 ** 30,
+    cuda_graph_max_batch: 512,
+    max_loras: null,
+    straggler_spread: 1.15,
+    hardware_lookback_ms: 5 * 60_000,
+  },
+};
+
+export const PRESETS = Object.keys(DEFAULT_CONFIG.presets) as Preset[];
+
+export function isPreset(x: string): x is Preset {
+  return (PRESETS as string[]).includes(x);
+}
+
+/**
+ * Overlays a parsed JSON config on the defaults. Unknown keys and wrongly typed values are errors
+ * naming the key, so a typo never silently keeps a default.
+ */
+export function mergeConfig(overrides: unknown, base: ModelConfig = DEFAULT_CONFIG, where = 'config'): ModelConfig {
+  return overlay(base, overrides, where) as ModelConfig;
+}
+
+function overlay(base: unknown, over: unknown, path: string): unknown {
+  if (over === undefined) return base;
+  if (base === null || typeof base === 'number') {
+    if (over === null && base === null) return null;
+    if (typeof over !== 'number' || !Number.isFinite(over)) throw new Error(`${path}: expected a number, got ${JSON.stringify(over)}`);
+    return over;
+  }
+  if (Array.isArray(base)) {
+    if (!Array.isArray(over) || over.some((x) => typeof x !== 'number')) throw new Error(`${path}: expected an array of numbers`);
+    return [...over];
+  }
+  if (typeof base === 'object') {
+    if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new Error(`${path}: expected an object`);
+    const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(over)) {
+      if (!(k in out)) throw new Error(`${path}.${k}: unknown setting (known: ${Object.keys(out).join(', ')})`);
+      out[k] = overlay(out[k], v, `${path}.${k}`);
+    }
+    return out;
+  }
+  return over;
+}

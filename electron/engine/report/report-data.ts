@@ -1,0 +1,246 @@
+// Everything a report shows for one incident, gathered once from the Store and a Diagnosis into plain
+// data, in a stable order, so the HTML and Markdown renderers only lay it out and agree on every fact.
+import type { AlertFamily, Diagnosis, Preset, Quadrant } from '../../contract/diagnosis';
+import type { Annotation, EventRow, IncidentDetail, SourceInfo } from '../../contract/types';
+import type { Store } from '../store/store';
+import { gatherCharts, counterRates, type ChartData } from './chart-series';
+
+export const LOG_LINE_CAP = 200;
+const LEAK_SITE_CAP = 10;
+
+/** The thresholds of four-quadrant-model.md §4–§6 for a preset. */
+export interface Thresholds {
+  latency_ms: number;
+  throughput_drop: number;
+  resource_R: number;
+  service_S: number;
+  error_rate: number;
+}
+
+const PRESET_THRESHOLDS: Record<Preset, Pick<Thresholds, 'latency_ms' | 'throughput_drop'>> = {
+  default: { latency_ms: 150, throughput_drop: 0.3 },
+  'high-qps': { latency_ms: 120, throughput_drop: 0.25 },
+  'long-context': { latency_ms: 300, throughput_drop: 0.4 },
+};
+
+export function thresholdsFor(preset: Preset): Thresholds {
+  return { ...(PRESET_THRESHOLDS[preset] ?? PRESET_THRESHOLDS.default), resource_R: 0.85, service_S: 0.5, error_rate: 0.05 };
+}
+
+export interface QuadrantRun {
+  quadrant: Quadrant;
+  start_ms: number;
+  end_ms: number;
+  windows: number;
+}
+
+export interface AlertBand {
+  family: AlertFamily;
+  start_ms: number;
+  end_ms: number;
+}
+
+export interface KvRow {
+  label: string;
+  peak: number;
+  mean: number;
+  /** Share of samples at or above 0.95. */
+  near_full: number;
+}
+
+export interface KvSummary {
+  usage: KvRow[];
+  /** Preemptions counted over the incident (counter increase), null without the series. */
+  preemptions: number | null;
+  peak_preemption_rate: number | null;
+  prefix_hit_rate: number | null;
+}
+
+export interface GpuMemoryRow {
+  gpu: string;
+  peak_used: number;
+  capacity: number | null;
+}
+
+export interface LogLine extends EventRow {
+  /** The diagnosis points at this line. */
+  evidence: boolean;
+}
+
+export interface ReportData {
+  generated_ms: number;
+  incident: Omit<IncidentDetail, 'sources'>;
+  /** The span charts and offsets are drawn against. */
+  span: { start_ms: number; end_ms: number };
+  diagnosis: Diagnosis;
+  thresholds: Thresholds;
+  quadrant_path: QuadrantRun[];
+  charts: ChartData[];
+  alert_bands: AlertBand[];
+  annotations: Annotation[];
+  kv: KvSummary;
+  gpu_memory: GpuMemoryRow[];
+  leak_sites: { frames: string[]; live_bytes: number; allocs: number }[];
+  leak_sites_from: 'diagnosis' | 'allocations' | null;
+  logs: { lines: LogLine[]; matching: number };
+  sources: SourceInfo[];
+}
+
+export function gatherReportData(store: Store, incidentId: number, diagnosis: Diagnosis, generatedMs: number): ReportData {
+  const detail = store.getIncident(incidentId);
+  if (!detail) throw new Error(`incident ${incidentId} does not exist in ${store.file}`);
+  const { sources, ...incident } = detail;
+  const span = {
+    start_ms: incident.start_ms ?? diagnosis.incident.start_ms,
+    end_ms: Math.max(incident.end_ms ?? diagnosis.incident.end_ms, (incident.start_ms ?? diagnosis.incident.start_ms) + 1),
+  };
+  const leak = leakSites(store, incidentId, diagnosis);
+  return {
+    generated_ms: generatedMs,
+    incident,
+    span,
+    diagnosis,
+    thresholds: thresholdsFor(diagnosis.preset),
+    quadrant_path: quadrantPath(diagnosis),
+    charts: gatherCharts(store, incidentId, span),
+    alert_bands: diagnosis.alerts
+      .map((a) => ({ family: a.family, start_ms: a.first_fired_ms, end_ms: a.resolved_ms ?? span.end_ms }))
+      .sort((a, b) => a.start_ms - b.start_ms || compareText(a.family, b.family)),
+    annotations: store.listAnnotations(incidentId),
+    kv: kvSummary(store, incidentId),
+    gpu_memory: gpuMemory(store, incidentId),
+    leak_sites: leak.sites,
+    leak_sites_from: leak.from,
+    logs: logLines(store, incidentId, diagnosis),
+    sources,
+  };
+}
+
+/** Consecutive windows of one quadrant folded into a run: the path through the quadrants. */
+export function quadrantPath(d: Diagnosis): QuadrantRun[] {
+  const w = [...d.windows].sort((a, b) => a.t_ms - b.t_ms);
+  const runs: QuadrantRun[] = [];
+  for (let i = 0; i < w.length; i++) {
+    const last = runs[runs.length - 1];
+    const end = i + 1 < w.length ? w[i + 1].t_ms : w[i].t_ms;
+    if (last && last.quadrant === w[i].quadrant) {
+      last.end_ms = end;
+      last.windows++;
+    } else runs.push({ quadrant: w[i].quadrant, start_ms: w[i].t_ms, end_ms: end, windows: 1 });
+  }
+  return runs;
+}
+
+function leakSites(store: Store, incidentId: number, d: Diagnosis): { sites: ReportData['leak_sites']; from: ReportData['leak_sites_from'] } {
+  if (d.leak?.sites.length) return { sites: d.leak.sites.slice(0, LEAK_SITE_CAP), from: 'diagnosis' };
+  const sites = store.allocationSites(incidentId, undefined, LEAK_SITE_CAP).filter((s) => s.live_bytes > 0);
+  return sites.length ? { sites: sites.map(({ frames, live_bytes, allocs }) => ({ frames, live_bytes, allocs })), from: 'allocations' } : { sites: [], from: null };
+}
+
+function kvSummary(store: Store, incidentId: number): KvSummary {
+  const series = store.listSeries(incidentId, 'kv.');
+  const usage: KvRow[] = [];
+  for (const s of series.filter((x) => x.name === 'kv.usage' && x.points > 0)) {
+    const { v } = store.samples(s.id);
+    let peak = -Infinity;
+    let sum = 0;
+    let full = 0;
+    for (const x of v) {
+      if (x > peak) peak = x;
+      sum += x;
+      if (x >= 0.95) full++;
+    }
+    usage.push({ label: labelText(s.labels), peak, mean: sum / v.length, near_full: full / v.length });
+  }
+
+  let preemptions: number | null = null;
+  let peakRate: number | null = null;
+  for (const s of series.filter((x) => x.name === 'kv.preemptions' && x.points > 0)) {
+    const { t, v } = store.samples(s.id);
+    const [rt, rv] = counterRates(t, v);
+    let total = 0;
+    for (let i = 0; i < rv.length; i++) {
+      const dt = (rt[i] - (i ? rt[i - 1] : t[0])) / 1000;
+      total += rv[i] * dt;
+      peakRate = Math.max(peakRate ?? 0, rv[i]);
+    }
+    preemptions = (preemptions ?? 0) + (s.kind === 'counter' ? Math.round(total) : v.reduce((a, b) => Math.max(a, b), 0));
+  }
+
+  const increase = (name: string) => {
+    let sum = 0;
+    let found = false;
+    for (const s of series.filter((x) => x.name === name && x.points > 0)) {
+      found = true;
+      const { v } = store.samples(s.id);
+      for (let i = 1; i < v.length; i++) sum += v[i] >= v[i - 1] ? v[i] - v[i - 1] : v[i];
+    }
+    return found ? sum : null;
+  };
+  const queries = increase('kv.prefix_queries');
+  const hits = increase('kv.prefix_hits');
+  return { usage, preemptions, peak_preemption_rate: peakRate, prefix_hit_rate: queries && hits !== null ? hits / queries : null };
+}
+
+function gpuMemory(store: Store, incidentId: number): GpuMemoryRow[] {
+  const series = store.listSeries(incidentId, 'gpu.mem.');
+  const byGpu = new Map<string, GpuMemoryRow>();
+  const row = (gpu: string) => {
+    let r = byGpu.get(gpu);
+    if (!r) byGpu.set(gpu, (r = { gpu, peak_used: 0, capacity: null }));
+    return r;
+  };
+  for (const s of series) {
+    if (s.points === 0 || (s.name !== 'gpu.mem.used' && s.name !== 'gpu.mem.total')) continue;
+    const gpu = [s.labels.host, s.labels.gpu].filter(Boolean).join(' / ') || '—';
+    let peak = 0;
+    for (const x of store.samples(s.id).v) if (x > peak) peak = x;
+    const r = row(gpu);
+    if (s.name === 'gpu.mem.used') r.peak_used = Math.max(r.peak_used, peak);
+    else r.capacity = Math.max(r.capacity ?? 0, peak);
+  }
+  return [...byGpu.values()].sort((a, b) => compareNatural(a.gpu, b.gpu));
+}
+
+/** Errors and warnings, plus every event the diagnosis cites as evidence, up to LOG_LINE_CAP lines. */
+function logLines(store: Store, incidentId: number, d: Diagnosis): ReportData['logs'] {
+  const cited = new Map<number, EventRow>();
+  for (const c of d.causes) {
+    for (const e of c.evidence) {
+      const id = Number(e.ref);
+      if (e.kind !== 'event' || !Number.isInteger(id) || cited.has(id)) continue;
+      const near = store.queryEvents({ incident_id: incidentId, start_ms: e.start_ms - 1, end_ms: e.end_ms + 1, limit: 1000 }).rows;
+      const hit = near.find((r) => r.id === id);
+      if (hit) cited.set(id, hit);
+    }
+  }
+  const severe = store.queryEvents({ incident_id: incidentId, severities: ['warning', 'error', 'critical'], limit: LOG_LINE_CAP });
+  const lines = new Map<number, LogLine>();
+  for (const r of [...cited.values()].slice(0, LOG_LINE_CAP)) lines.set(r.id, { ...r, evidence: true });
+  for (const r of severe.rows) if (lines.size < LOG_LINE_CAP && !lines.has(r.id)) lines.set(r.id, { ...r, evidence: false });
+  const notCited = severe.total - [...cited.values()].filter((r) => r.severity === 'warning' || r.severity === 'error' || r.severity === 'critical').length;
+  return {
+    lines: [...lines.values()].sort((a, b) => a.ts_ms - b.ts_ms || a.id - b.id),
+    matching: cited.size + notCited,
+  };
+}
+
+export function labelText(labels: Record<string, string>): string {
+  const keys = Object.keys(labels).sort();
+  return keys.length ? keys.map((k) => `${k}=${labels[k]}`).join(' ') : '—';
+}
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** "gpu 2" before "gpu 10": digit runs compare as numbers, the rest by code unit. */
+export function compareNatural(a: string, b: string): number {
+  const pa = a.match(/\d+|\D+/g) ?? [];
+  const pb = b.match(/\d+|\D+/g) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const na = /^\d/.test(pa[i]) && /^\d/.test(pb[i]);
+    const c = na ? Number(pa[i]) - Number(pb[i]) : compareText(pa[i], pb[i]);
+    if (c) return c;
+  }
+  return pa.length - pb.length || compareText(a, b);
+}

@@ -1,0 +1,35 @@
+// App lifecycle: one window, the engine in a utility process, the IPC relay.
+import { app, BrowserWindow } from 'electron';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { Wire } from '../contract/api';
+import { startEngineHost } from './engine-host';
+import { registerIpc, sendEvent } from './ipc';
+import { printHtmlToPdf } from './report-pdf';
+import { createMainWindow, registerAppScheme, serveRenderer } from './window';
+
+registerAppScheme();
+if (!app.requestSingleInstanceLock()) app.quit();
+
+let win: BrowserWindow | null = null;
+
+void app.whenReady().then(() => {
+  const outDir = join(__dirname, '..');
+  serveRenderer(join(outDir, 'renderer'));
+  const dbFile = process.env.QUADSCOPE_DB ?? join(app.getPath('userData'), 'workspace.db');
+  const host = startEngineHost(join(outDir, 'engine', 'host.cjs'), dbFile, (e) => sendEvent(win?.webContents ?? null, e), true);
+
+  registerIpc(host, async (req): Promise<Wire> => {
+    const html = await host.call('exportReport', { incident_id: req.incident_id, format: 'html', out: join(tmpdir(), `quadscope-report-${req.incident_id}.html`) });
+    if (!html.ok) return html;
+    const pdf = req.out ?? join(app.getPath('documents'), `quadscope-incident-${req.incident_id}.pdf`);
+    await printHtmlToPdf((html.value as { path: string }).path, pdf);
+    return { kind: 'result', id: 0, ok: true, value: { path: pdf } };
+  });
+
+  win = createMainWindow(join(outDir, 'preload', 'index.cjs'));
+  win.on('closed', () => (win = null));
+  app.on('before-quit', () => host.stop());
+});
+
+app.on('window-all-closed', () => app.quit());

@@ -1,0 +1,224 @@
+// The one uPlot wrapper. It owns the uPlot instance and talks to the stores directly (transient
+// subscriptions, not React props): the visible range re-queries the store downsampled to the chart's
+// pixel width, the cursor moves a DOM line, a drag zooms (or drafts a note with shift / armed mode),
+// and a click sets the cursor. Hover crosshairs are synchronised across charts by uPlot's sync key.
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { api, errorText } from '../api';
+import { formatValue } from '../app/format';
+import { useAnnotations } from '../state/annotations';
+import { useCursor } from '../state/cursor';
+import { useDiagnosis } from '../state/diagnosis';
+import { useLayout } from '../state/layout';
+import { useMarkers } from '../state/markers';
+import { beginInteraction, chartBusy, chartIdle } from './draw-tracker';
+import { alignColumns, seriesColumns } from './minmax-columns';
+import { drawOverlays } from './overlays';
+import type { ChartGroup } from './series-groups';
+import { readChartColors } from './theme-colors';
+
+export const SYNC_KEY = 'quadscope-time';
+
+interface Props {
+  group: ChartGroup;
+  height: number;
+  highlighted?: boolean;
+}
+
+function axisValue(v: number, unit: string): string {
+  return formatValue(v, unit).replace(/ (ms|s|µs)$/, '$1');
+}
+
+export function TimeChart({ group, height, highlighted }: Props) {
+  const box = useRef<HTMLDivElement>(null);
+  const theme = useLayout((s) => s.theme);
+  const seriesKey = group.series.map((s) => `${s.info.id}${s.asRate ? 'r' : ''}`).join(',');
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const chartId = `${group.id}:${seriesKey}`;
+    const colors = readChartColors();
+    const cursorLine = document.createElement('div');
+    cursorLine.className = 'chart-cursor';
+    let shiftDrag = false;
+    let downX = 0;
+    let seq = 0;
+    let scheduled = 0;
+    let destroyed = false;
+
+    const xRange = (): [number, number] => {
+      const r = useCursor.getState().range;
+      return [r[0], r[1]];
+    };
+
+    const opts: uPlot.Options = {
+      width: Math.max(100, el.clientWidth),
+      height,
+      ms: 1,
+      tzDate: (ts) => uPlot.tzDate(new Date(ts), 'Etc/UTC'),
+      cursor: {
+        sync: { key: SYNC_KEY },
+        drag: { x: true, y: false, setScale: false },
+        points: { show: false },
+      },
+      legend: { show: true, live: true },
+      scales: { x: { time: true, range: () => xRange() }, y: { auto: true } },
+      axes: [
+        { stroke: colors.axis, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid } },
+        {
+          stroke: colors.axis,
+          grid: { stroke: colors.grid, width: 1 },
+          ticks: { stroke: colors.grid },
+          size: 72,
+          values: (_u, splits) => splits.map((v) => axisValue(v, group.unit)),
+        },
+      ],
+      series: [
+        { value: (_u, v) => (v === null ? '—' : new Date(v).toISOString().slice(11, 23)) },
+        ...group.series.map((s, i) => ({
+          label: s.label,
+          stroke: colors.series[i % colors.series.length],
+          width: 1.25,
+          spanGaps: true,
+          points: { show: false },
+          value: (_u: uPlot, v: number | null) => formatValue(v, group.unit),
+        })),
+      ],
+      hooks: {
+        draw: [(u) => drawOverlays(u, colors)],
+        setSelect: [
+          (u) => {
+            const { left, width } = u.select;
+            if (width < 3) return;
+            const a = u.posToVal(left, 'x');
+            const b = u.posToVal(left + width, 'x');
+            const ann = useAnnotations.getState();
+            if (shiftDrag || ann.armed) ann.setDraft({ start_ms: a, end_ms: b, panel: group.title });
+            else {
+              beginInteraction('qs:zoom');
+              useCursor.getState().setRange([a, b]);
+            }
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+          },
+        ],
+      },
+    };
+
+    const u = new uPlot(opts, [[], ...group.series.map(() => [])], el.querySelector<HTMLDivElement>('.chart-canvas')!);
+    u.over.appendChild(cursorLine);
+
+    const placeCursor = () => {
+      const c = useCursor.getState().cursor_ms;
+      const [s, e] = useCursor.getState().range;
+      if (c === null || c < s || c > e) {
+        cursorLine.style.display = 'none';
+        return;
+      }
+      cursorLine.style.display = 'block';
+      cursorLine.style.transform = `translateX(${u.valToPos(c, 'x')}px)`;
+    };
+
+    const fetchData = async () => {
+      scheduled = 0;
+      const my = ++seq;
+      const [s, e] = useCursor.getState().range;
+      const points = Math.max(16, Math.min(20_000, Math.floor(u.bbox.width / devicePixelRatio)));
+      el.dataset.state = 'loading';
+      chartBusy(chartId);
+      try {
+        const res = await api.querySeries({ series_ids: group.series.map((x) => x.info.id), start_ms: Math.floor(s), end_ms: Math.ceil(e), points });
+        if (my !== seq || destroyed) return;
+        const byId = new Map(res.map((d) => [d.series_id, d]));
+        const bucket = (e - s) / points;
+        const cols = group.series.map((x) => {
+          const d = byId.get(x.info.id);
+          return d ? seriesColumns(d, x.asRate, bucket) : { t: new Float64Array(0), v: new Float64Array(0) };
+        });
+        const t0 = performance.now();
+        u.setData(alignColumns(cols) as uPlot.AlignedData);
+        placeCursor();
+        performance.measure('qs:chart-draw', { start: t0 });
+        el.dataset.state = 'ready';
+        el.dataset.points = String(points);
+        el.removeAttribute('title');
+      } catch (err) {
+        if (my !== seq || destroyed) return;
+        el.dataset.state = 'error';
+        el.title = errorText(err);
+      } finally {
+        if (my === seq && !destroyed) chartIdle(chartId);
+      }
+    };
+    const schedule = () => {
+      if (!scheduled) scheduled = requestAnimationFrame(() => void fetchData());
+    };
+
+    const over = u.over;
+    const onDown = (ev: MouseEvent) => {
+      shiftDrag = ev.shiftKey;
+      downX = ev.clientX;
+    };
+    const onUp = (ev: MouseEvent) => {
+      if (Math.abs(ev.clientX - downX) < 3 && u.cursor.left !== undefined && u.cursor.left >= 0) useCursor.getState().setCursor(u.posToVal(u.cursor.left, 'x'));
+    };
+    over.addEventListener('mousedown', onDown);
+    over.addEventListener('mouseup', onUp);
+
+    const unsubs = [
+      useCursor.subscribe((st, prev) => {
+        if (st.range !== prev.range) schedule();
+        if (st.cursor_ms !== prev.cursor_ms) placeCursor();
+      }),
+      useAnnotations.subscribe((st, prev) => {
+        if (st.list !== prev.list || st.draft !== prev.draft) u.redraw(false);
+      }),
+      useDiagnosis.subscribe((st, prev) => st.diagnosis !== prev.diagnosis && u.redraw(false)),
+      useMarkers.subscribe((st, prev) => st.events !== prev.events && u.redraw(false)),
+    ];
+    const ro = new ResizeObserver(() => {
+      const w = Math.max(100, el.clientWidth);
+      if (Math.abs(w - u.width) < 1) return;
+      u.setSize({ width: w, height });
+      schedule();
+    });
+    ro.observe(el);
+    schedule();
+
+    return () => {
+      destroyed = true;
+      cancelAnimationFrame(scheduled);
+      chartIdle(chartId);
+      unsubs.forEach((f) => f());
+      ro.disconnect();
+      over.removeEventListener('mousedown', onDown);
+      over.removeEventListener('mouseup', onUp);
+      u.destroy();
+    };
+    // group.series is captured by seriesKey.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [seriesKey, height, theme, group.unit, group.title, group.id]);
+
+  const onKey = (e: React.KeyboardEvent) => {
+    const c = useCursor.getState();
+    if (e.key === '+' || e.key === '=') c.zoom(0.5, c.cursor_ms ?? undefined);
+    else if (e.key === '-') c.zoom(2, c.cursor_ms ?? undefined);
+    else if (e.key === '0') c.showAll();
+    else return;
+    beginInteraction('qs:zoom');
+    e.preventDefault();
+  };
+
+  return (
+    <section className={`chart${highlighted ? ' chart-highlight' : ''}`} data-chart={group.id} aria-label={`${group.title} chart`}>
+      <header className="chart-title">
+        {group.title}
+        {group.unit ? <span className="muted"> · {group.unit}</span> : null}
+      </header>
+      <div ref={box} className="chart-box" data-state="loading" tabIndex={0} onKeyDown={onKey} aria-label={`${group.title}: drag to zoom, shift+drag to annotate, + and − zoom, 0 resets`}>
+        <div className="chart-canvas" />
+      </div>
+    </section>
+  );
+}

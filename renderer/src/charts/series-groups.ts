@@ -1,0 +1,117 @@
+// Which charts the timeline stacks: the canonical series present, grouped by meaning (four-quadrant-model.md §1),
+// then whatever else the bundle held, grouped by its first name segment.
+import type { SeriesInfo } from '../../../electron/contract/types';
+
+export interface ChartSeries {
+  info: SeriesInfo;
+  label: string;
+  asRate: boolean;
+}
+
+export interface ChartGroup {
+  id: string;
+  title: string;
+  unit: string;
+  series: ChartSeries[];
+}
+
+interface GroupDef {
+  id: string;
+  title: string;
+  match: (name: string) => boolean;
+  /** Unit shown on the axis; counters become "<unit>/s". */
+  unit?: string;
+}
+
+const GROUPS: GroupDef[] = [
+  { id: 'latency', title: 'Latency', match: (n) => n.startsWith('lat.') },
+  { id: 'tokens', title: 'Token rate', match: (n) => n.startsWith('tokens.') },
+  { id: 'queue', title: 'Requests running / waiting', match: (n) => n === 'req.running' || n === 'req.waiting' },
+  { id: 'kv', title: 'KV-cache usage', match: (n) => n === 'kv.usage' },
+  { id: 'gpu-mem', title: 'GPU memory', match: (n) => n === 'gpu.mem.used' || n === 'gpu.mem.total' },
+  { id: 'torch-mem', title: 'PyTorch allocated / reserved', match: (n) => n === 'torch.allocated' || n === 'torch.reserved' },
+  { id: 'preemptions', title: 'Preemptions', match: (n) => n === 'kv.preemptions' },
+  { id: 'errors', title: 'Errors', match: (n) => n === 'req.errors' || n === 'req.finished' },
+  { id: 'prefix', title: 'Prefix cache', match: (n) => n === 'kv.prefix_queries' || n === 'kv.prefix_hits' },
+  { id: 'gpu-util', title: 'GPU utilisation', match: (n) => n === 'gpu.util' || n === 'gpu.sm_active' },
+  { id: 'gpu-clock', title: 'SM clock', match: (n) => n === 'gpu.sm_clock' },
+  { id: 'gpu-power', title: 'GPU power', match: (n) => n === 'gpu.power' },
+  { id: 'gpu-temp', title: 'GPU temperature', match: (n) => n === 'gpu.temp' },
+];
+
+const MAX_SERIES_PER_CHART = 16;
+
+/** Short legend text: the name where the chart mixes names, plus the labels that tell series apart. */
+export function seriesLabel(s: SeriesInfo, mixedNames: boolean, varying: Set<string>): string {
+  const labels = Object.entries(s.labels)
+    .filter(([k]) => varying.has(k))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  if (!mixedNames) return labels || s.name;
+  return labels ? `${s.name} ${labels}` : s.name;
+}
+
+function varyingLabels(list: SeriesInfo[]): Set<string> {
+  const values = new Map<string, Set<string>>();
+  for (const s of list) for (const [k, v] of Object.entries(s.labels)) (values.get(k) ?? values.set(k, new Set()).get(k)!).add(v);
+  const out = new Set<string>();
+  for (const [k, vs] of values) if (vs.size > 1 || list.some((s) => !(k in s.labels))) out.add(k);
+  return out;
+}
+
+function unitOf(list: SeriesInfo[], asRate: boolean): string {
+  const u = list[0]?.unit ?? '';
+  return asRate ? `${u || 'count'}/s` : u;
+}
+
+function build(id: string, title: string, list: SeriesInfo[]): ChartGroup[] {
+  // A chart shows one kind of value: counters (as rates) apart from gauges.
+  const out: ChartGroup[] = [];
+  const byRate = new Map<boolean, SeriesInfo[]>();
+  for (const s of list) {
+    const r = s.kind === 'counter';
+    (byRate.get(r) ?? byRate.set(r, []).get(r)!).push(s);
+  }
+  for (const [asRate, members] of byRate) {
+    const shown = members.slice(0, MAX_SERIES_PER_CHART);
+    const mixed = new Set(shown.map((s) => s.name)).size > 1;
+    const varying = varyingLabels(shown);
+    out.push({
+      id: byRate.size > 1 ? `${id}${asRate ? '-rate' : ''}` : id,
+      title: asRate ? `${title} (rate)` : title,
+      unit: unitOf(shown, asRate),
+      series: shown.map((info) => ({ info, label: seriesLabel(info, mixed, varying), asRate })),
+    });
+  }
+  return out;
+}
+
+export function groupSeries(all: SeriesInfo[]): ChartGroup[] {
+  const chartable = all.filter((s) => s.points > 0 && s.kind !== 'info');
+  const used = new Set<number>();
+  const groups: ChartGroup[] = [];
+  for (const g of GROUPS) {
+    const members = chartable.filter((s) => g.match(s.name));
+    members.forEach((s) => used.add(s.id));
+    if (members.length) groups.push(...build(g.id, g.title, members));
+  }
+  const rest = new Map<string, SeriesInfo[]>();
+  for (const s of chartable) {
+    if (used.has(s.id)) continue;
+    const key = s.name.split(/[.:_]/)[0] || s.name;
+    (rest.get(key) ?? rest.set(key, []).get(key)!).push(s);
+  }
+  for (const [, members] of [...rest].sort((a, b) => a[0].localeCompare(b[0]))) {
+    // Series of different names and units get their own charts so an axis means one thing.
+    const byName = new Map<string, SeriesInfo[]>();
+    for (const s of members) (byName.get(`${s.name}|${s.unit}`) ?? byName.set(`${s.name}|${s.unit}`, []).get(`${s.name}|${s.unit}`)!).push(s);
+    for (const [nameUnit, list] of byName) groups.push(...build(`other-${nameUnit}`, list[0].name, list));
+  }
+  return groups;
+}
+
+/** Whether a diagnosis evidence ref ("kv.usage", "gpu.mem.used{gpu=0}") names a series of this chart. */
+export function groupHasSeries(g: ChartGroup, ref: string): boolean {
+  const name = ref.split('{')[0];
+  return g.series.some((s) => s.info.name === name);
+}

@@ -1,0 +1,33 @@
+// Discrete events drawn as markers on the timeline: Xids, OOMs, restarts and error-level log lines.
+import { create } from 'zustand';
+import type { EventRow } from '../../../electron/contract/types';
+import { api, errorText } from '../api';
+
+export const MARKER_KINDS = ['xid', 'oom', 'engine_restart', 'crash', 'preemption', 'deploy', 'hang'];
+
+interface MarkersState {
+  incidentId: number | null;
+  events: EventRow[];
+  error: string | null;
+  load(incidentId: number): Promise<void>;
+}
+
+export const useMarkers = create<MarkersState>((set, get) => ({
+  incidentId: null,
+  events: [],
+  error: null,
+  load: async (incidentId) => {
+    set({ incidentId, events: [], error: null });
+    try {
+      const [byKind, bySeverity] = await Promise.all([
+        api.queryEvents({ incident_id: incidentId, kinds: MARKER_KINDS, limit: 1000 }),
+        api.queryEvents({ incident_id: incidentId, severities: ['error', 'critical'], limit: 1000 }),
+      ]);
+      const seen = new Map<number, EventRow>();
+      for (const e of [...byKind.rows, ...bySeverity.rows]) seen.set(e.id, e);
+      if (get().incidentId === incidentId) set({ events: [...seen.values()].sort((a, b) => a.ts_ms - b.ts_ms) });
+    } catch (e) {
+      set({ error: errorText(e) });
+    }
+  },
+}));
