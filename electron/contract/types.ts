@@ -18,6 +18,8 @@ export type FormatId =
   | 'ncu-csv'
   | 'otlp-json'
   | 'jaeger-json'
+  | 'live-nvml'
+  | 'live-scrape'
   | 'unknown';
 
 export type SourceStatus = 'ok' | 'failed' | 'skipped';

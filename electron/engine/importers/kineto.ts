@@ -23,6 +23,7 @@
 // relative to `baseTimeNanoseconds` (written after traceEvents) get a key-only pre-pass to find it.
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 import { ScanError, scanChromeTrace } from './json-event-scanner';
+import { toHexAddr } from './hex-address';
 
 /** Epoch µs below this (1973) are not epoch times but offsets from the trace's base time. */
 const RELATIVE_US_LIMIT = 1e14;
@@ -280,13 +281,6 @@ class KinetoReader {
       this.sink.event({ ts_ms: first, kind: 'gpu_info', text: `GPU ${id}: ${d.name ?? 'unknown'}${typeof d.totalGlobalMem === 'number' ? `, ${(d.totalGlobalMem / 2 ** 30).toFixed(1)} GiB` : ''}`, attrs: { gpu: id, ...d } });
     }
   }
-}
-
-export function toHexAddr(x: unknown): string {
-  if (typeof x === 'bigint') return `0x${x.toString(16)}`;
-  if (typeof x === 'number') return `0x${Math.trunc(x).toString(16)}`;
-  if (typeof x === 'string') return /^0x/i.test(x) ? x.toLowerCase() : `0x${BigInt(x).toString(16)}`;
-  return '0x0';
 }
 
 async function pass(input: EntryInput, ctx: ImportContext, reader: KinetoReader | null, skipEvents: boolean): Promise<bigint | null> {

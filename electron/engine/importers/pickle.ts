@@ -89,7 +89,7 @@ export function unpickle(buf: Buffer): PyValue {
     return s;
   };
   const pop = (): PyValue => {
-    if (stack.length === 0 || (marks.length && stack.length <= marks[marks.length - 1])) throw new PickleError(opAt, 'stack underflow', opName(op));
+    if (stack.length === 0 || (marks.length && stack.length <= marks[marks.length - 1] + 1)) throw new PickleError(opAt, 'stack underflow', opName(op));
     return stack.pop() as PyValue;
   };
   const top = (): PyValue => {
@@ -101,8 +101,7 @@ export function unpickle(buf: Buffer): PyValue {
   const popMark = (): PyValue[] => {
     const m = marks.pop();
     if (m === undefined) throw new PickleError(opAt, 'no MARK on the stack', opName(op));
-    const items = stack.splice(m) as PyValue[];
-    return items;
+    return stack.splice(m).slice(1) as PyValue[];
   };
   const memoGet = (i: number) => {
     if (i >= memo.length || memo[i] === undefined) throw new PickleError(opAt, `memo key ${i} was never stored`, opName(op));

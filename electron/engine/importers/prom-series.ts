@@ -26,8 +26,8 @@ const SERIES_KIND: Record<PromType, SeriesKind> = {
   summary: 'summary',
   info: 'info',
   stateset: 'gauge',
-  unknown: 'gauge',
-  untyped: 'gauge',
+  unknown: 'unknown',
+  untyped: 'unknown',
 };
 
 const SUFFIXES = ['_bucket', '_count', '_sum', '_created', '_total', '_info', '_gcount', '_gsum'] as const;
@@ -35,7 +35,7 @@ const SUFFIXES = ['_bucket', '_count', '_sum', '_created', '_total', '_info', '_
 /**
  * The family and role of a sample: `# TYPE` decides (vllm:iteration_tokens_total is a histogram
  * whatever its suffix says); without a TYPE, `_bucket` with `le` is a histogram bucket, `_created` is
- * skipped and the rest are gauges.
+ * skipped and the rest are of kind 'unknown' (the canonical table, else 'gauge', decides later).
  */
 export function classify(name: string, labels: Labels, typeOf: (family: string) => PromType | undefined): Classified {
   const own = typeOf(name);
@@ -55,7 +55,7 @@ export function classify(name: string, labels: Labels, typeOf: (family: string) 
   }
   if (name.endsWith('_created')) return { family: name, role: 'skip', kind: 'gauge' };
   if (name.endsWith('_bucket') && labels.le !== undefined) return { family: name.slice(0, -7), role: 'bucket', kind: 'histogram' };
-  return { family: name, role: 'value', kind: own ? SERIES_KIND[own] : 'gauge' };
+  return { family: name, role: 'value', kind: own ? SERIES_KIND[own] : 'unknown' };
 }
 
 export interface Target {
@@ -127,12 +127,12 @@ export class PromSeriesMapper {
     const dcgm = cls.family.startsWith('DCGM_');
     if (!canon) {
       const seriesName = cls.role === 'sum' || cls.role === 'count' ? name : cls.family;
-      const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? 'counter' : cls.kind;
+      const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? 'counter' : cls.kind === 'unknown' ? 'gauge' : cls.kind;
       const series = this.sink.series({ name: seriesName, labels: own, unit: cls.role === 'count' ? 'count' : unitFromName(cls.family), kind });
       return { role: cls.role, series, le, scale: 1, alias: -1, fixed: NaN, dcgm, metric: cls.family, fb: null };
     }
     const suffix = cls.role === 'sum' ? '.sum' : cls.role === 'count' ? '.count' : '';
-    const kind: SeriesKind = suffix ? 'counter' : canon.kind;
+    const kind: SeriesKind = suffix ? 'counter' : canon.kind === 'unknown' ? 'gauge' : canon.kind;
     const unit = cls.role === 'count' ? 'count' : canon.unit;
     const series = this.sink.series({ name: canon.name + suffix, labels: canon.labels, unit, kind });
     const alias = cls.role === 'sum' && canon.sumAs ? this.sink.series({ name: canon.sumAs, labels: canon.labels, unit: canon.unit, kind: 'counter' }) : -1;

@@ -40,12 +40,26 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX series_incident_name ON series(incident_id, name);
 
+  -- Clustered by (series, time): a chart's range read is one contiguous B-tree walk. One value per
+  -- series and millisecond (a repeated timestamp replaces the earlier value).
   CREATE TABLE samples (
     series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
     ts_ms INTEGER NOT NULL,
-    value REAL NOT NULL
-  );
-  CREATE INDEX samples_series_ts ON samples(series_id, ts_ms);
+    value REAL NOT NULL,
+    PRIMARY KEY (series_id, ts_ms)
+  ) WITHOUT ROWID;
+
+  -- Min/max per series per 10 s tile, kept by the writer as samples arrive, so a chart of a day-long
+  -- series reads thousands of tiles instead of millions of samples.
+  CREATE TABLE sample_tiles (
+    series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    tile INTEGER NOT NULL,
+    t_first INTEGER NOT NULL,
+    min REAL NOT NULL,
+    max REAL NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (series_id, tile)
+  ) WITHOUT ROWID;
 
   CREATE TABLE histograms (
     series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,

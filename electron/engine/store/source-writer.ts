@@ -14,6 +14,16 @@ import type {
 } from '../importers/types';
 
 const SAMPLE_BATCH = 200;
+export const TILE_MS = 10_000;
+
+/** The open tile of one series: samples mostly arrive in time order, so one tile at a time suffices. */
+interface TileAcc {
+  tile: number;
+  first: number;
+  min: number;
+  max: number;
+  n: number;
+}
 
 function canonicalLabels(labels: Record<string, string> | undefined): string {
   if (!labels) return '{}';
@@ -33,6 +43,7 @@ export class SourceWriter implements Sink {
   private readonly seriesIds = new Map<string, number>();
   private readonly stackIds = new Map<string, number>();
   private readonly sampleBuf: number[] = [];
+  private readonly tiles = new Map<number, TileAcc>();
   private readonly stmts;
   private minMs = Infinity;
   private maxMs = -Infinity;
@@ -57,14 +68,18 @@ export class SourceWriter implements Sink {
     const values = Array.from({ length: SAMPLE_BATCH }, () => '(?,?,?)').join(',');
     this.stmts = {
       series: db.prepare('INSERT INTO series (incident_id, source_id, name, labels_json, unit, kind) VALUES (?,?,?,?,?,?)'),
-      sample: db.prepare('INSERT INTO samples (series_id, ts_ms, value) VALUES (?,?,?)'),
-      sampleBatch: db.prepare(`INSERT INTO samples (series_id, ts_ms, value) VALUES ${values}`),
+      sample: db.prepare('INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES (?,?,?)'),
+      sampleBatch: db.prepare(`INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES ${values}`),
       histogram: db.prepare('INSERT INTO histograms (series_id, ts_ms, le, count) VALUES (?,?,?,?)'),
       event: db.prepare('INSERT INTO events (incident_id, ts_ms, kind, severity, source_id, line, text, attrs_json) VALUES (?,?,?,?,?,?,?,?)'),
       span: db.prepare('INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
       kernel: db.prepare('INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
       stackInsert: db.prepare('INSERT OR IGNORE INTO stacks (hash, frames_json) VALUES (?, ?)'),
       stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
+      tile: db.prepare(
+        `INSERT INTO sample_tiles (series_id, tile, t_first, min, max, n) VALUES (?,?,?,?,?,?)
+         ON CONFLICT (series_id, tile) DO UPDATE SET t_first = MIN(t_first, excluded.t_first), min = MIN(min, excluded.min), max = MAX(max, excluded.max), n = n + excluded.n`,
+      ),
       allocation: db.prepare('INSERT INTO allocations (incident_id, source_id, device, addr, size, alloc_ns, free_ns, stack_id, source) VALUES (?,?,?,?,?,?,?,?,?)'),
     };
   }
@@ -106,16 +121,33 @@ export class SourceWriter implements Sink {
     const buf = this.sampleBuf;
     buf.push(series, t, value);
     this.count++;
+    const tile = Math.floor(t / TILE_MS);
+    const acc = this.tiles.get(series);
+    if (acc && acc.tile === tile) {
+      if (value < acc.min) acc.min = value;
+      if (value > acc.max) acc.max = value;
+      if (t < acc.first) acc.first = t;
+      acc.n++;
+    } else {
+      if (acc) this.flushTile(series, acc);
+      this.tiles.set(series, { tile, first: t, min: value, max: value, n: 1 });
+    }
     if (buf.length === SAMPLE_BATCH * 3) {
       this.stmts.sampleBatch.run(buf);
       buf.length = 0;
     }
   }
 
+  private flushTile(series: number, a: TileAcc): void {
+    this.stmts.tile.run(series, a.tile, a.first, a.min, a.max, a.n);
+  }
+
   private flushSamples(): void {
     const buf = this.sampleBuf;
     for (let i = 0; i < buf.length; i += 3) this.stmts.sample.run(buf[i], buf[i + 1], buf[i + 2]);
     buf.length = 0;
+    for (const [series, acc] of this.tiles) this.flushTile(series, acc);
+    this.tiles.clear();
   }
 
   histogram(series: number, ts_ms: number, le: number, count: number): void {
@@ -208,6 +240,7 @@ export class SourceWriter implements Sink {
 
   rollback(): void {
     this.sampleBuf.length = 0;
+    this.tiles.clear();
     if (this.inTx) {
       this.db.exec('ROLLBACK');
       this.inTx = false;

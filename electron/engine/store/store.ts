@@ -362,6 +362,36 @@ export class Store {
       this.db.prepare('INSERT INTO diagnoses (incident_id, json, created_ms) VALUES (?, ?, ?)').run(incidentId, json, Date.now());
     })();
   }
+
+  // ---- model reads (electron/engine/model): read-only, whole series in one pass into typed arrays
+
+  /** Series of an incident without per-series counts (listSeries counts samples, which a full load does anyway). */
+  seriesCatalog(incidentId: number): { id: number; name: string; labels: Record<string, string>; kind: string }[] {
+    const rows = this.db.prepare('SELECT id, name, labels_json, kind FROM series WHERE incident_id = ? ORDER BY name, labels_json, id').all(incidentId) as { id: number; name: string; labels_json: string; kind: string }[];
+    return rows.map((r) => ({ id: r.id, name: r.name, labels: parse<Record<string, string>>(r.labels_json, {}), kind: r.kind }));
+  }
+
+  /** Like samples(), without materialising a row array (half the memory and time on long series). */
+  sampleArrays(seriesId: number): { t: Float64Array; v: Float64Array } {
+    const n = this.db.prepare('SELECT COUNT(*) FROM samples WHERE series_id = ?').pluck().get(seriesId) as number;
+    const t = new Float64Array(n);
+    const v = new Float64Array(n);
+    let i = 0;
+    for (const r of this.db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms').raw().iterate(seriesId) as IterableIterator<[number, number]>) {
+      if (i === n) break;
+      t[i] = r[0];
+      v[i] = r[1];
+      i++;
+    }
+    return i === n ? { t, v } : { t: t.subarray(0, i), v: v.subarray(0, i) };
+  }
+
+  /** Whether an incident holds any allocation records (the leak analysis reads sites only then). */
+  allocationCount(incidentId: number): number {
+    return this.db.prepare('SELECT COUNT(*) FROM allocations WHERE incident_id = ?').pluck().get(incidentId) as number;
+  }
+
+  // ---- end of model reads
 }
 
 /** Turns what a user types into an FTS5 query: bare words are AND-ed prefixes; quoted phrases and FTS syntax pass through. */

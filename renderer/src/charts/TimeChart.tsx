@@ -120,6 +120,16 @@ export function TimeChart({ group, height, highlighted }: Props) {
       cursorLine.style.transform = `translateX(${u.valToPos(c, 'x')}px)`;
     };
 
+    // Lanes above the charts (event markers) line up with the plotting area of the charts.
+    const alignLanes = () => {
+      const tl = el.closest<HTMLElement>('.timeline');
+      if (!tl) return;
+      const r = u.over.getBoundingClientRect();
+      const t = tl.getBoundingClientRect();
+      tl.style.setProperty('--plot-left', `${r.left - t.left}px`);
+      tl.style.setProperty('--plot-width', `${r.width}px`);
+    };
+
     const fetchData = async () => {
       scheduled = 0;
       const my = ++seq;
@@ -139,6 +149,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
         const t0 = performance.now();
         u.setData(alignColumns(cols) as uPlot.AlignedData);
         placeCursor();
+        alignLanes();
         performance.measure('qs:chart-draw', { start: t0 });
         el.dataset.state = 'ready';
         el.dataset.points = String(points);
@@ -196,8 +207,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       over.removeEventListener('mouseup', onUp);
       u.destroy();
     };
-    // group.series is captured by seriesKey.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // group.series is captured by seriesKey: a new array with the same series must not rebuild the chart.
   }, [seriesKey, height, theme, group.unit, group.title, group.id]);
 
   const onKey = (e: React.KeyboardEvent) => {

@@ -1,0 +1,47 @@
+// Reading files in bounded pieces: the first bytes (for sniffing), a whole file as a stream, or a byte
+// range of an open archive.
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { BundleError } from './types';
+
+const CHUNK = 256 * 1024;
+
+export async function readHead(path: string, n: number): Promise<Buffer> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(n);
+    let got = 0;
+    while (got < n) {
+      const { bytesRead } = await fh.read(buf, got, n - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    await fh.close();
+  }
+}
+
+export function fileStream(path: string): Readable {
+  return createReadStream(path, { highWaterMark: CHUNK });
+}
+
+/** `length` bytes from `start`; a file that ends first is an error at the offset where it ended. */
+export async function* readRange(fh: FileHandle, start: number, length: number, label: string): AsyncGenerator<Buffer> {
+  let pos = start;
+  const end = start + length;
+  while (pos < end) {
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - pos));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) throw new BundleError(label, 'the file ends inside this entry — truncated', pos);
+    pos += bytesRead;
+    yield bytesRead < buf.length ? buf.subarray(0, bytesRead) : buf;
+  }
+}
+
+export async function readExact(fh: FileHandle, start: number, length: number, label: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of readRange(fh, start, length, label)) parts.push(part);
+  return Buffer.concat(parts, length);
+}

@@ -1,0 +1,88 @@
+// The rules that keep a hostile bundle bounded: which archive entry names are safe to write, and the
+// counters that stop decompression the moment a size or ratio limit is crossed (zip bombs), instead of
+// after the disk is full.
+import { posix } from 'node:path';
+import { BundleError, type BundleLimits } from './types';
+
+/** Under this many output bytes the ratio is not judged: tiny, very repetitive files are normal. */
+export const RATIO_FLOOR_BYTES = 1 << 20;
+
+/** Refuses one entry; the rest of the archive goes on. */
+export class EntryRefused extends BundleError {}
+
+/** Stops a whole archive (or every archive, for the bundle-wide byte limit); entries already out stay. */
+export class ArchiveRefused extends BundleError {}
+
+export function formatBytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} bytes` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/**
+ * The '/'-separated relative path an archive entry may be written to, or why not. Backslashes count as
+ * separators (zips made on Windows), so `..\..\x` is caught like `../../x`.
+ */
+export function safeEntryPath(raw: string, maxDepth: number): { path: string } | { refused: string } {
+  if (raw.includes('\0')) return { refused: 'name contains a NUL byte' };
+  const slashed = raw.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { refused: 'absolute path — refused' };
+  const parts = slashed.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) return { refused: 'path leaves the bundle (..) — refused' };
+  if (parts.length === 0) return { refused: 'empty name' };
+  if (parts.length > maxDepth) return { refused: `nested deeper than ${maxDepth} folders (maxDepth) — refused` };
+  return { path: parts.join('/') };
+}
+
+/** Whether a link stored at `entryPath` with `target` stays inside the archive (judged on the names alone). */
+export function linkStaysInside(entryPath: string, target: string): boolean {
+  const slashed = target.replace(/\\/g, '/');
+  if (slashed === '' || slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return false;
+  const resolved = posix.normalize(posix.join(posix.dirname(entryPath), slashed));
+  return resolved !== '..' && !resolved.startsWith('../');
+}
+
+/** Decompressed bytes over the whole bundle, shared by every archive and gzip'd file. */
+export class Budget {
+  private used = 0;
+  constructor(private readonly max: number) {}
+
+  take(n: number, label: string): void {
+    this.used += n;
+    if (this.used > this.max) {
+      throw new ArchiveRefused(label, `the bundle unpacks to more than ${formatBytes(this.max)} (maxTotalBytes) — refused`);
+    }
+  }
+}
+
+/**
+ * Watches one decompression (an entry, or a whole compressed tar): call `add` with each output chunk and
+ * the compressed bytes consumed so far; it throws as soon as the output passes `maxBytes` or `maxRatio`.
+ */
+export class ExpansionGuard {
+  out = 0;
+  constructor(
+    private readonly label: string,
+    private readonly limits: Pick<BundleLimits, 'maxRatio'> & { maxBytes: number; bytesLimitName: string },
+    private readonly refuse: typeof EntryRefused | typeof ArchiveRefused,
+  ) {}
+
+  add(n: number, compressedIn: number): void {
+    this.out += n;
+    const { maxBytes, maxRatio, bytesLimitName } = this.limits;
+    if (this.out > maxBytes) {
+      throw new this.refuse(this.label, `expands to more than ${formatBytes(maxBytes)} (${bytesLimitName}) — refused`);
+    }
+    if (this.out > RATIO_FLOOR_BYTES && this.out > maxRatio * Math.max(compressedIn, 1)) {
+      throw new this.refuse(
+        this.label,
+        `expands more than ${maxRatio}:1 — refused as a possible zip bomb (${formatBytes(this.out)} out of ${formatBytes(compressedIn)} so far)`,
+      );
+    }
+  }
+}

@@ -1,0 +1,248 @@
+// PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot pickles), read with the safe unpickler.
+//
+// Tables written (source 'snapshot'):
+// - allocations from the device trace: `alloc` paired with the next `free_completed` at the same
+//   device+address (or its `free_requested` when no completion follows, or when the address is
+//   reused first: addresses are versioned, every allocation is its own row). A free whose alloc fell
+//   before the trace started gets alloc_ns null. Allocations still open at the end have free_ns null.
+// - allocations from the segments' blocks that are still active at dump time (active_allocated,
+//   active_pending_free) but not already open in the trace: alloc_ns null (before the trace), free_ns null,
+//   size = the block's requested_size (else size).
+// - stacks: each entry's / block's frames as "file.py:12 fn" (C++ frames with no file: "fn"), innermost first.
+// - series torch.allocated / torch.reserved {gpu} (bytes), replayed from the trace (reserved from
+//   segment_alloc/map − segment_free/unmap), anchored so that the last value equals the dump-time state
+//   from the segments (allocated = requested bytes of active blocks, as trace sizes are requested sizes;
+//   reserved = segment bytes).
+// - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream).
+// Times: trace `time_us` is epoch µs → ns.
+import { ImportError, type Importer, type Sink } from './types';
+import { PickleError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
+import { toHexAddr } from './hex-address';
+
+const PROTO = 0x80;
+
+export function detectMemorySnapshot(head: Buffer): number {
+  if (head.length < 4 || head[0] !== PROTO || head[1] < 2 || head[1] > 5) return 0;
+  const s = head.toString('latin1');
+  if (s.includes('segments') && (s.includes('device_traces') || s.includes('total_size') || s.includes('blocks'))) return 0.95;
+  if (s.includes('total_size') && s.includes('blocks')) return 0.9;
+  return 0;
+}
+
+async function readAll(src: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of src) parts.push(c);
+  return Buffer.concat(parts);
+}
+
+const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0);
+const str = (v: PyValue | undefined): string => (typeof v === 'string' ? v : '');
+
+export function formatFrame(f: PyValue): string {
+  if (!isDict(f)) return String(f);
+  const file = str(f.filename);
+  const line = num(f.line);
+  const name = str(f.name);
+  if (!file || file === '??') return name || '??';
+  return line > 0 ? `${file}:${line} ${name}` : `${file} ${name}`;
+}
+
+interface OpenAlloc {
+  size: number;
+  ns: bigint;
+  stack: number | null;
+  freeRequested: bigint | null;
+}
+
+/** The parts of a snapshot the importer reads, after validation. */
+export interface Snapshot {
+  segments: PyDict[];
+  traces: PyDict[][];
+}
+
+export function readSnapshot(root: PyValue): Snapshot {
+  const segsRaw = Array.isArray(root) ? root : isDict(root) ? root.segments : undefined;
+  if (!Array.isArray(segsRaw)) throw new Error('not a memory snapshot: no segments list');
+  const segments = segsRaw.filter(isDict);
+  if (segments.length !== segsRaw.length) throw new Error('not a memory snapshot: a segment is not a dict (key segments)');
+  const tracesRaw = isDict(root) ? root.device_traces : undefined;
+  const traces: PyDict[][] = [];
+  if (tracesRaw !== undefined && tracesRaw !== null) {
+    if (!Array.isArray(tracesRaw)) throw new Error('device_traces is not a list (key device_traces)');
+    for (const t of tracesRaw) traces.push(Array.isArray(t) ? t.filter(isDict) : []);
+  }
+  return { segments, traces };
+}
+
+class SnapshotWriter {
+  private readonly stackByFrames = new Map<PyValue, number | null>();
+
+  constructor(private readonly sink: Sink) {}
+
+  stackOf(frames: PyValue | undefined): number | null {
+    if (!Array.isArray(frames) || frames.length === 0) return null;
+    // Frame lists are memoised in the pickle: the same array object recurs, so cache by identity.
+    const known = this.stackByFrames.get(frames);
+    if (known !== undefined) return known;
+    const id = this.sink.stack(frames.map(formatFrame));
+    this.stackByFrames.set(frames, id);
+    return id;
+  }
+
+  device(device: number, trace: PyDict[], segments: PyDict[]): void {
+    const sink = this.sink;
+    const open = new Map<string, OpenAlloc>();
+    // Deltas (ns, bytes) of allocated and reserved, in trace order.
+    const allocT: bigint[] = [];
+    const allocD: number[] = [];
+    const resT: bigint[] = [];
+    const resD: number[] = [];
+    const close = (addr: string, a: OpenAlloc, freeNs: bigint) => {
+      sink.allocation({ device, addr, size: a.size, alloc_ns: a.ns, free_ns: freeNs, stack_id: a.stack, source: 'snapshot' });
+      allocT.push(freeNs);
+      allocD.push(-a.size);
+    };
+
+    for (const e of trace) {
+      const action = str(e.action);
+      const ns = BigInt(Math.round(num(e.time_us))) * 1000n;
+      const size = num(e.size);
+      switch (action) {
+        case 'alloc': {
+          const addr = toHexAddr(e.addr);
+          const prev = open.get(addr);
+          if (prev) close(addr, prev, prev.freeRequested ?? ns);
+          open.set(addr, { size, ns, stack: this.stackOf(e.frames), freeRequested: null });
+          allocT.push(ns);
+          allocD.push(size);
+          break;
+        }
+        case 'free_requested': {
+          const a = open.get(toHexAddr(e.addr));
+          if (a) a.freeRequested = ns;
+          break;
+        }
+        case 'free_completed':
+        case 'free': {
+          const addr = toHexAddr(e.addr);
+          const a = open.get(addr);
+          if (a) {
+            open.delete(addr);
+            close(addr, a, ns);
+          } else {
+            sink.allocation({ device, addr, size, alloc_ns: null, free_ns: ns, stack_id: this.stackOf(e.frames), source: 'snapshot' });
+            allocT.push(ns);
+            allocD.push(-size);
+          }
+          break;
+        }
+        case 'segment_alloc':
+        case 'segment_map':
+          resT.push(ns);
+          resD.push(size);
+          break;
+        case 'segment_free':
+        case 'segment_unmap':
+          resT.push(ns);
+          resD.push(-size);
+          break;
+        case 'oom': {
+          const free = num(e.device_free ?? e.addr);
+          sink.event({
+            ts_ms: Number(ns / 1000n) / 1000,
+            kind: 'oom',
+            severity: 'error',
+            text: `CUDA out of memory on device ${device}: tried to allocate ${mib(size)} with ${mib(free)} free`,
+            attrs: { device, size, device_free: free, stream: num(e.stream) },
+          });
+          break;
+        }
+        default:
+          break;
+      }
+    }
+
+    // Open allocations: those that asked to be freed and never completed end there; the rest live on.
+    const liveAddrs = new Set<string>();
+    for (const [addr, a] of open) {
+      if (a.freeRequested !== null) close(addr, a, a.freeRequested);
+      else {
+        sink.allocation({ device, addr, size: a.size, alloc_ns: a.ns, free_ns: null, stack_id: a.stack, source: 'snapshot' });
+        liveAddrs.add(addr);
+      }
+    }
+
+    let allocatedEnd = 0;
+    let reservedEnd = 0;
+    for (const seg of segments) {
+      reservedEnd += num(seg.total_size);
+      const blocks = Array.isArray(seg.blocks) ? seg.blocks.filter(isDict) : [];
+      for (const b of blocks) {
+        const state = str(b.state);
+        if (state !== 'active_allocated' && state !== 'active_pending_free') continue;
+        // Trace entries carry the requested size; blocks the rounded one: count like the trace.
+        const size = num(b.requested_size ?? b.size) || num(b.size);
+        allocatedEnd += size;
+        const addr = toHexAddr(b.address);
+        if (liveAddrs.has(addr)) continue;
+        sink.allocation({ device, addr, size, alloc_ns: null, free_ns: null, stack_id: this.stackOf(b.frames), source: 'snapshot' });
+      }
+    }
+
+    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd);
+    this.replay('torch.reserved', device, resT, resD, reservedEnd);
+  }
+
+  /** Emits a running total whose last value is `end`; the start is inferred (never below 0). */
+  private replay(name: string, device: number, t: bigint[], d: number[], end: number): void {
+    if (t.length === 0) return;
+    const order = t.map((_, i) => i);
+    if (!isSorted(t)) order.sort((a, b) => (t[a] < t[b] ? -1 : t[a] > t[b] ? 1 : a - b));
+    let net = 0;
+    for (const x of d) net += x;
+    let value = Math.max(0, end - net);
+    const s = this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' });
+    this.sink.sample(s, Number(t[order[0]] / 1000n) / 1000, value);
+    for (const i of order) {
+      value += d[i];
+      this.sink.sample(s, Number(t[i] / 1000n) / 1000, value);
+    }
+  }
+}
+
+function isSorted(t: bigint[]): boolean {
+  for (let i = 1; i < t.length; i++) if (t[i] < t[i - 1]) return false;
+  return true;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(2)} MiB`;
+}
+
+export const memorySnapshotImporter: Importer = {
+  format: 'torch-memory-snapshot',
+  detect: (head) => detectMemorySnapshot(head),
+  async import(input, sink, ctx) {
+    const buf = await readAll(input.stream());
+    let root: PyValue;
+    try {
+      root = unpickle(buf);
+    } catch (e) {
+      if (e instanceof PickleError) throw new ImportError(ctx.path, { offset: e.offset }, e.message.replace(/ \(byte \d+\)$/, ''));
+      throw e;
+    }
+    let snap: Snapshot;
+    try {
+      snap = readSnapshot(root);
+    } catch (e) {
+      throw new ImportError(ctx.path, { key: 'segments' }, (e as Error).message);
+    }
+    const writer = new SnapshotWriter(sink);
+    const devices = new Set<number>();
+    for (const s of snap.segments) devices.add(num(s.device));
+    snap.traces.forEach((t, i) => t.length && devices.add(i));
+    for (const d of [...devices].sort((a, b) => a - b)) {
+      writer.device(d, snap.traces[d] ?? [], snap.segments.filter((s) => num(s.device) === d));
+    }
+  },
+};

@@ -1,0 +1,98 @@
+// Prometheus HTTP API answers: `/api/v1/query_range` (resultType "matrix", `values: [[t_s, "v"]…]`)
+// and `/api/v1/query` (resultType "vector", `value: [t_s, "v"]`). The answer carries no `# TYPE`:
+// a family is a histogram when the answer holds `<family>_bucket` series with `le`; anything else
+// takes its kind from the canonical table, else gauge. Names and units go through the same canonical
+// mapping as the text format. The answer is one JSON document, so it is read whole (Prometheus caps an
+// answer at 11,000 points per series; a bundle's answers are megabytes, not gigabytes).
+import type { Labels } from '../signals/canonical';
+import { classify, parsePromNumber, PromSeriesMapper, type PromType } from './prom-series';
+import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
+
+interface Result {
+  metric?: Record<string, unknown>;
+  values?: unknown[];
+  value?: unknown;
+}
+
+async function readAll(input: EntryInput): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of input.stream()) parts.push(c);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readAll(input));
+  } catch (e) {
+    throw new ImportError(ctx.path, {}, `not JSON: ${(e as Error).message}`);
+  }
+  const root = doc as { status?: unknown; data?: { resultType?: unknown; result?: unknown }; error?: unknown };
+  if (root?.status === 'error') throw new ImportError(ctx.path, { key: 'error' }, `the Prometheus answer is an error: ${String(root.error ?? '')}`);
+  const type = root?.data?.resultType;
+  const results = root?.data?.result;
+  if ((type !== 'matrix' && type !== 'vector') || !Array.isArray(results)) {
+    throw new ImportError(ctx.path, { key: 'data.resultType' }, `expected a matrix or vector answer, found ${JSON.stringify(type)}`);
+  }
+
+  const histograms = new Set<string>();
+  for (const r of results as Result[]) {
+    const name = r?.metric?.__name__;
+    if (typeof name === 'string' && name.endsWith('_bucket') && r.metric?.le !== undefined) histograms.add(name.slice(0, -7));
+  }
+  const typeOf = (f: string): PromType | undefined => (histograms.has(f) ? 'histogram' : undefined);
+  const mapper = new PromSeriesMapper(sink);
+
+  results.forEach((r: Result, i: number) => {
+    const key = `data.result[${i}]`;
+    const metric = r?.metric;
+    if (!metric || typeof metric !== 'object') {
+      ctx.warn('result without a "metric" object, skipped', { key });
+      return;
+    }
+    const labels: Labels = {};
+    for (const [k, v] of Object.entries(metric)) if (k !== '__name__') labels[k] = String(v);
+    const name = typeof metric.__name__ === 'string' ? metric.__name__ : 'value';
+    let target;
+    try {
+      target = mapper.target(name, labels, classify(name, labels, typeOf));
+    } catch (e) {
+      ctx.warn((e as Error).message, { key });
+      return;
+    }
+    const points = type === 'matrix' ? r.values : [r.value];
+    if (!Array.isArray(points)) {
+      ctx.warn(`no ${type === 'matrix' ? 'values' : 'value'} array, skipped`, { key });
+      return;
+    }
+    let bad = 0;
+    for (const p of points) {
+      if (!Array.isArray(p) || p.length < 2 || typeof p[0] !== 'number') {
+        bad++;
+        continue;
+      }
+      let v: number;
+      try {
+        v = parsePromNumber(String(p[1]));
+      } catch {
+        bad++;
+        continue;
+      }
+      mapper.write(target, p[0] * 1000, v);
+    }
+    if (bad) ctx.warn(`${bad} malformed points skipped`, { key });
+  });
+  mapper.flush();
+}
+
+export function detectPrometheusJson(head: Buffer): number {
+  const text = head.toString('utf8').trimStart();
+  if (!text.startsWith('{')) return 0;
+  return /"resultType"\s*:\s*"(matrix|vector)"/.test(text) ? 0.95 : 0;
+}
+
+export const prometheusJsonImporter: Importer = {
+  format: 'prometheus-json',
+  detect: (head) => detectPrometheusJson(head),
+  import: importPrometheusJson,
+};

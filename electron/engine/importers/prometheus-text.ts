@@ -1,0 +1,208 @@
+// Prometheus text exposition (0.0.4) and OpenMetrics 1.0, one scrape or a series of them, streamed
+// line by line. Time of a sample, first found of:
+//   1. its own timestamp (ms in Prometheus text; seconds — any value below 1e11 — in OpenMetrics);
+//   2. the scrape header above it: `# scrape_ts_ms=<epoch ms>` (what Quadscope's live recorder and
+//      fixture generator write, see scrapeHeader) or `# time: <RFC 3339>`; each header starts a scrape,
+//      so scrapes can simply be concatenated;
+//   3. the file's mtime (a single `curl /metrics > file`), else the import time with a warning.
+// `# TYPE` decides the kind (not the `_total` suffix); histograms keep their buckets
+// (sink.histogram), `_sum`/`_count` become `<name>.sum`/`<name>.count` counters in any order;
+// `_created` series, `# EOF`, `# HELP`/`# UNIT` are skipped; DCGM blank sentinels are dropped; NaN and
+// ±Inf samples are left out by the sink. Known metrics get canonical names (signals/canonical.ts).
+import type { Labels } from '../signals/canonical';
+import { GarbageGuard } from './garbage-guard';
+import { headLines, lineBatches } from './line-reader';
+import { LogClock, parseIsoZoned } from './log-time';
+import { classify, parsePromNumber, PromSeriesMapper, type PromType, type Target } from './prom-series';
+import type { EntryInput, ImportContext, Importer, Sink } from './types';
+
+export const SCRAPE_HEADER_PREFIX = '# scrape_ts_ms=';
+
+/** The line that heads one scrape in a concatenated series of scrapes. */
+export function scrapeHeader(tsMs: number): string {
+  return `${SCRAPE_HEADER_PREFIX}${Math.round(tsMs)}\n`;
+}
+
+/** The time of a scrape header line (either form), or null when the line is not one. */
+export function parseScrapeHeader(line: string): number | null {
+  if (line.startsWith(SCRAPE_HEADER_PREFIX)) {
+    const n = Number(line.slice(SCRAPE_HEADER_PREFIX.length).trim());
+    return Number.isFinite(n) ? n : null;
+  }
+  if (line.startsWith('# time:')) {
+    const t = parseIsoZoned(line.slice(7).trim());
+    return Number.isFinite(t) ? t : null;
+  }
+  return null;
+}
+
+const TYPES = new Set<PromType>(['counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset', 'unknown', 'untyped']);
+const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const SAMPLE_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})?\s+[-+0-9.eEInfNa]+(\s+-?[0-9.eE+]+)?\s*$/;
+
+/** Parses `{a="x",b="y\"z"}` starting at `start` (the `{`); answers the labels. */
+export function parseLabels(s: string, start: number, end: number): Labels {
+  const labels: Labels = {};
+  let i = start + 1;
+  while (i < end) {
+    while (i < end && (s[i] === ' ' || s[i] === ',')) i++;
+    if (i >= end || s[i] === '}') break;
+    const eq = s.indexOf('=', i);
+    if (eq < 0 || eq >= end) throw new Error(`label without "=" at column ${i + 1}`);
+    const key = s.slice(i, eq).trim();
+    if (!NAME_RE.test(key)) throw new Error(`bad label name "${key}"`);
+    if (s[eq + 1] !== '"') throw new Error(`label ${key} value is not quoted`);
+    let j = eq + 2;
+    let value = '';
+    let chunkStart = j;
+    for (;;) {
+      if (j >= end) throw new Error(`label ${key} value is not closed`);
+      const ch = s.charCodeAt(j);
+      if (ch === 34 /* " */) break;
+      if (ch === 92 /* \ */) {
+        value += s.slice(chunkStart, j);
+        const next = s[j + 1];
+        value += next === 'n' ? '\n' : next === '\\' ? '\\' : next === '"' ? '"' : `\\${next ?? ''}`;
+        j += 2;
+        chunkStart = j;
+        continue;
+      }
+      j++;
+    }
+    value += s.slice(chunkStart, j);
+    labels[key] = value;
+    i = j + 1;
+  }
+  return labels;
+}
+
+class TextParser {
+  private readonly types = new Map<string, PromType>();
+  private readonly targets = new Map<string, Target>();
+  private readonly mapper: PromSeriesMapper;
+  private readonly clock: LogClock;
+  private readonly guard: GarbageGuard;
+  private scrapeTs: number | null = null;
+  private defaultTs: number | null = null;
+  private readonly typeOf = (f: string) => this.types.get(f);
+
+  constructor(sink: Sink, private readonly ctx: ImportContext) {
+    this.mapper = new PromSeriesMapper(sink);
+    this.clock = new LogClock(ctx);
+    this.guard = new GarbageGuard(ctx, 'Prometheus text exposition');
+  }
+
+  line(l: string, no: number): void {
+    if (l.length === 0) return;
+    if (l.charCodeAt(0) === 35 /* # */) {
+      this.comment(l);
+      this.guard.ok();
+      return;
+    }
+    try {
+      this.sample(l, no);
+      this.guard.ok();
+    } catch (e) {
+      this.guard.malformed(no, `malformed sample line: ${(e as Error).message}`);
+    }
+  }
+
+  private comment(l: string): void {
+    if (l.startsWith('# TYPE ')) {
+      const parts = l.slice(7).trim().split(/\s+/);
+      const t = (parts[1] ?? '').toLowerCase() as PromType;
+      if (parts[0] && TYPES.has(t)) this.types.set(parts[0], t);
+      return;
+    }
+    const ts = parseScrapeHeader(l);
+    if (ts !== null) {
+      this.mapper.flush();
+      this.scrapeTs = ts;
+    } else if (l.startsWith('# EOF')) {
+      this.mapper.flush();
+    }
+  }
+
+  private sample(l: string, no: number): void {
+    const brace = l.indexOf('{');
+    let space = l.indexOf(' ');
+    const tab = l.indexOf('\t');
+    if (tab >= 0 && (space < 0 || tab < space)) space = tab;
+    let keyEnd: number;
+    if (brace >= 0 && (space < 0 || brace < space)) {
+      keyEnd = l.lastIndexOf('}') + 1;
+      if (keyEnd === 0) throw new Error('label set is not closed');
+    } else {
+      if (space < 0) throw new Error('no value');
+      keyEnd = space;
+    }
+    const key = l.slice(0, keyEnd);
+    let target = this.targets.get(key);
+    if (target === undefined) {
+      target = this.resolve(key, brace >= 0 && brace < keyEnd ? brace : -1);
+      this.targets.set(key, target);
+    }
+    let rest = l.slice(keyEnd);
+    const hash = rest.indexOf('#');
+    if (hash >= 0) rest = rest.slice(0, hash); // OpenMetrics exemplar
+    rest = rest.trim();
+    const sp = rest.indexOf(' ');
+    const value = parsePromNumber(sp < 0 ? rest : rest.slice(0, sp));
+    let ts: number;
+    if (sp >= 0) {
+      const n = Number(rest.slice(sp + 1).trim());
+      if (!Number.isFinite(n)) throw new Error(`bad timestamp "${rest.slice(sp + 1).trim()}"`);
+      ts = n < 1e11 ? n * 1000 : n;
+    } else if (this.scrapeTs !== null) {
+      ts = this.scrapeTs;
+    } else {
+      ts = this.defaultTs ??= this.clock.fallback(no);
+    }
+    this.mapper.write(target, ts, value);
+  }
+
+  private resolve(key: string, brace: number): Target {
+    const name = brace >= 0 ? key.slice(0, brace) : key;
+    if (!NAME_RE.test(name)) throw new Error(`bad metric name "${name}"`);
+    const labels = brace >= 0 ? parseLabels(key, brace, key.length) : {};
+    return this.mapper.target(name, labels, classify(name, labels, this.typeOf));
+  }
+
+  finish(lastLine: number): void {
+    this.mapper.flush();
+    this.guard.finish(lastLine);
+  }
+}
+
+export async function importPrometheusText(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  const p = new TextParser(sink, ctx);
+  let no = 0;
+  for await (const batch of lineBatches(input.stream())) {
+    for (const l of batch) p.line(l, ++no);
+  }
+  p.finish(no);
+}
+
+export function detectPrometheusText(head: Buffer): number {
+  const lines = headLines(head).filter((l) => l.trim().length);
+  if (!lines.length) return 0;
+  let typed = 0;
+  let samples = 0;
+  let comments = 0;
+  for (const l of lines) {
+    if (l.startsWith('# TYPE ') || l.startsWith('# HELP ') || parseScrapeHeader(l) !== null) typed++;
+    else if (l.startsWith('#')) comments++;
+    else if (SAMPLE_RE.test(l)) samples++;
+  }
+  if (samples === 0) return 0;
+  const share = (typed + comments + samples) / lines.length;
+  if (typed > 0 && share >= 0.7) return 0.9;
+  if (samples >= 3 && (samples + comments) / lines.length >= 0.9) return 0.7;
+  return 0;
+}
+
+export const prometheusTextImporter: Importer = {
+  format: 'prometheus-text',
+  detect: (head) => detectPrometheusText(head),
+  import: importPrometheusText,
+};

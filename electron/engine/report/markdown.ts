@@ -1,0 +1,67 @@
+// The report as GitHub-flavoured Markdown: the same document as the HTML, with tables for the lists
+// and the figures as links to SVG files written beside the .md. Data text is escaped so that a log
+// line can neither inject HTML nor break a table.
+import type { Block, Cell, ReportDocument } from './report-document';
+
+/** Plain text safe in Markdown prose and table cells: no HTML, no emphasis, no links, no cell breaks. */
+export function escapeMd(s: string): string {
+  return s
+    .replace(/\r?\n|\r/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*[\]|~]/g, (c) => `\\${c}`)
+    .replace(/_/g, (u, i: number, all: string) => (alnum(all[i - 1]) && alnum(all[i + 1]) ? u : '\\_'))
+    .replace(/^(\d+)\./, '$1\\.')
+    .replace(/^[#+\-=]/, '\\$&');
+}
+
+// An underscore inside a word (kv_exhaustion) never starts emphasis, so it stays readable unescaped.
+const alnum = (c: string | undefined) => c !== undefined && /[A-Za-z0-9]/.test(c);
+
+/** An inline code span that holds any text: the fence is longer than any backtick run inside. */
+export function codeSpan(s: string): string {
+  const text = s.replace(/\r?\n|\r/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || /^ .* $/.test(text) ? ' ' : '';
+  return text ? `${fence}${pad}${text}${pad}${fence}` : '';
+}
+
+function cell(c: Cell): string {
+  if (typeof c === 'string') return escapeMd(c);
+  const one = (s: string) => (c.tone === 'mono' ? codeSpan(s) : escapeMd(s));
+  const body = c.lines ? c.lines.map(one).join('<br>') : one(c.text);
+  return c.tone === 'bad' || c.tone === 'good' ? `**${body}**` : body;
+}
+
+function block(b: Block, chartsLink: string): string {
+  switch (b.t) {
+    case 'h3':
+      return `### ${escapeMd(b.text)}`;
+    case 'p':
+      return b.tone === 'verdict' ? `**${escapeMd(b.text)}**` : b.tone === 'note' ? `*${escapeMd(b.text)}*` : escapeMd(b.text);
+    case 'kv':
+      return b.rows.map(([k, v]) => `- **${escapeMd(k)}:** ${escapeMd(v)}`).join('\n');
+    case 'table': {
+      const num = new Set(b.numeric ?? []);
+      const head = `| ${b.columns.map(escapeMd).join(' | ')} |`;
+      const rule = `|${b.columns.map((_, i) => (num.has(i) ? '---:' : '---')).join('|')}|`;
+      return [head, rule, ...b.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+    }
+    case 'figure':
+      return `![${escapeMd(b.figure.title)}](${chartsLink}/${encodeURIComponent(b.figure.file)})`;
+  }
+}
+
+/** `chartsDir` is the folder of figure files relative to the .md ("report.charts"). */
+export function renderMarkdown(doc: ReportDocument, chartsDir: string): string {
+  const link = chartsDir.split('/').map(encodeURIComponent).join('/');
+  const out: string[] = [`# Incident report: ${escapeMd(doc.title)}`, '', `*${escapeMd(doc.kicker)}*`, '', block({ t: 'kv', rows: doc.meta }, link), ''];
+  doc.sections.forEach((s, i) => {
+    out.push(`## ${i + 1}. ${escapeMd(s.title)}`, '');
+    for (const b of s.blocks) out.push(block(b, link), '');
+  });
+  out.push('---', '', `*${escapeMd(doc.stamp)}*`, '');
+  return out.join('\n');
+}

@@ -1,0 +1,182 @@
+// The (R, S) plane: four quadrants split at θR and θS, the trajectory of windows coloured by time, and
+// the window at the cursor. The static layer is drawn once per data/size/theme; cursor moves (replay
+// at 60 frames/s) only blit it and draw one marker.
+import { useEffect, useRef } from 'react';
+import type { WindowScore } from '../../../electron/contract/diagnosis';
+import { readChartColors, timeColor } from '../charts/theme-colors';
+import { useCursor } from '../state/cursor';
+import { useDiagnosis, windowIndexAt } from '../state/diagnosis';
+import { useLayout } from '../state/layout';
+
+export const THETA_R = 0.85;
+export const THETA_S = 0.5;
+const PAD = { left: 34, right: 10, top: 10, bottom: 28 };
+
+const QUADRANT_LABELS: [string, number, number][] = [
+  ['healthy', 0.02, 0.02],
+  ['saturated', THETA_R + 0.01, 0.02],
+  ['contended', 0.02, 0.98],
+  ['exhausted', THETA_R + 0.01, 0.98],
+];
+
+function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[]): void {
+  const css = getComputedStyle(document.documentElement);
+  const v = (n: string) => css.getPropertyValue(n).trim();
+  const colors = readChartColors();
+  const pw = w - PAD.left - PAD.right;
+  const ph = h - PAD.top - PAD.bottom;
+  const X = (r: number) => PAD.left + r * pw;
+  const Y = (s: number) => PAD.top + (1 - s) * ph;
+  ctx.clearRect(0, 0, w, h);
+  const fills: [number, number, number, number, string][] = [
+    [0, 0, THETA_R, THETA_S, v('--q-healthy')],
+    [THETA_R, 0, 1, THETA_S, v('--q-saturated')],
+    [0, THETA_S, THETA_R, 1, v('--q-contended')],
+    [THETA_R, THETA_S, 1, 1, v('--q-exhausted')],
+  ];
+  for (const [r0, s0, r1, s1, fill] of fills) {
+    ctx.fillStyle = fill;
+    ctx.fillRect(X(r0), Y(s1), X(r1) - X(r0), Y(s0) - Y(s1));
+  }
+  ctx.strokeStyle = colors.axis;
+  ctx.setLineDash([4, 3]);
+  ctx.beginPath();
+  ctx.moveTo(X(THETA_R), Y(0));
+  ctx.lineTo(X(THETA_R), Y(1));
+  ctx.moveTo(X(0), Y(THETA_S));
+  ctx.lineTo(X(1), Y(THETA_S));
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.strokeRect(X(0), Y(1), pw, ph);
+  ctx.fillStyle = colors.axis;
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.fillText('resource pressure R →', X(0.5), h - 8);
+  for (const t of [0, 0.5, THETA_R, 1]) ctx.fillText(String(t), X(t), Y(0) + 13);
+  ctx.save();
+  ctx.translate(11, Y(0.5));
+  ctx.rotate(-Math.PI / 2);
+  ctx.fillText('service degradation S →', 0, 0);
+  ctx.restore();
+  ctx.textAlign = 'right';
+  for (const t of [0, THETA_S, 1]) ctx.fillText(String(t), PAD.left - 4, Y(t) + 4);
+  ctx.fillStyle = colors.text;
+  ctx.font = '600 11px system-ui, sans-serif';
+  for (const [label, r, s] of QUADRANT_LABELS) {
+    ctx.textAlign = r > THETA_R ? 'left' : 'left';
+    ctx.fillText(label, X(r), s < 0.5 ? Y(s) - 4 : Y(s) + 12);
+  }
+  const n = windows.length;
+  ctx.lineWidth = 1.5;
+  for (let i = 1; i < n; i++) {
+    ctx.strokeStyle = timeColor(i / Math.max(1, n - 1));
+    ctx.beginPath();
+    ctx.moveTo(X(windows[i - 1].R), Y(windows[i - 1].S));
+    ctx.lineTo(X(windows[i].R), Y(windows[i].S));
+    ctx.stroke();
+  }
+  for (let i = 0; i < n; i++) {
+    ctx.fillStyle = timeColor(i / Math.max(1, n - 1));
+    ctx.fillRect(X(windows[i].R) - 1.5, Y(windows[i].S) - 1.5, 3, 3);
+  }
+}
+
+export function QuadrantMap() {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const wrap = useRef<HTMLDivElement>(null);
+  const diagnosis = useDiagnosis((s) => s.diagnosis);
+  const state = useDiagnosis((s) => s.state);
+  const theme = useLayout((s) => s.theme);
+  const windows = diagnosis?.windows ?? [];
+
+  useEffect(() => {
+    const c = canvas.current;
+    const box = wrap.current;
+    if (!c || !box) return;
+    const layer = document.createElement('canvas');
+    let w = 0;
+    let h = 0;
+    let raf = 0;
+    const dpr = window.devicePixelRatio || 1;
+    const ctx = c.getContext('2d')!;
+    const layout = () => {
+      w = Math.max(160, box.clientWidth);
+      h = Math.round(Math.min(w, 420) * 0.9);
+      for (const k of [c, layer]) {
+        k.width = w * dpr;
+        k.height = h * dpr;
+      }
+      c.style.width = `${w}px`;
+      c.style.height = `${h}px`;
+      const lctx = layer.getContext('2d')!;
+      lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      drawStatic(lctx, w, h, windows);
+      draw();
+    };
+    const draw = () => {
+      raf = 0;
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.clearRect(0, 0, c.width, c.height);
+      ctx.drawImage(layer, 0, 0);
+      const i = windowIndexAt(windows, useCursor.getState().cursor_ms);
+      c.dataset.windowIndex = String(i);
+      if (i < 0) return;
+      const pw = w - PAD.left - PAD.right;
+      const ph = h - PAD.top - PAD.bottom;
+      const x = (PAD.left + windows[i].R * pw) * dpr;
+      const y = (PAD.top + (1 - windows[i].S) * ph) * dpr;
+      ctx.beginPath();
+      ctx.arc(x, y, 6 * dpr, 0, Math.PI * 2);
+      ctx.fillStyle = getComputedStyle(c).getPropertyValue('--cursor').trim();
+      ctx.fill();
+      ctx.lineWidth = 2 * dpr;
+      ctx.strokeStyle = getComputedStyle(c).getPropertyValue('--bg').trim();
+      ctx.stroke();
+    };
+    const ro = new ResizeObserver(layout);
+    ro.observe(box);
+    const unsub = useCursor.subscribe((s, p) => {
+      if (s.cursor_ms !== p.cursor_ms && !raf) raf = requestAnimationFrame(draw);
+    });
+    return () => {
+      ro.disconnect();
+      unsub();
+      cancelAnimationFrame(raf);
+    };
+  }, [windows, theme]);
+
+  const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    const c = e.currentTarget;
+    const rect = c.getBoundingClientRect();
+    const pw = rect.width - PAD.left - PAD.right;
+    const ph = rect.height - PAD.top - PAD.bottom;
+    const r = (e.clientX - rect.left - PAD.left) / pw;
+    const s = 1 - (e.clientY - rect.top - PAD.top) / ph;
+    let best = -1;
+    let bestD = Infinity;
+    windows.forEach((w, i) => {
+      const d = (w.R - r) ** 2 + (w.S - s) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = i;
+      }
+    });
+    if (best >= 0) useCursor.getState().setCursor(windows[best].t_ms);
+  };
+
+  return (
+    <section className="quadrant-map" aria-label="Quadrant map" data-state={state === 'ready' ? (windows.length ? 'ready' : 'empty') : state}>
+      <h2>Quadrant map</h2>
+      <div ref={wrap} className="qmap-wrap">
+        <canvas
+          ref={canvas}
+          data-testid="quadrant-canvas"
+          role="img"
+          aria-label={`Trajectory of ${windows.length} windows over resource pressure R and service degradation S; click a point to move the cursor there`}
+          onClick={onClick}
+        />
+      </div>
+      {state === 'ready' && !windows.length ? <p className="muted">No windows: the bundle lacks the four-quadrant signals.</p> : null}
+    </section>
+  );
+}

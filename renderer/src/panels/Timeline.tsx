@@ -1,0 +1,111 @@
+// Stacked charts of every signal the incident has, on the shared time axis, with zoom/pan/reset, note
+// drafting and event markers.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { formatDuration, formatTime } from '../app/format';
+import { TimeChart } from '../charts/TimeChart';
+import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
+import { groupHasSeries, groupSeries } from '../charts/series-groups';
+import { useAnnotations } from '../state/annotations';
+import { useCursor } from '../state/cursor';
+import { useMarkers } from '../state/markers';
+import { useNavigation } from '../state/navigation';
+import { useSeries } from '../state/series';
+
+const CHART_HEIGHT = 130;
+
+function MarkerLane() {
+  const events = useMarkers((s) => s.events);
+  const range = useCursor((s) => s.range);
+  const select = useNavigation((s) => s.select);
+  const setTab = useNavigation((s) => s.setTab);
+  const span = range[1] - range[0];
+  const visible = events.filter((e) => e.ts_ms >= range[0] && e.ts_ms <= range[1]).slice(0, 300);
+  return (
+    <div className="marker-lane" aria-label="Events on the timeline">
+      <span className="marker-lane-label muted small">events</span>
+      <div className="marker-track">
+        {visible.map((e) => (
+          <button
+            key={e.id}
+            type="button"
+            className={`marker marker-${e.severity}`}
+            style={{ left: `${((e.ts_ms - range[0]) / span) * 100}%` }}
+            title={`${formatTime(e.ts_ms)} ${e.kind}: ${e.text}`}
+            aria-label={`${e.kind} at ${formatTime(e.ts_ms)}: ${e.text}`}
+            onClick={() => {
+              useCursor.getState().setCursor(e.ts_ms);
+              select({ event_id: e.id });
+              setTab('logs');
+            }}
+          />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Toolbar() {
+  const range = useCursor((s) => s.range);
+  const full = useCursor((s) => s.full);
+  const armed = useAnnotations((s) => s.armed);
+  const arm = useAnnotations((s) => s.arm);
+  const act = (name: string, fn: () => void) => () => {
+    beginInteraction(name);
+    fn();
+  };
+  const c = useCursor.getState;
+  const zoomed = range[0] !== full[0] || range[1] !== full[1];
+  return (
+    <div className="toolbar" role="toolbar" aria-label="Timeline controls">
+      <button type="button" onClick={act('qs:pan', () => c().pan(-0.25))} aria-label="Pan left">
+        ◀
+      </button>
+      <button type="button" onClick={act('qs:pan', () => c().pan(0.25))} aria-label="Pan right">
+        ▶
+      </button>
+      <button type="button" onClick={act('qs:zoom', () => c().zoom(0.5, c().cursor_ms ?? undefined))}>
+        Zoom in
+      </button>
+      <button type="button" onClick={act('qs:zoom', () => c().zoom(2, c().cursor_ms ?? undefined))}>
+        Zoom out
+      </button>
+      <button type="button" onClick={act('qs:zoom', () => c().showAll())} disabled={!zoomed} data-testid="zoom-reset">
+        Reset
+      </button>
+      <button type="button" aria-pressed={armed} onClick={() => arm(!armed)} title="Then drag on a chart (or shift+drag any time)">
+        {armed ? 'Drag a range…' : 'Add note'}
+      </button>
+      <span className="muted small" data-testid="visible-range">
+        {formatTime(range[0])} – {formatTime(range[1])} ({formatDuration(range[1] - range[0])})
+      </span>
+    </div>
+  );
+}
+
+export function Timeline() {
+  const { list, state, error } = useSeries();
+  const focusSeries = useNavigation((s) => s.selection.series);
+  const groups = useMemo(() => groupSeries(list), [list]);
+  const root = useRef<HTMLElement>(null);
+  const [idle, setIdle] = useState(isIdle());
+  useEffect(() => onIdleChange(setIdle), []);
+  useEffect(() => {
+    if (!focusSeries) return;
+    const g = groups.find((x) => groupHasSeries(x, focusSeries));
+    if (g) root.current?.querySelector(`[data-chart="${CSS.escape(g.id)}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [focusSeries, groups]);
+  const dataState = state !== 'ready' ? state : !groups.length ? 'empty' : idle ? 'ready' : 'loading';
+  return (
+    <section ref={root} className="timeline" aria-label="Timeline" data-state={dataState} data-testid="timeline">
+      <Toolbar />
+      <MarkerLane />
+      <div className="charts">
+        {error ? <div className="error-text" role="alert">Could not list series: {error}</div> : null}
+        {state === 'ready' && !groups.length ? <p className="muted pad">This incident has no time series; see Logs, Traces and Kernels.</p> : null}
+        {groups.map((g) => (
+          <TimeChart key={g.id} group={g} height={CHART_HEIGHT} highlighted={!!focusSeries && groupHasSeries(g, focusSeries)} />
+        ))}
+      </div>
+    </section>
+  );
+}

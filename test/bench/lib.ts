@@ -1,0 +1,56 @@
+// Shared by every benchmark: one result row per measurement, printed as a `BENCH {json}` line that
+// test/bench/run.ts collects. Each row carries a baseline measured in the same process run, so a
+// ratio stays comparable on a noisy machine.
+export interface BenchRow {
+  bench: string;
+  case: string;
+  value: number;
+  unit: string;
+  baseline?: string;
+  baseline_value?: number;
+  /** value ÷ baseline_value */
+  ratio?: number;
+  peak_rss_mb?: number;
+  target?: string;
+  /** Whether `value` meets `target` (when one is set). */
+  met?: boolean;
+}
+
+export function emit(row: BenchRow): void {
+  if (row.baseline_value !== undefined && row.ratio === undefined && row.baseline_value !== 0) row.ratio = row.value / row.baseline_value;
+  if (row.peak_rss_mb === undefined) row.peak_rss_mb = peakRssMb();
+  console.log(`BENCH ${JSON.stringify(row)}`);
+}
+
+export function peakRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+export async function time<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+/** Sizes in bytes from QUADSCOPE_BENCH_SIZES ("100MB,1GB"); `small` for a quick run. */
+export function benchSizes(defaults = '100MB'): number[] {
+  const spec = process.env.QUADSCOPE_BENCH_SIZES ?? defaults;
+  return spec.split(',').map((s) => {
+    const m = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB)?$/i.exec(s.trim());
+    if (!m) throw new Error(`bad size ${s}`);
+    const mult = { KB: 1e3, MB: 1e6, GB: 1e9 }[(m[2] ?? 'MB').toUpperCase() as 'KB' | 'MB' | 'GB'];
+    return Math.round(Number(m[1]) * mult);
+  });
+}
+
+/** A small seeded PRNG (mulberry32), so generated inputs are the same on every run. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,96 @@
+// Throughput of the Prometheus text importer into SQLite: a generated series of vLLM + DCGM scrapes
+// (gauges, counters, histograms), headed by scrape_ts_ms comments, streamed in 64 KiB chunks.
+// Run: node --import tsx test/bench/prometheus-text.bench.ts [scrapes] [--parse-only]
+// --parse-only counts rows into a sink that stores nothing, to separate parsing from SQLite.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { prometheusTextImporter, scrapeHeader } from '../../electron/engine/importers/prometheus-text';
+import type { Sink } from '../../electron/engine/importers/types';
+import { Store } from '../../electron/engine/store/store';
+
+/** Counts what an importer writes and keeps nothing. */
+function countingSink(): Sink & { rows: number } {
+  let series = 0;
+  const s = {
+    rows: 0,
+    series: () => ++series,
+    sample: () => void s.rows++,
+    histogram: () => void s.rows++,
+    event: () => void s.rows++,
+    span: () => void s.rows++,
+    kernel: () => void s.rows++,
+    stack: () => 0,
+    allocation: () => void s.rows++,
+    attached: () => {
+      throw new Error('no attached file');
+    },
+    incidentId: 1,
+    sourceId: 1,
+  };
+  return s;
+}
+
+const SCRAPES = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 1000);
+const PARSE_ONLY = process.argv.includes('--parse-only');
+const GPUS = 8;
+const BOUNDS = ['0.001', '0.005', '0.01', '0.02', '0.04', '0.06', '0.08', '0.1', '0.25', '0.5', '0.75', '1.0', '2.5', '5.0', '7.5', '10.0', '+Inf'];
+
+function scrape(i: number, t0: number): string {
+  const out: string[] = [scrapeHeader(t0 + i * 1000)];
+  const m = 'model_name="meta-llama/Llama-3.1-8B-Instruct",engine="0"';
+  out.push('# TYPE vllm:num_requests_running gauge\n', `vllm:num_requests_running{${m}} ${i % 64}\n`);
+  out.push('# TYPE vllm:kv_cache_usage_perc gauge\n', `vllm:kv_cache_usage_perc{${m}} ${(i % 100) / 100}\n`);
+  out.push('# TYPE vllm:generation_tokens counter\n', `vllm:generation_tokens_total{${m}} ${i * 1234}\n`);
+  for (const h of ['time_to_first_token_seconds', 'inter_token_latency_seconds', 'e2e_request_latency_seconds', 'request_queue_time_seconds']) {
+    out.push(`# TYPE vllm:${h} histogram\n`);
+    BOUNDS.forEach((le, k) => out.push(`vllm:${h}_bucket{${m},le="${le}"} ${i * (k + 1)}.0\n`));
+    out.push(`vllm:${h}_sum{${m}} ${i * 0.37}\n`, `vllm:${h}_count{${m}} ${i * BOUNDS.length}.0\n`);
+  }
+  for (const f of ['SM_CLOCK', 'GPU_TEMP', 'POWER_USAGE', 'GPU_UTIL', 'FB_USED', 'FB_FREE', 'PROF_SM_ACTIVE', 'MEM_CLOCK']) {
+    out.push(`# TYPE DCGM_FI_DEV_${f} gauge\n`);
+    for (let g = 0; g < GPUS; g++) {
+      out.push(`DCGM_FI_DEV_${f}{gpu="${g}",UUID="GPU-${g}0c56d28-0da5-6d26-a36a-e7af1ce2586e",device="nvidia${g}",modelName="NVIDIA H100 80GB HBM3",Hostname="node-17"} ${(i * 7 + g) % 1500}\n`);
+    }
+  }
+  for (let k = 0; k < 40; k++) out.push(`# TYPE app_metric_${k} gauge\n`, `app_metric_${k}{shard="${k % 4}"} ${i + k}\n`);
+  return out.join('');
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.UTC(2026, 0, 1);
+  const chunks: Buffer[] = [];
+  let text = '';
+  for (let i = 0; i < SCRAPES; i++) {
+    text += scrape(i, t0);
+    if (text.length > 1 << 16) {
+      chunks.push(Buffer.from(text));
+      text = '';
+    }
+  }
+  chunks.push(Buffer.from(text));
+  const bytes = chunks.reduce((n, c) => n + c.length, 0);
+
+  const dir = mkdtempSync(join(tmpdir(), 'qs-bench-'));
+  const store = new Store(join(dir, 'bench.db'));
+  try {
+    const incident = store.createIncident('bench');
+    const sink = PARSE_ONLY ? countingSink() : store.beginSource(incident, { path: 'scrapes.prom', format: 'prometheus-text', bytes });
+    const start = process.hrtime.bigint();
+    await prometheusTextImporter.import(
+      { stream: () => Readable.from(chunks), file: async () => '' },
+      sink,
+      { path: 'scrapes.prom', size: bytes, mtimeMs: null, options: {}, signal: new AbortController().signal, progress: () => {}, warn: (m) => console.warn(m) },
+    );
+    if (!PARSE_ONLY) (sink as ReturnType<Store['beginSource']>).commit([]);
+    const secs = Number(process.hrtime.bigint() - start) / 1e9;
+    const rows = sink.rows;
+    console.log(`prometheus-text${PARSE_ONLY ? ' (parse only)' : ' into SQLite'}: ${SCRAPES} scrapes, ${(bytes / 1e6).toFixed(1)} MB, ${rows} rows (samples + buckets) in ${secs.toFixed(2)} s = ${Math.round(rows / secs).toLocaleString('en-US')} samples/s, ${(bytes / 1e6 / secs).toFixed(1)} MB/s`);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
