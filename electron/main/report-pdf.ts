@@ -8,7 +8,7 @@ export async function printHtmlToPdf(htmlFile: string, pdfFile: string): Promise
   const win = new BrowserWindow({ show: false, webPreferences: { sandbox: true, contextIsolation: true, nodeIntegration: false, javascript: false } });
   try {
     await win.loadURL(pathToFileURL(htmlFile).toString());
-    const pdf = await win.webContents.printToPDF({ printBackground: true, pageSize: 'A4', margins: { marginType: 'default' } });
+    const pdf = await win.webContents.printToPDF({ printBackground: true, preferCSSPageSize: true });
     await writeFile(pdfFile, pdf);
   } finally {
     win.destroy();

@@ -42,7 +42,8 @@ async function* decode(
 }
 
 function isZlibError(e: unknown): e is Error & { code: string } {
-  return e instanceof Error && typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('Z_');
+  const code: unknown = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('Z_');
 }
 
 function describe(what: string, e: Error & { code: string }): string {

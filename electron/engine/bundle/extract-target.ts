@@ -30,9 +30,11 @@ export class ExtractTarget {
     return `${this.label}:${raw}`;
   }
 
+  /** For archives that cannot be counted up front (tar): what came before the limit stays. */
   countEntry(): void {
     if (++this.entries > this.limits.maxEntries) {
-      throw new ArchiveRefused(this.label, `has more than ${this.limits.maxEntries} entries (maxEntries) — refused`);
+      const max = this.limits.maxEntries;
+      throw new ArchiveRefused(this.label, `has more than ${max} entries (maxEntries) — stopped there, the first ${max} were kept`);
     }
   }
 

@@ -80,7 +80,10 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
     emit({ path: entry.path, format: r.format, entry_bytes_done: entry.size ?? 0, entry_bytes_total: entry.size, state: 'running', finished: r }, true);
   }
 
-  store.refreshIncidentSpan(incidentId);
+  if (cancelled && results.length === 0 && opts.incidentId === undefined) {
+    // Nothing was kept: leave no empty incident behind.
+    store.deleteIncidentWriter(incidentId);
+  } else store.refreshIncidentSpan(incidentId);
   const result: ImportResult = { incident_id: incidentId, sources: results, cancelled };
   emit({ path: '', format: null, entry_bytes_done: 0, entry_bytes_total: null, state: cancelled ? 'cancelled' : 'done', result }, true);
   return result;

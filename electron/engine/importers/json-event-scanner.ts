@@ -5,7 +5,7 @@
 
 export type ScanItem =
   | { kind: 'events'; events: unknown[]; offset: number }
-  | { kind: 'key'; key: string; value: unknown; offset: number };
+  | { kind: 'key'; key: string; value: unknown; raw: string; offset: number };
 
 export class ScanError extends Error {
   constructor(readonly offset: number, message: string, readonly key?: string) {
@@ -212,7 +212,7 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
             } catch (e) {
               throw new ScanError(base + captureStart, `malformed value: ${(e as Error).message}`, key);
             }
-            yield { kind: 'key', key, value, offset: base + captureStart };
+            yield { kind: 'key', key, value, raw: text, offset: base + captureStart };
             captureStart = -1;
             mode = b === RBRACE ? 'done' : 'member';
           }
@@ -241,7 +241,7 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
     }
   }
 
-  if (mode !== 'done') {
+  if ((mode as Mode) !== 'done') {
     const where = base + buf.length;
     if (mode === 'events') throw new ScanError(where, 'truncated trace: the traceEvents array is not closed', 'traceEvents');
     if (mode === 'start') throw new ScanError(where, 'empty trace');

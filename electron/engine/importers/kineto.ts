@@ -73,6 +73,11 @@ interface DeviceProps {
 
 class NeedBaseTime extends Error {}
 
+function parseBase(raw: string): bigint | null {
+  const t = raw.trim().replace(/^"|"$/g, '');
+  return /^\d+$/.test(t) ? BigInt(t) : Number.isFinite(Number(t)) ? BigInt(Math.trunc(Number(t))) : null;
+}
+
 export function usToNs(us: number): bigint {
   const whole = Math.floor(us);
   return BigInt(whole) * 1000n + BigInt(Math.round((us - whole) * 1000));
@@ -114,15 +119,14 @@ class KinetoReader {
 
   constructor(private readonly sink: Sink, private readonly ctx: ImportContext, private baseNs: bigint | null) {}
 
-  topKey(key: string, value: unknown): void {
+  topKey(key: string, value: unknown, raw: string): void {
     if (key === 'distributedInfo' && value && typeof value === 'object') {
       const rank = asInt((value as Record<string, unknown>).rank);
       if (rank !== null) this.traceId = `kineto:${rank}`;
     } else if (key === 'deviceProperties' && Array.isArray(value)) {
       this.devices = value.filter((d): d is DeviceProps => !!d && typeof d === 'object');
-    } else if (key === 'baseTimeNanoseconds') {
-      const b = typeof value === 'number' || typeof value === 'string' ? BigInt(Math.trunc(Number(value))) : null;
-      if (b !== null && this.baseNs === null) this.baseNs = b;
+    } else if (key === 'baseTimeNanoseconds' && this.baseNs === null) {
+      this.baseNs = parseBase(raw);
     }
   }
 
@@ -288,8 +292,9 @@ async function pass(input: EntryInput, ctx: ImportContext, reader: KinetoReader 
   try {
     for await (const item of scanChromeTrace(input.stream(), { skipEvents })) {
       if (item.kind === 'key') {
-        if (item.key === 'baseTimeNanoseconds' && (typeof item.value === 'number' || typeof item.value === 'string')) base = BigInt(Math.trunc(Number(item.value)));
-        reader?.topKey(item.key, item.value);
+        // The raw digits: an epoch-ns number does not survive a trip through a double.
+        if (item.key === 'baseTimeNanoseconds') base = parseBase(item.raw);
+        reader?.topKey(item.key, item.value, item.raw);
       } else if (reader) {
         for (const ev of item.events) reader.event(ev, item.offset);
       }

@@ -1,5 +1,19 @@
 // The metric and log importers (Prometheus text/JSON, nvidia-smi, engine logs, kernel logs, JSON lines).
 import type { Importer } from './types';
+import { jsonlLogImporter } from './jsonl-log';
+import { kernelLogImporter } from './kernel-log';
+import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter } from './nvidia-smi';
+import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
+import { vllmLogImporter } from './vllm-log';
 
-export const METRIC_LOG_IMPORTERS: readonly Importer[] = [prometheusTextImporter];
+export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
+  prometheusTextImporter,
+  prometheusJsonImporter,
+  nvidiaSmiCsvImporter,
+  nvidiaSmiAppsCsvImporter,
+  nvidiaSmiDmonImporter,
+  vllmLogImporter,
+  kernelLogImporter,
+  jsonlLogImporter,
+];

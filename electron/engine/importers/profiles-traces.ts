@@ -1,4 +1,20 @@
 // The profiler and trace importers (Kineto, memory snapshots, Nsight Systems/Compute, OTLP, Jaeger).
 import type { Importer } from './types';
+import { kinetoImporter } from './kineto';
+import { memorySnapshotImporter } from './memory-snapshot';
+import { memoryTimelineImporter } from './memory-timeline';
+import { nsysRepImporter, nsysSqliteImporter } from './nsys-sqlite';
+import { ncuCsvImporter } from './ncu-csv';
+import { otlpImporter } from './otlp';
+import { jaegerImporter } from './jaeger';
 
-export const PROFILE_TRACE_IMPORTERS: readonly Importer[] = [];
+export const PROFILE_TRACE_IMPORTERS: readonly Importer[] = [
+  kinetoImporter,
+  memorySnapshotImporter,
+  memoryTimelineImporter,
+  nsysSqliteImporter,
+  nsysRepImporter,
+  ncuCsvImporter,
+  otlpImporter,
+  jaegerImporter,
+];

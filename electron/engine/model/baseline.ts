@@ -75,3 +75,11 @@ export function zScore(x: number, b: BaselineStats): number {
   const scale = 1.4826 * (b.mad > 0 ? b.mad : Math.max(Math.abs(b.median) * 0.01, 1e-12));
   return (x - b.median) / scale;
 }
+
+/**
+ * The default baseline: the first stretch of the incident, `fraction` of its span and at most `maxMs`
+ * (four-quadrant-model.md §2).
+ */
+export function defaultBaselineSpan(startMs: number, endMs: number, fraction: number, maxMs: number): { start_ms: number; end_ms: number } {
+  return { start_ms: startMs, end_ms: startMs + Math.min(maxMs, Math.max(0, endMs - startMs) * fraction) };
+}

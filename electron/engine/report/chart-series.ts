@@ -2,6 +2,7 @@
 // plotted values (gauges as stored, counters as per-second rates, histograms as a quantile per scrape
 // interval), never more than MAX_POINTS per line.
 import type { SeriesInfo } from '../../contract/types';
+import { bucketDelta, histogramQuantile } from '../model/quantiles';
 import type { Store } from '../store/store';
 
 export const MAX_POINTS = 600;
@@ -212,33 +213,11 @@ export function counterRates(t: ArrayLike<number>, v: ArrayLike<number>): [numbe
   return [rt, rv];
 }
 
-/**
- * The q-quantile of the observations between two cumulative bucket snapshots, interpolating linearly
- * inside the bucket as Prometheus' histogram_quantile does; null when nothing was observed.
- */
-export function intervalQuantile(
-  a: { le: number[]; counts: number[] },
-  b: { le: number[]; counts: number[] },
-  q: number,
-): number | null {
-  const before = new Map(a.le.map((le, i) => [le, a.counts[i]]));
-  const les = b.le;
-  const delta = b.counts.map((c, i) => {
-    const prev = before.get(les[i]) ?? 0;
-    return c >= prev ? c - prev : c;
-  });
-  const total = delta[delta.length - 1];
-  if (!(total > 0)) return null;
-  const rank = q * total;
-  for (let i = 0; i < les.length; i++) {
-    if (delta[i] < rank) continue;
-    if (les[i] === Infinity) return i > 0 ? les[i - 1] : null;
-    const lo = i > 0 ? les[i - 1] : 0;
-    const below = i > 0 ? delta[i - 1] : 0;
-    const inBucket = delta[i] - below;
-    return inBucket > 0 ? lo + ((les[i] - lo) * (rank - below)) / inBucket : les[i];
-  }
-  return null;
+/** The q-quantile of what was observed between two cumulative bucket snapshots; null when nothing was. */
+export function intervalQuantile(a: { le: number[]; counts: number[] }, b: { le: number[]; counts: number[] }, q: number): number | null {
+  const sameBuckets = a.le.length === b.le.length && a.le.every((x, i) => x === b.le[i]);
+  const v = histogramQuantile(q, b.le, bucketDelta(sameBuckets ? a.counts : null, b.counts));
+  return Number.isFinite(v) ? v : null;
 }
 
 /** Min/max per equal slice of the span, the same folding the store applies to stored series. */

@@ -94,7 +94,7 @@ function displayScale(unit: ChartUnit, max: number): Scale {
 // ---- line chart
 
 const CW = 900;
-const PAD = { left: 70, right: 18, top: 30, bottom: 46 };
+const PAD = { left: 70, right: 30, top: 46, bottom: 46 };
 const PLOT_H = 170;
 
 export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions): string {
@@ -133,14 +133,14 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
     const w = Math.max(1, X(b.end_ms) - a);
     parts.push(`<rect x="${f(a)}" y="${y0}" width="${f(w)}" height="${PLOT_H}" fill="${FAMILY_COLORS[b.family]}" fill-opacity="0.08"/>`);
     const row = families.indexOf(b.family);
-    parts.push(`<rect x="${f(a)}" y="${y0 + row * 4}" width="${f(w)}" height="3" fill="${FAMILY_COLORS[b.family]}"/>`);
+    parts.push(`<rect x="${f(a)}" y="${22 + row * 4}" width="${f(w)}" height="3" fill="${FAMILY_COLORS[b.family]}"/>`);
   }
   for (const a of overlay.annotations) {
     const xa = X(a.start_ms);
     const xb = X(a.end_ms);
     if (xb - xa >= 1) parts.push(`<rect x="${f(xa)}" y="${y0}" width="${f(xb - xa)}" height="${PLOT_H}" fill="${ANNOTATION_COLOR}" fill-opacity="0.12" stroke="${ANNOTATION_COLOR}" stroke-opacity="0.5" stroke-width="0.8"/>`);
     else parts.push(`<line x1="${f(xa)}" y1="${y0}" x2="${f(xa)}" y2="${y1}" stroke="${ANNOTATION_COLOR}" stroke-width="1.2"/>`);
-    parts.push(`<text x="${f(xa + 2)}" y="${y0 - 4}" font-size="10" font-weight="bold" fill="${ANNOTATION_COLOR}">A${a.n}</text>`);
+    parts.push(`<text x="${f(xa + 2)}" y="${y0 - 3}" font-size="10" font-weight="bold" fill="${ANNOTATION_COLOR}">A${a.n}</text>`);
   }
 
   // Grid and axes.
@@ -152,7 +152,7 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   for (const t of timeTicks(t0, t1)) {
     const x = X(t);
     parts.push(`<line x1="${f(x)}" y1="${y1}" x2="${f(x)}" y2="${y1 + 4}" stroke="#888888"/>`);
-    parts.push(`<text x="${f(x)}" y="${y1 + 16}" text-anchor="middle" fill="#444444">${fmtClock(t)}</text>`);
+    parts.push(`<text x="${f(x)}" y="${y1 + 16}" text-anchor="${tickAnchor(x, x1)}" fill="#444444">${fmtClock(t)}</text>`);
   }
   parts.push(`<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${PLOT_H}" fill="none" stroke="#9a9a9a" stroke-width="0.8"/>`);
 
@@ -178,7 +178,7 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   if (overlay.onset_ms !== null) {
     const x = X(overlay.onset_ms);
     parts.push(`<line x1="${f(x)}" y1="${y0}" x2="${f(x)}" y2="${y1}" stroke="${ONSET_COLOR}" stroke-width="1.5" stroke-dasharray="5 3"/>`);
-    parts.push(`<text x="${f(x)}" y="${y0 - 4}" text-anchor="middle" font-size="10" font-weight="bold" fill="${ONSET_COLOR}">onset</text>`);
+    parts.push(`<text x="${f(x - 2)}" y="${y0 - 3}" text-anchor="end" font-size="10" font-weight="bold" fill="${ONSET_COLOR}">onset</text>`);
   }
 
   // Legend.
@@ -200,6 +200,9 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   parts.push('</svg>');
   return parts.join('\n');
 }
+
+/** A tick label at the right edge ends there instead of running off the figure. */
+const tickAnchor = (x: number, right: number) => (x > right - 24 ? 'end' : 'middle');
 
 /** Index runs with no gap wider than 5× the median step, so a missing stretch is not drawn as a line. */
 function segments(t: number[]): number[][] {
@@ -254,14 +257,18 @@ export function quadrantSvg(windows: WindowScore[], thetaR: number, thetaS: numb
     for (const p of w) parts.push(`<circle cx="${f(X(p.R))}" cy="${f(Y(p.S))}" r="2.6" fill="${QUADRANT_COLORS[p.quadrant].ink}"/>`);
     const first = w[0];
     const last = w[w.length - 1];
+    const label = (r: number, s: number, text: string, color: string, dy: number) => {
+      const right = X(r) > (x0 + x1) / 2;
+      parts.push(`<text x="${f(X(r) + (right ? -10 : 10))}" y="${f(Y(s) + dy)}" text-anchor="${right ? 'end' : 'start'}" font-weight="bold" fill="${color}">${text}</text>`);
+    };
     parts.push(`<circle cx="${f(X(first.R))}" cy="${f(Y(first.S))}" r="5.5" fill="none" stroke="#1a1a1a" stroke-width="1.4"/>`);
-    parts.push(`<text x="${f(X(first.R) + 8)}" y="${f(Y(first.S) + 4)}" font-weight="bold" fill="#1a1a1a">start</text>`);
+    label(first.R, first.S, 'start', '#1a1a1a', -8);
     parts.push(`<rect x="${f(X(last.R) - 5)}" y="${f(Y(last.S) - 5)}" width="10" height="10" fill="none" stroke="#1a1a1a" stroke-width="1.4"/>`);
-    parts.push(`<text x="${f(X(last.R) - 8)}" y="${f(Y(last.S) - 8)}" text-anchor="end" font-weight="bold" fill="#1a1a1a">end</text>`);
+    label(last.R, last.S, 'end', '#1a1a1a', -8);
     if (onsetMs !== null) {
       const at = w.find((p) => p.t_ms >= onsetMs) ?? last;
-      parts.push(`<circle cx="${f(X(at.R))}" cy="${f(Y(at.S))}" r="7" fill="none" stroke="${ONSET_COLOR}" stroke-width="1.6" stroke-dasharray="3 2"/>`);
-      parts.push(`<text x="${f(X(at.R) + 10)}" y="${f(Y(at.S) - 6)}" font-weight="bold" fill="${ONSET_COLOR}">onset</text>`);
+      parts.push(`<circle cx="${f(X(at.R))}" cy="${f(Y(at.S))}" r="8" fill="none" stroke="${ONSET_COLOR}" stroke-width="1.6" stroke-dasharray="3 2"/>`);
+      label(at.R, at.S, 'onset', ONSET_COLOR, 16);
     }
   } else {
     parts.push(`<text x="${f((x0 + x1) / 2)}" y="${f((y0 + y1) / 2)}" text-anchor="middle" fill="#666666">no windows were scored</text>`);
@@ -292,7 +299,7 @@ export function quadrantStripSvg(runs: QuadrantRun[], overlay: Pick<Overlay, 'sp
   for (const t of timeTicks(t0, t1)) {
     const x = X(t);
     parts.push(`<line x1="${f(x)}" y1="32" x2="${f(x)}" y2="36" stroke="#888888"/>`);
-    parts.push(`<text x="${f(x)}" y="48" text-anchor="middle" fill="#444444">${fmtClock(t)}</text>`);
+    parts.push(`<text x="${f(x)}" y="48" text-anchor="${tickAnchor(x, x1)}" fill="#444444">${fmtClock(t)}</text>`);
   }
   const qs: Quadrant[] = ['healthy', 'saturated', 'exhausted', 'contended'];
   qs.forEach((q, i) => {

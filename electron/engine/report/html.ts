@@ -26,7 +26,8 @@ table.kv { width: auto; min-width: 60%; }
 table.kv th { background: none; border-bottom: 1px solid #e1e6ec; width: 12em; color: #4a5b70; font-weight: normal; white-space: nowrap; }
 table.meta th { width: 9em; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
-.mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 11px; word-break: break-all; }
+.mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 11px; overflow-wrap: anywhere; }
+.nowrap { white-space: nowrap; }
 .good { color: #2d7a2d; font-weight: bold; }
 .bad { color: #b3261e; font-weight: bold; }
 .warn { color: #9a6400; font-weight: bold; }
@@ -72,7 +73,10 @@ function block(b: Block): string {
       return `<table><thead><tr>${head}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
     }
     case 'figure':
-      return `<figure${b.figure.file === 'quadrant.svg' ? ' class="square"' : ''}>\n${b.figure.svg}\n<figcaption>${escapeHtml(b.figure.title)}</figcaption>\n</figure>`;
+      // Charts carry their title inside the SVG; the trajectory figures are captioned.
+      return b.figure.kind === 'chart'
+        ? `<figure>\n${b.figure.svg}\n</figure>`
+        : `<figure${b.figure.file === 'quadrant.svg' ? ' class="square"' : ''}>\n${b.figure.svg}\n<figcaption>${escapeHtml(b.figure.title)}</figcaption>\n</figure>`;
   }
 }
 

@@ -1,6 +1,7 @@
 // The report as GitHub-flavoured Markdown: the same document as the HTML, with tables for the lists
 // and the figures as links to SVG files written beside the .md. Data text is escaped so that a log
-// line can neither inject HTML nor break a table.
+// line can neither inject HTML nor break a table; table cells are plain text, never code spans, so no
+// raw markup from the data reaches the file.
 import type { Block, Cell, ReportDocument } from './report-document';
 
 /** Plain text safe in Markdown prose and table cells: no HTML, no emphasis, no links, no cell breaks. */
@@ -11,27 +12,18 @@ export function escapeMd(s: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/[\\`*[\]|~]/g, (c) => `\\${c}`)
-    .replace(/_/g, (u, i: number, all: string) => (alnum(all[i - 1]) && alnum(all[i + 1]) ? u : '\\_'))
-    .replace(/^(\d+)\./, '$1\\.')
-    .replace(/^[#+\-=]/, '\\$&');
+    .replace(/_/g, (u, i: number, all: string) => (alnum(all[i - 1]) && alnum(all[i + 1]) ? u : '\\_'));
 }
+
+/** Text that starts a line: also no heading, list or rule marker at its start. */
+const escapeMdLine = (s: string) => escapeMd(s).replace(/^(\d+)\./, '$1\\.').replace(/^[#+\-=]/, '\\$&');
 
 // An underscore inside a word (kv_exhaustion) never starts emphasis, so it stays readable unescaped.
 const alnum = (c: string | undefined) => c !== undefined && /[A-Za-z0-9]/.test(c);
 
-/** An inline code span that holds any text: the fence is longer than any backtick run inside. */
-export function codeSpan(s: string): string {
-  const text = s.replace(/\r?\n|\r/g, ' ').replace(/\|/g, '\\|');
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') || /^ .* $/.test(text) ? ' ' : '';
-  return text ? `${fence}${pad}${text}${pad}${fence}` : '';
-}
-
 function cell(c: Cell): string {
   if (typeof c === 'string') return escapeMd(c);
-  const one = (s: string) => (c.tone === 'mono' ? codeSpan(s) : escapeMd(s));
-  const body = c.lines ? c.lines.map(one).join('<br>') : one(c.text);
+  const body = c.lines ? c.lines.map(escapeMd).join('<br>') : escapeMd(c.text);
   return c.tone === 'bad' || c.tone === 'good' ? `**${body}**` : body;
 }
 
@@ -40,7 +32,7 @@ function block(b: Block, chartsLink: string): string {
     case 'h3':
       return `### ${escapeMd(b.text)}`;
     case 'p':
-      return b.tone === 'verdict' ? `**${escapeMd(b.text)}**` : b.tone === 'note' ? `*${escapeMd(b.text)}*` : escapeMd(b.text);
+      return b.tone === 'verdict' ? `**${escapeMd(b.text)}**` : b.tone === 'note' ? `*${escapeMd(b.text)}*` : escapeMdLine(b.text);
     case 'kv':
       return b.rows.map(([k, v]) => `- **${escapeMd(k)}:** ${escapeMd(v)}`).join('\n');
     case 'table': {

@@ -3,6 +3,8 @@
 import type { AlertFamily, Diagnosis, Preset, Quadrant } from '../../contract/diagnosis';
 import type { Annotation, EventRow, IncidentDetail, SourceInfo } from '../../contract/types';
 import type { Store } from '../store/store';
+import { DEFAULT_CONFIG } from '../model/config';
+import { counterIncrease } from '../model/rates';
 import { gatherCharts, counterRates, type ChartData } from './chart-series';
 
 export const LOG_LINE_CAP = 200;
@@ -17,14 +19,9 @@ export interface Thresholds {
   error_rate: number;
 }
 
-const PRESET_THRESHOLDS: Record<Preset, Pick<Thresholds, 'latency_ms' | 'throughput_drop'>> = {
-  default: { latency_ms: 150, throughput_drop: 0.3 },
-  'high-qps': { latency_ms: 120, throughput_drop: 0.25 },
-  'long-context': { latency_ms: 300, throughput_drop: 0.4 },
-};
-
 export function thresholdsFor(preset: Preset): Thresholds {
-  return { ...(PRESET_THRESHOLDS[preset] ?? PRESET_THRESHOLDS.default), resource_R: 0.85, service_S: 0.5, error_rate: 0.05 };
+  const c = DEFAULT_CONFIG;
+  return { ...(c.presets[preset] ?? c.presets.default), resource_R: c.theta_R, service_S: c.theta_S, error_rate: c.error_rate };
 }
 
 export interface QuadrantRun {
@@ -157,25 +154,17 @@ function kvSummary(store: Store, incidentId: number): KvSummary {
   let peakRate: number | null = null;
   for (const s of series.filter((x) => x.name === 'kv.preemptions' && x.points > 0)) {
     const { t, v } = store.samples(s.id);
-    const [rt, rv] = counterRates(t, v);
-    let total = 0;
-    for (let i = 0; i < rv.length; i++) {
-      const dt = (rt[i] - (i ? rt[i - 1] : t[0])) / 1000;
-      total += rv[i] * dt;
-      peakRate = Math.max(peakRate ?? 0, rv[i]);
+    if (s.kind !== 'counter') {
+      preemptions = (preemptions ?? 0) + v.reduce((a, b) => Math.max(a, b), 0);
+      continue;
     }
-    preemptions = (preemptions ?? 0) + (s.kind === 'counter' ? Math.round(total) : v.reduce((a, b) => Math.max(a, b), 0));
+    preemptions = (preemptions ?? 0) + counterIncrease(v);
+    for (const r of counterRates(t, v)[1]) peakRate = Math.max(peakRate ?? 0, r);
   }
 
   const increase = (name: string) => {
-    let sum = 0;
-    let found = false;
-    for (const s of series.filter((x) => x.name === name && x.points > 0)) {
-      found = true;
-      const { v } = store.samples(s.id);
-      for (let i = 1; i < v.length; i++) sum += v[i] >= v[i - 1] ? v[i] - v[i - 1] : v[i];
-    }
-    return found ? sum : null;
+    const found = series.filter((x) => x.name === name && x.points > 0);
+    return found.length ? found.reduce((sum, s) => sum + counterIncrease(store.samples(s.id).v), 0) : null;
   };
   const queries = increase('kv.prefix_queries');
   const hits = increase('kv.prefix_hits');

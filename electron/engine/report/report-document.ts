@@ -7,7 +7,7 @@ import type { Figure } from './figures';
 import { fmtAt, fmtBytes, fmtDuration, fmtNum, fmtPct, fmtTime, fmtValue } from './formatting';
 import type { ReportData } from './report-data';
 
-export type Tone = 'good' | 'bad' | 'warn' | 'muted' | 'mono';
+export type Tone = 'good' | 'bad' | 'warn' | 'muted' | 'mono' | 'nowrap';
 export type Cell = string | { text: string; tone?: Tone; lines?: string[] };
 
 export type Block =
@@ -60,7 +60,7 @@ export function buildDocument(d: ReportData, figures: Figure[]): ReportDocument 
 
   const top = dg.causes[0] ?? null;
   const sections: Section[] = [
-    { id: 'summary', title: 'Summary', page: false, blocks: summary(d, top, at) },
+    { id: 'summary', title: 'Summary', page: false, blocks: [...summary(d, top, at), ...figures.filter((x) => x.file === 'quadrant-timeline.svg').map((figure): Block => ({ t: 'figure', figure }))] },
     { id: 'diagnosis', title: 'Diagnosis', page: true, blocks: diagnosis(d, at) },
     { id: 'trajectory', title: 'Quadrant trajectory', page: true, blocks: trajectory(d, figures, at) },
     { id: 'signals', title: 'Key signals', page: true, blocks: signals(d, figures) },
@@ -272,7 +272,7 @@ function logs(d: ReportData): Block[] {
       t: 'table',
       columns: ['Time', 'Severity', 'Source', 'Line'],
       rows: lines.map((l) => [
-        fmtTime(l.ts_ms),
+        { text: fmtTime(l.ts_ms), tone: 'nowrap' },
         { text: l.evidence ? `${l.severity} · cited` : l.severity, tone: l.severity === 'error' || l.severity === 'critical' ? 'bad' : l.severity === 'warning' ? 'warn' : 'muted' },
         { text: l.source_path ? `${l.source_path}${l.line === null ? '' : `:${l.line}`}` : '—', tone: 'mono' },
         { text: l.text.length > LOG_TEXT_CAP ? `${l.text.slice(0, LOG_TEXT_CAP)}…` : l.text, tone: 'mono' },

@@ -118,7 +118,7 @@ const VLLM: Record<string, Rule> = {
     name: 'lora.active',
     unit: 'count',
     kind: 'gauge',
-    labels: (l) => (l.max_lora !== undefined ? { max_lora: l.max_lora } : {}),
+    labels: (l): Labels => (l.max_lora !== undefined ? { max_lora: l.max_lora } : {}),
     valueFromLabels: (l) => new Set([...adapters(l.running_lora_adapters), ...adapters(l.waiting_lora_adapters)]).size,
   },
 };

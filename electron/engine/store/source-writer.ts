@@ -57,7 +57,9 @@ export class SourceWriter implements Sink {
   constructor(private readonly db: Db, readonly incidentId: number, meta: { path: string; format: string; bytes: number }, attachFile?: string) {
     this.attachedFile = null;
     if (attachFile) {
-      db.prepare('ATTACH DATABASE ? AS ext').run(`file:${encodeURI(attachFile)}?mode=ro&immutable=1`);
+      // better-sqlite3 builds SQLite with SQLITE_USE_URI=0, so a "file:…?mode=ro" URI would be taken as a
+      // file name and fail; the plain path is attached, and importers only SELECT from it.
+      db.prepare('ATTACH DATABASE ? AS ext').run(attachFile);
       this.attachedFile = attachFile;
     }
     db.exec('BEGIN IMMEDIATE');

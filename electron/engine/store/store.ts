@@ -99,6 +99,11 @@ export class Store {
     w.prepare('UPDATE incidents SET start_ms = ?, end_ms = ? WHERE id = ?').run(r.lo === null ? null : Math.floor(r.lo), r.hi === null ? null : Math.ceil(r.hi), incidentId);
   }
 
+  /** Deletes an incident on the writer connection (the pipeline's own, for an import that kept nothing). */
+  deleteIncidentWriter(id: number): void {
+    this.writer.prepare('DELETE FROM incidents WHERE id = ?').run(id);
+  }
+
   listIncidents(): Incident[] {
     return this.db.prepare('SELECT id, name, created_ms, start_ms, end_ms, source FROM incidents ORDER BY created_ms DESC, id DESC').all() as Incident[];
   }
@@ -355,6 +360,11 @@ export class Store {
   }
 
   // ---- diagnoses
+
+  /** The JSON of the incident's most recently saved diagnosis, or null. */
+  latestDiagnosis(incidentId: number): string | null {
+    return (this.db.prepare('SELECT json FROM diagnoses WHERE incident_id = ? ORDER BY created_ms DESC, rowid DESC LIMIT 1').pluck().get(incidentId) as string | undefined) ?? null;
+  }
 
   saveDiagnosis(incidentId: number, json: string): void {
     this.db.transaction(() => {

@@ -50,7 +50,7 @@ typedef struct { unsigned pid; unsigned long long usedGpuMemory; unsigned gpuIns
 typedef struct { nvmlDevice_t device; unsigned long long eventType, eventData; unsigned gpuInstanceId, computeInstanceId; } nvmlEventData_t;
 
 #define MAX_DEVICES 64
-#define MAX_PROCS 32
+#define MAX_PROCS 128
 #define MAX_XIDS 16
 #define XID_EVENT 0x8ULL
 #define NOT_AVAILABLE (~0ULL)

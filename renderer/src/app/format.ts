@@ -16,7 +16,10 @@ export function formatBytes(n: number): string {
 export function formatNumber(n: number | null | undefined, digits = 3): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   const a = Math.abs(n);
-  if (a !== 0 && (a >= 1e6 || a < 1e-3)) return n.toExponential(2);
+  if (a >= 1e9) return `${Number((n / 1e9).toPrecision(digits))}G`;
+  if (a >= 1e6) return `${Number((n / 1e6).toPrecision(digits))}M`;
+  if (a >= 1e4) return `${Number((n / 1e3).toPrecision(digits))}k`;
+  if (a !== 0 && a < 1e-3) return n.toExponential(2);
   return Number(n.toPrecision(digits)).toLocaleString('en-US');
 }
 
@@ -24,7 +27,7 @@ export function formatValue(n: number | null | undefined, unit: string): string 
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   if (unit === 'bytes') return formatBytes(n);
   if (unit === 'bytes/s') return `${formatBytes(n)}/s`;
-  if (unit === 'ratio' || unit === '0..1') return `${(n * 100).toFixed(1)}%`;
+  if (unit === 'ratio' || unit === 'fraction' || unit === '0..1') return `${(n * 100).toFixed(1)}%`;
   if (unit === 'seconds' || unit === 's') return formatDuration(n * 1000);
   return `${formatNumber(n)}${unit ? ` ${unit}` : ''}`;
 }

@@ -6,19 +6,21 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, errorText } from '../api';
-import { formatValue } from '../app/format';
+import { formatNumber, formatValue } from '../app/format';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
 import { useLayout } from '../state/layout';
 import { useMarkers } from '../state/markers';
 import { beginInteraction, chartBusy, chartIdle } from './draw-tracker';
-import { alignColumns, seriesColumns } from './minmax-columns';
+import { alignColumns, ratioColumns, seriesColumns } from './minmax-columns';
 import { drawOverlays } from './overlays';
 import type { ChartGroup } from './series-groups';
 import { readChartColors } from './theme-colors';
 
 export const SYNC_KEY = 'quadscope-time';
+
+let instances = 0;
 
 interface Props {
   group: ChartGroup;
@@ -26,19 +28,21 @@ interface Props {
   highlighted?: boolean;
 }
 
+/** Axis ticks stay short: the unit is in the chart title. */
 function axisValue(v: number, unit: string): string {
-  return formatValue(v, unit).replace(/ (ms|s|µs)$/, '$1');
+  if (unit === 'bytes' || unit === 'fraction' || unit === 'seconds') return formatValue(v, unit).replace(/ (ms|s|µs|min)$/, '$1');
+  return formatNumber(v);
 }
 
 export function TimeChart({ group, height, highlighted }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const theme = useLayout((s) => s.theme);
-  const seriesKey = group.series.map((s) => `${s.info.id}${s.asRate ? 'r' : ''}`).join(',');
+  const seriesKey = group.series.map((s) => `${s.info.id}${s.asRate ? 'r' : ''}${s.per ? `/${s.per.id}` : ''}`).join(',');
 
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const chartId = `${group.id}:${seriesKey}`;
+    const chartId = `${group.id}#${++instances}`;
     const colors = readChartColors();
     const cursorLine = document.createElement('div');
     cursorLine.className = 'chart-cursor';
@@ -138,12 +142,15 @@ export function TimeChart({ group, height, highlighted }: Props) {
       el.dataset.state = 'loading';
       chartBusy(chartId);
       try {
-        const res = await api.querySeries({ series_ids: group.series.map((x) => x.info.id), start_ms: Math.floor(s), end_ms: Math.ceil(e), points });
+        const ids = group.series.flatMap((x) => (x.per ? [x.info.id, x.per.id] : [x.info.id]));
+        const res = await api.querySeries({ series_ids: ids, start_ms: Math.floor(s), end_ms: Math.ceil(e), points });
         if (my !== seq || destroyed) return;
         const byId = new Map(res.map((d) => [d.series_id, d]));
         const bucket = (e - s) / points;
         const cols = group.series.map((x) => {
           const d = byId.get(x.info.id);
+          const per = x.per ? byId.get(x.per.id) : undefined;
+          if (d && per) return ratioColumns(d, per);
           return d ? seriesColumns(d, x.asRate, bucket) : { t: new Float64Array(0), v: new Float64Array(0) };
         });
         const t0 = performance.now();

@@ -22,6 +22,27 @@ export function seriesColumns(d: SeriesData, asRate: boolean, bucketMs: number):
   return { t, v };
 }
 
+/** rate(num) / rate(den) where both have a point at the same time (a histogram's mean per event). */
+export function ratioColumns(num: SeriesData, den: SeriesData): { t: Float64Array; v: Float64Array } {
+  const a = counterRate(num.t, num.max);
+  const b = counterRate(den.t, den.max);
+  const t: number[] = [];
+  const v: number[] = [];
+  for (let i = 0, j = 0; i < a.t.length && j < b.t.length; ) {
+    if (a.t[i] < b.t[j]) i++;
+    else if (a.t[i] > b.t[j]) j++;
+    else {
+      if (b.v[j] > 0) {
+        t.push(a.t[i]);
+        v.push(a.v[i] / b.v[j]);
+      }
+      i++;
+      j++;
+    }
+  }
+  return { t: Float64Array.from(t), v: Float64Array.from(v) };
+}
+
 /** Aligns several (t, v) columns on one shared, sorted x column, with nulls where a series has no point. */
 export function alignColumns(cols: { t: Float64Array; v: Float64Array }[]): (number | null)[][] | [Float64Array, ...Float64Array[]] {
   if (cols.length === 1) return [cols[0].t, cols[0].v];

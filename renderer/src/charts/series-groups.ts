@@ -6,6 +6,8 @@ export interface ChartSeries {
   info: SeriesInfo;
   label: string;
   asRate: boolean;
+  /** A histogram's `.count` counter: the series is then rate(info) / rate(per), the mean per event. */
+  per?: SeriesInfo;
 }
 
 export interface ChartGroup {
@@ -86,12 +88,32 @@ function build(id: string, title: string, list: SeriesInfo[]): ChartGroup[] {
   return out;
 }
 
+const sameLabels = (a: SeriesInfo, b: SeriesInfo) => JSON.stringify(a.labels) === JSON.stringify(b.labels);
+
+/**
+ * Latency histograms arrive as `<name>.sum` and `<name>.count` counters (their buckets are not series
+ * points): rate(sum) / rate(count) is the mean latency per window, which is what a chart can honestly show.
+ */
+function latencyMeans(chartable: SeriesInfo[], used: Set<number>): ChartGroup[] {
+  const out: ChartSeries[] = [];
+  for (const sum of chartable) {
+    if (!sum.name.startsWith('lat.') || !sum.name.endsWith('.sum')) continue;
+    const base = sum.name.slice(0, -4);
+    const count = chartable.find((c) => c.name === `${base}.count` && sameLabels(c, sum));
+    if (!count) continue;
+    used.add(sum.id).add(count.id);
+    out.push({ info: sum, per: count, label: `${base} mean`, asRate: false });
+  }
+  if (!out.length) return [];
+  return [{ id: 'latency-mean', title: 'Latency, mean per request (histogram sum ÷ count)', unit: 'seconds', series: out.slice(0, MAX_SERIES_PER_CHART) }];
+}
+
 export function groupSeries(all: SeriesInfo[]): ChartGroup[] {
   const chartable = all.filter((s) => s.points > 0 && s.kind !== 'info');
   const used = new Set<number>();
-  const groups: ChartGroup[] = [];
+  const groups: ChartGroup[] = latencyMeans(chartable, used);
   for (const g of GROUPS) {
-    const members = chartable.filter((s) => g.match(s.name));
+    const members = chartable.filter((s) => !used.has(s.id) && g.match(s.name));
     members.forEach((s) => used.add(s.id));
     if (members.length) groups.push(...build(g.id, g.title, members));
   }
@@ -113,5 +135,5 @@ export function groupSeries(all: SeriesInfo[]): ChartGroup[] {
 /** Whether a diagnosis evidence ref ("kv.usage", "gpu.mem.used{gpu=0}") names a series of this chart. */
 export function groupHasSeries(g: ChartGroup, ref: string): boolean {
   const name = ref.split('{')[0];
-  return g.series.some((s) => s.info.name === name);
+  return g.series.some((s) => s.info.name === name || s.per?.name === name || s.info.name === `${name}.sum`);
 }

@@ -8,9 +8,18 @@ import { useNavigation } from '../state/navigation';
 import { useIncidents } from '../state/incidents';
 import { filesFromDataTransfer, filesFromList, hasFiles } from './drop-files';
 
+/** The dropped folder's name, the one file's name, or "N files (a, b, …)". */
+export function importName(files: DroppedFile[]): string {
+  const tops = new Set(files.map((f) => (f.relative_path.includes('/') ? f.relative_path.split('/')[0] : '')));
+  if (tops.size === 1 && !tops.has('')) return [...tops][0];
+  if (files.length === 1) return files[0].relative_path.split('/').pop()!;
+  const names = files.map((f) => f.relative_path.split('/').pop()!);
+  return `${files.length} files (${names.slice(0, 2).join(', ')}${files.length > 2 ? ', …' : ''})`.slice(0, 200);
+}
+
 export function startImport(files: DroppedFile[]): void {
   if (!files.length) return;
-  void useImports.getState().start(files, undefined, (incidentId) => {
+  void useImports.getState().start(files, importName(files), (incidentId) => {
     void useIncidents.getState().refresh();
     useNavigation.getState().go('incident', incidentId);
   });

@@ -10,6 +10,7 @@ import { useLayout } from '../state/layout';
 
 export const THETA_R = 0.85;
 export const THETA_S = 0.5;
+const NO_WINDOWS: WindowScore[] = [];
 const PAD = { left: 34, right: 10, top: 10, bottom: 28 };
 
 const QUADRANT_LABELS: [string, number, number][] = [
@@ -63,8 +64,18 @@ function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows
   ctx.fillStyle = colors.text;
   ctx.font = '600 11px system-ui, sans-serif';
   for (const [label, r, s] of QUADRANT_LABELS) {
-    ctx.textAlign = r > THETA_R ? 'left' : 'left';
-    ctx.fillText(label, X(r), s < 0.5 ? Y(s) - 4 : Y(s) + 12);
+    if (r < THETA_R) {
+      ctx.textAlign = 'left';
+      ctx.fillText(label, X(r), s < 0.5 ? Y(s) - 4 : Y(s) + 12);
+      continue;
+    }
+    // The right-hand quadrants are a narrow band (R ≥ θR): their names run vertically inside it.
+    ctx.save();
+    ctx.translate(X((THETA_R + 1) / 2) + 4, Y(s < 0.5 ? THETA_S / 2 : (THETA_S + 1) / 2));
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'center';
+    ctx.fillText(label, 0, 0);
+    ctx.restore();
   }
   const n = windows.length;
   ctx.lineWidth = 1.5;
@@ -87,7 +98,7 @@ export function QuadrantMap() {
   const diagnosis = useDiagnosis((s) => s.diagnosis);
   const state = useDiagnosis((s) => s.state);
   const theme = useLayout((s) => s.theme);
-  const windows = diagnosis?.windows ?? [];
+  const windows = diagnosis?.windows ?? NO_WINDOWS;
 
   useEffect(() => {
     const c = canvas.current;

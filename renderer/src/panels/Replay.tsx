@@ -24,8 +24,10 @@ const GAUGES: { key: keyof WindowScore['scores']; label: string; hint: string }[
   { key: 'queue', label: 'Queue', hint: '1 − P95 queue time / 500 ms (1 = no wait)' },
 ];
 
+const NO_WINDOWS: WindowScore[] = [];
+
 export function Replay() {
-  const windows = useDiagnosis((s) => s.diagnosis?.windows ?? []);
+  const windows = useDiagnosis((s) => s.diagnosis?.windows ?? NO_WINDOWS);
   const { playing, speed, toggle, setSpeed, seek } = useReplay();
   const i = useCursorWindow(windows);
   const w = i >= 0 ? windows[i] : null;

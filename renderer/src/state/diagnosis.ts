@@ -3,6 +3,7 @@
 import { create } from 'zustand';
 import type { Diagnosis, Preset, WindowScore } from '../../../electron/contract/diagnosis';
 import { api, errorText } from '../api';
+import { useCursor } from './cursor';
 import type { LoadState } from './incidents';
 
 interface DiagnosisState {
@@ -28,6 +29,8 @@ export const useDiagnosis = create<DiagnosisState>((set, get) => ({
       const diagnosis = await api.analyze({ incident_id: incidentId, options: { preset } });
       if (get().incidentId !== incidentId) return;
       set({ diagnosis, state: 'ready' });
+      const cursor = useCursor.getState();
+      if (cursor.cursor_ms === null) cursor.setCursor(diagnosis.onset_ms ?? diagnosis.windows[0]?.t_ms ?? null);
       performance.measure('qs:analyze', { start: t0 });
     } catch (e) {
       if (get().incidentId === incidentId) set({ state: 'error', error: errorText(e) });

@@ -3,7 +3,7 @@ import { create } from 'zustand';
 import type { EventRow } from '../../../electron/contract/types';
 import { api, errorText } from '../api';
 
-export const MARKER_KINDS = ['xid', 'oom', 'engine_restart', 'crash', 'preemption', 'deploy', 'hang'];
+export const MARKER_KINDS = ['xid', 'gpu_fallen_off', 'oom', 'host_oom_kill', 'engine_restart', 'crash', 'preemption', 'deploy', 'hang'];
 
 interface MarkersState {
   incidentId: number | null;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ImportOptions } from '../../../electron/contract/types';
-import type { Importer } from '../../../electron/engine/importers/types';
+import { formatPosition, type Importer } from '../../../electron/engine/importers/types';
 import { Store } from '../../../electron/engine/store/store';
 
 export interface Run {
@@ -58,7 +58,7 @@ export async function runImporter(imp: Importer, input: RunInput): Promise<Run> 
         options: input.options ?? {},
         signal: new AbortController().signal,
         progress: () => {},
-        warn: (m, where) => warnings.push(`${path}${where?.line !== undefined ? `:${where.line}` : ''}: ${m}`),
+        warn: (m, where) => warnings.push(`${path}${formatPosition(where)}: ${m}`),
       },
     );
     writer.commit(warnings);
@@ -98,7 +98,7 @@ export function seriesRows(r: Run): SeriesRow[] {
 export function values(r: Run, name: string, labels: Record<string, string> = {}): { ts: number; v: number }[] {
   const matches = seriesRows(r).filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   if (matches.length !== 1) throw new Error(`${matches.length} series named ${name} with ${JSON.stringify(labels)}`);
-  return r.all<{ ts: number; v: number }>('SELECT ts_ms AS ts, value AS v FROM samples WHERE series_id = ? ORDER BY ts_ms, rowid', matches[0].id);
+  return r.all<{ ts: number; v: number }>('SELECT ts_ms AS ts, value AS v FROM samples WHERE series_id = ? ORDER BY ts_ms', matches[0].id);
 }
 
 export function events(r: Run, kind?: string): { ts_ms: number; kind: string; severity: string; line: number | null; text: string; attrs: Record<string, unknown> }[] {

@@ -1,0 +1,318 @@
+// Nsight Systems SQLite exports (`nsys export --type sqlite`), attached read-only as `ext` and copied
+// with INSERT … SELECT. Tables exist only when they have data, and columns differ between versions, so
+// every query is built from what the file holds.
+//
+// Tables written:
+// - kernels: CUPTI_ACTIVITY_KIND_KERNEL (name = demangled name via StringIds, else short name; attrs kind
+//   'kernel', short_name, grid, block, registers_per_thread, static/dynamic_shared_memory, context, pid,
+//   launch_span_id 'c<correlationId>'); _MEMCPY as kind 'memcpy' named "Memcpy HtoD" etc. (attrs bytes,
+//   copy_kind); _MEMSET as kind 'memset' named "Memset" (attrs bytes, value).
+// - spans: CUDA runtime calls (trace_id 'nsys:<pid>', span_id 'c<correlationId>', attrs cat 'cuda_runtime',
+//   correlation, tid, return_value) and NVTX ranges (eventType 59 push/pop, 60 start/end) and marks (34,
+//   zero length) (span_id 'n<rowid>', attrs cat 'nvtx', domain_id, tid, event_type).
+// - allocations (source 'nsys'): CUDA_GPU_MEMORY_USAGE_EVENTS, memoryOperationType 0 alloc / 1 free,
+//   paired by device+address in time order; the stack is [runtime call, "next kernel: <short name>"]
+//   (the call with the same correlationId, the first kernel launched after it).
+// - series gpu.mem.total {gpu} (bytes) from TARGET_INFO_GPU.totalMemory, sampled at the first and last
+//   timestamp; one 'gpu_info' event per GPU.
+// Times: ns since session start + TARGET_INFO_SESSION_START_TIME.utcEpochNs (else a start time from the
+// META_DATA tables; else the times stay relative, with a warning).
+import { ImportError, type AttachedQuery, type ImportContext, type Importer, type Sink } from './types';
+
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+export function detectNsysSqlite(head: Buffer): number {
+  if (head.length < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 0;
+  const s = head.toString('latin1');
+  if (/CUPTI_ACTIVITY_KIND|TARGET_INFO_|NVTX_EVENTS|CUDA_GPU_MEMORY_USAGE_EVENTS/.test(s)) return 0.95;
+  // The schema may sit past the head; StringIds alone is a weaker hint.
+  return s.includes('StringIds') ? 0.7 : 0;
+}
+
+const COPY_KINDS: Record<number, string> = { 1: 'HtoD', 2: 'DtoH', 3: 'HtoA', 4: 'AtoH', 5: 'AtoA', 6: 'AtoD', 7: 'DtoA', 8: 'DtoD', 9: 'HtoH', 10: 'PtoP' };
+
+const KERNEL = 'CUPTI_ACTIVITY_KIND_KERNEL';
+const RUNTIME = 'CUPTI_ACTIVITY_KIND_RUNTIME';
+const MEMCPY = 'CUPTI_ACTIVITY_KIND_MEMCPY';
+const MEMSET = 'CUPTI_ACTIVITY_KIND_MEMSET';
+const MEMORY = 'CUDA_GPU_MEMORY_USAGE_EVENTS';
+const NVTX = 'NVTX_EVENTS';
+
+class Schema {
+  private readonly cols = new Map<string, Set<string>>();
+  constructor(private readonly q: AttachedQuery, readonly tables: Set<string>) {}
+
+  has(table: string): boolean {
+    return this.tables.has(table);
+  }
+
+  columns(table: string): Set<string> {
+    let c = this.cols.get(table);
+    if (!c) {
+      c = new Set(this.q.all(`PRAGMA ext.table_info('${table}')`).map((r) => String(r.name)));
+      this.cols.set(table, c);
+    }
+    return c;
+  }
+
+  /** `alias.column` where the table has it, else NULL. */
+  col(table: string, alias: string, column: string): string {
+    return this.columns(table).has(column) ? `${alias}."${column}"` : 'NULL';
+  }
+
+  require(table: string, ...columns: string[]): void {
+    const have = this.columns(table);
+    const missing = columns.filter((c) => !have.has(c));
+    if (missing.length) throw new Error(`table ${table} lacks column(s) ${missing.join(', ')}`);
+  }
+}
+
+/** A SQL expression for the session's epoch ns, or null. */
+function baseTimeSql(q: AttachedQuery, schema: Schema): string | null {
+  const candidates: string[] = [];
+  if (schema.has('TARGET_INFO_SESSION_START_TIME') && schema.columns('TARGET_INFO_SESSION_START_TIME').has('utcEpochNs')) {
+    candidates.push('(SELECT utcEpochNs FROM ext.TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs IS NOT NULL LIMIT 1)');
+  }
+  for (const t of ['META_DATA_CAPTURE', 'EXPORT_META_DATA', 'META_DATA_EXPORT']) {
+    if (!schema.has(t)) continue;
+    candidates.push(
+      `(SELECT CAST(value AS INTEGER) FROM ext.${t} WHERE name LIKE '%START%' AND name LIKE '%NS%' AND CAST(value AS INTEGER) > 1000000000000000000 LIMIT 1)`,
+    );
+  }
+  for (const c of candidates) {
+    const r = q.all(`SELECT ${c} IS NOT NULL AS ok`)[0];
+    if (r && r.ok) return c;
+  }
+  return null;
+}
+
+const pidOf = (globalId: string) => `((${globalId} >> 24) & 16777215)`;
+const tidOf = (globalId: string) => `(${globalId} & 16777215)`;
+
+function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void {
+  const ids = [sink.incidentId, sink.sourceId];
+  const hasStrings = schema.has('StringIds');
+  const str = (expr: string) => (hasStrings ? `(SELECT value FROM ext.StringIds WHERE id = ${expr})` : 'NULL');
+
+  if (schema.has(KERNEL)) {
+    schema.require(KERNEL, 'start', 'end', 'deviceId', 'streamId');
+    const c = (n: string) => schema.col(KERNEL, 'k', n);
+    q.run(
+      `INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json)
+       SELECT ?, ?, k.deviceId, k.streamId, COALESCE(${str(c('demangledName'))}, ${str(c('shortName'))}, 'kernel'),
+              k.start + ${base}, k."end" + ${base}, ${c('correlationId')},
+              json_object('kind', 'kernel', 'short_name', ${str(c('shortName'))},
+                'grid', json_array(${c('gridX')}, ${c('gridY')}, ${c('gridZ')}), 'block', json_array(${c('blockX')}, ${c('blockY')}, ${c('blockZ')}),
+                'registers_per_thread', ${c('registersPerThread')}, 'static_shared_memory', ${c('staticSharedMemory')},
+                'dynamic_shared_memory', ${c('dynamicSharedMemory')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))},
+                'launch_span_id', 'c' || ${c('correlationId')})
+         FROM ext.${KERNEL} k`,
+      ...ids,
+    );
+  }
+
+  if (schema.has(MEMCPY)) {
+    schema.require(MEMCPY, 'start', 'end', 'deviceId', 'streamId');
+    const c = (n: string) => schema.col(MEMCPY, 'm', n);
+    const kind = `CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`;
+    q.run(
+      `INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json)
+       SELECT ?, ?, m.deviceId, m.streamId, 'Memcpy ' || ${kind}, m.start + ${base}, m."end" + ${base}, ${c('correlationId')},
+              json_object('kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')},
+                'dst_kind', ${c('dstKind')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})
+         FROM ext.${MEMCPY} m`,
+      ...ids,
+    );
+  }
+
+  if (schema.has(MEMSET)) {
+    schema.require(MEMSET, 'start', 'end', 'deviceId', 'streamId');
+    const c = (n: string) => schema.col(MEMSET, 'm', n);
+    q.run(
+      `INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json)
+       SELECT ?, ?, m.deviceId, m.streamId, 'Memset', m.start + ${base}, m."end" + ${base}, ${c('correlationId')},
+              json_object('kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}, 'context', ${c('contextId')},
+                'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})
+         FROM ext.${MEMSET} m`,
+      ...ids,
+    );
+  }
+
+  if (schema.has(RUNTIME)) {
+    schema.require(RUNTIME, 'start', 'end', 'nameId');
+    const c = (n: string) => schema.col(RUNTIME, 'r', n);
+    q.run(
+      `INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json)
+       SELECT ?, ?, 'nsys:' || ${pidOf(c('globalTid'))}, COALESCE('c' || ${c('correlationId')}, 'r' || r.rowid), NULL,
+              COALESCE(${str('r.nameId')}, 'cuda call'), r.start + ${base}, r."end" + ${base},
+              json_object('cat', 'cuda_runtime', 'correlation', ${c('correlationId')}, 'tid', ${tidOf(c('globalTid'))},
+                'return_value', ${c('returnValue')}, 'event_class', ${c('eventClass')})
+         FROM ext.${RUNTIME} r`,
+      ...ids,
+    );
+  }
+
+  if (schema.has(NVTX)) {
+    schema.require(NVTX, 'start', 'eventType');
+    const c = (n: string) => schema.col(NVTX, 'n', n);
+    q.run(
+      `INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json)
+       SELECT ?, ?, 'nsys:' || ${pidOf(c('globalTid'))}, 'n' || n.rowid, NULL,
+              COALESCE(${c('text')}, ${str(c('textId'))}, 'nvtx'), n.start + ${base}, COALESCE(${c('end')}, n.start) + ${base},
+              json_object('cat', 'nvtx', 'event_type', n.eventType, 'domain_id', ${c('domainId')}, 'tid', ${tidOf(c('globalTid'))})
+         FROM ext.${NVTX} n WHERE n.eventType IN (34, 59, 60)`,
+      ...ids,
+    );
+  }
+}
+
+function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void {
+  if (!schema.has(MEMORY)) return;
+  schema.require(MEMORY, 'start', 'deviceId', 'address', 'bytes', 'memoryOperationType');
+  const hasCorr = schema.columns(MEMORY).has('correlationId');
+  const hasStrings = schema.has('StringIds');
+
+  // The call that made each event and the first kernel launched after it, by correlationId.
+  const callName = new Map<number, string>();
+  if (hasCorr && hasStrings && schema.has(RUNTIME)) {
+    for (const r of q.iterate(
+      `SELECT r.correlationId AS c, s.value AS n FROM ext.${RUNTIME} r JOIN ext.StringIds s ON s.id = r.nameId
+        WHERE r.correlationId IN (SELECT correlationId FROM ext.${MEMORY})`,
+    )) callName.set(Number(r.c), String(r.n));
+  }
+  const kernelCorr: number[] = [];
+  const kernelName: string[] = [];
+  if (hasCorr && hasStrings && schema.has(KERNEL) && schema.columns(KERNEL).has('correlationId')) {
+    const nameCol = schema.columns(KERNEL).has('shortName') ? 'shortName' : 'demangledName';
+    for (const r of q.iterate(`SELECT k.correlationId AS c, s.value AS n FROM ext.${KERNEL} k JOIN ext.StringIds s ON s.id = k.${nameCol} WHERE k.correlationId IS NOT NULL ORDER BY k.correlationId`)) {
+      kernelCorr.push(Number(r.c));
+      kernelName.push(String(r.n));
+    }
+  }
+  const nextKernel = (corr: number): string | null => {
+    let lo = 0;
+    let hi = kernelCorr.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (kernelCorr[mid] <= corr) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < kernelName.length ? kernelName[lo] : null;
+  };
+  const stackFor = (corr: number | null): number | null => {
+    if (corr === null) return null;
+    const frames: string[] = [];
+    const call = callName.get(corr);
+    if (call) frames.push(call);
+    const k = nextKernel(corr);
+    if (k) frames.push(`next kernel: ${k}`);
+    return frames.length ? sink.stack(frames) : null;
+  };
+
+  const open = new Map<string, { size: number; ns: bigint; stack: number | null }>();
+  // Pages in time order (keyset): the connection cannot write while a SELECT is still stepping.
+  const page = (after: [number, number]) =>
+    q.all(
+      `SELECT m.rowid AS rid, m.start AS start, m.deviceId AS device, printf('0x%x', m.address) AS addr, m.bytes AS bytes,
+              m.memoryOperationType AS op, CAST(m.start + ${base} AS TEXT) AS ns, ${hasCorr ? 'm.correlationId' : 'NULL'} AS corr
+         FROM ext.${MEMORY} m WHERE (m.start, m.rowid) > (?, ?) ORDER BY m.start, m.rowid LIMIT 20000`,
+      ...after,
+    );
+  const rows = function* () {
+    let after: [number, number] = [-Infinity, -Infinity];
+    for (;;) {
+      const batch = page(after);
+      if (batch.length === 0) return;
+      yield* batch;
+      const last = batch[batch.length - 1];
+      after = [Number(last.start), Number(last.rid)];
+    }
+  };
+  for (const r of rows()) {
+    const device = Number(r.device);
+    const addr = String(r.addr);
+    const ns = BigInt(String(r.ns));
+    const key = `${device}:${addr}`;
+    const size = Number(r.bytes);
+    const corr = r.corr === null || r.corr === undefined ? null : Number(r.corr);
+    if (Number(r.op) === 0) {
+      const prev = open.get(key);
+      if (prev) sink.allocation({ device, addr, size: prev.size, alloc_ns: prev.ns, free_ns: ns, stack_id: prev.stack, source: 'nsys' });
+      open.set(key, { size, ns, stack: stackFor(corr) });
+    } else if (Number(r.op) === 1) {
+      const a = open.get(key);
+      open.delete(key);
+      sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr), source: 'nsys' });
+    }
+  }
+  for (const [key, a] of open) {
+    const i = key.indexOf(':');
+    sink.allocation({ device: Number(key.slice(0, i)), addr: key.slice(i + 1), size: a.size, alloc_ns: a.ns, free_ns: null, stack_id: a.stack, source: 'nsys' });
+  }
+}
+
+function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
+  if (!schema.has('TARGET_INFO_GPU')) return;
+  const span = q.all(
+    `SELECT MIN(lo) / 1e6 AS lo, MAX(hi) / 1e6 AS hi FROM (
+       SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE source_id = ?
+       UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = ?)`,
+    sink.sourceId,
+    sink.sourceId,
+  )[0];
+  const cols = schema.columns('TARGET_INFO_GPU');
+  const pick = ['id', 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c) => cols.has(c));
+  if (!cols.has('id')) return;
+  for (const g of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')} FROM ext.TARGET_INFO_GPU ORDER BY id`)) {
+    const id = String(g.id);
+    const lo = typeof span?.lo === 'number' ? span.lo : null;
+    const hi = typeof span?.hi === 'number' ? span.hi : null;
+    if (lo === null || hi === null) continue;
+    if (typeof g.totalMemory === 'number') {
+      const s = sink.series({ name: 'gpu.mem.total', labels: { gpu: id }, unit: 'bytes', kind: 'gauge' });
+      sink.sample(s, lo, g.totalMemory);
+      if (hi !== lo) sink.sample(s, hi, g.totalMemory);
+    }
+    const gib = typeof g.totalMemory === 'number' ? `, ${(g.totalMemory / 2 ** 30).toFixed(1)} GiB` : '';
+    sink.event({ ts_ms: lo, kind: 'gpu_info', text: `GPU ${id}: ${g.name ?? 'unknown'}${gib}`, attrs: { gpu: Number(g.id), ...g } });
+  }
+}
+
+function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): void {
+  const schema = new Schema(q, q.tables());
+  const data = [KERNEL, RUNTIME, MEMCPY, MEMSET, MEMORY, NVTX].filter((t) => schema.has(t));
+  if (data.length === 0) {
+    throw new ImportError(ctx.path, { key: 'sqlite_master' }, 'no CUDA or NVTX tables in this Nsight Systems export (profile with --trace=cuda,nvtx and export again)');
+  }
+  let base = baseTimeSql(q, schema);
+  if (base === null) {
+    ctx.warn('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start', { key: 'TARGET_INFO_SESSION_START_TIME' });
+    base = '0';
+  }
+  try {
+    copy(q, sink, schema, base);
+    allocations(q, sink, schema, base);
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    throw new ImportError(ctx.path, {}, (e as Error).message);
+  }
+  gpus(q, sink, schema);
+}
+
+export const nsysSqliteImporter: Importer = {
+  format: 'nsys-sqlite',
+  needsFile: true,
+  detect: (head) => detectNsysSqlite(head),
+  async import(_input, sink, ctx) {
+    sink.attached((q) => importAttached(q, sink, ctx));
+  },
+};
+
+/** `.nsys-rep` / `.qdrep` report files are a private format: say how to get the SQLite export. */
+export const nsysRepImporter: Importer = {
+  format: 'nsys-rep',
+  detect: (head, name) => (/\.(nsys-rep|qdrep)$/i.test(name) && head.toString('latin1', 0, 16) !== SQLITE_MAGIC ? 0.9 : 0),
+  async import(_input, _sink, ctx) {
+    throw new ImportError(ctx.path, {}, 'this is an Nsight Systems report (.nsys-rep), which Quadscope cannot read: export it with `nsys export --type sqlite <file>.nsys-rep` and import the .sqlite file');
+  },
+};

@@ -1,0 +1,503 @@
+// Serving-engine logs (vLLM V0/V1, SGLang, TGI text), streamed line by line (FormatId 'vllm-log').
+//
+// Line prefixes understood, in the order they nest:
+//   `2026-05-12T08:01:39.331095044Z `     docker logs -t (RFC 3339 with zone: absolute time)
+//   `[2024-07-08 15:17:34] ` / `[2024-11-12 05:53:23 TP0] `   docker/SGLang (local time, has a year)
+//   `(APIServer pid=3646) `, `(EngineCore_0 pid=1) `, `(VllmWorker rank=1 pid=194255) `
+//   `INFO 05-19 10:13:11 [loggers.py:271] ` (new) / `INFO 05-09 00:49:33 scheduler.py:1057] ` (old)
+//   `  INFO text_generation_router::server: …` (TGI after its RFC 3339 time)
+// Time of a line: the RFC 3339 prefix; else vLLM's "MM-DD HH:MM:SS" (year from a bracket prefix on the
+// same line, else log-time.ts rules: options, mtime, warned guess; zone from options, default UTC);
+// else the bracket prefix (local); else the time of the line before (continuations, bare prints).
+//
+// Samples (labels: engine "0" for "Engine 000:", tp "TP0" for SGLang, metric "vllm-log:<field>"):
+//   tokens.prompt_rate, tokens.generation_rate (tokens/s gauges: "Avg prompt/generation throughput",
+//     SGLang "gen throughput (token/s)"); req.running, req.waiting ("Waiting", V0 "Pending", SGLang
+//     #running-req/#queue-req), req.swapped (V0); kv.usage, kv.cpu_usage (fraction, from %; SGLang
+//     "token usage" is already a fraction); kv.used_tokens (SGLang #token); kv.prefix_hit_rate,
+//     kv.cpu_prefix_hit_rate (fraction: the log's windowed rate, not counters); spec.accept_len,
+//     spec.acceptance_rate; kv.preemptions (counter: V0 warnings' total_cumulative_preemption_cnt as is;
+//     V1 stats "Preemptions: N" counts per interval, summed into a running total, metric
+//     "vllm-log:Preemptions (summed)"); http.requests (counter, label status "2xx"…) and req.errors
+//     (counter of 5xx) from uvicorn access lines, written once per timestamp.
+// Events (kind — severity — attrs):
+//   oom — error — exception, tried_bytes, gpu, capacity_bytes, free_bytes, process_bytes, process_pid,
+//     allocated_bytes, reserved_unallocated_bytes, reserved_bytes (oom-text.ts; null when not printed)
+//   preemption — warning — mode ('RECOMPUTE'|'SWAP'|'RETRACT'), cumulative (V0 count), retracted (SGLang)
+//   traceback — error — exception (type), message (its last line), frames (count); text = whole traceback
+//   nccl_timeout — critical — op, seq, timeout_ms, ran_ms, rank;  nccl_error — error — (text only)
+//   version — info — engine ('vllm'), version, model, v1 (boolean) — from version/start banners
+//   engine_start — info — version;  engine_restart — warning — version, starts (nth start in the file):
+//     a start banner after serving activity (stats, requests, errors) since the previous start
+//   engine_crash — critical — (text): EngineDeadError, "died unexpectedly", "Got fatal signal…"
+//   http_error — error — status, method, path (access lines with 5xx)
+//   log — by level — level, process, pid, rank, file: every other non-empty line (searchable)
+// Every event carries `process`/`pid`/`rank` when the line had a process prefix.
+// Malformed: a line with NUL or undecodable bytes; the file fails when those are the majority
+// (garbage-guard.ts).
+import type { Severity } from '../../contract/types';
+import { GarbageGuard } from './garbage-guard';
+import { headLines, lineBatches } from './line-reader';
+import { LogClock, parseIsoZoned } from './log-time';
+import { isOomLine, parseOom } from './oom-text';
+import type { EntryInput, ImportContext, Importer, Sink } from './types';
+
+const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
+const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
+const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)\)\s+/;
+const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
+const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
+const ACCESS = /^(?:INFO:\s+)?\S+:\d+ - "(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+
+const SEVERITY: Record<string, Severity> = {
+  TRACE: 'debug',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARNING: 'warning',
+  WARN: 'warning',
+  ERROR: 'error',
+  CRITICAL: 'critical',
+  FATAL: 'critical',
+};
+
+interface Field {
+  re: RegExp;
+  name: string;
+  unit: string;
+  scale: number;
+  metric: string;
+}
+
+const f = (re: RegExp, name: string, unit: string, metric: string, scale = 1): Field => ({ re, name, unit, scale, metric });
+
+const VLLM_STATS: Field[] = [
+  f(/Avg prompt throughput: ([\d.]+)/, 'tokens.prompt_rate', 'tokens/s', 'Avg prompt throughput'),
+  f(/Avg generation throughput: ([\d.]+)/, 'tokens.generation_rate', 'tokens/s', 'Avg generation throughput'),
+  f(/Running: (\d+) reqs/, 'req.running', 'count', 'Running'),
+  f(/Swapped: (\d+) reqs/, 'req.swapped', 'count', 'Swapped'),
+  f(/(?:Waiting|Pending): (\d+) reqs/, 'req.waiting', 'count', 'Waiting'),
+  f(/GPU KV cache usage: ([\d.]+)%/, 'kv.usage', 'fraction', 'GPU KV cache usage', 0.01),
+  f(/CPU KV cache usage: ([\d.]+)%/, 'kv.cpu_usage', 'fraction', 'CPU KV cache usage', 0.01),
+  f(/Prefix cache hit rate: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'Prefix cache hit rate', 0.01),
+];
+const V0_PREFIX_HIT: Field[] = [
+  f(/Prefix cache hit rate: GPU: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'Prefix cache hit rate GPU', 0.01),
+  f(/CPU: ([\d.]+)%/, 'kv.cpu_prefix_hit_rate', 'fraction', 'Prefix cache hit rate CPU', 0.01),
+];
+const SPEC: Field[] = [
+  f(/Mean acceptance length: ([\d.]+)/, 'spec.accept_len', 'tokens', 'Mean acceptance length'),
+  f(/Avg Draft acceptance rate: ([\d.]+)%/, 'spec.acceptance_rate', 'fraction', 'Avg Draft acceptance rate', 0.01),
+  f(/(?<!Avg )Draft acceptance rate: ([\d.]+)(?![\d.%])/, 'spec.acceptance_rate', 'fraction', 'Draft acceptance rate'),
+];
+const SGLANG_BATCH: Field[] = [
+  f(/#running-req: (\d+)/, 'req.running', 'count', '#running-req'),
+  f(/#queue-req: (\d+)/, 'req.waiting', 'count', '#queue-req'),
+  f(/token usage: ([\d.]+)/, 'kv.usage', 'fraction', 'token usage'),
+  f(/#token: (\d+)/, 'kv.used_tokens', 'tokens', '#token'),
+  f(/gen throughput \(token\/s\): ([\d.]+)/, 'tokens.generation_rate', 'tokens/s', 'gen throughput'),
+  f(/cache hit rate: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'cache hit rate', 0.01),
+];
+
+const V0_PREEMPT = /preempted by PreemptionMode\.(\w+) mode[\s\S]*?total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
+const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
+const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
+const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error|ProcessGroupNCCL.*(?:error|abort)/;
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed/;
+const VERSION_PATTERNS: { re: RegExp; v1?: boolean }[] = [
+  { re: /vLLM API server version ([\w.+-]+)/ },
+  { re: /Initializing an? (V1 )?LLM engine \(v([\w.+-]+)\) with config: model='?([^',\s]+)/ },
+  { re: /Starting vLLM API server/ },
+];
+const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|$)/;
+const MAX_TRACEBACK_LINES = 500;
+
+interface Prefix {
+  ts: number;
+  level: string | null;
+  process: string | null;
+  pid: number | null;
+  rank: number | null;
+  file: string | null;
+  tp: string | null;
+  body: string;
+  known: boolean;
+}
+
+interface Traceback {
+  ts: number;
+  line: number;
+  lines: string[];
+  ctx: Record<string, unknown>;
+  frames: number;
+}
+
+class LogParser {
+  private readonly clock: LogClock;
+  private readonly guard: GarbageGuard;
+  private readonly ids = new Map<string, number>();
+  private lastTs = NaN;
+  /** Lines before the first timestamp wait for it (or for the file's mtime at the end). */
+  private readonly untimed: { no: number; line: string }[] = [];
+  private tb: Traceback | null = null;
+  private summedPreemptions = new Map<string, number>();
+  private readonly http = new Map<string, number>();
+  private httpDirty = false;
+  private httpTs = NaN;
+  private starts = 0;
+  private activity = false;
+
+  constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
+    this.clock = new LogClock(ctx);
+    this.guard = new GarbageGuard(ctx, 'a log file');
+  }
+
+  line(line: string, no: number): void {
+    if (line.length === 0 || line.trim().length === 0) return;
+    if (line.includes('\u0000') || line.includes('\uFFFD')) {
+      this.guard.malformed(no, 'binary or undecodable bytes in a log line');
+      return;
+    }
+    this.guard.ok();
+    const p = this.prefix(line, no);
+    if (!Number.isFinite(p.ts)) {
+      if (this.untimed.length < 10_000) this.untimed.push({ no, line });
+      return;
+    }
+    this.handle(p, no);
+  }
+
+  private prefix(line: string, no: number): Prefix {
+    let rest = line;
+    let ts = NaN;
+    let year: number | undefined;
+    let bracketTs = NaN;
+    let tp: string | null = null;
+    let known = false;
+    let m = RFC3339_PREFIX.exec(rest);
+    if (m) {
+      ts = parseIsoZoned(m[1]);
+      rest = rest.slice(m[0].length);
+      known = true;
+    }
+    m = BRACKET_PREFIX.exec(rest);
+    if (m) {
+      year = +m[1];
+      bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+      tp = m[8] ?? null;
+      rest = rest.slice(m[0].length);
+      known = true;
+    }
+    let process: string | null = null;
+    let pid: number | null = null;
+    let rank: number | null = null;
+    m = PROCESS_PREFIX.exec(rest);
+    if (m) {
+      process = m[1];
+      rank = m[2] !== undefined ? Number(m[2]) : null;
+      pid = Number(m[3]);
+      rest = rest.slice(m[0].length);
+      known = true;
+    }
+    let level: string | null = null;
+    let file: string | null = null;
+    m = VLLM_PREFIX.exec(rest);
+    if (m) {
+      level = m[1];
+      file = `${m[8] ?? m[10]}:${m[9] ?? m[11]}`;
+      if (!Number.isFinite(ts)) {
+        const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+      }
+      rest = rest.slice(m[0].length);
+      known = true;
+    } else {
+      const w = LEVEL_WORD.exec(rest);
+      if (w && (known || /^\s*[A-Z]+:\s/.test(rest))) {
+        level = w[1];
+        if (!ACCESS.test(rest)) rest = rest.slice(w[0].length);
+        known = true;
+      }
+    }
+    if (!Number.isFinite(ts)) ts = Number.isFinite(bracketTs) ? bracketTs : this.lastTs;
+    else this.lastTs = ts;
+    if (Number.isFinite(bracketTs) && ts === bracketTs) this.lastTs = ts;
+    return { ts, level, process, pid, rank, file, tp, body: rest, known };
+  }
+
+  private handle(p: Prefix, no: number): void {
+    const body = p.body;
+    if (this.tb) {
+      if (TB_CONT.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
+        this.tb.lines.push(body);
+        if (body.startsWith('  File ')) this.tb.frames++;
+        return;
+      }
+      const closing = !TB_CONT.test(body);
+      if (closing) this.tb.lines.push(body);
+      this.endTraceback(closing ? body : null);
+      if (closing) {
+        if (isOomLine(body)) this.oom(p, no);
+        return;
+      }
+    }
+    if (body.startsWith('Traceback (most recent call last)')) {
+      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0 };
+      return;
+    }
+    if (isOomLine(body)) {
+      this.oom(p, no);
+      return;
+    }
+    if (body.includes('throughput: ') && (body.includes('Avg prompt throughput') || body.includes('Avg generation throughput'))) {
+      this.stats(p, VLLM_STATS, 'vllm-log');
+      const pre = /Preemptions: (\d+)/.exec(body);
+      if (pre) this.addPreemptions(p, Number(pre[1]));
+      return;
+    }
+    if (body.startsWith('Prefix cache hit rate: GPU:')) {
+      this.stats(p, V0_PREFIX_HIT, 'vllm-log');
+      return;
+    }
+    if (body.includes('SpecDecoding metrics') || body.includes('Speculative metrics')) {
+      this.stats(p, SPEC, 'vllm-log');
+      return;
+    }
+    if (body.startsWith('Decode batch.') || body.startsWith('Prefill batch.')) {
+      this.stats(p, SGLANG_BATCH, 'sglang-log');
+      return;
+    }
+    const access = body.length < 2000 ? ACCESS.exec(body) : null;
+    if (access) {
+      this.access(p, no, access[1], access[2], access[3]);
+      return;
+    }
+    this.flushHttp();
+    if (body.includes('preempted by PreemptionMode')) {
+      const m = V0_PREEMPT.exec(body);
+      const cumulative = m ? Number(m[2]) : null;
+      if (cumulative !== null) this.sample('kv.preemptions', 'count', 'counter', { metric: 'vllm-log:total_cumulative_preemption_cnt' }, p.ts, cumulative);
+      this.event(p, no, 'preemption', 'warning', { mode: m?.[1] ?? /PreemptionMode\.(\w+)/.exec(body)?.[1] ?? null, cumulative });
+      this.activity = true;
+      return;
+    }
+    const retract = SGLANG_RETRACT.exec(body);
+    if (retract) {
+      this.event(p, no, 'preemption', 'warning', { mode: 'RETRACT', retracted: Number(retract[1]) });
+      this.activity = true;
+      return;
+    }
+    if (NCCL_TIMEOUT.test(body)) {
+      this.event(p, no, 'nccl_timeout', 'critical', {
+        op: /OpType=(\w+)/.exec(body)?.[1] ?? null,
+        seq: num(/SeqNum=(\d+)/.exec(body)?.[1]),
+        timeout_ms: num(/Timeout\(ms\)=(\d+)/.exec(body)?.[1]),
+        ran_ms: num(/ran for (\d+) milliseconds/.exec(body)?.[1]),
+        rank: num(/\[Rank (\d+)\]/.exec(body)?.[1]) ?? p.rank,
+      });
+      this.activity = true;
+      return;
+    }
+    if (NCCL_ERROR.test(body)) {
+      this.event(p, no, 'nccl_error', 'error', {});
+      this.activity = true;
+      return;
+    }
+    if (CRASH.test(body)) {
+      this.event(p, no, 'engine_crash', 'critical', {});
+      this.activity = true;
+      return;
+    }
+    for (const v of VERSION_PATTERNS) {
+      const m = v.re.exec(body);
+      if (!m) continue;
+      const version = m.length > 3 ? m[2] : (m[1] ?? null);
+      if (m.length > 3 || m[1] !== undefined) {
+        this.event(p, no, 'version', 'info', { engine: 'vllm', version, model: m.length > 3 ? m[3] : null, v1: m.length > 3 ? m[1] !== undefined : null });
+      } else {
+        this.log(p, no);
+      }
+      this.start(p, no, version);
+      return;
+    }
+    this.log(p, no);
+  }
+
+  private start(p: Prefix, no: number, version: string | null): void {
+    if (this.starts === 0 || this.activity) {
+      this.starts++;
+      if (this.starts === 1) this.event(p, no, 'engine_start', 'info', { version });
+      else this.event(p, no, 'engine_restart', 'warning', { version, starts: this.starts });
+      this.activity = false;
+    }
+  }
+
+  private procAttrs(p: Prefix): Record<string, unknown> {
+    const a: Record<string, unknown> = {};
+    if (p.process !== null) a.process = p.process;
+    if (p.pid !== null) a.pid = p.pid;
+    if (p.rank !== null) a.rank = p.rank;
+    return a;
+  }
+
+  private event(p: Prefix, no: number, kind: string, severity: Severity, attrs: Record<string, unknown>, text = p.body): void {
+    this.sink.event({ ts_ms: p.ts, kind, severity, line: no, text, attrs: { ...this.procAttrs(p), ...attrs } });
+  }
+
+  private log(p: Prefix, no: number): void {
+    const attrs: Record<string, unknown> = {};
+    if (p.level) attrs.level = p.level;
+    if (p.file) attrs.file = p.file;
+    const sev = p.level ? SEVERITY[p.level] : 'info';
+    if (sev === 'error' || sev === 'critical') this.activity = true;
+    this.event(p, no, 'log', sev, attrs);
+  }
+
+  private oom(p: Prefix, no: number): void {
+    const info = parseOom(p.body);
+    this.event(p, no, 'oom', 'error', { ...info });
+    this.activity = true;
+  }
+
+  private endTraceback(last: string | null): void {
+    const tb = this.tb!;
+    this.tb = null;
+    const exc = last !== null ? /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?::\s?(.*))?$/.exec(last) : null;
+    this.sink.event({
+      ts_ms: tb.ts,
+      kind: 'traceback',
+      severity: 'error',
+      line: tb.line,
+      text: tb.lines.join('\n'),
+      attrs: { ...tb.ctx, exception: exc?.[1] ?? null, message: last ?? null, frames: tb.frames },
+    });
+    this.activity = true;
+  }
+
+  private id(name: string, unit: string, kind: 'gauge' | 'counter', labels: Record<string, string>): number {
+    const key = `${name}\u0000${JSON.stringify(labels)}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.sink.series({ name, labels, unit, kind });
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  private sample(name: string, unit: string, kind: 'gauge' | 'counter', labels: Record<string, string>, ts: number, v: number): void {
+    this.sink.sample(this.id(name, unit, kind, labels), ts, v);
+  }
+
+  private baseLabels(p: Prefix): Record<string, string> {
+    const engine = /^Engine (\d+):/.exec(p.body);
+    const l: Record<string, string> = {};
+    if (engine) l.engine = String(Number(engine[1]));
+    if (p.tp) l.tp = p.tp;
+    return l;
+  }
+
+  private stats(p: Prefix, fields: Field[], source: string): void {
+    const base = this.baseLabels(p);
+    for (const fd of fields) {
+      const m = fd.re.exec(p.body);
+      if (m) this.sample(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` }, p.ts, Number(m[1]) * fd.scale);
+    }
+    this.activity = true;
+  }
+
+  private addPreemptions(p: Prefix, n: number): void {
+    const labels = { ...this.baseLabels(p), metric: 'vllm-log:Preemptions (summed)' };
+    const key = JSON.stringify(labels);
+    const total = (this.summedPreemptions.get(key) ?? 0) + n;
+    this.summedPreemptions.set(key, total);
+    this.sample('kv.preemptions', 'count', 'counter', labels, p.ts, total);
+  }
+
+  private access(p: Prefix, no: number, method: string, path: string, status: string): void {
+    if (this.httpDirty && p.ts !== this.httpTs) this.flushHttp();
+    const cls = `${status[0]}xx`;
+    this.http.set(cls, (this.http.get(cls) ?? 0) + 1);
+    this.httpDirty = true;
+    this.httpTs = p.ts;
+    this.activity = true;
+    if (status[0] === '5') this.event(p, no, 'http_error', 'error', { status: Number(status), method, path });
+  }
+
+  private flushHttp(): void {
+    if (!this.httpDirty) return;
+    this.httpDirty = false;
+    let errors = 0;
+    for (const [cls, n] of this.http) {
+      if (cls === '5xx') errors = n;
+      else this.sample('http.requests', 'count', 'counter', { status: cls, metric: 'vllm-log:access' }, this.httpTs, n);
+    }
+    this.sample('req.errors', 'count', 'counter', { metric: 'vllm-log:access 5xx' }, this.httpTs, errors);
+  }
+
+  /** Lines seen before any timestamp get the first one (or the mtime); then everything closes. */
+  resolveUntimed(): void {
+    if (!this.untimed.length) return;
+    const first = this.untimed.splice(0);
+    const saved = this.lastTs;
+    this.lastTs = this.clock.fallback(first[0].no);
+    for (const u of first) this.handle(this.prefix(u.line, u.no), u.no);
+    this.lastTs = saved;
+  }
+
+  /** Called once the first timed line has been seen, so earlier untimed lines take its time. */
+  drainUntimed(): void {
+    if (!this.untimed.length || !Number.isFinite(this.lastTs)) return;
+    const first = this.untimed.splice(0);
+    for (const u of first) this.handle(this.prefix(u.line, u.no), u.no);
+  }
+
+  get waiting(): boolean {
+    return this.untimed.length > 0;
+  }
+
+  finish(lastLine: number): void {
+    this.resolveUntimed();
+    if (this.tb) this.endTraceback(null);
+    this.flushHttp();
+    this.guard.finish(lastLine);
+  }
+}
+
+const num = (s: string | undefined): number | null => (s === undefined ? null : Number(s));
+
+export async function importVllmLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  const p = new LogParser(sink, ctx);
+  let no = 0;
+  for await (const batch of lineBatches(input.stream())) {
+    for (const l of batch) {
+      p.line(l, ++no);
+      if (p.waiting) p.drainUntimed();
+    }
+  }
+  p.finish(no);
+}
+
+const DETECT_LINE = [
+  /^(?:\S+\s+)?(?:\[[^\]]+\]\s*)?(?:\([\w-]+(?: rank=\d+)? pid=\d+\)\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/,
+  /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP)\d+[^\]]*)?\] (?:Decode batch|Prefill batch|INFO|WARNING|ERROR)/,
+  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+text_generation/,
+];
+
+export function detectVllmLog(head: Buffer): number {
+  const lines = headLines(head).filter((l) => l.trim());
+  if (!lines.length) return 0;
+  let hits = 0;
+  let hints = 0;
+  for (const l of lines) {
+    if (DETECT_LINE.some((re) => re.test(l))) hits++;
+    else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || /vLLM|sglang|text_generation/.test(l)) hints++;
+  }
+  if (hits >= 1 && hits / lines.length >= 0.3) return 0.85;
+  if (hits >= 1) return 0.6;
+  return hints > 0 ? 0.5 : 0;
+}
+
+export const vllmLogImporter: Importer = {
+  format: 'vllm-log',
+  detect: (head) => detectVllmLog(head),
+  import: importVllmLog,
+};

@@ -1,0 +1,186 @@
+// Engine-side causes: a hang (no tokens with requests in flight), a deploy regression (a KPI step at a
+// change event), CUDA-graph fallback, speculative-decoding degradation, LoRA thrash, and a CPU/frontend
+// bottleneck that starves the GPU.
+import { median, ratio } from '../baseline';
+import { changePoint } from '../change-point';
+import {
+  cond, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
+  type CauseContext, type Rule,
+} from './context';
+import { hardwareFaults } from './gpu';
+
+export const engineHang: Rule = (c) => {
+  const missing = missingInputs(c.f, [['tokens.generation', 'tokens.generation_rate'], ['req.running', 'req.waiting']]);
+  if (missing.length) return notAssessable('engine_hang', missing);
+  const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
+  const run = longestRun(c, (i) => c.f.gtok[i] === 0 && inFlight(i) > 0);
+  const { hw } = hardwareFaults(c);
+  const restarts = run.start === null ? [] : events(c, 'engine_restart').filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
+  const nccl = events(c, 'nccl_timeout').filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
+  const utilDuring = run.start === null ? NaN : median(Array.from(c.f.util).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!));
+  return {
+    id: 'engine_hang',
+    missing: [],
+    require: [cond(`gtok = 0 AND run + wait > 0 for ≥ ${c.cfg.causes.hang_min_ms / 1000} s (longest run, s)`, run.ms / 1000, run.ms >= c.cfg.causes.hang_min_ms)],
+    support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
+    veto: [cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0), cond('restarts during the stall (→ oom_crash_loop)', restarts.length, restarts.length > 0)],
+    evidence: [
+      seriesEvidence(c, c.f.have.has('tokens.generation') ? 'tokens.generation' : 'tokens.generation_rate', `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      seriesEvidence(c, c.f.have.has('req.running') ? 'req.running' : 'req.waiting', 'requests still in flight', run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
+    ],
+    onset_ms: run.start,
+  };
+};
+
+const CHANGE_KINDS = ['version', 'config', 'deploy', 'engine_restart'];
+
+export const deployRegression: Rule = (c) => {
+  if (!c.f.have.has('events')) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart)']);
+  const cc = c.cfg.causes;
+  const changes = events(c, ...CHANGE_KINDS).filter((e) => e.ts_ms >= spanStart(c) - cc.deploy_window_ms && e.ts_ms <= spanEnd(c));
+  const perRun = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < perRun.length; i++) perRun[i] = c.f.run[i] > 0 ? c.f.gtok[i] / c.f.run[i] : NaN;
+  const kpis: [string, Float64Array, number][] = [['itl50', c.f.itl50, 1], ['e2e99', c.f.e2e99, 1], ['ttft99', c.f.ttft99, 1], ['tokens per running request', perRun, -1]];
+  let found: { e: (typeof changes)[number]; kpi: string; size: number; at: number; stable: number | null } | null = null;
+  for (const e of changes) {
+    const a = Math.max(0, Math.floor((e.ts_ms - cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
+    const b = Math.min(c.f.grid.n - 1, Math.ceil((e.ts_ms + cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
+    const split = Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step);
+    for (const [kpi, x, dir] of kpis) {
+      const cp = changePoint(x.subarray(a, b + 1), 2);
+      if (!cp || !(dir * cp.size >= cc.deploy_kpi_change)) continue;
+      const at = c.f.t[a + cp.index];
+      if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
+      const drift = [c.f.lamIn, c.f.plenMean, c.f.glenMean].map((w) => ratio(median(w.subarray(split + 1, b + 1)), median(w.subarray(a, split)))).filter(Number.isFinite);
+      const worst = drift.length ? Math.max(...drift.map((r) => Math.abs(r - 1))) : null;
+      if (!found || dir * cp.size > found.size) found = { e, kpi, size: dir * cp.size, at, stable: worst };
+    }
+  }
+  const stable = found?.stable ?? null;
+  return {
+    id: 'deploy_regression',
+    missing: [],
+    require: [
+      cond('a deploy/config/restart event near the symptoms', found ? `${found.e.kind} at ${found.e.ts_ms}` : changes.length, changes.length > 0),
+      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null),
+      cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}%)`, stable, stable !== null && stable <= cc.workload_tolerance),
+    ],
+    support: [],
+    veto: [cond('no change event', changes.length === 0, changes.length === 0)],
+    evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? 'lat.itl' : found.kpi === 'e2e99' ? 'lat.e2e' : found.kpi === 'ttft99' ? 'lat.ttft' : 'tokens.generation', `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
+    onset_ms: found?.e.ts_ms ?? null,
+  };
+};
+
+export const cudaGraphFallback: Rule = (c) => {
+  const missing = missingInputs(c.f, ['lat.itl', 'req.running']);
+  if (missing.length) return notAssessable('cuda_graph_fallback', missing);
+  const cap = c.cfg.causes.cuda_graph_max_batch;
+  const cross = firstE(c, (i) => c.f.runMax[i] > cap);
+  const cp = changePoint(c.f.itl50, 2);
+  const cpAt = cp ? c.f.t[cp.index] : null;
+  const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= 2 * c.f.grid.W;
+  const rItl = rE(c, c.f.itl50);
+  return {
+    id: 'cuda_graph_fallback',
+    missing: [],
+    require: [
+      cond(`running crosses the CUDA-graph capture max (${cap})`, cross, cross !== null),
+      cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
+      cond('r(itl50) ≥ 1.3', rItl, rItl >= 1.3),
+    ],
+    support: [],
+    veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
+    evidence: [seriesEvidence(c, 'req.running', `running above ${cap} from ${cross ?? 'never'}`), seriesEvidence(c, 'lat.itl', `median ITL ×${fmt(rItl)}`)],
+    onset_ms: cross,
+  };
+};
+
+export const specDecodeDegradation: Rule = (c) => {
+  const missing = missingInputs(c.f, [['spec.acc_len', 'spec.accepted_tokens'], 'lat.itl']);
+  if (missing.length) return notAssessable('spec_decode_degradation', missing);
+  const accB = medB(c, c.f.accLen);
+  const accE = medE(c, c.f.accLen);
+  const rItl = rE(c, c.f.itl50);
+  const stable = Math.abs(ratio(accE, accB) - 1) < 0.1 && Math.abs(rE(c, c.f.run) - 1) < 0.1;
+  return {
+    id: 'spec_decode_degradation',
+    missing: [],
+    require: [
+      cond('speculative decoding on (acceptance measured in the baseline)', accB, Number.isFinite(accB)),
+      cond('acc_len ≤ 0.75·median_B(acc_len)', accE, accE <= 0.75 * accB),
+      cond('r(itl50) ≥ 1.15', rItl, rItl >= 1.15),
+    ],
+    support: [],
+    veto: [cond('acc_len and run both stable', stable, stable)],
+    evidence: [seriesEvidence(c, c.f.have.has('spec.acc_len') ? 'spec.acc_len' : 'spec.accepted_tokens', `acceptance length ${fmt(accE)} vs ${fmt(accB)}`)],
+    onset_ms: firstE(c, (i) => c.f.accLen[i] <= 0.75 * accB),
+  };
+};
+
+export const loraThrash: Rule = (c) => {
+  const withLora = c.sig.requests.filter((r) => r.lora !== null);
+  const maxLoras = c.cfg.causes.max_loras ?? medE(c, c.f.loraMax);
+  const missing: string[] = [];
+  if (!withLora.length && !c.f.have.has('lora.active')) missing.push('spans with request.lora, or lora.active');
+  if (!Number.isFinite(maxLoras)) missing.push('lora.max (or causes.max_loras in the config)');
+  if (missing.length) return notAssessable('lora_thrash', missing);
+  const s0 = spanStart(c);
+  const s1 = spanEnd(c);
+  const b0 = c.f.t[c.base[0]];
+  const b1 = c.f.t[c.base[1]] + c.f.grid.W;
+  let active = maxE(c.f.loraActive, c);
+  const W = c.f.grid.W;
+  for (let t = s0; t < s1; t += W) active = Math.max(Number.isFinite(active) ? active : 0, new Set(withLora.filter((r) => r.end_ms >= t && r.end_ms < t + W).map((r) => r.lora)).size);
+  const p99 = (rs: typeof withLora) => {
+    const v = rs.map((r) => r.ttft_s).filter((x): x is number => x !== null).sort((a, b) => a - b);
+    return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)] : NaN;
+  };
+  const base = c.sig.requests.filter((r) => r.lora === null);
+  const inE = (r: { end_ms: number }) => r.end_ms >= s0 && r.end_ms <= s1;
+  const inB = (r: { end_ms: number }) => r.end_ms >= b0 && r.end_ms <= b1;
+  const rLora = ratio(p99(withLora.filter(inE)), p99(withLora.filter(inB)));
+  const rBase = ratio(p99(base.filter(inE)), p99(base.filter(inB)));
+  return {
+    id: 'lora_thrash',
+    missing: [],
+    require: [cond('distinct active adapters > max_loras', `${active} > ${maxLoras}`, active > maxLoras), cond("LoRA requests' r(ttft99) ≥ 2", rLora, rLora >= 2)],
+    support: [],
+    veto: [cond('base-model requests equally slow', rBase, rBase >= 0.8 * rLora)],
+    evidence: [seriesEvidence(c, 'lat.ttft', `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
+    onset_ms: spanStart(c),
+  };
+};
+
+function maxE(x: Float64Array, c: CauseContext): number {
+  let m = NaN;
+  for (const v of slice(x, c.span)) if (Number.isFinite(v) && !(m >= v)) m = v;
+  return m;
+}
+
+export const cpuFrontendBottleneck: Rule = (c) => {
+  const missing = missingInputs(c.f, [['gpu.sm_active', 'gpu.util'], 'kv.usage', ['req.waiting', 'lat.ttft', 'spans']]);
+  if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
+  const sm = medE(c, c.f.smAct);
+  const rUtil = rE(c, c.f.util);
+  const wait = medE(c, c.f.wait);
+  const rTtft = rE(c, c.f.ttft99);
+  const kv = medE(c, c.f.kv);
+  const gap = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < gap.length; i++) gap[i] = c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
+  const rGap = rE(c, gap);
+  return {
+    id: 'cpu_frontend_bottleneck',
+    missing: [],
+    require: [
+      cond('sm_act ≤ 0.5 OR r(util) ≤ 0.7', `sm_act ${fmt(sm)}, r(util) ${fmt(rUtil)}`, sm <= 0.5 || rUtil <= 0.7),
+      cond('wait > 0 OR r(ttft99) ≥ 1.5', `wait ${fmt(wait)}, r(ttft99) ${fmt(rTtft)}`, wait > 0 || rTtft >= 1.5),
+      cond('kv ≤ 0.8', kv, kv <= 0.8),
+    ],
+    support: [cond('r(front_gap) ≥ 2 (TTFT − queue − prefill)', rGap, rGap >= 2)],
+    veto: [cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9)],
+    evidence: [seriesEvidence(c, c.f.have.has('gpu.sm_active') ? 'gpu.sm_active' : 'gpu.util', `GPU ${c.f.have.has('gpu.sm_active') ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)],
+    onset_ms: firstE(c, (i) => c.f.util[i] <= 0.7 * medB(c, c.f.util) || c.f.smAct[i] <= 0.5),
+  };
+};

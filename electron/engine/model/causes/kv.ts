@@ -1,0 +1,148 @@
+// KV-cache causes: exhaustion (preemption at a full pool), bloat (few requests fill it), block leak
+// (the idle floor climbs), prefix-cache collapse (hit rate falls, prefill work rises).
+import { max, median, min, ratio } from '../baseline';
+import { oscillation } from '../oscillation';
+import { monotonicity } from '../trend';
+import {
+  cond, events, firstE, fmt, fracE, inSpan, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  type CauseContext, type Rule,
+} from './context';
+
+const LATENCY_OR_TOKENS = ['lat.itl', 'lat.e2e', 'tokens.generation', 'tokens.generation_rate', 'spans'];
+
+/** Preemptions counted over the span: counter increase (rate × step per window) plus logged preemptions. */
+function preemptions(c: CauseContext): number {
+  let n = 0;
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (Number.isFinite(c.f.preempt[i])) n += (c.f.preempt[i] * c.f.grid.step) / 1000;
+  return n + events(c, 'preemption').filter((e) => inSpan(c, e.ts_ms)).length;
+}
+
+export const kvExhaustion: Rule = (c) => {
+  const missing = missingInputs(c.f, ['kv.usage', ['kv.preemptions', 'events'], LATENCY_OR_TOKENS]);
+  if (missing.length) return notAssessable('kv_exhaustion', missing);
+  const frac = medE(c, c.f.kvFrac);
+  const pre = preemptions(c);
+  const rItl = rE(c, c.f.itl99);
+  const rE2e = rE(c, c.f.e2e99);
+  const rTok = rE(c, c.f.gtok);
+  const kvMax = maxE(c, c.f.kvMax);
+  const full = c.cfg.causes.kv_full;
+  const rPtok = rE(c, c.f.ptok);
+  const rLam = rE(c, c.f.lamIn);
+  return {
+    id: 'kv_exhaustion',
+    missing: [],
+    require: [
+      cond(`frac(kv ≥ ${full}, W) ≥ 0.5 (median over the span)`, frac, frac >= 0.5),
+      cond('preemptions in the span > 0', pre, pre > 0),
+      cond('r(itl99) ≥ 1.5 OR r(e2e99) ≥ 1.5 OR r(gtok) ≤ 0.8', `itl99 ${fmt(rItl)}, e2e99 ${fmt(rE2e)}, gtok ${fmt(rTok)}`, rItl >= 1.5 || rE2e >= 1.5 || rTok <= 0.8),
+    ],
+    support: [
+      cond('run/wait see-saw: osc(run) ≥ 0.4', oscillation(slice(c.f.run, c.span)), oscillation(slice(c.f.run, c.span)) >= 0.4),
+      cond('prompt tokens/s up with flat arrivals (recompute): r(ptok) ≥ 1.2 AND r(lam_in) ≤ 1.1', `ptok ${fmt(rPtok)}, lam_in ${fmt(rLam)}`, rPtok >= 1.2 && rLam <= 1.1),
+      cond('KV usage at its plateau (share of windows ≥ full)', c.kv?.plateau_share ?? null, (c.kv?.plateau_share ?? 0) >= 0.5),
+      cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential'),
+    ],
+    veto: [
+      cond(`max kv < ${c.cfg.causes.kv_max_veto}`, kvMax, kvMax < c.cfg.causes.kv_max_veto),
+      cond('preemption counter flat', pre, pre === 0),
+    ],
+    evidence: [
+      seriesEvidence(c, 'kv.usage', `KV usage ≥ ${full} in a median ${(frac * 100).toFixed(0)}% of the samples per window`),
+      seriesEvidence(c, 'kv.preemptions', `${Math.round(pre)} preemptions`),
+      ...(c.f.have.has('lat.itl') ? [seriesEvidence(c, 'lat.itl', `P99 ITL ×${fmt(rItl)} the baseline`)] : []),
+    ],
+    onset_ms: firstE(c, (i) => c.f.kvFrac[i] >= 0.5 && c.f.preempt[i] > 0) ?? firstE(c, (i) => c.f.kvFrac[i] >= 0.5),
+  };
+};
+
+export const kvBloat: Rule = (c) => {
+  const missing = missingInputs(c.f, ['kv.usage', 'req.running', ['req.prompt_len', 'req.gen_len', 'spans', 'tokens.prompt', 'tokens.prompt_rate']]);
+  if (missing.length) return notAssessable('kv_bloat', missing);
+  const kv = medE(c, c.f.kv);
+  const run = medE(c, c.f.run);
+  const runB = medB(c, c.f.run);
+  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const rLen = ratio(medE(c, len), medB(c, len));
+  const floor = idleFloor(c);
+  const lastFloor = floor.v.length ? median(floor.v.slice(-3)) : NaN;
+  return {
+    id: 'kv_bloat',
+    missing: [],
+    require: [
+      cond(`kv ≥ ${c.cfg.causes.kv_high} (median over the span)`, kv, kv >= c.cfg.causes.kv_high),
+      cond('run ≤ 0.5·median_B(run)', `${fmt(run)} vs baseline ${fmt(runB)}`, run <= 0.5 * runB),
+      cond('r(plen + glen) ≥ 1.5', rLen, rLen >= 1.5),
+    ],
+    support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
+    veto: [cond('kv floor at idle > 0.05 (→ kv_block_leak)', lastFloor, lastFloor > 0.05)],
+    evidence: [seriesEvidence(c, 'kv.usage', `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, 'req.running', 'few requests hold the pool')],
+    onset_ms: firstE(c, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
+  };
+};
+
+function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
+  return out;
+}
+
+/** KV usage in windows with nothing running or waiting: what the pool keeps when it should be empty. */
+export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
+  const t: number[] = [];
+  const v: number[] = [];
+  for (let i = 0; i < c.f.grid.n; i++) if (c.f.runMax[i] === 0 && (c.f.waitMax[i] === 0 || !Number.isFinite(c.f.waitMax[i])) && Number.isFinite(c.f.kv[i])) {
+    t.push(c.f.t[i]);
+    v.push(c.f.kv[i]);
+  }
+  return { t, v };
+}
+
+export const kvBlockLeak: Rule = (c) => {
+  const missing = missingInputs(c.f, ['kv.usage', 'req.running']);
+  if (missing.length) return notAssessable('kv_block_leak', missing);
+  const floor = idleFloor(c);
+  const last = floor.v.length ? median(floor.v.slice(-3)) : NaN;
+  const mono = monotonicity(floor.t, floor.v);
+  const lateMin = floor.v.length ? min(floor.v.slice(Math.floor((floor.v.length * 2) / 3))) : NaN;
+  const aborts = max(c.f.abort);
+  return {
+    id: 'kv_block_leak',
+    missing: [],
+    require: [
+      cond('kv floor (kv at run + wait = 0) ≥ 0.05', last, last >= 0.05),
+      cond('mono(floor, H) ≥ 0.8', mono, mono >= 0.8),
+    ],
+    support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
+    veto: [cond('kv returns to ~0 when idle (late idle minimum ≤ 0.02)', lateMin, lateMin <= 0.02)],
+    evidence: floor.t.length ? [seriesEvidence(c, 'kv.usage', `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
+    onset_ms: floor.t.find((_, k) => floor.v[k] >= 0.05) ?? null,
+  };
+};
+
+export const prefixCacheCollapse: Rule = (c) => {
+  const missing = missingInputs(c.f, ['kv.prefix_queries', 'kv.prefix_hits', ['lat.ttft', 'spans'], ['tokens.prompt', 'tokens.prompt_rate']]);
+  if (missing.length) return notAssessable('prefix_cache_collapse', missing);
+  const hitB = medB(c, c.f.hit);
+  const hitE = medE(c, c.f.hit);
+  const rTtft = rE(c, c.f.ttft99);
+  const computed = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < computed.length; i++) computed[i] = c.f.ptok[i] * (1 - (Number.isFinite(c.f.hit[i]) ? c.f.hit[i] : 0));
+  const rComp = rE(c, computed);
+  const preemptDominates = medE(c, c.f.kvFrac) >= 0.5 && fracE(c, (i) => (Number.isFinite(c.f.preempt[i]) ? c.f.preempt[i] > 0 : null)) >= 0.5;
+  const rPlen = rE(c, c.f.plenMean);
+  return {
+    id: 'prefix_cache_collapse',
+    missing: [],
+    require: [
+      cond('median_B(hit) ≥ 0.3', hitB, hitB >= 0.3),
+      cond('hit_W ≤ 0.5·median_B(hit)', hitE, hitE <= 0.5 * hitB),
+      cond('r(ttft99) ≥ 1.5', rTtft, rTtft >= 1.5),
+      cond('r(computed_ptok) ≥ 1.5', rComp, rComp >= 1.5),
+    ],
+    support: [],
+    veto: [cond('preemption dominates (→ kv_exhaustion)', preemptDominates, preemptDominates), cond('prompt length up ≥ 1.5× (→ long_prompt_interference)', rPlen, rPlen >= 1.5)],
+    evidence: [seriesEvidence(c, 'kv.prefix_hits', `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, 'lat.ttft', `P99 TTFT ×${fmt(rTtft)}`)],
+    onset_ms: firstE(c, (i) => c.f.hit[i] <= 0.5 * hitB),
+  };
+};

@@ -1,0 +1,98 @@
+// Demand-side causes: a traffic surge (arrivals exceed the service rate), long prompts interfering with
+// decodes, and workload drift (longer outputs: capacity planning, not a fault).
+import { ratio } from '../baseline';
+import { olsSlope } from '../trend';
+import {
+  cond, firstE, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  type CauseContext, type Rule,
+} from './context';
+
+/** OLS slope of `x` per minute over the span up to its peak: the ramp part of a queue. */
+function rampSlope(c: CauseContext, x: Float64Array): number {
+  let peak = c.span[0];
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (x[i] > (x[peak] || -Infinity)) peak = i;
+  const a = Math.max(0, c.span[0] - 2);
+  if (peak - a < 2) return 0;
+  return olsSlope(c.f.t.subarray(a, peak + 1), x.subarray(a, peak + 1)) * 60_000;
+}
+
+export const trafficSurge: Rule = (c) => {
+  const missing = missingInputs(c.f, [['req.finished', 'lat.e2e', 'lat.e2e.count'], 'req.waiting', ['lat.queue', 'spans'], ['lat.e2e', 'spans']]);
+  if (missing.length) return notAssessable('traffic_surge', missing);
+  const rLam = rE(c, c.f.lamIn);
+  const waitSlope = rampSlope(c, c.f.wait);
+  const runPeak = Math.max(...Array.from(c.f.runMax).filter(Number.isFinite));
+  const runAtMax = medE(c, c.f.runMax) >= 0.9 * runPeak && runPeak > 0;
+  const kvHigh = maxE(c, c.f.kv) >= c.cfg.causes.kv_high;
+  const rQ = rE(c, c.f.q99);
+  const dQ = medE(c, c.f.q99) - medB(c, c.f.q99);
+  const dE = medE(c, c.f.e2e99) - medB(c, c.f.e2e99);
+  const util = medE(c, c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util);
+  return {
+    id: 'traffic_surge',
+    missing: [],
+    require: [
+      cond('r(lam_in) ≥ 1.3', rLam, rLam >= 1.3),
+      cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
+      cond('run at max OR kv ≥ 0.9', `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh),
+      cond('r(q99) ≥ 3', rQ, rQ >= 3),
+      cond('Δq99 ≥ 0.5·Δe2e99 (s)', `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= 0.5 * dE && dQ > 0),
+    ],
+    support: [],
+    veto: [
+      cond('r(lam_in) < 1.1 (capacity loss instead)', rLam, rLam < 1.1),
+      cond('GPU utilisation low ≤ 0.5 (→ cpu_frontend_bottleneck)', util, util <= 0.5),
+    ],
+    evidence: [seriesEvidence(c, 'req.waiting', `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, 'lat.queue', `P99 queue time ×${fmt(rQ)}`)],
+    onset_ms: firstE(c, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= 1.3),
+  };
+};
+
+export const longPromptInterference: Rule = (c) => {
+  const missing = missingInputs(c.f, [['req.prompt_len', 'spans', 'tokens.prompt', 'tokens.prompt_rate'], ['lat.ttft', 'spans']]);
+  if (missing.length) return notAssessable('long_prompt_interference', missing);
+  const rP90 = rE(c, c.f.plenP90);
+  const rPtok = rE(c, c.f.ptok);
+  const rLam = rE(c, c.f.lamIn);
+  const rTtft = rE(c, c.f.ttft99);
+  const hitB = medB(c, c.f.hit);
+  const hitCollapse = hitB >= 0.3 && medE(c, c.f.hit) <= 0.5 * hitB && !(rE(c, c.f.plenMean) >= 1.2);
+  const storm = medE(c, c.f.kvFrac) >= 0.5 && medE(c, c.f.preempt) > 0;
+  const bimodal = rE(c, c.f.itl99) / rE(c, c.f.itl50);
+  return {
+    id: 'long_prompt_interference',
+    missing: [],
+    require: [
+      cond('r(plen_p90) ≥ 2 OR r(ptok) ≥ 2', `plen_p90 ${fmt(rP90)}, ptok ${fmt(rPtok)}`, rP90 >= 2 || rPtok >= 2),
+      cond('r(lam_in) ≤ 1.3', rLam, Number.isFinite(rLam) ? rLam <= 1.3 : false),
+      cond('r(ttft99) ≥ 2', rTtft, rTtft >= 2),
+    ],
+    support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
+    veto: [cond('hit-rate collapse with unchanged prompts (→ prefix_cache_collapse)', hitCollapse, hitCollapse), cond('preemption storm', storm, storm)],
+    evidence: [seriesEvidence(c, c.f.have.has('req.prompt_len') ? 'req.prompt_len' : 'tokens.prompt', `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, 'lat.ttft', `P99 TTFT ×${fmt(rTtft)}`)],
+    onset_ms: firstE(c, (i) => ratio(c.f.ptok[i], medB(c, c.f.ptok)) >= 2 || ratio(c.f.plenP90[i], medB(c, c.f.plenP90)) >= 2),
+  };
+};
+
+export const workloadDrift: Rule = (c) => {
+  const missing = missingInputs(c.f, [['req.gen_len', 'spans', 'tokens.generation', 'tokens.generation_rate'], 'lat.itl', ['lat.e2e', 'spans']]);
+  if (missing.length) return notAssessable('workload_drift', missing);
+  const hasP90 = slice(c.f.glenP90, c.base).some(Number.isFinite);
+  const glen = hasP90 ? c.f.glenP90 : c.f.glenMean;
+  const rGlen = rE(c, glen);
+  const rItl = rE(c, c.f.itl50);
+  const rE2e = rE(c, c.f.e2e99);
+  return {
+    id: 'workload_drift',
+    missing: [],
+    require: [
+      cond(`r(glen_${hasP90 ? 'p90' : 'mean'}) ≥ 1.5`, rGlen, rGlen >= 1.5),
+      cond('r(itl50) ≤ 1.1', rItl, rItl <= 1.1),
+      cond('r(e2e99) ≥ 1.3', rE2e, rE2e >= 1.3),
+    ],
+    support: [],
+    veto: [],
+    evidence: [seriesEvidence(c, c.f.have.has('req.gen_len') ? 'req.gen_len' : 'tokens.generation', `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
+    onset_ms: firstE(c, (i) => ratio(glen[i], medB(c, glen)) >= 1.5),
+  };
+};

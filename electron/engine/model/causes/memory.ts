@@ -1,0 +1,168 @@
+// Memory causes: a GPU memory leak (growth beyond the preallocated budget), allocator fragmentation
+// (reserved ≫ allocated), an OOM crash loop, and a host memory leak.
+import type { EventRow } from '../../../contract/types';
+import { max, median } from '../baseline';
+import { memoryTrend } from '../leak';
+import {
+  cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  type CauseContext, type Rule,
+} from './context';
+
+const GiB = 2 ** 30;
+
+export const ooms = (c: CauseContext): EventRow[] => events(c, 'oom');
+
+/** The oom events that were the host kernel's OOM killer rather than CUDA running out. */
+const isHostOom = (e: EventRow) => e.kind === 'oom_kill' || e.attrs.host === true || /Out of memory: Kill|oom-kill|OOMKilled/i.test(e.text);
+
+export const gpuMemoryLeak: Rule = (c) => {
+  const missing = missingInputs(c.f, [['torch.allocated', 'gpu.mem.used']]);
+  if (missing.length) return notAssessable('gpu_memory_leak', missing);
+  const tr = c.trend;
+  if (!tr) return notAssessable('gpu_memory_leak', ['torch.allocated or gpu.mem.used with ≥ 3 windows']);
+  const min = c.cfg.causes.leak_min_growth_bytes;
+  const runPeak = rLate(c, c.f.runMax);
+  const plenPeak = rLate(c, c.f.plenMean);
+  const peaksMeasured = Number.isFinite(runPeak) || Number.isFinite(plenPeak);
+  const peaksFlat = (!Number.isFinite(runPeak) || runPeak <= 1.3) && (!Number.isFinite(plenPeak) || plenPeak <= 1.3);
+  const oomAfter = ooms(c).filter((e) => e.ts_ms >= tr.start_ms && !isHostOom(e));
+  const resvTrend = c.f.torchResv.some(Number.isFinite) ? memoryTrend('gpu.mem.used', 'torch.reserved', c.f.t, c.f.torchResv, NaN, null) : null;
+  const fragInstead = tr.signal === 'torch.allocated' && resvTrend !== null && resvTrend.mono >= c.cfg.causes.leak_mono && tr.mono < 0.5;
+  const require = [
+    cond(`slope(${tr.signal} beyond the baseline level) > 0 bytes/min`, tr.slope_bytes_per_min, tr.slope_bytes_per_min > 0),
+    cond(`mono(${tr.signal}) ≥ ${c.cfg.causes.leak_mono}`, tr.mono, tr.mono >= c.cfg.causes.leak_mono),
+    cond(`growth beyond the baseline ≥ ${fmtBytes(min)}`, tr.growth_bytes, tr.growth_bytes >= min),
+  ];
+  const peaks = cond('batch/shape peaks flat: r(max run), r(plen) ≤ 1.3 (last third vs baseline)', `run ${fmt(runPeak)}, plen ${fmt(plenPeak)}`, peaksFlat);
+  if (peaksMeasured) require.push(peaks);
+  const projected = tr.projected_oom_ms;
+  return {
+    id: 'gpu_memory_leak',
+    missing: [],
+    require,
+    support: [
+      ...(peaksMeasured ? [] : [cond('batch/shape peaks flat (no req.running or lengths: not measured)', null, false)]),
+      cond('growth shape', tr.shape, tr.shape === 'ramp' || tr.shape === 'staircase'),
+      cond('projected OOM (ms since epoch)', projected, projected !== null),
+      cond('OOM after the growth began', oomAfter.length, oomAfter.length > 0),
+      cond('allocation sites alive at the end', c.sig.sites.length, c.sig.sites.length > 0),
+    ],
+    veto: [
+      cond('reserved grows with allocated flat (→ allocator_fragmentation)', fragInstead, fragInstead),
+      cond('growth stopped after warm-up (late slope ÷ slope < 0.1)', tr.late_slope_ratio, tr.late_slope_ratio < 0.1),
+    ],
+    evidence: [
+      seriesEvidence(c, tr.ref, `${tr.shape}: ${fmtBytes(tr.slope_bytes_per_min)}/min, +${fmtBytes(tr.growth_bytes)} over the baseline`, tr.start_ms, tr.end_ms),
+      ...oomAfter.slice(0, 3).map((e) => eventEvidence(e)),
+      ...c.sig.sites.slice(0, 3).filter((s) => s.stack_id !== null).map((s) => ({ kind: 'allocation' as const, ref: String(s.stack_id), start_ms: tr.start_ms, end_ms: tr.end_ms, text: `${fmtBytes(s.live_bytes)} live in ${s.allocs} allocations at ${s.frames[0] ?? '?'}` })),
+    ],
+    onset_ms: leakOnset(c),
+    endsInOom: oomAfter.length > 0,
+  };
+};
+
+/** The last third of the incident against the baseline (peaks: a leak must grow while load does not). */
+function rLate(c: CauseContext, x: Float64Array): number {
+  const n = c.f.grid.n;
+  const late = x.subarray(Math.floor((n * 2) / 3));
+  return max(late) / max(slice(x, c.base));
+}
+
+function leakOnset(c: CauseContext): number | null {
+  const tr = c.trend;
+  if (!tr) return null;
+  const x = tr.values;
+  const base = median(Array.from(x).slice(c.base[0], c.base[1] + 1));
+  for (let i = c.base[1]; i < c.f.grid.n; i++) if (x[i] > base + 0.1 * tr.growth_bytes) return c.f.t[i];
+  return null;
+}
+
+export const allocatorFragmentation: Rule = (c) => {
+  const fr = c.frag;
+  if (!fr) return notAssessable('allocator_fragmentation', ['torch.reserved and torch.allocated, or an OOM text (events kind oom with reserved_unallocated_bytes)']);
+  const totals = c.f.gpus.map((g) => max(g.memTotal)).filter(Number.isFinite);
+  const capacity = fr.oom_capacity_bytes ?? (totals.length ? max(totals) : NaN);
+  const nearCap = Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
+  const unalloc = fr.oom_unallocated_bytes;
+  const need = Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
+  const allocRising = c.trend?.signal === 'torch.allocated' && c.trend.mono >= c.cfg.causes.leak_mono && c.trend.growth_bytes >= c.cfg.causes.leak_min_growth_bytes;
+  const ev = fr.oom_event;
+  return {
+    id: 'allocator_fragmentation',
+    missing: [],
+    require: [
+      cond(`frag = (resv − alloc)/resv ≥ ${c.cfg.causes.frag_ratio}`, fr.frag, fr.frag >= c.cfg.causes.frag_ratio),
+      cond(`resv − alloc ≥ ${fmtBytes(c.cfg.causes.frag_min_bytes)}`, fr.gap_bytes, fr.gap_bytes >= c.cfg.causes.frag_min_bytes),
+      cond('resv near capacity (resv ÷ capacity ≥ 0.9)', nearCap, nearCap >= 0.9),
+      cond('OOM text "reserved but unallocated" ≥ max(1 GiB, 10% of capacity)', unalloc, unalloc !== null && unalloc >= need),
+    ],
+    support: [],
+    veto: [
+      cond('reserved-but-unallocated < 0.5 GiB in the OOM text (a real shortfall)', unalloc, unalloc !== null && unalloc < 0.5 * GiB),
+      cond('allocated rising (→ gpu_memory_leak)', allocRising, allocRising),
+      cond('≥ 1 GiB held outside PyTorch ("Process X has Y in use")', fr.oom_outside_bytes, (fr.oom_outside_bytes ?? 0) >= GiB),
+    ],
+    evidence: [
+      ...(c.f.have.has('torch.reserved') ? [seriesEvidence(c, 'torch.reserved', `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fr.frag * 100).toFixed(0)}%)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),
+      ...(ev ? [eventEvidence(ev)] : []),
+    ],
+    onset_ms: fr.at_ms,
+    endsInOom: ooms(c).some((e) => !isHostOom(e)),
+  };
+};
+
+/** Most restarts inside any window of `windowMs`. */
+export function maxInWindow(times: number[], windowMs: number): number {
+  const t = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < t.length; i++) {
+    while (t[i] - t[j] > windowMs) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+export const oomCrashLoop: Rule = (c) => {
+  if (!c.f.have.has('events')) return notAssessable('oom_crash_loop', ['events (oom, engine_restart)']);
+  const gpuOoms = ooms(c).filter((e) => !isHostOom(e));
+  const hostOoms = c.sig.events.filter(isHostOom);
+  const restarts = events(c, 'engine_restart');
+  const loop = maxInWindow(restarts.map((e) => e.ts_ms), c.cfg.causes.crash_loop_window_ms);
+  const firstOom = gpuOoms[0]?.ts_ms ?? Infinity;
+  const xidBefore = events(c, 'xid').filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
+  return {
+    id: 'oom_crash_loop',
+    missing: [],
+    require: [
+      cond('CUDA OOM logged ≥ 1', gpuOoms.length, gpuOoms.length >= 1),
+      cond(`≥ ${c.cfg.causes.crash_loop_restarts} restarts in ${c.cfg.causes.crash_loop_window_ms / 60_000} min`, loop, loop >= c.cfg.causes.crash_loop_restarts),
+    ],
+    support: [],
+    veto: [
+      cond('OOM-killed by the host kernel (→ host_memory_leak)', hostOoms.length, hostOoms.length > 0 && gpuOoms.length === 0),
+      cond('HW Xid before the crash (→ gpu_hardware_fault)', xidBefore.length, xidBefore.length > 0),
+    ],
+    evidence: [...gpuOoms.slice(0, 3), ...restarts.slice(0, 5)].map((e) => eventEvidence(e)),
+    onset_ms: gpuOoms[0]?.ts_ms ?? null,
+  };
+};
+
+export const hostMemoryLeak: Rule = (c) => {
+  const missing = missingInputs(c.f, [['host.rss', 'host.swap', 'host.mem_available']]);
+  if (missing.length) return notAssessable('host_memory_leak', missing);
+  const tr = c.f.rss.some(Number.isFinite) ? memoryTrend('gpu.mem.used', 'host.rss', c.f.t, c.f.rss, medB(c, c.f.rss), null) : null;
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= 0.8;
+  const swap = max(c.f.swap);
+  const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
+  const swapping = swap > 0 && avail <= 0.05;
+  const killed = c.sig.events.filter(isHostOom);
+  return {
+    id: 'host_memory_leak',
+    missing: [],
+    require: [cond('slope(rss, H) > 0 with mono ≥ 0.8, OR swap in/out > 0 with MemAvailable ≤ 5%', `rss mono ${fmt(tr?.mono ?? NaN)}, swap ${fmt(swap)}, avail ${fmt(avail)}`, rssLeak || swapping)],
+    support: [cond('host OOM kills', killed.length, killed.length > 0), cond('r(rss)', rE(c, c.f.rss), rE(c, c.f.rss) > 1.2)],
+    veto: [cond('RSS plateau (late slope ÷ slope < 0.1)', tr?.late_slope_ratio ?? null, !!tr && tr.late_slope_ratio < 0.1)],
+    evidence: [...(tr ? [seriesEvidence(c, 'host.rss', `RSS +${fmtBytes(tr.growth_bytes)}`, tr.start_ms, tr.end_ms)] : []), ...killed.slice(0, 3).map((e) => eventEvidence(e))],
+    onset_ms: tr?.start_ms ?? null,
+  };
+};

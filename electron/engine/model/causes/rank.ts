@@ -1,0 +1,89 @@
+// Which firing cause is primary (root-causes.md §2 precedence), the causal chain from upstream trigger to
+// proximate cause, and the confidence.
+//
+// Confidence: a cause is reported only when every REQUIRE held and no VETO held (a held veto sets it to
+// 0 and drops it). Then confidence = 0.6 + 0.4 × (SUPPORT held ÷ SUPPORT checked); a rule with no support
+// conditions gets 0.8. Being upstream of another firing cause adds 0.05 (it explains more), capped at 1.
+import type { CauseId, CauseResult } from '../../../contract/diagnosis';
+import type { RuleResult } from './context';
+
+/** Precedence levels: lower ranks first; causes that share a level tie. */
+const LEVEL: Record<CauseId, number> = {
+  gpu_hardware_fault: 0,
+  engine_hang: 1,
+  oom_crash_loop: 2,
+  deploy_regression: 3,
+  gpu_throttling: 4,
+  tp_straggler: 4,
+  cpu_frontend_bottleneck: 5,
+  kv_exhaustion: 6,
+  kv_block_leak: 7,
+  gpu_memory_leak: 7.5,
+  allocator_fragmentation: 7.5,
+  kv_bloat: 8,
+  prefix_cache_collapse: 9,
+  cuda_graph_fallback: 10,
+  long_prompt_interference: 11,
+  traffic_surge: 12,
+  spec_decode_degradation: 13,
+  lora_thrash: 13,
+  host_memory_leak: 14,
+  network_client_slowness: 15,
+  workload_drift: 16,
+};
+
+/** Upstream triggers each cause can follow from (the chain runs upstream → proximate). */
+export const UPSTREAM: Partial<Record<CauseId, CauseId[]>> = {
+  kv_exhaustion: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference'],
+  kv_bloat: ['workload_drift'],
+  prefix_cache_collapse: ['kv_exhaustion', 'traffic_surge', 'deploy_regression'],
+  oom_crash_loop: ['gpu_memory_leak', 'allocator_fragmentation', 'host_memory_leak'],
+  engine_hang: ['gpu_hardware_fault'],
+  cpu_frontend_bottleneck: ['traffic_surge', 'deploy_regression'],
+  cuda_graph_fallback: ['traffic_surge', 'deploy_regression'],
+  spec_decode_degradation: ['deploy_regression', 'workload_drift'],
+  gpu_memory_leak: ['deploy_regression'],
+  tp_straggler: ['gpu_throttling'],
+};
+
+export function level(r: RuleResult): number {
+  if ((r.id === 'gpu_memory_leak' || r.id === 'allocator_fragmentation') && r.endsInOom) return LEVEL.oom_crash_loop;
+  return LEVEL[r.id];
+}
+
+export const fires = (r: RuleResult): boolean => !r.missing.length && r.require.length > 0 && r.require.every((c) => c.held) && !r.veto.some((c) => c.held);
+
+/** Upstream causes that fired, transitively, earliest first, then the cause itself. */
+export function chainOf(id: CauseId, firing: Map<CauseId, RuleResult>, seen = new Set<CauseId>()): CauseId[] {
+  seen.add(id);
+  const ups = (UPSTREAM[id] ?? []).filter((u) => firing.has(u) && !seen.has(u));
+  ups.sort((a, b) => (firing.get(a)!.onset_ms ?? Infinity) - (firing.get(b)!.onset_ms ?? Infinity));
+  const before: CauseId[] = [];
+  for (const u of ups) for (const x of chainOf(u, firing, seen)) if (!before.includes(x)) before.push(x);
+  return [...before, id];
+}
+
+export function confidence(r: RuleResult, upstreamOfAnother: boolean): number {
+  const checked = r.support.length;
+  const share = checked ? r.support.filter((c) => c.held).length / checked : 0.5;
+  return Math.min(1, Math.round((0.6 + 0.4 * share + (upstreamOfAnother ? 0.05 : 0)) * 1000) / 1000);
+}
+
+export function rankCauses(results: RuleResult[], fallbackOnset: number | null): CauseResult[] {
+  const firing = new Map(results.filter(fires).map((r) => [r.id, r]));
+  const chains = new Map([...firing.keys()].map((id) => [id, chainOf(id, firing)]));
+  const upstream = new Set([...chains.values()].flatMap((c) => c.slice(0, -1)));
+  const out: (CauseResult & { level: number })[] = [...firing.values()].map((r) => ({
+    id: r.id,
+    confidence: confidence(r, upstream.has(r.id)),
+    onset_ms: r.onset_ms ?? fallbackOnset,
+    chain: chains.get(r.id)!,
+    require: r.require,
+    support: r.support,
+    veto: r.veto,
+    evidence: r.evidence,
+    level: level(r),
+  }));
+  out.sort((a, b) => a.level - b.level || b.confidence - a.confidence || (a.onset_ms ?? Infinity) - (b.onset_ms ?? Infinity));
+  return out.map(({ level: _level, ...c }) => c);
+}

@@ -1,0 +1,160 @@
+// The diagnosis entry: an incident in the store → windows, (R, S) and quadrants, onset, alerts, ranked
+// causes with their conditions and evidence, the leak section (four-quadrant-model.md §7).
+//
+// Evaluation span: the rules read the degraded episode, from the onset (joint trigger) — or, when the
+// trigger never fires, from the first latency/error/throughput alert — to the last window with S ≥ θS.
+// Without either, they read everything after the baseline, so a change that never hurt service (a
+// permanent power cap, a leak still filling headroom) is judged against the baseline all the same.
+import type { AnalyzeOptions, CauseId, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
+import type { Store } from '../store/store';
+import { evaluateAlerts } from './alerts';
+import { defaultBaselineSpan, median, quantile } from './baseline';
+import type { CauseContext, Range, RuleResult } from './causes/context';
+import { rankCauses } from './causes/rank';
+import { RULES } from './causes/registry';
+import { DEFAULT_CONFIG, type ModelConfig } from './config';
+import { buildFrame, type Frame } from './frame';
+import { jointTrigger } from './joint-trigger';
+import { analyzeKv, type KvAnalysis } from './kvcache';
+import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
+import { normalize, type Dimensions, type References } from './normalize';
+import { quadrantOf, quadrantPath } from './quadrants';
+import { loadSignals, type Signals } from './signals-from-store';
+import { makeGrid, samplingInterval, windowsWithin } from './windows';
+
+export interface AnalysisDetail {
+  diagnosis: Diagnosis;
+  frame: Frame;
+  dims: Dimensions;
+  span: Range;
+  episode: boolean;
+  /** Time from onset until the top cause stopped changing (null without an onset or a cause). */
+  convergence_ms: number | null;
+  path: { quadrant: Quadrant; from_ms: number }[];
+  kv: KvAnalysis | null;
+  trend: MemoryTrend | null;
+  frag: Fragmentation | null;
+  sampling_interval_ms: number;
+}
+
+const r4 = (x: number) => (Number.isFinite(x) ? Math.round(x * 10_000) / 10_000 : 0);
+
+export function analyzeIncident(store: Store, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): Diagnosis {
+  return analyzeSignals(loadSignals(store, incidentId), options, config).diagnosis;
+}
+
+export function analyzeIncidentDetailed(store: Store, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
+  return analyzeSignals(loadSignals(store, incidentId), options, config);
+}
+
+export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
+  const preset = options.preset ?? 'default';
+  const th = cfg.presets[preset];
+  const times: Float64Array[] = [];
+  for (const list of sig.series.values()) for (const s of list) times.push(s.t);
+  const interval = samplingInterval(times);
+  const grid = makeGrid(sig.start_ms, sig.end_ms, interval, cfg);
+  const f = buildFrame(sig, grid, cfg.causes.kv_full);
+
+  const baselineSpan = options.baseline ?? defaultBaselineSpan(sig.start_ms, sig.end_ms, cfg.baseline_fraction, cfg.baseline_max_ms);
+  const base = windowsWithin(grid, baselineSpan.start_ms, baselineSpan.end_ms);
+  const inBase = (i: number) => i >= base[0] && i <= base[1];
+  const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);
+
+  const latencyRef = f.e2e99.some(Number.isFinite) ? f.e2e99 : f.ttft99;
+  const refs: References = {
+    p99: median(b(latencyRef)),
+    tps: median(b(f.gtok)),
+    tokenPeak: cfg.token_peak ?? quantile(b(f.gtok), 0.95),
+    memUsed: new Map(f.gpus.map((g) => [g.key, median(b(g.memUsed))])),
+  };
+  const dims = normalize(f, refs, cfg, th);
+  const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
+  const onsetIndex = jointTrigger(dims.dP99ms, dims.dTps, th, 0, inBase);
+
+  const p99ms = new Float64Array(grid.n);
+  for (let i = 0; i < grid.n; i++) p99ms[i] = latencyRef[i] * 1000;
+  const alerts = evaluateAlerts(
+    { t: f.t, p99ms, latencyTerm: dims.latencyTerm, errFrac: f.errFrac, throughputTerm: dims.throughputTerm, R: dims.R },
+    { latency_p99_ms: cfg.alerts.latency_p99_ms, error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: cfg.alerts.for_windows },
+  );
+
+  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base, alerts.filter((a) => a.family !== 'resources').map((a) => a.first_fired_ms));
+  const ooms = sig.events.filter((e) => e.kind === 'oom');
+  const trend = pickMemoryTrend(f, base, ooms);
+  const frag = fragmentation(f, ooms);
+  const kv = analyzeKv(f, span, cfg.causes.kv_full);
+  const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
+  const results = runRules(ctx);
+  const onsetMs = onsetIndex >= 0 ? f.t[onsetIndex] : null;
+  const causes = rankCauses(results, episode ? f.t[span[0]] : null);
+  const leakFires = causes.some((c) => c.id === 'gpu_memory_leak');
+
+  const windows: WindowScore[] = new Array(grid.n);
+  for (let i = 0; i < grid.n; i++) {
+    windows[i] = { t_ms: f.t[i], R: r4(dims.R[i]), S: r4(dims.S[i]), quadrant: quadrants[i], scores: { gpu_mem: r4(dims.gpuMem[i]), kv: r4(dims.kv[i]), tokens: r4(dims.tokens[i]), queue: r4(dims.queue[i]) } };
+  }
+  const diagnosis: Diagnosis = {
+    incident: { start_ms: sig.start_ms, end_ms: sig.end_ms },
+    baseline: { start_ms: Math.round(baselineSpan.start_ms), end_ms: Math.round(baselineSpan.end_ms) },
+    preset,
+    onset_ms: onsetMs,
+    windows,
+    alerts,
+    causes,
+    not_assessable: results.filter((r) => r.missing.length).map((r) => ({ id: r.id, missing: r.missing })),
+    leak: leakReport(trend, sig.sites, leakFires),
+  };
+  return {
+    diagnosis,
+    frame: f,
+    dims,
+    span,
+    episode,
+    convergence_ms: episode && causes.length ? convergence(ctx, causes[0].id) : null,
+    path: quadrantPath(f.t, quadrants),
+    kv,
+    trend,
+    frag,
+    sampling_interval_ms: interval,
+  };
+}
+
+function runRules(ctx: CauseContext): RuleResult[] {
+  return (Object.keys(RULES) as CauseId[]).map((id) => RULES[id](ctx));
+}
+
+/** The degraded episode (see the header), or the post-baseline stretch when there is none. */
+export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alertStarts: number[]): { span: Range; episode: boolean } {
+  const n = f.grid.n;
+  let start = onsetIndex;
+  if (start < 0) {
+    const first = alertStarts.filter((t) => t > f.t[base[1]]).sort((a, b) => a - b)[0];
+    if (first !== undefined) start = Math.max(base[1] + 1, Math.round((first - f.grid.t0) / f.grid.step) - (cfg.alerts.for_windows - 1));
+  }
+  if (start < 0 || start >= n) {
+    const a = Math.min(n - 1, base[1] + 1);
+    return { span: [a, n - 1], episode: false };
+  }
+  let end = start;
+  for (let i = start; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;
+  return { span: [start, Math.max(end, Math.min(n - 1, start + 1))], episode: true };
+}
+
+/**
+ * Time from the episode's start until the top cause stopped changing: the rules rerun on growing spans
+ * (W, 2W, 4W, … after the start) and the answer is the first span from which the top cause is the final one.
+ */
+function convergence(ctx: CauseContext, finalTop: CauseId): number | null {
+  const [a, z] = ctx.span;
+  const marks: number[] = [];
+  for (let k = 1; a + k < z; k *= 2) marks.push(a + k);
+  marks.push(z);
+  let settled: number | null = null;
+  for (const m of marks) {
+    const top = rankCauses(runRules({ ...ctx, span: [a, m] }), null)[0]?.id;
+    if (top === finalTop) settled ??= m;
+    else settled = null;
+  }
+  return settled === null ? null : ctx.f.t[settled] + ctx.f.grid.W - ctx.f.t[a];
+}

@@ -1,0 +1,457 @@
+// The feature table: every canonical signal reduced to one value per window (NaN = no data), read in
+// one pass per series. Several series of one name are combined as the signal demands: counters and
+// queue gauges add up across engines, KV usage takes the fullest engine, GPUs stay separate so the
+// worst one can drive R and their spread can reveal a straggler.
+import { histogramEntropy, histogramQuantile, bucketDelta } from './quantiles';
+import { bucketCounter } from './rates';
+import type { LoadedHistogram, LoadedSeries, RequestFact, Signals } from './signals-from-store';
+import { bucketGauge, gaugeWindows, rateWindows, windowStart, type GaugeWindows, type WindowGrid } from './windows';
+
+export interface GpuWindows {
+  key: string;
+  /** The series' labels, for evidence refs. */
+  labels: Record<string, string>;
+  memUsed: Float64Array;
+  memTotal: Float64Array;
+  clk: Float64Array;
+  temp: Float64Array;
+  power: Float64Array;
+  smAct: Float64Array;
+  util: Float64Array;
+  /** Throttle bits seen in the window, OR-ed; NaN without the series. */
+  thr: Float64Array;
+}
+
+export interface Frame {
+  grid: WindowGrid;
+  /** Window start times. */
+  t: Float64Array;
+  /** Canonical inputs present (series and histogram names, `spans`, `events`). */
+  have: Set<string>;
+  kv: Float64Array;
+  kvMax: Float64Array;
+  kvFrac: Float64Array;
+  run: Float64Array;
+  runMax: Float64Array;
+  runMin: Float64Array;
+  wait: Float64Array;
+  waitMax: Float64Array;
+  waitMin: Float64Array;
+  gtok: Float64Array;
+  ptok: Float64Array;
+  /** Finished requests per second. */
+  lamOut: Float64Array;
+  /** Arrivals per second ≈ lam_out + d(run + wait)/dt (Little's law bookkeeping). */
+  lamIn: Float64Array;
+  abort: Float64Array;
+  errFrac: Float64Array;
+  preempt: Float64Array;
+  hit: Float64Array;
+  e2e99: Float64Array;
+  e2e50: Float64Array;
+  ttft99: Float64Array;
+  ttft50: Float64Array;
+  itl50: Float64Array;
+  itl99: Float64Array;
+  q95: Float64Array;
+  q99: Float64Array;
+  ttftMean: Float64Array;
+  queueMean: Float64Array;
+  prefillMean: Float64Array;
+  plenMean: Float64Array;
+  plenP90: Float64Array;
+  glenMean: Float64Array;
+  glenP90: Float64Array;
+  lenEntropy: Float64Array;
+  util: Float64Array;
+  smAct: Float64Array;
+  smClk: Float64Array;
+  temp: Float64Array;
+  thr: Float64Array;
+  gpus: GpuWindows[];
+  torchAlloc: Float64Array;
+  torchResv: Float64Array;
+  accLen: Float64Array;
+  loraActive: Float64Array;
+  loraMax: Float64Array;
+  rss: Float64Array;
+  memAvail: Float64Array;
+  swap: Float64Array;
+  /** 1 where no request finished, none produced a token and some were in flight: the latency is a lower bound. */
+  stalled: Uint8Array;
+}
+
+const nan = (n: number) => new Float64Array(n).fill(NaN);
+
+/** Combines per-series window arrays: NaN only where every series is NaN. */
+function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | 'mean'): Float64Array {
+  const out = nan(n);
+  if (!parts.length) return out;
+  for (let i = 0; i < n; i++) {
+    let acc = NaN;
+    let cnt = 0;
+    for (const p of parts) {
+      const x = p[i];
+      if (!Number.isFinite(x)) continue;
+      cnt++;
+      if (Number.isNaN(acc)) acc = x;
+      else if (op === 'sum' || op === 'mean') acc += x;
+      else if (op === 'max') acc = Math.max(acc, x);
+      else acc = Math.min(acc, x);
+    }
+    out[i] = op === 'mean' && cnt ? acc / cnt : acc;
+  }
+  return out;
+}
+
+function gauges(list: LoadedSeries[] | undefined, g: WindowGrid, above = Infinity): GaugeWindows[] {
+  return (list ?? []).map((s) => gaugeWindows(bucketGauge(s.t, s.v, g, above), g));
+}
+
+function rates(list: LoadedSeries[] | undefined, g: WindowGrid, filter?: (s: LoadedSeries) => boolean): Float64Array[] {
+  return (list ?? []).filter((s) => !filter || filter(s)).map((s) => {
+    const b = bucketCounter(s.t, s.v, g.t0, g.step, g.nb);
+    return rateWindows(b.inc, b.dt, g);
+  });
+}
+
+/** Rate of a counter, else the mean of a rate gauge (vLLM's log lines give tokens/s). */
+function rateOrGauge(sig: Signals, counter: string, gauge: string, g: WindowGrid): Float64Array {
+  const c = rates(sig.series.get(counter), g);
+  if (c.length) return combine(c, g.n, 'sum');
+  return combine(gauges(sig.series.get(gauge), g).map((w) => w.mean), g.n, 'sum');
+}
+
+export interface HistogramWindows {
+  quantile(q: number): Float64Array;
+  count: Float64Array;
+  entropy: Float64Array;
+}
+
+/**
+ * Per window, the bucket counts added between the last snapshot at or before the window's start and the
+ * last at or before its end. Series with the same bucket layout add up; different layouts are kept apart
+ * and their quantiles combined by max (the slowest engine's tail).
+ */
+export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): HistogramWindows | null {
+  if (!list.length) return null;
+  const groups = new Map<string, { le: number[]; members: Float64Array[][] }>();
+  for (const h of list) {
+    const snaps = h.snaps;
+    const deltas: Float64Array[] = new Array(g.n);
+    let a = -1;
+    let b = -1;
+    for (let i = 0; i < g.n; i++) {
+      const s = windowStart(g, i);
+      const e = s + g.W;
+      while (a + 1 < snaps.length && snaps[a + 1].t <= s) a++;
+      while (b + 1 < snaps.length && snaps[b + 1].t <= e) b++;
+      const from = a >= 0 ? a : 0;
+      deltas[i] = b > from ? bucketDelta(snaps[from].counts, snaps[b].counts) : new Float64Array(0);
+    }
+    const le = snaps[snaps.length - 1].le;
+    const key = le.join(',');
+    const group = groups.get(key) ?? { le, members: [] };
+    group.members.push(deltas);
+    groups.set(key, group);
+  }
+  const merged: { le: number[]; cum: Float64Array[] }[] = [];
+  for (const { le, members } of groups.values()) {
+    const cum: Float64Array[] = new Array(g.n);
+    for (let i = 0; i < g.n; i++) {
+      const sum = new Float64Array(le.length);
+      for (const m of members) if (m[i].length === le.length) for (let j = 0; j < le.length; j++) sum[j] += m[i][j];
+      cum[i] = sum;
+    }
+    merged.push({ le, cum });
+  }
+  const count = new Float64Array(g.n);
+  const entropy = nan(g.n);
+  for (let i = 0; i < g.n; i++) {
+    for (const m of merged) count[i] += m.cum[i][m.le.length - 1] ?? 0;
+    entropy[i] = histogramEntropy(merged[0].cum[i]);
+  }
+  return {
+    count,
+    entropy,
+    quantile(q: number) {
+      const out = nan(g.n);
+      for (let i = 0; i < g.n; i++) for (const m of merged) {
+        const x = histogramQuantile(q, m.le, m.cum[i]);
+        if (Number.isFinite(x) && !(out[i] >= x)) out[i] = x;
+      }
+      return out;
+    },
+  };
+}
+
+/** Mean per window from a histogram's `.sum` and `.count` companion counters. */
+function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array {
+  const s = combine(rates(sig.series.get(`${name}.sum`), g), g.n, 'sum');
+  const c = combine(rates(sig.series.get(`${name}.count`), g), g.n, 'sum');
+  const out = nan(g.n);
+  for (let i = 0; i < g.n; i++) if (c[i] > 0) out[i] = s[i] / c[i];
+  return out;
+}
+
+/** Requests bucketed by their end: per window quantiles, means and the length entropy. */
+function requestWindows(reqs: RequestFact[], g: WindowGrid, value: (r: RequestFact) => number | null): number[][] {
+  const perBucket: number[][] = Array.from({ length: g.nb }, () => []);
+  for (const r of reqs) {
+    const x = value(r);
+    if (x === null || !Number.isFinite(x)) continue;
+    const b = Math.floor((r.end_ms - g.t0) / g.step);
+    if (b >= 0 && b < g.nb) perBucket[b].push(x);
+  }
+  const out: number[][] = new Array(g.n);
+  for (let i = 0; i < g.n; i++) {
+    const w: number[] = [];
+    for (let j = i; j < i + g.k; j++) for (const x of perBucket[j]) w.push(x);
+    out[i] = w.sort((a, b) => a - b);
+  }
+  return out;
+}
+
+const sortedQuantile = (v: number[], q: number) => (v.length ? v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))] : NaN);
+const sortedMean = (v: number[]) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : NaN);
+
+/** Entropy of token lengths over log2 bins, normalised by the log of the bin count. */
+const LENGTH_BINS = 24;
+function lengthEntropy(v: number[]): number {
+  if (v.length < 2) return NaN;
+  const bins = new Float64Array(LENGTH_BINS);
+  for (const x of v) bins[Math.min(LENGTH_BINS - 1, Math.floor(Math.log2(Math.max(1, x))))]++;
+  let h = 0;
+  for (const c of bins) if (c > 0) h -= (c / v.length) * Math.log(c / v.length);
+  return h / Math.log(LENGTH_BINS);
+}
+
+function gpuKey(labels: Record<string, string>): string {
+  const id = labels.gpu ?? labels.device ?? labels.uuid ?? labels.UUID ?? labels.minor_number ?? '0';
+  return labels.host || labels.Hostname ? `${labels.host ?? labels.Hostname}/${id}` : id;
+}
+
+function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
+  const by = new Map<string, GpuWindows>();
+  const slot = (s: LoadedSeries): GpuWindows => {
+    const key = gpuKey(s.labels);
+    let x = by.get(key);
+    if (!x) {
+      x = { key, labels: s.labels, memUsed: nan(g.n), memTotal: nan(g.n), clk: nan(g.n), temp: nan(g.n), power: nan(g.n), smAct: nan(g.n), util: nan(g.n), thr: nan(g.n) };
+      by.set(key, x);
+    }
+    return x;
+  };
+  const fields: [string, keyof GpuWindows, 'mean' | 'max'][] = [
+    ['gpu.mem.used', 'memUsed', 'mean'],
+    ['gpu.mem.total', 'memTotal', 'max'],
+    ['gpu.sm_clock', 'clk', 'mean'],
+    ['gpu.temp', 'temp', 'mean'],
+    ['gpu.power', 'power', 'mean'],
+    ['gpu.sm_active', 'smAct', 'mean'],
+    ['gpu.util', 'util', 'mean'],
+  ];
+  for (const [name, field, how] of fields)
+    for (const s of sig.series.get(name) ?? []) {
+      const w = gaugeWindows(bucketGauge(s.t, s.v, g), g);
+      (slot(s)[field] as Float64Array).set(w[how]);
+    }
+  for (const s of sig.series.get('gpu.throttle_reasons') ?? []) {
+    const bits = nan(g.nb);
+    for (let i = 0; i < s.t.length; i++) {
+      const j = Math.floor((s.t[i] - g.t0) / g.step);
+      if (j >= 0 && j < g.nb) bits[j] = (Number.isNaN(bits[j]) ? 0 : bits[j]) | s.v[i];
+    }
+    const out = slot(s).thr;
+    for (let i = 0; i < g.n; i++) {
+      let acc = NaN;
+      for (let j = i; j < i + g.k; j++) if (!Number.isNaN(bits[j])) acc = (Number.isNaN(acc) ? 0 : acc) | bits[j];
+      out[i] = acc;
+    }
+  }
+  return [...by.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** Max over devices of a per-device gauge (the device closest to its limit matters). */
+function perDeviceMax(list: LoadedSeries[] | undefined, g: WindowGrid): Float64Array {
+  return combine(gauges(list, g).map((w) => w.mean), g.n, 'max');
+}
+
+export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
+  const n = g.n;
+  const have = new Set<string>([...sig.series.keys(), ...sig.histograms.keys()]);
+  if (sig.requests.length) have.add('spans');
+  if (sig.events.length) have.add('events');
+  const t = new Float64Array(n);
+  for (let i = 0; i < n; i++) t[i] = windowStart(g, i);
+
+  const kvW = gauges(sig.series.get('kv.usage'), g, kvFull);
+  const runW = gauges(sig.series.get('req.running'), g);
+  const waitW = gauges(sig.series.get('req.waiting'), g);
+  const hist = (name: string) => histogramWindows(sig.histograms.get(name) ?? [], g);
+  const e2e = hist('lat.e2e');
+  const ttft = hist('lat.ttft');
+  const itl = hist('lat.itl');
+  const queue = hist('lat.queue');
+  const plenH = hist('req.prompt_len');
+  const glenH = hist('req.gen_len');
+
+  let lamOut = combine(rates(sig.series.get('req.finished'), g), n, 'sum');
+  if (!have.has('req.finished')) {
+    const c = combine(rates(sig.series.get('lat.e2e.count'), g), n, 'sum');
+    if (c.some(Number.isFinite)) lamOut = c;
+    else if (e2e) lamOut = e2e.count.map((x) => x / (g.W / 1000));
+  }
+  const abort = combine(rates(sig.series.get('req.finished'), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
+  const errRate = combine(rates(sig.series.get('req.errors'), g), n, 'sum');
+  const errFrac = nan(n);
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(errRate[i])) continue;
+    const done = Number.isFinite(lamOut[i]) ? lamOut[i] : 0;
+    errFrac[i] = errRate[i] > 0 ? errRate[i] / Math.max(errRate[i], done) : 0;
+  }
+  const hits = combine(rates(sig.series.get('kv.prefix_hits'), g), n, 'sum');
+  const queries = combine(rates(sig.series.get('kv.prefix_queries'), g), n, 'sum');
+  const hit = nan(n);
+  for (let i = 0; i < n; i++) if (queries[i] > 0) hit[i] = Math.min(1, hits[i] / queries[i]);
+
+  const spansBy = (f: (r: RequestFact) => number | null) => requestWindows(sig.requests.filter((r) => r.side !== 'client'), g, f);
+  const fromSpans = (f: (r: RequestFact) => number | null, q: number | 'mean') =>
+    sig.requests.length ? spansBy(f).map((v) => (q === 'mean' ? sortedMean(v) : sortedQuantile(v, q))) : nan(n);
+  const histOr = (h: HistogramWindows | null, q: number, f: (r: RequestFact) => number | null) => (h ? h.quantile(q) : Float64Array.from(fromSpans(f, q)));
+
+  const ptok = rateOrGauge(sig, 'tokens.prompt', 'tokens.prompt_rate', g);
+  const gtok = rateOrGauge(sig, 'tokens.generation', 'tokens.generation_rate', g);
+  const lengthMean = (name: string, h: HistogramWindows | null, f: (r: RequestFact) => number | null, tokRate: Float64Array) => {
+    const m = histogramMean(sig, name, g);
+    if (m.some(Number.isFinite)) return m;
+    if (sig.requests.some((r) => f(r) !== null)) return Float64Array.from(fromSpans(f, 'mean'));
+    if (h) return nan(n);
+    const out = nan(n);
+    for (let i = 0; i < n; i++) if (lamOut[i] > 0) out[i] = tokRate[i] / lamOut[i];
+    return out;
+  };
+  const promptOf = (r: RequestFact) => r.prompt_tokens;
+  const outputOf = (r: RequestFact) => r.output_tokens;
+  const spanLengths = sig.requests.some((r) => r.prompt_tokens !== null) ? spansBy(promptOf) : null;
+
+  const gpus = perGpu(sig, g);
+  const frame: Frame = {
+    grid: g,
+    t,
+    have,
+    kv: combine(kvW.map((w) => w.mean), n, 'max'),
+    kvMax: combine(kvW.map((w) => w.max), n, 'max'),
+    kvFrac: combine(kvW.map((w) => w.frac), n, 'max'),
+    run: combine(runW.map((w) => w.mean), n, 'sum'),
+    runMax: combine(runW.map((w) => w.max), n, 'sum'),
+    runMin: combine(runW.map((w) => w.min), n, 'sum'),
+    wait: combine(waitW.map((w) => w.mean), n, 'sum'),
+    waitMax: combine(waitW.map((w) => w.max), n, 'sum'),
+    waitMin: combine(waitW.map((w) => w.min), n, 'sum'),
+    gtok,
+    ptok,
+    lamOut,
+    lamIn: nan(n),
+    abort,
+    errFrac,
+    preempt: combine(rates(sig.series.get('kv.preemptions'), g), n, 'sum'),
+    hit,
+    e2e99: histOr(e2e, 0.99, (r) => r.e2e_s),
+    e2e50: histOr(e2e, 0.5, (r) => r.e2e_s),
+    ttft99: histOr(ttft, 0.99, (r) => r.ttft_s),
+    ttft50: histOr(ttft, 0.5, (r) => r.ttft_s),
+    itl50: itl ? itl.quantile(0.5) : nan(n),
+    itl99: itl ? itl.quantile(0.99) : nan(n),
+    q95: histOr(queue, 0.95, (r) => r.queue_s),
+    q99: histOr(queue, 0.99, (r) => r.queue_s),
+    ttftMean: histogramMean(sig, 'lat.ttft', g),
+    queueMean: histogramMean(sig, 'lat.queue', g),
+    prefillMean: histogramMean(sig, 'lat.prefill', g),
+    plenMean: lengthMean('req.prompt_len', plenH, promptOf, ptok),
+    plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
+    glenMean: lengthMean('req.gen_len', glenH, outputOf, gtok),
+    glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
+    lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
+    util: combine(gpus.map((x) => x.util), n, 'mean'),
+    smAct: combine(gpus.map((x) => x.smAct), n, 'mean'),
+    smClk: combine(gpus.map((x) => x.clk), n, 'min'),
+    temp: combine(gpus.map((x) => x.temp), n, 'max'),
+    thr: combineBits(gpus.map((x) => x.thr), n),
+    gpus,
+    torchAlloc: perDeviceMax(sig.series.get('torch.allocated'), g),
+    torchResv: perDeviceMax(sig.series.get('torch.reserved'), g),
+    accLen: accLen(sig, g),
+    loraActive: combine(gauges(sig.series.get('lora.active'), g).map((w) => w.max), n, 'sum'),
+    loraMax: combine(gauges(sig.series.get('lora.max'), g).map((w) => w.max), n, 'max'),
+    rss: combine(gauges(sig.series.get('host.rss'), g).map((w) => w.mean), n, 'sum'),
+    memAvail: combine(gauges(sig.series.get('host.mem_available'), g).map((w) => w.mean), n, 'min'),
+    swap: combine(rates(sig.series.get('host.swap'), g), n, 'sum'),
+    stalled: new Uint8Array(n),
+  };
+  arrivals(frame);
+  applyStallBound(frame);
+  return frame;
+}
+
+function arrivals(f: Frame): void {
+  const n = f.grid.n;
+  const occ = (i: number) => (Number.isFinite(f.run[i]) ? f.run[i] : 0) + (Number.isFinite(f.wait[i]) ? f.wait[i] : 0);
+  const known = f.run.some(Number.isFinite) || f.wait.some(Number.isFinite);
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(f.lamOut[i])) continue;
+    if (!known || n < 2) {
+      f.lamIn[i] = f.lamOut[i];
+      continue;
+    }
+    const a = Math.max(0, i - 1);
+    const b = Math.min(n - 1, i + 1);
+    const dOcc = b > a ? ((occ(b) - occ(a)) / ((b - a) * f.grid.step)) * 1000 : 0;
+    f.lamIn[i] = Math.max(0, f.lamOut[i] + dOcc);
+  }
+}
+
+function combineBits(parts: Float64Array[], n: number): Float64Array {
+  const out = nan(n);
+  for (const p of parts) for (let i = 0; i < n; i++) if (!Number.isNaN(p[i])) out[i] = (Number.isNaN(out[i]) ? 0 : out[i]) | p[i];
+  return out;
+}
+
+/** Mean accepted length of speculative decoding: a gauge, or 1 + accepted ÷ drafts from counters. */
+function accLen(sig: Signals, g: WindowGrid): Float64Array {
+  const direct = combine(gauges(sig.series.get('spec.acc_len'), g).map((w) => w.mean), g.n, 'mean');
+  if (direct.some(Number.isFinite)) return direct;
+  const acc = combine(rates(sig.series.get('spec.accepted_tokens'), g), g.n, 'sum');
+  const drafts = combine(rates(sig.series.get('spec.drafts'), g), g.n, 'sum');
+  const out = nan(g.n);
+  for (let i = 0; i < g.n; i++) if (drafts[i] > 0) out[i] = 1 + acc[i] / drafts[i];
+  return out;
+}
+
+/**
+ * A stalled engine finishes nothing, so its latency histograms say nothing. Requests in flight since the
+ * stall began are at least that old, so over a streak of windows with no completions, no tokens and
+ * requests present, the elapsed time is a lower bound of the e2e (and, with a waiting queue, queue) latency.
+ */
+export function applyStallBound(f: Frame): void {
+  const { n, W } = f.grid;
+  let streakStart = NaN;
+  for (let i = 0; i < n; i++) {
+    const inFlight = (Number.isFinite(f.runMin[i]) ? f.runMin[i] : 0) + (Number.isFinite(f.waitMin[i]) ? f.waitMin[i] : 0);
+    const noneDone = f.lamOut[i] === 0;
+    const noTokens = !Number.isFinite(f.gtok[i]) || f.gtok[i] === 0;
+    const known = Number.isFinite(f.runMin[i]) || Number.isFinite(f.waitMin[i]);
+    if (!(known && inFlight > 0 && noneDone && noTokens)) {
+      streakStart = NaN;
+      continue;
+    }
+    if (Number.isNaN(streakStart)) streakStart = f.t[i];
+    const bound = (f.t[i] + W - streakStart) / 1000;
+    f.stalled[i] = 1;
+    f.e2e99[i] = Math.max(Number.isFinite(f.e2e99[i]) ? f.e2e99[i] : 0, bound);
+    if (f.waitMin[i] > 0) {
+      f.q95[i] = Math.max(Number.isFinite(f.q95[i]) ? f.q95[i] : 0, bound);
+      f.q99[i] = Math.max(Number.isFinite(f.q99[i]) ? f.q99[i] : 0, bound);
+    }
+  }
+}

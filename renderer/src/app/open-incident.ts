@@ -1,0 +1,36 @@
+// Opening an incident loads every per-incident store and puts the time axis on its span.
+import { beginInteraction } from '../charts/draw-tracker';
+import { useAnnotations } from '../state/annotations';
+import { useCursor } from '../state/cursor';
+import { useDiagnosis } from '../state/diagnosis';
+import { useIncidents } from '../state/incidents';
+import { useLayout } from '../state/layout';
+import { useMarkers } from '../state/markers';
+import { useReplay } from '../state/replay';
+import { useSeries } from '../state/series';
+
+export async function openIncident(id: number | null): Promise<void> {
+  useReplay.getState().pause();
+  if (id === null) {
+    await useIncidents.getState().open(null);
+    useDiagnosis.getState().clear();
+    return;
+  }
+  beginInteraction('qs:open');
+  useLayout.getState().loadSizes(id);
+  const incidents = useIncidents.getState();
+  const detailLoaded = incidents.open(id).then(() => {
+    const d = useIncidents.getState().detail;
+    if (d && d.id === id) {
+      const start = d.start_ms ?? 0;
+      const end = d.end_ms !== null && d.end_ms > start ? d.end_ms : start + 1000;
+      useCursor.getState().reset([start, end]);
+    }
+  });
+  void useAnnotations.getState().load(id);
+  void useMarkers.getState().load(id);
+  void useDiagnosis.getState().load(id);
+  // The charts are built only once the range is the incident's, so they query once.
+  await detailLoaded;
+  await useSeries.getState().load(id);
+}

@@ -1,0 +1,53 @@
+// Exports the incident report. In the browser the engine answers the text and we offer it as a download.
+import { useState } from 'react';
+import type { ReportFormat } from '../../../electron/contract/types';
+import { api, errorText } from '../api';
+
+const MIME: Record<ReportFormat, string> = { html: 'text/html', md: 'text/markdown', pdf: 'application/pdf' };
+
+function download(name: string, content: string, format: ReportFormat): void {
+  const url = URL.createObjectURL(new Blob([content], { type: MIME[format] }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function ReportExport({ incidentId, name }: { incidentId: number; name: string }) {
+  const [format, setFormat] = useState<ReportFormat>('html');
+  const [state, setState] = useState<'idle' | 'loading' | 'ready' | 'error'>('idle');
+  const [message, setMessage] = useState<string | null>(null);
+  const run = async () => {
+    setState('loading');
+    setMessage(null);
+    try {
+      const res = await api.exportReport({ incident_id: incidentId, format });
+      if (api.host === 'browser' && res.content !== undefined) download(`${name.replace(/[^\w.-]+/g, '_') || 'incident'}.${format}`, res.content, format);
+      setMessage(api.host === 'browser' && res.content !== undefined ? 'Downloaded.' : `Written to ${res.path}`);
+      setState('ready');
+    } catch (e) {
+      setMessage(errorText(e));
+      setState('error');
+    }
+  };
+  return (
+    <div className="report-export row" data-state={state}>
+      <select value={format} onChange={(e) => setFormat(e.target.value as ReportFormat)} aria-label="Report format">
+        <option value="html">HTML</option>
+        <option value="md">Markdown</option>
+        <option value="pdf">PDF</option>
+      </select>
+      <button type="button" onClick={() => void run()} disabled={state === 'loading'} data-testid="export-report">
+        Export report
+      </button>
+      {message ? (
+        <span className={`small ${state === 'error' ? 'error-text' : 'muted'}`} role="status" title={message}>
+          {message}
+        </span>
+      ) : null}
+    </div>
+  );
+}

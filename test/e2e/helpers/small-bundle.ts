@@ -1,0 +1,84 @@
+// A small incident bundle in real formats, written by the test itself: vLLM Prometheus scrapes with
+// millisecond timestamps (a traffic surge fills the KV cache, requests queue, preemptions start) and a
+// kernel log with one Xid. 10 minutes at a 5 s scrape interval.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const BUNDLE_START_MS = Date.UTC(2026, 2, 4, 12, 0, 0);
+export const SCRAPE_MS = 5000;
+export const SCRAPES = 120;
+export const SURGE_AT = 60;
+export const XID_AT_MS = BUNDLE_START_MS + 90 * SCRAPE_MS;
+
+const LE = [0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function promText(): string {
+  const out: string[] = [
+    '# HELP vllm:num_requests_running Number of requests in model execution batches.',
+    '# TYPE vllm:num_requests_running gauge',
+    '# HELP vllm:num_requests_waiting Number of requests waiting to be processed.',
+    '# TYPE vllm:num_requests_waiting gauge',
+    '# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.',
+    '# TYPE vllm:kv_cache_usage_perc gauge',
+    '# HELP vllm:generation_tokens_total Number of generation tokens processed.',
+    '# TYPE vllm:generation_tokens_total counter',
+    '# HELP vllm:num_preemptions_total Cumulative number of preemption from the engine.',
+    '# TYPE vllm:num_preemptions_total counter',
+    '# HELP vllm:e2e_request_latency_seconds Histogram of end to end request latency in seconds.',
+    '# TYPE vllm:e2e_request_latency_seconds histogram',
+  ];
+  const L = 'model_name="llama-3-8b",engine="0"';
+  let tokens = 0;
+  let preempt = 0;
+  const buckets = LE.map(() => 0);
+  let count = 0;
+  let sum = 0;
+  for (let i = 0; i < SCRAPES; i++) {
+    const ts = BUNDLE_START_MS + i * SCRAPE_MS;
+    const surge = i >= SURGE_AT;
+    const running = surge ? 48 : 20 + (i % 4);
+    const waiting = surge ? Math.min(200, (i - SURGE_AT) * 3) : 0;
+    const kv = surge ? Math.min(0.99, 0.55 + (i - SURGE_AT) * 0.02) : 0.4 + (i % 5) * 0.01;
+    tokens += surge ? 2500 * 5 : 4000 * 5;
+    if (surge && i > SURGE_AT + 10) preempt += 2;
+    const lat = surge ? 4 : 0.4;
+    const reqs = surge ? 30 : 50;
+    for (let k = 0; k < LE.length; k++) if (lat <= LE[k]) buckets[k] += reqs;
+    count += reqs;
+    sum += lat * reqs;
+    out.push(`vllm:num_requests_running{${L}} ${running} ${ts}`);
+    out.push(`vllm:num_requests_waiting{${L}} ${waiting} ${ts}`);
+    out.push(`vllm:kv_cache_usage_perc{${L}} ${kv.toFixed(4)} ${ts}`);
+    out.push(`vllm:generation_tokens_total{${L}} ${tokens} ${ts}`);
+    out.push(`vllm:num_preemptions_total{${L}} ${preempt} ${ts}`);
+    LE.forEach((le, k) => out.push(`vllm:e2e_request_latency_seconds_bucket{${L},le="${le}"} ${buckets[k]} ${ts}`));
+    out.push(`vllm:e2e_request_latency_seconds_bucket{${L},le="+Inf"} ${count} ${ts}`);
+    out.push(`vllm:e2e_request_latency_seconds_sum{${L}} ${sum.toFixed(3)} ${ts}`);
+    out.push(`vllm:e2e_request_latency_seconds_count{${L}} ${count} ${ts}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function kernelLog(): string {
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, '+0000');
+  return [
+    `${iso(BUNDLE_START_MS + 1000)} gpu-node-3 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15`,
+    `${iso(XID_AT_MS)} gpu-node-3 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=4242, name=python3, Ch 00000008, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f12_34560000. Fault is of type FAULT_PDE ACCESS_TYPE_READ`,
+    '',
+  ].join('\n');
+}
+
+/** Writes the bundle into `dir`/bundle and answers the file paths with their bundle-relative names. */
+export function writeSmallBundle(dir: string): { name: string; path: string; relative: string }[] {
+  const root = join(dir, 'bundle');
+  mkdirSync(root, { recursive: true });
+  const files = [
+    { name: 'vllm-metrics.prom', text: promText() },
+    { name: 'dmesg.log', text: kernelLog() },
+  ];
+  return files.map((f) => {
+    const path = join(root, f.name);
+    writeFileSync(path, f.text);
+    return { name: f.name, path, relative: `bundle/${f.name}` };
+  });
+}

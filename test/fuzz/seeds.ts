@@ -1,0 +1,42 @@
+// The files the fuzzer mutates: one real sample of every format in the corpus (when it is present)
+// plus small files this test writes itself, so a fresh clone still fuzzes something.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { corpusFile } from '../helpers/corpus';
+
+const CORPUS_SEEDS = [
+  'vllm_prometheus/datadog_vllm_metrics_fixture.txt',
+  'tgi_sglang_prometheus/sglang_docs_production_metrics_example.prom',
+  'dcgm_exporter/datadog_dcgm_metrics_fixture.txt',
+  'nvidia_smi/nvgpuexp_testdata_query.csv',
+  'nvidia_smi/h200_load_query-compute-apps.csv',
+  'nvidia_smi/h200_load_dmon.txt',
+  'vllm_logs/vllm_log_lines_collected.log',
+  'pytorch_oom/cuda_oom_lines_collected.log',
+  'xid_logs/nvrm_xid_lines_collected.log',
+  'kineto_trace/hta_cuda_event_sync_trace.json.gz',
+  'pytorch_memory_snapshot/mlsys_profile_grad.pickle',
+  'ncu_csv/superbench_cublaslt_ncu_details_sm100.log',
+  'otlp_json/otel-proto_examples_trace.json',
+  'jaeger_json/jaeger_converter_fixture_ui_01.json',
+];
+
+export function fuzzSeeds(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const own: [string, Buffer][] = [
+    ['scrapes.prom', Buffer.from(['# TYPE vllm:num_requests_waiting gauge', ...Array.from({ length: 50 }, (_, i) => `vllm:num_requests_waiting{model_name="m"} ${i % 9} ${1773478800000 + i * 5000}`)].join('\n') + '\n')],
+    ['events.jsonl', Buffer.from(Array.from({ length: 40 }, (_, i) => JSON.stringify({ ts: 1773478800 + i, level: i % 5 ? 'info' : 'error', msg: `request ${i} done` })).join('\n') + '\n')],
+    ['trace.json.gz', gzipSync(JSON.stringify({ schemaVersion: 1, traceEvents: Array.from({ length: 30 }, (_, i) => ({ ph: 'X', cat: 'kernel', name: `k${i % 3}`, pid: 0, tid: 7, ts: 1000 + i * 10, dur: 5, args: { correlation: i, device: 0, stream: 7 } })) }))],
+  ];
+  const paths = own.map(([name, bytes]) => {
+    const p = join(dir, name);
+    writeFileSync(p, bytes);
+    return p;
+  });
+  for (const rel of CORPUS_SEEDS) {
+    const p = corpusFile(rel);
+    if (p) paths.push(p);
+  }
+  return paths;
+}

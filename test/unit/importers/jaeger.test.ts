@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { importFiles, tempStore } from '../../helpers/import-file';
+import { jaegerImporter } from '../../../electron/engine/importers/jaeger';
+import { detectImporter } from '../../../electron/engine/importers/registry';
+
+const importers = [jaegerImporter];
+const REL = 'jaeger_json/jaeger_converter_fixture_ui_01.json';
+
+test('corpus Jaeger trace (bare trace object): spans, µs times, parents, tags', { skip: skipUnlessCorpus(REL) }, async () => {
+  const doc = JSON.parse(readFileSync(corpusFile(REL)!, 'utf8'));
+  assert.equal(detectImporter(readFileSync(corpusFile(REL)!), 'ui_01.json', importers)?.format, 'jaeger-json');
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [corpusFile(REL)!], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = t.store.db.prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY rowid').safeIntegers().all() as Record<string, unknown>[];
+    assert.equal(rows.length, doc.spans.length);
+    doc.spans.forEach((sp: Record<string, any>, i: number) => {
+      assert.equal(rows[i].name, sp.operationName);
+      assert.equal(rows[i].start_ns, BigInt(sp.startTime) * 1000n);
+      assert.equal(rows[i].end_ns, BigInt(sp.startTime + sp.duration) * 1000n);
+      const parent = (sp.references as { refType: string; spanID: string }[]).find((x) => x.refType === 'CHILD_OF');
+      assert.equal(rows[i].parent_id, parent ? parent.spanID : null);
+      const attrs = JSON.parse(rows[i].attrs_json as string);
+      for (const tag of sp.tags) assert.deepEqual(attrs[tag.key], tag.value);
+      assert.equal(attrs['service.name'], doc.processes[sp.processID].serviceName);
+    });
+  } finally {
+    t.dispose();
+  }
+});
+
+test('{data:[…]} with GenAI tags: request facts and an error from the error tag', async () => {
+  const t = tempStore();
+  try {
+    const tags = (o: Record<string, unknown>) => Object.entries(o).map(([key, value]) => ({ key, type: typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool' : 'float64', value }));
+    const trace = {
+      traceID: 'abc',
+      processes: { p1: { serviceName: 'gateway', tags: [] } },
+      spans: [
+        { traceID: 'abc', spanID: 'a1', operationName: 'chat', references: [], startTime: 1_700_000_000_000_000, duration: 2_500_000, processID: 'p1', tags: tags({ 'gen_ai.request.model': 'm', 'gen_ai.usage.input_tokens': 12, 'gen_ai.usage.output_tokens': 4, 'gen_ai.response.finish_reasons': 'stop' }) },
+        { traceID: 'abc', spanID: 'a2', operationName: 'chat', references: [{ refType: 'CHILD_OF', traceID: 'abc', spanID: 'a1' }], startTime: 1_700_000_000_100_000, duration: 1_000, processID: 'p1', tags: tags({ 'llm.model': 'm', error: true, 'error.type': 'timeout' }) },
+      ],
+    };
+    const file = join(t.dir, 'jaeger.json');
+    writeFileSync(file, JSON.stringify({ data: [trace], total: 1 }));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = t.store.db.prepare('SELECT span_id, parent_id, attrs_json FROM spans ORDER BY span_id').all() as { span_id: string; parent_id: string | null; attrs_json: string }[];
+    const a = JSON.parse(rows[0].attrs_json);
+    assert.deepEqual([a['request.model'], a['request.prompt_tokens'], a['request.output_tokens'], a['request.e2e_s'], a['request.status'], a['request.finish_reasons']], ['m', 12, 4, 2.5, 'ok', 'stop']);
+    const b = JSON.parse(rows[1].attrs_json);
+    assert.equal(rows[1].parent_id, 'a1');
+    assert.deepEqual([b['request.status'], b['request.error']], ['error', 'timeout']);
+    const errors = t.store.db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = 'req.errors') ORDER BY ts_ms DESC LIMIT 1").pluck().get();
+    assert.equal(errors, 1);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('malformed Jaeger JSON fails with line and offset', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'bad.json');
+    writeFileSync(file, '{"data": [\n  {"traceID": "x", "spans": [}\n]}');
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, /bad\.json \(line 2, byte \d+\): malformed JSON/);
+  } finally {
+    t.dispose();
+  }
+});

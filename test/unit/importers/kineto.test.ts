@@ -1,0 +1,175 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { importFiles, tempStore } from '../../helpers/import-file';
+import { kinetoImporter, usToNs } from '../../../electron/engine/importers/kineto';
+import { scanChromeTrace } from '../../../electron/engine/importers/json-event-scanner';
+import { detectImporter } from '../../../electron/engine/importers/registry';
+
+const importers = [kinetoImporter];
+const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'Kernel', 'Memcpy', 'Memset']);
+
+interface Ev { ph?: string; cat?: string; name?: string; ts?: number; dur?: number; args?: Record<string, unknown> }
+
+/** The independent reading: the whole trace through JSON.parse. */
+function parsed(rel: string): { traceEvents: Ev[]; distributedInfo?: { rank?: number } } {
+  return JSON.parse(gunzipSync(readFileSync(corpusFile(rel)!)).toString('utf8'));
+}
+
+const TRACES = [
+  'kineto_trace/hta_simple_add_a100_trace.json.gz',
+  'kineto_trace/hta_alexnet_a100_trace.json.gz',
+  'kineto_trace/hta_cuda_event_sync_trace.json.gz',
+  'kineto_trace/hta_sampled_rank-0_nccl128.json.gz',
+  'kineto_trace/hta_df_index_resolver_v100_profile_memory_WINDOW30ms.json.gz',
+  'kineto_trace/kineto_tbplugin_resnet50_v100_2021.pt.trace.json.gz',
+];
+
+for (const rel of TRACES) {
+  test(`corpus ${rel}: kernels and spans match a plain JSON.parse of the trace`, { skip: skipUnlessCorpus(rel) }, async () => {
+    const doc = parsed(rel);
+    const x = doc.traceEvents.filter((e) => e.ph === 'X');
+    const gpu = x.filter((e) => GPU_CATS.has(e.cat ?? ''));
+    const totalNs = gpu.reduce((a, e) => a + (usToNs(e.ts! + (e.dur ?? 0)) - usToNs(e.ts!)), 0n);
+    const t = tempStore();
+    try {
+      const r = await importFiles(t.store, [corpusFile(rel)!], { importers });
+      assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+      const db = t.store.db;
+      assert.equal(db.prepare('SELECT COUNT(*) FROM kernels').pluck().get(), gpu.length);
+      assert.equal(db.prepare('SELECT SUM(end_ns - start_ns) FROM kernels').pluck().safeIntegers().get(), totalNs);
+      assert.equal(db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), x.length - gpu.length);
+      // One kernel, exactly: the longest one's start and duration in ns.
+      const longest = gpu.reduce((a, e) => ((e.dur ?? 0) > (a.dur ?? 0) ? e : a));
+      const k = db.prepare('SELECT start_ns, end_ns - start_ns AS d FROM kernels ORDER BY end_ns - start_ns DESC, start_ns LIMIT 1').safeIntegers().get() as { start_ns: bigint; d: bigint };
+      assert.equal(k.d, usToNs(longest.ts! + longest.dur!) - usToNs(longest.ts!));
+      const rank = doc.distributedInfo?.rank ?? 0;
+      assert.equal(db.prepare('SELECT COUNT(DISTINCT trace_id) FROM spans').pluck().get(), 1);
+      assert.equal(db.prepare('SELECT trace_id FROM spans LIMIT 1').pluck().get(), `kineto:${rank}`);
+    } finally {
+      t.dispose();
+    }
+  });
+}
+
+test('corpus kernels link to their launching runtime call by correlation', { skip: skipUnlessCorpus(TRACES[2]) }, async () => {
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [corpusFile(TRACES[2])!], { importers });
+    assert.equal(r.sources[0].status, 'ok');
+    const rows = t.store.db
+      .prepare("SELECT k.correlation_id AS c, s.name AS call FROM kernels k JOIN spans s ON s.span_id = json_extract(k.attrs_json, '$.launch_span_id') ORDER BY k.start_ns")
+      .all() as { c: number; call: string }[];
+    const doc = parsed(TRACES[2]);
+    const gpu = doc.traceEvents.filter((e) => e.ph === 'X' && GPU_CATS.has(e.cat ?? ''));
+    assert.equal(rows.length, gpu.length);
+    assert.ok(rows.every((x) => x.call.startsWith('cuda')), JSON.stringify(rows));
+    const k = t.store.db.prepare("SELECT attrs_json FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'kernel' LIMIT 1").pluck().get() as string;
+    const attrs = JSON.parse(k);
+    assert.ok(Array.isArray(attrs.grid) && Array.isArray(attrs.block) && typeof attrs.registers_per_thread === 'number' && typeof attrs.occupancy_pct === 'number');
+    assert.equal(t.store.db.prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'memcpy'").pluck().get(), 1);
+  } finally {
+    t.dispose();
+  }
+});
+
+const MEM = TRACES[4];
+test('corpus [memory] events: allocations paired by address, torch.allocated/reserved series, gpu.mem.total', { skip: skipUnlessCorpus(MEM) }, async () => {
+  const doc = parsed(MEM);
+  const mem = doc.traceEvents.filter((e) => e.name === '[memory]' && e.args?.['Device Type'] === 1);
+  const allocs = mem.filter((e) => (e.args!.Bytes as number) > 0).length;
+  const last = mem.reduce((a, e) => (e.ts! >= a.ts! ? e : a));
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [corpusFile(MEM)!], { importers });
+    assert.equal(r.sources[0].status, 'ok');
+    const db = t.store.db;
+    assert.equal(db.prepare("SELECT COUNT(*) FROM allocations WHERE alloc_ns IS NOT NULL AND source = 'kineto'").pluck().get(), allocs);
+    const lastOf = (name: string) => db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ? AND labels_json = '{\"gpu\":\"1\"}') ORDER BY ts_ms DESC LIMIT 1").pluck().get(name);
+    assert.equal(lastOf('torch.allocated'), last.args!['Total Allocated']);
+    assert.equal(lastOf('torch.reserved'), last.args!['Total Reserved']);
+    const total = db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = 'gpu.mem.total' AND labels_json = '{\"gpu\":\"1\"}') LIMIT 1").pluck().get();
+    const props = (JSON.parse(gunzipSync(readFileSync(corpusFile(MEM)!)).toString()).deviceProperties as { id: number; totalGlobalMem: number }[]).find((d) => d.id === 1)!;
+    assert.equal(total, props.totalGlobalMem);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('detects Kineto traces from the head', { skip: skipUnlessCorpus(TRACES[0]) }, () => {
+  const head = gunzipSync(readFileSync(corpusFile(TRACES[0])!)).subarray(0, 65536);
+  assert.equal(detectImporter(head, 'trace.json')?.format, 'kineto-json');
+});
+
+async function* chunks(buf: Buffer, size: number): AsyncIterable<Buffer> {
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+test('the scanner cuts the same events whatever the chunk size, escapes and nesting included', async () => {
+  const events = [{ ph: 'X', name: 'a "quoted" }{ name\\', ts: 1, args: { nested: { x: [1, { y: '[' }] } } }, { ph: 'i', name: 'ü', ts: 2.5 }, { ph: 'M', name: '}' }];
+  const text = Buffer.from(JSON.stringify({ schemaVersion: 1, deviceProperties: [{ id: 0, name: 'G,"x"}' }], traceEvents: events, baseTimeNanoseconds: 5, traceName: 't' }, null, 1));
+  for (const size of [1, 2, 7, 64, 1 << 20]) {
+    const got: unknown[] = [];
+    const keys: Record<string, unknown> = {};
+    for await (const it of scanChromeTrace(chunks(text, size), { batchBytes: 16 })) {
+      if (it.kind === 'events') got.push(...it.events);
+      else keys[it.key] = it.value;
+    }
+    assert.deepEqual(got, events, `chunk ${size}`);
+    assert.deepEqual(keys, { schemaVersion: 1, deviceProperties: [{ id: 0, name: 'G,"x"}' }], baseTimeNanoseconds: 5, traceName: 't' });
+  }
+});
+
+test('relative timestamps are placed after baseTimeNanoseconds, which follows traceEvents', async () => {
+  const t = tempStore();
+  try {
+    const base = 1_700_000_000_123_456_789n;
+    const trace = { schemaVersion: 1, traceEvents: [{ ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 10.5, dur: 2.25, args: { correlation: 3 } }], baseTimeNanoseconds: Number(base) };
+    // JSON.stringify would round the base: write it as a literal.
+    const text = JSON.stringify(trace).replace(/"baseTimeNanoseconds":\d+/, `"baseTimeNanoseconds":${base}`);
+    const file = join(t.dir, 'rel.json');
+    writeFileSync(file, text);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const k = t.store.db.prepare('SELECT start_ns, end_ns FROM kernels').safeIntegers().get() as { start_ns: bigint; end_ns: bigint };
+    // Exact to the nanosecond: the base is read from its digits, not through a double.
+    assert.equal(k.start_ns, base + 10_500n);
+    assert.equal(k.end_ns, base + 12_750n);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a truncated trace fails with the byte offset and imports nothing', { skip: skipUnlessCorpus(TRACES[2]) }, async () => {
+  const t = tempStore();
+  try {
+    const full = gunzipSync(readFileSync(corpusFile(TRACES[2])!));
+    const file = join(t.dir, 'cut.json');
+    writeFileSync(file, full.subarray(0, Math.floor(full.length / 2)));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, /cut\.json \(byte \d+, key traceEvents\): truncated trace/);
+    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM kernels').pluck().get(), 0);
+    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a malformed event fails naming its offset', async () => {
+  const t = tempStore();
+  try {
+    const good = '{"ph":"X","cat":"cpu_op","name":"a","ts":1700000000000000,"dur":1}';
+    const text = `{"traceEvents":[${good},{"ph":"X","ts":nope}]}`;
+    const file = join(t.dir, 'bad.json');
+    writeFileSync(file, text);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, new RegExp(`bad\\.json \\(byte ${text.indexOf(',{"ph":"X","ts":nope') + 1}, key traceEvents\\): malformed trace event`));
+  } finally {
+    t.dispose();
+  }
+});

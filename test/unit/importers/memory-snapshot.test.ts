@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { importFiles, tempStore } from '../../helpers/import-file';
+import { memorySnapshotImporter } from '../../../electron/engine/importers/memory-snapshot';
+import { detectImporter } from '../../../electron/engine/importers/registry';
+import { pickle, rawOp, tuple, type PickleValue } from '../../../fixtures/lib/pickle-writer';
+
+const importers = [memorySnapshotImporter];
+const count = (t: ReturnType<typeof tempStore>, sql: string, ...p: unknown[]) => t.store.db.prepare(sql).pluck().get(...p) as number;
+const liveAtEnd = (t: ReturnType<typeof tempStore>, inc: number) => t.store.allocationSites(inc, undefined, 10_000).reduce((a, s) => a + s.live_bytes, 0);
+const lastValue = (t: ReturnType<typeof tempStore>, name: string) =>
+  t.store.db.prepare('SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ?) ORDER BY ts_ms DESC LIMIT 1').pluck().get(name) as number;
+
+// Facts read from the files with Python's pickle (segments, trace entries, allocations, live bytes).
+const CORPUS = [
+  { file: 'pytorch_memory_snapshot/mlsys_profile_grad.pickle', segments: 7, entries: 33, allocations: 12, live: 3233754432, reserved: 4439670784 },
+  { file: 'pytorch_memory_snapshot/eor_nn_snapshot.pickle', segments: 10, entries: 5803, allocations: 1966, live: 48748928, reserved: 134217728 },
+  { file: 'pytorch_memory_snapshot/mlsys_profile_no_grad.pickle', segments: 7, entries: 33, allocations: 12, live: 3233754432, reserved: 4439670784 },
+];
+
+for (const c of CORPUS) {
+  test(`corpus ${c.file}: allocations, live bytes at the end, reserved`, { skip: skipUnlessCorpus(c.file) }, async () => {
+    const t = tempStore();
+    try {
+      const r = await importFiles(t.store, [corpusFile(c.file)!], { importers });
+      assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+      assert.equal(r.sources[0].format, 'torch-memory-snapshot');
+      assert.equal(count(t, 'SELECT COUNT(*) FROM allocations WHERE incident_id = ?', r.incident_id), c.allocations);
+      assert.equal(liveAtEnd(t, r.incident_id), c.live);
+      assert.equal(lastValue(t, 'torch.allocated'), c.live);
+      assert.equal(lastValue(t, 'torch.reserved'), c.reserved);
+      // Every allocation's stack is the C++/Python frames, innermost first.
+      const site = t.store.allocationSites(r.incident_id)[0];
+      assert.equal(site.frames[0], 'torch::unwind::unwind()');
+    } finally {
+      t.dispose();
+    }
+  });
+}
+
+test('detects snapshots from the head only', { skip: skipUnlessCorpus(CORPUS[0].file) }, async () => {
+  const { readFileSync } = await import('node:fs');
+  const head = readFileSync(corpusFile(CORPUS[0].file)!).subarray(0, 65536);
+  assert.equal(detectImporter(head, 'x.pickle')?.format, 'torch-memory-snapshot');
+});
+
+const frame = (filename: string, line: number, name: string) => ({ filename, line, name });
+
+function snapshot(): PickleValue {
+  const stackA = [frame('alloc.py', 10, 'make_a'), frame('train.py', 5, 'step')];
+  const stackB = [frame('??', 0, 'c10::alloc'), frame('cache.py', 42, 'grow')];
+  const T = 1_700_000_000_000_000; // epoch µs
+  const entry = (action: string, addr: number | bigint, size: number, dt: number, frames: PickleValue = []) => ({ action, addr, size, stream: 0, time_us: T + dt, frames });
+  const big = 2n ** 60n; // an address above 2^53
+  return {
+    segments: [
+      { device: 0, address: 0x1000, total_size: 4096, allocated_size: 1024, active_size: 1024, requested_size: 1000, stream: 0, segment_type: 'small', segment_pool_id: tuple(0, 0), is_expandable: false, frames: [],
+        blocks: [
+          { address: 0x1000, size: 1024, requested_size: 1000, state: 'active_allocated', frames: stackA },
+          { address: 0x1400, size: 3072, requested_size: 3072, state: 'inactive', frames: [] },
+        ] },
+      { device: 0, address: 0x9000, total_size: 2048, allocated_size: 512, active_size: 512, requested_size: 512, stream: 0, segment_type: 'small', segment_pool_id: tuple(0, 0), is_expandable: false, frames: [],
+        blocks: [{ address: 0x9000, size: 512, requested_size: 500, state: 'active_allocated', frames: stackB }] },
+    ],
+    device_traces: [[
+      entry('segment_alloc', 0x1000, 4096, 0),
+      entry('alloc', 0x1000, 1000, 1, stackA),
+      entry('alloc', big, 300, 2, stackB),
+      entry('free_requested', big, 300, 3, stackB),
+      entry('free_completed', big, 300, 4, stackB),
+      entry('alloc', big, 200, 5, stackB), // the same address again: a second version
+      entry('free_requested', big, 200, 6, stackB), // never completed
+      entry('free_completed', 0x7000, 64, 7), // allocated before the trace began
+      { action: 'oom', device_free: 1234, size: 99999, stream: 0, time_us: T + 8, frames: [] },
+      entry('snapshot', 0, 0, 9),
+    ]],
+  };
+}
+
+test('synthetic snapshot: pairing, versioned addresses, pre-trace blocks, oom, replayed series', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'snap.pickle');
+    writeFileSync(file, pickle(snapshot()));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = t.store.db.prepare('SELECT addr, size, alloc_ns, free_ns, stack_id FROM allocations ORDER BY alloc_ns IS NULL, alloc_ns, free_ns').safeIntegers().all() as { addr: string; size: bigint; alloc_ns: bigint | null; free_ns: bigint | null }[];
+    const T = 1_700_000_000_000_000n * 1000n;
+    const big = `0x${(2n ** 60n).toString(16)}`;
+    const byAddr = (a: string) => rows.filter((x) => x.addr === a);
+    // Two versions of the big address: completed free, then free_requested only.
+    assert.deepEqual(byAddr(big).map((x) => [x.size, x.alloc_ns! - T, x.free_ns! - T]), [[300n, 2000n, 4000n], [200n, 5000n, 6000n]]);
+    // Freed before the trace knew it.
+    assert.deepEqual(byAddr('0x7000').map((x) => [x.size, x.alloc_ns, x.free_ns! - T]), [[64n, null, 7000n]]);
+    // Alive at the end from the trace (0x1000) and from a block only (0x9000, requested size).
+    assert.deepEqual(byAddr('0x1000').map((x) => [x.size, x.alloc_ns! - T, x.free_ns]), [[1000n, 1000n, null]]);
+    assert.deepEqual(byAddr('0x9000').map((x) => [x.size, x.alloc_ns, x.free_ns]), [[500n, null, null]]);
+    assert.equal(rows.length, 5);
+    const sites = t.store.allocationSites(r.incident_id);
+    assert.deepEqual(sites.map((s) => [s.frames, s.live_bytes]), [[['alloc.py:10 make_a', 'train.py:5 step'], 1000], [['c10::alloc', 'cache.py:42 grow'], 500]]);
+    const oom = t.store.queryEvents({ incident_id: r.incident_id, kinds: ['oom'] }).rows;
+    assert.equal(oom.length, 1);
+    assert.equal(oom[0].attrs.device_free, 1234);
+    assert.equal(oom[0].attrs.size, 99999);
+    assert.equal(lastValue(t, 'torch.allocated'), 1500);
+    assert.equal(lastValue(t, 'torch.reserved'), 6144);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a pickle with a forbidden opcode fails with the opcode and offset, and imports nothing', async () => {
+  const t = tempStore();
+  try {
+    const bad = pickle({ segments: [], device_traces: [[{ action: 'alloc', addr: rawOp([0x63, ...Buffer.from('builtins\neval\n')]) }]] });
+    const file = join(t.dir, 'evil.pickle');
+    writeFileSync(file, bad);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, new RegExp(`evil\\.pickle \\(byte ${bad.lastIndexOf(0x63)}\\): refused opcode GLOBAL`));
+    assert.equal(count(t, 'SELECT COUNT(*) FROM allocations'), 0);
+    assert.equal(count(t, 'SELECT COUNT(*) FROM series'), 0);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a pickle that is not a snapshot fails naming the key', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'other.pickle');
+    writeFileSync(file, pickle({ segments: 5, device_traces: [] }));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, /key segments/);
+  } finally {
+    t.dispose();
+  }
+});

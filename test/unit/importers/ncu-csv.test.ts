@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { importFiles, tempStore } from '../../helpers/import-file';
+import { csvFields, metricValue, ncuCsvImporter } from '../../../electron/engine/importers/ncu-csv';
+
+const importers = [ncuCsvImporter];
+const REL = 'ncu_csv/superbench_cublaslt_ncu_details_sm100.log';
+
+test('corpus details page: one kernel with its metrics and rule results', { skip: skipUnlessCorpus(REL) }, async () => {
+  // The independent reading: metric rows and rule rows counted from the raw lines.
+  const lines = readFileSync(corpusFile(REL)!, 'utf8').split('\n').filter((l) => l.startsWith('"0"'));
+  const metricRows = lines.filter((l) => csvFields(l)[12] !== '');
+  const ruleRows = lines.filter((l) => csvFields(l)[15]);
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [corpusFile(REL)!], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const ks = t.store.db.prepare('SELECT name, device, stream, start_ns, end_ns, attrs_json FROM kernels').safeIntegers().all() as { name: string; device: bigint; stream: bigint; start_ns: bigint; end_ns: bigint; attrs_json: string }[];
+    assert.equal(ks.length, 1);
+    assert.equal(ks[0].name, 'cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_64x256x128_1x1x1_0_tnn_align4_1sm_bias_f16_relu_aux_scalemax');
+    assert.equal(ks[0].stream, 7n);
+    // "Duration","ns","406240" in the file.
+    assert.equal(ks[0].end_ns - ks[0].start_ns, 406240n);
+    const attrs = JSON.parse(ks[0].attrs_json);
+    assert.equal(Object.keys(attrs.metrics).length, metricRows.length);
+    assert.equal(attrs.metrics['DRAM Frequency'], 3995313115.4);
+    assert.equal(attrs.units['DRAM Frequency'], 'hz');
+    assert.equal(attrs.time_synthetic, true);
+    assert.equal(attrs.rules.length, ruleRows.length);
+    assert.equal(t.store.db.prepare("SELECT COUNT(*) FROM events WHERE kind = 'ncu_rule'").pluck().get(), ruleRows.length);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('CSV fields: quotes, escaped quotes, ragged trailing comma; numbers with thousands separators', () => {
+  assert.deepEqual(csvFields('"a","b ""q""","1,234.5",'), ['a', 'b "q"', '1,234.5']);
+  assert.deepEqual(csvFields('x,,y'), ['x', '', 'y']);
+  assert.equal(metricValue('1,234.5'), 1234.5);
+  assert.equal(metricValue('12,345,678'), 12345678);
+  assert.equal(metricValue('3.5e2'), 350);
+  assert.equal(metricValue('(9, 32, 1)'), '(9, 32, 1)');
+});
+
+test('raw page: one row per kernel, units row, program output and ==PROF== lines skipped', async () => {
+  const t = tempStore();
+  try {
+    const text = [
+      'hello from the app',
+      '==PROF== Connected to process 1',
+      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","gpu__time_duration.sum","dram__bytes.sum"',
+      '"","","","","","","","","","","","nsecond","byte"',
+      '"0","1","app","h","k_a","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","1,500","2,048",',
+      '"1","1","app","h","k_b","1","7","(128, 1, 1)","(4, 1, 1)","1","9.0","2000","10"',
+      '==PROF== Disconnected from process 1',
+    ].join('\n');
+    const file = join(t.dir, 'raw.csv');
+    writeFileSync(file, text);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const ks = t.store.db.prepare('SELECT name, device, end_ns - start_ns AS d, attrs_json FROM kernels ORDER BY start_ns').all() as { name: string; device: number; d: number; attrs_json: string }[];
+    assert.deepEqual(ks.map((k) => [k.name, k.device, k.d]), [['k_a', 0, 1500], ['k_b', 1, 2000]]);
+    assert.deepEqual(JSON.parse(ks[0].attrs_json).metrics, { 'gpu__time_duration.sum': 1500, 'dram__bytes.sum': 2048 });
+    assert.equal(JSON.parse(ks[0].attrs_json).units['dram__bytes.sum'], 'byte');
+  } finally {
+    t.dispose();
+  }
+});

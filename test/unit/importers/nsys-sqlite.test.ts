@@ -1,0 +1,148 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { importFiles, tempStore } from '../../helpers/import-file';
+import { nsysRepImporter, nsysSqliteImporter } from '../../../electron/engine/importers/nsys-sqlite';
+import { detectImporter } from '../../../electron/engine/importers/registry';
+
+const importers = [nsysSqliteImporter, nsysRepImporter];
+const FILES = ['nsys_sqlite/pipit_perlmutter_cloverleaf_cuda_nsys2024.5.sqlite.gz', 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz'];
+
+for (const rel of FILES) {
+  test(`corpus ${rel}: counts and times match direct SQL over the export`, { skip: skipUnlessCorpus(rel) }, async () => {
+    const t = tempStore();
+    try {
+      const plain = join(t.dir, 'export.sqlite');
+      writeFileSync(plain, gunzipSync(readFileSync(corpusFile(rel)!)));
+      const ext = new Database(plain, { readonly: true });
+      const one = (sql: string) => ext.prepare(sql).pluck().safeIntegers().get() as bigint;
+      const has = (tb: string) => !!ext.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(tb);
+      const n = (tb: string) => (has(tb) ? Number(one(`SELECT COUNT(*) FROM ${tb}`)) : 0);
+      const base = one('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME');
+      const kernels = n('CUPTI_ACTIVITY_KIND_KERNEL');
+      const copies = n('CUPTI_ACTIVITY_KIND_MEMCPY') + n('CUPTI_ACTIVITY_KIND_MEMSET');
+      const runtime = n('CUPTI_ACTIVITY_KIND_RUNTIME');
+      const nvtx = has('NVTX_EVENTS') ? Number(one('SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)')) : 0;
+      const first = ext.prepare('SELECT k.start, k."end", s.value AS name FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName ORDER BY k.start LIMIT 1').safeIntegers().get() as { start: bigint; end: bigint; name: string };
+      const gpus = ext.prepare('SELECT id, totalMemory FROM TARGET_INFO_GPU ORDER BY id').all() as { id: number; totalMemory: number }[];
+      ext.close();
+
+      const r = await importFiles(t.store, [corpusFile(rel)!], { importers });
+      assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+      assert.equal(r.sources[0].format, 'nsys-sqlite');
+      const db = t.store.db;
+      assert.equal(db.prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'kernel'").pluck().get(), kernels);
+      assert.equal(db.prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') IN ('memcpy', 'memset')").pluck().get(), copies);
+      assert.equal(db.prepare("SELECT COUNT(*) FROM spans WHERE json_extract(attrs_json, '$.cat') = 'cuda_runtime'").pluck().get(), runtime);
+      assert.equal(db.prepare("SELECT COUNT(*) FROM spans WHERE json_extract(attrs_json, '$.cat') = 'nvtx'").pluck().get(), nvtx);
+      const k = db.prepare("SELECT name, start_ns, end_ns FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'kernel' ORDER BY start_ns LIMIT 1").safeIntegers().get() as { name: string; start_ns: bigint; end_ns: bigint };
+      assert.equal(k.name, first.name);
+      assert.equal(k.start_ns, first.start + base);
+      assert.equal(k.end_ns - k.start_ns, first.end - first.start);
+      const totals = db.prepare("SELECT json_extract(labels_json, '$.gpu') AS gpu, MAX(value) AS v FROM series JOIN samples ON series_id = id WHERE name = 'gpu.mem.total' GROUP BY 1 ORDER BY CAST(gpu AS INTEGER)").all() as { gpu: string; v: number }[];
+      assert.deepEqual(totals, gpus.map((g) => ({ gpu: String(g.id), v: g.totalMemory })));
+      // Launch links: every kernel with a correlation finds its runtime call.
+      const unlinked = db.prepare("SELECT COUNT(*) FROM kernels k WHERE k.correlation_id IS NOT NULL AND json_extract(k.attrs_json, '$.kind') = 'kernel' AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.span_id = json_extract(k.attrs_json, '$.launch_span_id'))").pluck().get();
+      assert.equal(unlinked, 0);
+    } finally {
+      t.dispose();
+    }
+  });
+}
+
+test('the 2022 export with its extra ALTER TABLE columns names runtime calls from StringIds', { skip: skipUnlessCorpus(FILES[1]) }, async () => {
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [corpusFile(FILES[1])!], { importers });
+    assert.equal(r.sources[0].status, 'ok');
+    // Counts read from the file with the sqlite3 CLI (runtime rows joined to StringIds by nameId).
+    const names = t.store.db.prepare("SELECT name, COUNT(*) AS n FROM spans WHERE name LIKE 'cudaMalloc%' GROUP BY name ORDER BY name").all();
+    assert.deepEqual(names, [{ name: 'cudaMalloc', n: 15 }, { name: 'cudaMalloc_v3020', n: 15 }]);
+  } finally {
+    t.dispose();
+  }
+});
+
+function syntheticExport(file: string, withMemory: boolean): void {
+  const db = new Database(file);
+  db.exec(`
+    CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO StringIds VALUES (1, 'cudaMalloc_v3020'), (2, 'cudaLaunchKernel_v7000'), (3, 'void gemm<float>(float*)'), (4, 'gemm'), (5, 'cudaFree_v3020');
+    CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+    INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000001, '', '');
+    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
+    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, ${(42 << 24) + 7}, 10, 1, 0), (300, 350, 0, ${(42 << 24) + 7}, 11, 2, 0), (900, 950, 0, ${(42 << 24) + 7}, 12, 5, 0);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER);
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (400, 800, 0, 1, 7, 11, ${42 << 24}, 3, 4, 8, 1, 1, 256, 1, 1, 64);
+  `);
+  if (withMemory) {
+    db.exec(`
+      CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL, correlationId INTEGER);
+      INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (150, ${42 << 24}, 0, 1, 140000000000000, 0, 1048576, 2, 0, 10), (920, ${42 << 24}, 0, 1, 140000000000000, 0, 1048576, 2, 1, 12),
+        (160, ${42 << 24}, 0, 1, 140000002000000, 0, 4096, 2, 0, 10);
+    `);
+  }
+  db.close();
+}
+
+test('synthetic export: memory events become allocations joined to the call and the next kernel', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'mem.sqlite');
+    syntheticExport(file, true);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? 'no error');
+    const rows = t.store.db.prepare('SELECT a.addr, a.size, a.alloc_ns, a.free_ns, s.frames_json FROM allocations a LEFT JOIN stacks s ON s.id = a.stack_id ORDER BY a.alloc_ns').safeIntegers().all() as { addr: string; size: bigint; alloc_ns: bigint; free_ns: bigint | null; frames_json: string }[];
+    const base = 1700000000000000001n;
+    assert.deepEqual(rows.map((x) => [x.addr, x.size, x.alloc_ns - base, x.free_ns === null ? null : x.free_ns - base, JSON.parse(x.frames_json)]), [
+      [`0x${(140000000000000).toString(16)}`, 1048576n, 150n, 920n, ['cudaMalloc_v3020', 'next kernel: gemm']],
+      [`0x${(140000002000000).toString(16)}`, 4096n, 160n, null, ['cudaMalloc_v3020', 'next kernel: gemm']],
+    ]);
+    assert.deepEqual(t.store.allocationSites(r.incident_id).map((s) => [s.frames, s.live_bytes]), [[['cudaMalloc_v3020', 'next kernel: gemm'], 4096]]);
+    const span = t.store.db.prepare("SELECT trace_id, span_id FROM spans WHERE name = 'cudaLaunchKernel_v7000'").get();
+    assert.deepEqual(span, { trace_id: 'nsys:42', span_id: 'c11' });
+  } finally {
+    t.dispose();
+  }
+});
+
+test('an export without CUDA or NVTX tables fails clearly and imports nothing', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'empty.sqlite');
+    const db = new Database(file);
+    db.exec("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL); CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT, totalMemory INTEGER); INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'X', 1)");
+    db.close();
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, /empty\.sqlite \(key sqlite_master\): no CUDA or NVTX tables/);
+    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a .nsys-rep report gets the export command', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'run.nsys-rep');
+    writeFileSync(file, Buffer.from('\x00\x01not sqlite, a QDSTRM-ish binary report'));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.equal(r.sources[0].format, 'nsys-rep');
+    assert.match(r.sources[0].error!, /nsys export --type sqlite/);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('detects exports from the head, not plain SQLite files', { skip: skipUnlessCorpus(FILES[0]) }, () => {
+  const head = gunzipSync(readFileSync(corpusFile(FILES[0])!)).subarray(0, 65536);
+  assert.equal(detectImporter(head, 'x.sqlite', importers)?.format, 'nsys-sqlite');
+  const plain = Buffer.concat([Buffer.from('SQLite format 3\u0000'), Buffer.alloc(200)]);
+  assert.equal(detectImporter(plain, 'x.sqlite', importers), null);
+});

@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { cellNumber, nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter } from '../../../electron/engine/importers/nvidia-smi';
+import { MIB } from '../../../electron/engine/signals/canonical';
+import { runImporter, seriesRows, values } from './run-importer';
+
+const FULL = 'nvidia_smi/h200_load_query-gpu_full.csv';
+const APPS = 'nvidia_smi/h200_load_query-compute-apps.csv';
+const DMON = 'nvidia_smi/h200_load_dmon.txt';
+const TESTDATA = 'nvidia_smi/nvgpuexp_testdata_query.csv';
+const CAPTURE = 'nvidia_smi/nvgpuexp_capture_linux-x86_64__nvidia-h200__590.48.01.txt';
+const T_LOAD = Date.UTC(2026, 6, 3, 22, 11, 9, 763);
+
+test('--query-gpu CSV with units (H200 under load): canonical values, local time read as UTC', { skip: skipUnlessCorpus(FULL) }, async () => {
+  const r = await runImporter(nvidiaSmiCsvImporter, { file: corpusFile(FULL)! });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    assert.deepEqual(values(r, 'gpu.mem.used'), [{ ts: T_LOAD, v: 32362 * MIB }]);
+    assert.deepEqual(values(r, 'gpu.mem.total').map((s) => s.v), [143771 * MIB]);
+    assert.deepEqual(values(r, 'gpu.util').map((s) => s.v), [1]);
+    assert.deepEqual(values(r, 'gpu.power').map((s) => s.v), [627.4]);
+    assert.deepEqual(values(r, 'gpu.sm_clock').map((s) => s.v), [1980]);
+    assert.deepEqual(values(r, 'gpu.temp').map((s) => s.v), [52]);
+    assert.deepEqual(values(r, 'gpu.throttle_reasons').map((s) => s.v), [0]);
+    assert.deepEqual(values(r, 'gpu.throttle_time', { reason: 'sw_power_cap' }).map((s) => s.v), [0]);
+    const used = seriesRows(r).find((s) => s.name === 'gpu.mem.used')!;
+    assert.deepEqual(used.labels, { gpu: '0', gpu_model: 'NVIDIA H200', gpu_uuid: 'GPU-00000000-0000-0000-0000-000000000000', bus_id: '00000000:83:00.0', metric: 'nvidia-smi:memory.used' });
+    assert.equal(seriesRows(r).some((s) => s.name === 'driver_version' || s.name === 'serial'), false);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('the same CSV in another zone shifts by the offset', { skip: skipUnlessCorpus(FULL) }, async () => {
+  const r = await runImporter(nvidiaSmiCsvImporter, { file: corpusFile(FULL)!, options: { tzOffsetMinutes: 120 } });
+  try {
+    assert.deepEqual(values(r, 'gpu.temp').map((s) => s.ts), [T_LOAD - 2 * 3600_000]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('--query-gpu CSV without timestamp: two GPUs by index, [N/A] skipped, mtime as time', { skip: skipUnlessCorpus(TESTDATA) }, async () => {
+  const r = await runImporter(nvidiaSmiCsvImporter, { file: corpusFile(TESTDATA)!, mtimeMs: 1.7e12 });
+  try {
+    assert.deepEqual(values(r, 'gpu.mem.used', { gpu: '0' }), [{ ts: 1.7e12, v: 575 * MIB }]);
+    assert.deepEqual(values(r, 'gpu.mem.used', { gpu: '1' }).map((s) => s.v), [1234 * MIB]);
+    assert.deepEqual(values(r, 'gpu.fan', { gpu: '1' }).map((s) => s.v), [0.5]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('nounits, throttle bits from Active columns, and a header-less CSV under its command line', async () => {
+  const text = [
+    'timestamp, index, memory.used [MiB], utilization.gpu [%], clocks_throttle_reasons.hw_slowdown, clocks_throttle_reasons.sw_thermal_slowdown, power.draw [W]',
+    '2026/07/03 22:11:09.763, 0, 1000, 50, Active, Active, [Not Supported]',
+    '2026/07/03 22:11:10.763, 0, 1001, 51, Not Active, Active, N/A',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text });
+  try {
+    assert.deepEqual(values(r, 'gpu.mem.used').map((s) => s.v), [1000 * MIB, 1001 * MIB]);
+    assert.deepEqual(values(r, 'gpu.util').map((s) => s.v), [0.5, 0.51]);
+    assert.deepEqual(values(r, 'gpu.throttle_reasons').map((s) => s.v), [0x28, 0x20]);
+    assert.equal(seriesRows(r).some((s) => s.name === 'gpu.power'), false);
+  } finally {
+    r.dispose();
+  }
+  const headerless = '# $ nvidia-smi --query-gpu=timestamp,index,temperature.gpu --format=csv,noheader,nounits\n2026/07/03 22:11:09.763, 3, 61\n';
+  const h = await runImporter(nvidiaSmiCsvImporter, { text: headerless });
+  try {
+    assert.deepEqual(values(h, 'gpu.temp', { gpu: '3' }), [{ ts: T_LOAD, v: 61 }]);
+  } finally {
+    h.dispose();
+  }
+  const bare = await runImporter(nvidiaSmiCsvImporter, { text: '2026/07/03 22:11:09.763, 3, 61\n' });
+  try {
+    assert.match(bare.error!.message, /input\.txt \(line 1\): CSV without a header/);
+  } finally {
+    bare.dispose();
+  }
+});
+
+test('--query-compute-apps CSV: memory per process', { skip: skipUnlessCorpus(APPS) }, async () => {
+  const r = await runImporter(nvidiaSmiAppsCsvImporter, { file: corpusFile(APPS)! });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'proc.gpu_mem.used', { pid: '10309' }), [{ ts: Date.UTC(2026, 6, 3, 22, 11, 9, 916), v: 28234 * MIB }]);
+    assert.equal(seriesRows(r).filter((s) => s.name === 'proc.gpu_mem.used').length, 3);
+    assert.equal(seriesRows(r).find((s) => s.labels.pid === '10291')?.labels.process, '/root/tools/memhog');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('dmon without times: one row per second ending at the mtime', { skip: skipUnlessCorpus(DMON) }, async () => {
+  const r = await runImporter(nvidiaSmiDmonImporter, { file: corpusFile(DMON)!, mtimeMs: 1_800_000_000_000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'gpu.power'), [630, 628, 629, 632, 630].map((v, i) => ({ ts: 1_800_000_000_000 - (4 - i) * 1000, v })));
+    assert.deepEqual(values(r, 'gpu.util').map((s) => s.v), [1, 1, 1, 1, 1]);
+    assert.deepEqual(values(r, 'gpu.sm_clock').map((s) => s.v), [1980, 1980, 1980, 1980, 1980]);
+    assert.deepEqual(values(r, 'gpu.mem_temp').map((s) => s.v), [41, 42, 42, 42, 42]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('dmon -o DT with two GPUs and missing values', async () => {
+  const text = ['#Date       Time        gpu    pwr  gtemp     sm', '#YYYYMMDD   HH:MM:SS    Idx      W      C      %', ' 20260703   22:11:09      0    630     53    100', ' 20260703   22:11:09      1      -     50     90', ' 20260703   22:11'].join('\n');
+  const r = await runImporter(nvidiaSmiDmonImporter, { text });
+  try {
+    assert.deepEqual(values(r, 'gpu.power', { gpu: '0' }), [{ ts: Date.UTC(2026, 6, 3, 22, 11, 9), v: 630 }]);
+    assert.equal(seriesRows(r).some((x) => x.name === 'gpu.power' && x.labels.gpu === '1'), false);
+    assert.deepEqual(values(r, 'gpu.util', { gpu: '1' }).map((s) => s.v), [0.9]);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /\(line 5\): expected 6 columns, found 2/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a full nvidia_gpu_exporter capture: its idle and load query-gpu and compute-apps sections', { skip: skipUnlessCorpus(CAPTURE) }, async () => {
+  const r = await runImporter(nvidiaSmiCsvImporter, { file: corpusFile(CAPTURE)! });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'gpu.mem.used'), [
+      { ts: Date.UTC(2026, 6, 3, 22, 10, 46, 109), v: 0 },
+      { ts: T_LOAD, v: 32362 * MIB },
+    ]);
+    assert.equal(seriesRows(r).filter((s) => s.name === 'proc.gpu_mem.used').length, 3);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('cells: units, sentinels, states', () => {
+  assert.equal(cellNumber('32362 MiB', ''), 32362 * MIB);
+  assert.equal(cellNumber('32362', 'MiB'), 32362 * MIB);
+  assert.equal(cellNumber('100 %', ''), 1);
+  assert.equal(cellNumber('[N/A]', ''), null);
+  assert.equal(cellNumber('[Not Supported]', 'W'), null);
+  assert.equal(cellNumber('N/A', ''), null);
+  assert.equal(cellNumber('P8', ''), 8);
+  assert.equal(cellNumber('Yes', ''), 1);
+  assert.equal(cellNumber('Enabled', ''), null);
+});

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { prometheusJsonImporter } from '../../../electron/engine/importers/prometheus-json';
+import { runImporter, seriesRows, values } from './run-importer';
+
+const matrix = JSON.stringify({
+  status: 'success',
+  data: {
+    resultType: 'matrix',
+    result: [
+      { metric: { __name__: 'vllm:kv_cache_usage_perc', model_name: 'm', engine: '0' }, values: [[1717000000, '0.5'], [1717000015.5, '0.97']] },
+      { metric: { __name__: 'vllm:num_preemptions_total', model_name: 'm' }, values: [[1717000000, '3'], [1717000015, '1']] },
+      { metric: { __name__: 'vllm:e2e_request_latency_seconds_bucket', model_name: 'm', le: '0.5' }, values: [[1717000000, '10']] },
+      { metric: { __name__: 'vllm:e2e_request_latency_seconds_bucket', model_name: 'm', le: '+Inf' }, values: [[1717000000, '12']] },
+      { metric: { __name__: 'vllm:e2e_request_latency_seconds_sum', model_name: 'm' }, values: [[1717000000, '4.5']] },
+      { metric: { __name__: 'DCGM_FI_DEV_FB_USED', gpu: '0', Hostname: 'n1' }, values: [[1717000000, '1024'], [1717000015, 'NaN']] },
+      { metric: { __name__: 'DCGM_FI_DEV_FB_FREE', gpu: '0', Hostname: 'n1' }, values: [[1717000000, '3072']] },
+      { metric: { job: 'x' }, values: [[1717000000, '1'], ['bad', '2']] },
+      { values: [[1, '1']] },
+    ],
+  },
+});
+
+test('query_range matrix: canonical names, kinds from the table, buckets by le, seconds → ms', async () => {
+  const r = await runImporter(prometheusJsonImporter, { text: matrix });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'kv.usage'), [
+      { ts: 1717000000000, v: 0.5 },
+      { ts: 1717000015500, v: 0.97 },
+    ]);
+    assert.equal(seriesRows(r).find((s) => s.name === 'kv.preemptions')?.kind, 'counter');
+    assert.deepEqual(values(r, 'kv.preemptions').map((s) => s.v), [3, 1]);
+    const e2e = seriesRows(r).find((s) => s.name === 'lat.e2e')!;
+    assert.equal(e2e.kind, 'histogram');
+    assert.deepEqual(r.all('SELECT le, count FROM histograms WHERE series_id = ? ORDER BY le', e2e.id), [
+      { le: 0.5, count: 10 },
+      { le: Infinity, count: 12 },
+    ]);
+    assert.deepEqual(values(r, 'lat.e2e.sum').map((s) => s.v), [4.5]);
+    assert.deepEqual(values(r, 'gpu.mem.total', { host: 'n1' }).map((s) => s.v), [4096 * 1024 * 1024]);
+    assert.deepEqual(values(r, 'value', { job: 'x' }).map((s) => s.v), [1]);
+    assert.equal(r.warnings.length, 2);
+    assert.match(r.warnings.join('\n'), /\(key data\.result\[7\]\): 1 malformed points/);
+    assert.match(r.warnings.join('\n'), /\(key data\.result\[8\]\): result without a "metric"/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('query vector answer, and error answers fail with the reason', async () => {
+  const vector = JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: { __name__: 'sglang:num_queue_reqs' }, value: [1717000000.25, '7'] }] } });
+  const r = await runImporter(prometheusJsonImporter, { text: vector });
+  try {
+    assert.deepEqual(values(r, 'req.waiting'), [{ ts: 1717000000250, v: 7 }]);
+  } finally {
+    r.dispose();
+  }
+  const e = await runImporter(prometheusJsonImporter, { text: '{"status":"error","errorType":"bad_data","error":"parse error"}' });
+  try {
+    assert.match(e.error!.message, /input\.txt \(key error\): the Prometheus answer is an error: parse error/);
+  } finally {
+    e.dispose();
+  }
+  assert.equal(prometheusJsonImporter.detect(Buffer.from(matrix), 'q.json'), 0.95);
+  assert.equal(prometheusJsonImporter.detect(Buffer.from('{"resourceSpans":[]}'), 'q.json'), 0);
+});

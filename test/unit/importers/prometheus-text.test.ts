@@ -1,0 +1,200 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { parseLabels, parseScrapeHeader, prometheusTextImporter, scrapeHeader } from '../../../electron/engine/importers/prometheus-text';
+import { MIB } from '../../../electron/engine/signals/canonical';
+import { runImporter, seriesRows, values } from './run-importer';
+
+const VLLM = 'vllm_prometheus/datadog_vllm_metrics_fixture.txt';
+const SGLANG = 'tgi_sglang_prometheus/sglang_docs_production_metrics_example.prom';
+const DCGM = 'dcgm_exporter/datadog_dcgm_metrics_fixture.txt';
+
+const dataLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+
+test('vLLM exposition (V0+V1 names): every sample and bucket, canonical names, mtime as time', { skip: skipUnlessCorpus(VLLM) }, async () => {
+  const file = corpusFile(VLLM)!;
+  const r = await runImporter(prometheusTextImporter, { file, mtimeMs: 1718140600000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    const lines = dataLines(file);
+    const buckets = lines.filter((l) => l.includes('_bucket{'));
+    assert.equal(r.all<{ n: number }>('SELECT COUNT(*) n FROM histograms')[0].n, buckets.length);
+    assert.equal(r.all<{ n: number }>('SELECT COUNT(*) n FROM samples')[0].n, lines.length - buckets.length);
+    assert.equal(seriesRows(r).length, 94);
+    assert.deepEqual(r.all('SELECT DISTINCT ts_ms FROM samples'), [{ ts_ms: 1718140600000 }]);
+
+    assert.deepEqual(values(r, 'kv.prefix_queries'), [{ ts: 1718140600000, v: 117 }]);
+    assert.deepEqual(values(r, 'kv.prefix_hits'), [{ ts: 1718140600000, v: 64 }]);
+    assert.deepEqual(values(r, 'tokens.prompt').map((s) => s.v), [5]);
+    assert.deepEqual(values(r, 'req.finished', { reason: 'length', model: 'facebook/opt-125m' }).map((s) => s.v), [1]);
+    assert.deepEqual(values(r, 'host.rss').map((s) => s.v), [5106151424]);
+    // Both KV spellings are there, told apart by `metric`.
+    assert.equal(values(r, 'kv.usage', { metric: 'vllm:kv_cache_usage_perc' }).length, 1);
+    assert.equal(values(r, 'kv.usage', { metric: 'vllm:gpu_cache_usage_perc' }).length, 1);
+
+    // iteration_tokens_total is a histogram by # TYPE despite its suffix; _count came before _sum.
+    const it = seriesRows(r).find((s) => s.name === 'batch.tokens')!;
+    assert.equal(it.kind, 'histogram');
+    assert.deepEqual(values(r, 'batch.tokens.count').map((s) => s.v), [71]);
+    assert.deepEqual(values(r, 'batch.tokens.sum').map((s) => s.v), [267]);
+
+    const ttft = seriesRows(r).find((s) => s.name === 'lat.ttft')!;
+    assert.equal(ttft.unit, 'seconds');
+    const b = r.all<{ le: number; count: number }>('SELECT le, count FROM histograms WHERE series_id = ? ORDER BY le', ttft.id);
+    assert.equal(b.length, 17);
+    assert.deepEqual(b.at(-1), { le: Infinity, count: 1 });
+    assert.deepEqual(values(r, 'lat.ttft.sum').map((s) => s.v), [0.31326723098754883]);
+    // Unknown metrics keep their own names and labels.
+    assert.deepEqual(seriesRows(r).find((s) => s.name === 'vllm:request_params_n_count')?.labels, { model_name: 'facebook/opt-125m' });
+    const info = seriesRows(r).find((s) => s.name === 'engine.cache_config')!;
+    assert.equal(info.kind, 'info');
+    assert.equal(info.labels.num_gpu_blocks, '7281');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('SGLang exposition with _sum printed before _bucket', { skip: skipUnlessCorpus(SGLANG) }, async () => {
+  const r = await runImporter(prometheusTextImporter, { file: corpusFile(SGLANG)!, mtimeMs: 1e12 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'req.waiting').map((s) => s.v), [2826]);
+    assert.deepEqual(values(r, 'req.running').map((s) => s.v), [162]);
+    assert.deepEqual(values(r, 'kv.usage').map((s) => s.v), [0.28]);
+    assert.deepEqual(values(r, 'tokens.prompt').map((s) => s.v), [8128902]);
+    assert.deepEqual(values(r, 'lat.ttft.sum').map((s) => s.v), [2351897.9474117756]);
+    assert.deepEqual(values(r, 'lat.ttft.count').map((s) => s.v), [11008]);
+    const ttft = seriesRows(r).find((s) => s.name === 'lat.ttft')!;
+    const b = r.all<{ le: number; count: number }>('SELECT le, count FROM histograms WHERE series_id = ? ORDER BY le', ttft.id);
+    assert.deepEqual(b.find((x) => x.le === 1), { le: 1, count: 27 });
+    assert.equal(b.at(-1)!.count, 11008);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('DCGM exposition: units normalised, labels renamed, total memory derived per GPU', { skip: skipUnlessCorpus(DCGM) }, async () => {
+  const file = corpusFile(DCGM)!;
+  const r = await runImporter(prometheusTextImporter, { file, mtimeMs: 1e12 });
+  try {
+    assert.equal(r.error, null);
+    const gpu = { gpu_uuid: 'GPU-20c56d28-0da5-6d26-a36a-e7af1ce2586e' };
+    assert.equal(r.all<{ n: number }>('SELECT COUNT(*) n FROM samples')[0].n, dataLines(file).length + 1);
+    assert.deepEqual(values(r, 'gpu.mem.free', gpu).map((s) => s.v), [15109 * MIB]);
+    assert.deepEqual(values(r, 'gpu.mem.total', { ...gpu, metric: 'DCGM_FI_DEV_FB_USED+FB_FREE+FB_RESERVED' }).map((s) => s.v), [15109 * MIB]);
+    assert.deepEqual(values(r, 'gpu.sm_clock', gpu).map((s) => s.v), [300]);
+    assert.deepEqual(values(r, 'gpu.power', gpu).map((s) => s.v), [8.969]);
+    assert.deepEqual(values(r, 'gpu.util', gpu).map((s) => s.v), [0]);
+    assert.deepEqual(values(r, 'gpu.throttle_reasons').map((s) => s.v), [1]);
+    assert.deepEqual(values(r, 'gpu.dram_active').map((s) => s.v), [0.000003]);
+    const sm = seriesRows(r).find((s) => s.name === 'gpu.sm_clock')!;
+    assert.deepEqual(sm.labels, { gpu: '0', ...gpu, device: 'nvidia0', gpu_model: 'Tesla T4', host: '424773df46e0', metric: 'DCGM_FI_DEV_SM_CLOCK' });
+  } finally {
+    r.dispose();
+  }
+});
+
+const SERIES = [
+  '# HELP vllm:num_preemptions Cumulative number of preemption from the engine.',
+  '# TYPE vllm:num_preemptions counter',
+  '# TYPE vllm:e2e_request_latency_seconds histogram',
+  '# TYPE rpc_seconds summary',
+  '# TYPE DCGM_FI_DEV_SM_CLOCK gauge',
+  scrapeHeader(1717000000000).trim(),
+  'vllm:num_preemptions_total{engine="0",model_name="m"} 5',
+  'vllm:num_preemptions_created{engine="0",model_name="m"} 1.717e9',
+  'vllm:e2e_request_latency_seconds_sum{model_name="m"} 3.5',
+  'vllm:e2e_request_latency_seconds_count{model_name="m"} 4',
+  'vllm:e2e_request_latency_seconds_bucket{model_name="m",le="1.0"} 3',
+  'vllm:e2e_request_latency_seconds_bucket{model_name="m",le="+Inf"} 4',
+  'rpc_seconds{quantile="0.99"} 0.25',
+  'rpc_seconds_sum 10',
+  'DCGM_FI_DEV_SM_CLOCK{gpu="0"} 1980',
+  'odd{path="C:\\\\dir",q="say \\"hi\\"",nl="a\\nb"} NaN',
+  '# time: 2024-05-30T16:26:50Z',
+  'vllm:num_preemptions_total{engine="0",model_name="m"} 2',
+  'DCGM_FI_DEV_SM_CLOCK{gpu="0"} 9223372036854775794',
+  'DCGM_FI_DEV_SM_CLOCK{gpu="1"} +Inf',
+  'this is not a sample',
+  'own_ts 7 1717000005000',
+  'om_ts 8 1717000006.5',
+  '# EOF',
+].join('\n');
+
+test('a series of scrapes: headers in both forms, counter reset kept, _created skipped, order-free histogram parts', async () => {
+  const r = await runImporter(prometheusTextImporter, { text: SERIES, chunk: 7, mtimeMs: 1 });
+  try {
+    assert.equal(r.error, null);
+    const t2 = Date.UTC(2024, 4, 30, 16, 26, 50);
+    assert.deepEqual(values(r, 'kv.preemptions'), [
+      { ts: 1717000000000, v: 5 },
+      { ts: t2, v: 2 },
+    ]);
+    assert.equal(seriesRows(r).some((s) => s.name.includes('created')), false);
+    assert.deepEqual(values(r, 'lat.e2e.sum'), [{ ts: 1717000000000, v: 3.5 }]);
+    assert.deepEqual(values(r, 'lat.e2e.count'), [{ ts: 1717000000000, v: 4 }]);
+    const e2e = seriesRows(r).find((s) => s.name === 'lat.e2e')!;
+    assert.deepEqual(r.all('SELECT ts_ms, le, count FROM histograms WHERE series_id = ? ORDER BY le', e2e.id), [
+      { ts_ms: 1717000000000, le: 1, count: 3 },
+      { ts_ms: 1717000000000, le: Infinity, count: 4 },
+    ]);
+    const q = seriesRows(r).find((s) => s.name === 'rpc_seconds')!;
+    assert.equal(q.kind, 'summary');
+    assert.equal(q.labels.quantile, '0.99');
+    assert.deepEqual(values(r, 'rpc_seconds_sum').map((s) => s.v), [10]);
+    // The blank sentinel and +Inf are not readings: only the first scrape's clock remains.
+    assert.deepEqual(values(r, 'gpu.sm_clock', { gpu: '0' }), [{ ts: 1717000000000, v: 1980 }]);
+    assert.deepEqual(values(r, 'gpu.sm_clock', { gpu: '1' }), []);
+    // Escaped label values come back unescaped; NaN is not stored.
+    assert.deepEqual(seriesRows(r).find((s) => s.name === 'odd')?.labels, { path: 'C:\\dir', q: 'say "hi"', nl: 'a\nb' });
+    assert.deepEqual(values(r, 'odd'), []);
+    assert.deepEqual(values(r, 'own_ts'), [{ ts: 1717000005000, v: 7 }]);
+    assert.deepEqual(values(r, 'om_ts'), [{ ts: 1717000006500, v: 8 }]);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /input\.txt \(line 21\): malformed sample line/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a single scrape without times and without mtime takes the import time, with a warning', async () => {
+  const before = Date.now();
+  const r = await runImporter(prometheusTextImporter, { text: '# TYPE up gauge\nup 1\n', mtimeMs: null });
+  try {
+    const [s] = values(r, 'up');
+    assert.ok(s.ts >= before && s.ts <= Date.now());
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /import time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a file that is mostly garbage fails alone with the place named', async () => {
+  const text = ['# TYPE up gauge', 'up 1', ...Array.from({ length: 1200 }, (_, i) => `garbage line ${i}`)].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+  try {
+    assert.ok(r.error);
+    assert.match(r.error!.message, /input\.txt \(line \d+\): not Prometheus text exposition/);
+    assert.equal(r.all<{ n: number }>('SELECT COUNT(*) n FROM samples')[0].n, 0);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('scrape header writer and reader agree; label parser handles escapes', () => {
+  assert.equal(scrapeHeader(1717000000000.4), '# scrape_ts_ms=1717000000000\n');
+  assert.equal(parseScrapeHeader(scrapeHeader(42).trim()), 42);
+  assert.equal(parseScrapeHeader('# time: 2024-05-30T16:26:50.250+02:00'), Date.UTC(2024, 4, 30, 14, 26, 50, 250));
+  assert.equal(parseScrapeHeader('# HELP x y'), null);
+  const s = 'x{a="1,2",b="}{"}';
+  assert.deepEqual(parseLabels(s, 1, s.length), { a: '1,2', b: '}{' });
+});
+
+test('detection: exposition text scores high, logs and CSV do not', () => {
+  assert.equal(prometheusTextImporter.detect(Buffer.from(SERIES), 'x'), 0.9);
+  assert.equal(prometheusTextImporter.detect(Buffer.from('INFO 05-19 10:13:11 [loggers.py:271] hello\n'), 'x'), 0);
+  assert.equal(prometheusTextImporter.detect(Buffer.from('timestamp, name\n2026/07/03 22:11:09.763, H200\n'), 'x'), 0);
+});

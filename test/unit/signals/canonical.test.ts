@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalLabels, canonicalMetric, isBlankSentinel, MIB } from '../../../electron/engine/signals/canonical';
+
+test('vLLM V0 and V1 spellings map onto one canonical signal, kept apart by the metric label', () => {
+  const v1 = canonicalMetric('vllm:kv_cache_usage_perc', { model_name: 'm', engine: '0' }, 'gauge');
+  const v0 = canonicalMetric('vllm:gpu_cache_usage_perc', { model_name: 'm' }, 'gauge');
+  assert.deepEqual(v1, { name: 'kv.usage', unit: 'fraction', kind: 'gauge', scale: 1, labels: { model: 'm', engine: '0', metric: 'vllm:kv_cache_usage_perc' }, sumAs: undefined, valueFromLabels: undefined });
+  assert.equal(v0?.name, 'kv.usage');
+  assert.equal(v0?.labels.metric, 'vllm:gpu_cache_usage_perc');
+  assert.equal(canonicalMetric('vllm:time_per_output_token_seconds', {}, 'histogram')?.name, 'lat.itl');
+  assert.equal(canonicalMetric('vllm:inter_token_latency_seconds', {}, 'histogram')?.name, 'lat.itl');
+});
+
+test('counters are found with and without _total, and # TYPE wins over the table', () => {
+  assert.equal(canonicalMetric('vllm:num_preemptions_total', {}, 'counter')?.name, 'kv.preemptions');
+  assert.equal(canonicalMetric('vllm:num_preemptions', {}, 'counter')?.name, 'kv.preemptions');
+  assert.equal(canonicalMetric('vllm:iteration_tokens_total', {}, 'histogram')?.kind, 'histogram');
+  assert.equal(canonicalMetric('vllm:prompt_tokens_total', {}, undefined)?.kind, 'counter');
+  assert.equal(canonicalMetric('vllm:prompt_tokens_total', {}, 'unknown')?.kind, 'counter');
+});
+
+test('finished_reason becomes reason on req.finished; TGI success gets reason "success"', () => {
+  assert.deepEqual(canonicalMetric('vllm:request_success_total', { finished_reason: 'abort', model_name: 'm' }, 'counter')?.labels, { reason: 'abort', model: 'm', metric: 'vllm:request_success_total' });
+  assert.equal(canonicalMetric('tgi_request_success', {}, 'counter')?.labels.reason, 'success');
+  const inLen = canonicalMetric('tgi_request_input_length', {}, 'histogram');
+  assert.equal(inLen?.name, 'req.prompt_len');
+  assert.equal(inLen?.sumAs, 'tokens.prompt');
+  assert.equal(canonicalMetric('tgi_queue_size', {}, 'gauge')?.name, 'req.waiting');
+  assert.equal(canonicalMetric('tgi_batch_current_size', {}, 'gauge')?.name, 'req.running');
+});
+
+test('SGLang names, including the retraction gauge and counter', () => {
+  assert.equal(canonicalMetric('sglang:num_queue_reqs', {}, 'gauge')?.name, 'req.waiting');
+  assert.equal(canonicalMetric('sglang:token_usage', {}, 'gauge')?.name, 'kv.usage');
+  assert.equal(canonicalMetric('sglang:num_retracted_reqs', {}, 'gauge')?.name, 'kv.retracted');
+  assert.equal(canonicalMetric('sglang:num_retracted_requests_total', {}, 'counter')?.name, 'kv.preemptions');
+});
+
+test('DCGM units are normalised: MiB → bytes, % → fraction, mJ → J', () => {
+  const used = canonicalMetric('DCGM_FI_DEV_FB_USED', { gpu: '0', UUID: 'GPU-1', Hostname: 'h', modelName: 'H100', DCGM_FI_DRIVER_VERSION: '550' }, 'gauge');
+  assert.equal(used?.name, 'gpu.mem.used');
+  assert.equal(used?.scale, MIB);
+  assert.deepEqual(used?.labels, { gpu: '0', gpu_uuid: 'GPU-1', host: 'h', gpu_model: 'H100', metric: 'DCGM_FI_DEV_FB_USED' });
+  assert.equal(canonicalMetric('DCGM_FI_DEV_GPU_UTIL', {}, 'gauge')?.scale, 0.01);
+  assert.equal(canonicalMetric('DCGM_FI_PROF_SM_ACTIVE', {}, 'gauge')?.scale, 1);
+  assert.equal(canonicalMetric('DCGM_FI_DEV_CLOCKS_EVENT_REASONS', {}, 'gauge')?.name, 'gpu.throttle_reasons');
+  assert.equal(canonicalMetric('DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION', {}, 'counter')?.scale, 0.001);
+});
+
+test('HTTP 5xx counts as req.errors, other statuses as http.requests', () => {
+  assert.equal(canonicalMetric('http_requests_total', { status: '5xx' }, 'counter')?.name, 'req.errors');
+  assert.equal(canonicalMetric('http_requests_total', { status: '2xx' }, 'counter')?.name, 'http.requests');
+});
+
+test('lora_requests_info counts distinct adapters from its labels', () => {
+  const c = canonicalMetric('vllm:lora_requests_info', { running_lora_adapters: 'a,b', waiting_lora_adapters: 'b,c', max_lora: '2' }, 'gauge');
+  assert.equal(c?.name, 'lora.active');
+  assert.equal(c?.valueFromLabels?.({ running_lora_adapters: 'a,b', waiting_lora_adapters: 'b,c' }), 3);
+  assert.deepEqual(c?.labels, { max_lora: '2', metric: 'vllm:lora_requests_info' });
+});
+
+test('unknown metrics are not mapped; labels of DCGM info fields are dropped', () => {
+  assert.equal(canonicalMetric('python_gc_objects_collected_total', {}, 'counter'), null);
+  assert.equal(canonicalMetric('vllm:request_params_n', {}, 'histogram'), null);
+  assert.deepEqual(canonicalLabels({ DCGM_FI_DEV_SERIAL: 'x', pci_bus_id: '0000:3b:00.0' }), { bus_id: '0000:3b:00.0' });
+});
+
+test('DCGM blank sentinels', () => {
+  assert.equal(isBlankSentinel('DCGM_FI_DEV_SM_CLOCK', 9223372036854775794), true);
+  assert.equal(isBlankSentinel('DCGM_FI_DEV_SM_CLOCK', 2147483632), true);
+  assert.equal(isBlankSentinel('DCGM_FI_DEV_SM_CLOCK', 1980), false);
+  assert.equal(isBlankSentinel('vllm:prompt_tokens_total', 2147483632), false);
+});
