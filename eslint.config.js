@@ -3,7 +3,7 @@
 // electron; better-sqlite3 only in the store; ipcRenderer only in the preload.
 import tseslint from 'typescript-eslint';
 
-const noPlatform = ['electron', 'node:*', 'better-sqlite3', 'ws', 'fs', 'path', 'child_process'];
+const platformModules = ['electron', 'better-sqlite3', 'ws', 'fs', 'path', 'child_process', 'os'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', 'native/nvml/build/**', 'fixtures/demo/**', 'test-results/**'] },
@@ -16,11 +16,11 @@ export default tseslint.config(
   },
   {
     files: ['electron/contract/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...noPlatform, '../engine/*', '../main/*', '../preload/*', '../bridge/*', '**/renderer/**'] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '../engine/*', '../main/*', '../preload/*', '../bridge/*', '**/renderer/**'] }] },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...noPlatform, '**/electron/engine/**', '**/electron/main/**', '**/electron/preload/**'] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '**/electron/engine/**', '**/electron/main/**', '**/electron/preload/**', '**/electron/cli/**'] }] },
   },
   {
     files: ['electron/engine/**/*.ts', 'electron/cli/**/*.ts', 'electron/bridge/**/*.ts'],
@@ -33,6 +33,12 @@ export default tseslint.config(
   },
   {
     files: ['electron/main/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/engine/**', '**/renderer/**', '**/preload/**', 'better-sqlite3'] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: ['better-sqlite3'], patterns: ['**/engine/**', '**/renderer/**', '**/preload/**'] }] },
+  },
+  {
+    // The NVML addon is reached only through the live module.
+    files: ['electron/**/*.ts'],
+    ignores: ['electron/engine/live/**'],
+    rules: { 'no-restricted-syntax': ['error', { selector: "ImportDeclaration[source.value=/native\\/nvml/]", message: 'the NVML addon is used only by electron/engine/live' }] },
   },
 );

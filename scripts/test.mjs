@@ -4,6 +4,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { StringDecoder } from 'node:string_decoder';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const suites = process.argv.slice(2).length ? process.argv.slice(2) : ['unit', 'integration', 'e2e'];
@@ -28,14 +29,23 @@ if (!files.length) {
 
 const args = ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files];
 const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUADSCOPE_TEST: '1' } });
-let pass = 0, fail = 0, skipped = 0, tail = '';
+// The runner's own closing lines ("ℹ pass N", "ℹ fail N", …) give the counts.
+const counts = {};
+const decoder = new StringDecoder('utf8');
+let partial = '';
 child.stdout.on('data', (d) => {
   process.stdout.write(d);
-  tail = (tail + d.toString()).slice(-4000);
+  const lines = (partial + decoder.write(d)).split('\n');
+  partial = lines.pop();
+  for (const line of lines) {
+    const m = /^ℹ (pass|fail|skipped|todo|cancelled) (\d+)$/.exec(line.trim());
+    if (m) counts[m[1]] = Number(m[2]);
+  }
 });
 child.on('close', (code) => {
-  const num = (k) => Number((tail.match(new RegExp(`ℹ ${k} (\\d+)`)) ?? [])[1] ?? 0);
-  pass = num('pass'); fail = num('fail'); skipped = num('skipped');
+  const pass = counts.pass ?? 0;
+  let fail = (counts.fail ?? 0) + (counts.cancelled ?? 0);
+  const skipped = counts.skipped ?? 0;
   if (code !== 0 && fail === 0) fail = 1;
   console.log(`${pass} passed, ${fail} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(code === 0 && fail === 0 ? 0 : 1);

@@ -97,7 +97,7 @@ test('the API needs the token and a loopback Origin', () =>
     await assert.rejects(connect(`${base}?token=${s.token}`, { origin: 'https://evil.example' }), /403/);
     const ws = await connect(`${base}?token=${s.token}`, { origin: `http://127.0.0.1:${s.port}` });
     const r = await rpc(ws, 'listIncidents', null);
-    assert.deepEqual(r, { kind: 'result', id: (r as { id: number }).id, ok: true, value: [] });
+    assert.deepEqual(r, { kind: 'result', id: (r as unknown as { id: number }).id, ok: true, value: [] });
     ws.close();
   }));
 

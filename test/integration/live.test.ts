@@ -10,10 +10,9 @@ import { createGunzip } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import tar from 'tar-stream';
 import { REPO_ROOT } from '../helpers/corpus';
-import { tempStore } from '../helpers/import-file';
+import { tempLiveStore as tempStore } from '../unit/live/temp-store';
 import { STUB_LIBRARY, openNvml } from '../../native/nvml/index';
 import { LiveSession } from '../../electron/engine/live/live-session';
-import { importPaths } from '../../electron/engine/import/pipeline';
 import { Store } from '../../electron/engine/store/store';
 import type { LiveStatus } from '../../electron/contract/types';
 import { startMetricsServer } from '../unit/live/metrics-server';
@@ -93,6 +92,8 @@ test('a live session records NVML and scrapes into an incident that stays, and a
       const leak = d.causes.find((c) => c.id === 'gpu_memory_leak');
       assert.ok(leak, `gpu_memory_leak among the causes (got ${d.causes.map((c) => c.id).join(', ') || 'none'})`);
       assert.ok(leak.require.every((c) => c.held), JSON.stringify(leak.require));
+      // GPU 1's Xid 79 and loss are a hardware fault, read from the events the sampler wrote.
+      assert.ok(d.causes.some((c) => c.id === 'gpu_hardware_fault'), `gpu_hardware_fault among ${d.causes.map((c) => c.id).join(', ')}`);
       assert.ok(d.leak && d.leak.slope_bytes_per_min > 0);
     });
   } finally {
@@ -211,6 +212,7 @@ test('quadscope collect snapshots endpoints over time and logs into a bundle tha
     if (!manifest.nvidia_smi.files.length) assert.equal(manifest.nvidia_smi.note, 'nvidia-smi not found');
 
     // Another machine imports it: each scrape lands at its header's time.
+    const { importPaths } = await import('../../electron/engine/import/pipeline');
     const result = await importPaths(ts.store, [out]);
     const src = result.sources.find((s) => s.path.endsWith('_metrics.prom'))!;
     assert.equal(src.status, 'ok', src.error ?? '');

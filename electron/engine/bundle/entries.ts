@@ -6,10 +6,10 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzip } from './decompress';
-import { fileStream, readHead } from './file-read';
 import type { FoundFile } from './folder';
 import { EntryRefused, ExpansionGuard, type Budget } from './limits';
 import type { Scratch } from './scratch';
+import type { Stored } from './stored';
 import { BundleError, type BundleEntry, type BundleLimits } from './types';
 
 export class PlainFileEntry implements BundleEntry {
@@ -17,26 +17,28 @@ export class PlainFileEntry implements BundleEntry {
   readonly size: number;
   readonly storedBytes: number;
   readonly mtimeMs: number | null;
-  private readonly abs: string;
+  private readonly stored: Stored;
 
   constructor(f: FoundFile, path: string) {
     this.path = path;
-    this.abs = f.abs;
-    this.size = f.size;
-    this.storedBytes = f.size;
+    this.stored = f.stored;
+    this.size = f.stored.size;
+    this.storedBytes = f.stored.size;
     this.mtimeMs = f.mtimeMs;
   }
 
-  head(n: number): Promise<Buffer> {
-    return readHead(this.abs, n).catch((e: Error) => {
-      throw new BundleError(this.path, `cannot be read: ${e.message}`);
-    });
+  async head(n: number): Promise<Buffer> {
+    try {
+      return this.stored.head(n);
+    } catch (e) {
+      throw new BundleError(this.path, `cannot be read: ${(e as Error).message}`);
+    }
   }
 
   async *stream(): AsyncIterable<Buffer> {
     let offset = 0;
     try {
-      for await (const chunk of fileStream(this.abs) as AsyncIterable<Buffer>) {
+      for await (const chunk of this.stored.chunks()) {
         offset += chunk.length;
         yield chunk;
       }
@@ -46,7 +48,7 @@ export class PlainFileEntry implements BundleEntry {
   }
 
   file(): Promise<string> {
-    return Promise.resolve(this.abs);
+    return this.stored.onDisk();
   }
 }
 
@@ -61,7 +63,7 @@ export class GzipFileEntry implements BundleEntry {
   readonly size = null;
   readonly storedBytes: number;
   readonly mtimeMs: number | null;
-  private readonly abs: string;
+  private readonly stored: Stored;
   /** The stored name (with ".gz"): errors are about the compressed file. */
   private readonly label: string;
   /** The most bytes any read has decompressed: what this entry has cost the bundle budget so far. */
@@ -70,9 +72,9 @@ export class GzipFileEntry implements BundleEntry {
 
   constructor(f: FoundFile, path: string, mtimeMs: number | null, private readonly ctx: GzipContext) {
     this.path = path;
-    this.abs = f.abs;
+    this.stored = f.stored;
     this.label = f.path;
-    this.storedBytes = f.size;
+    this.storedBytes = f.stored.size;
     this.mtimeMs = mtimeMs;
   }
 
@@ -92,7 +94,7 @@ export class GzipFileEntry implements BundleEntry {
   stream(): AsyncIterable<Buffer> {
     const { limits, budget } = this.ctx;
     const guard = new ExpansionGuard(this.label, { maxRatio: limits.maxRatio, maxBytes: limits.maxEntryBytes, bytesLimitName: 'maxEntryBytes' }, EntryRefused);
-    return gunzip(fileStream(this.abs), this.label, (n, compressedIn) => {
+    return gunzip(this.stored.chunks(), this.label, (n, compressedIn) => {
       guard.add(n, compressedIn);
       if (guard.out > this.charged) {
         budget.take(guard.out - this.charged, this.label);

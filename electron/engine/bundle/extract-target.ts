@@ -1,29 +1,45 @@
-// Where an archive's entries land: a fresh temporary folder, written only through checked relative
-// paths and never through links (links are judged and refused or left out, never created), with the
-// per-entry, per-archive and bundle-wide limits applied while the bytes are written.
-import { mkdir, open, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// Where an archive's entries land: memory for small ones, a fresh temporary folder for the rest, written
+// only through checked relative paths and never through links (links are judged and refused or left
+// out, never created), with the per-entry, per-archive and bundle-wide limits applied as bytes arrive.
+// Folders are not made for their own sake: they come into being with the files in them.
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { EntryRefused, ArchiveRefused, formatBytes, linkStaysInside, safeEntryPath, type Budget } from './limits';
 import type { FoundFile } from './folder';
+import type { Scratch } from './scratch';
+import { DiskFile, MemoryFile, type MemoryQuota } from './stored';
 import type { BundleFailure, BundleLimits } from './types';
+
+/** Entries up to this size are kept in memory, while the bundle's memory quota lasts. */
+const SMALL_ENTRY_BYTES = 64 * 1024;
+
+export interface ExtractContext {
+  limits: BundleLimits;
+  budget: Budget;
+  memory: MemoryQuota;
+  scratch: Scratch;
+}
 
 export class ExtractTarget {
   /** What was written, by path inside the archive; a later entry of the same name replaces an earlier one. */
   readonly files = new Map<string, FoundFile>();
   readonly failures: BundleFailure[] = [];
+  readonly limits: BundleLimits;
   private entries = 0;
+  private root: Promise<string> | null = null;
+  private readonly madeDirs = new Set<string>();
 
   /**
    * `label` names the archive in messages (its path in the bundle); `prefix` goes before every entry
    * path ('' when the archive is the whole bundle).
    */
   constructor(
-    private readonly root: string,
     readonly label: string,
     private readonly prefix: string,
-    readonly limits: BundleLimits,
-    private readonly budget: Budget,
-  ) {}
+    private readonly ctx: ExtractContext,
+  ) {
+    this.limits = ctx.limits;
+  }
 
   /** How an entry is named in failures: the archive, then the name as stored. */
   name(raw: string): string {
@@ -66,38 +82,70 @@ export class ExtractTarget {
     if (!inside) this.refuse(raw, `${kind} to "${target}", outside the bundle — refused`);
   }
 
-  async dir(raw: string, rel: string): Promise<void> {
-    try {
-      await mkdir(join(this.root, rel), { recursive: true });
-    } catch (e) {
-      this.fail(raw, e);
-    }
-  }
-
   /** Writes one entry; throws EntryRefused for this entry, or whatever the data source throws. */
   async file(raw: string, rel: string, mtimeMs: number | null, data: AsyncIterable<Buffer>): Promise<void> {
-    const abs = join(this.root, rel);
-    const fh = await this.fsStep(raw, async () => {
-      await mkdir(dirname(abs), { recursive: true });
-      return open(abs, 'w');
-    });
+    const path = this.prefix ? `${this.prefix}/${rel}` : rel;
+    const held: Buffer[] = [];
     let size = 0;
+    let fh: FileHandle | null = null;
+    let abs = '';
+    const openFile = () =>
+      this.fsStep(raw, async () => {
+        abs = join(await this.rootDir(), rel);
+        await this.mkdirs(dirname(abs));
+        return open(abs, 'w');
+      });
     try {
       for await (const chunk of data) {
         size += chunk.length;
         if (size > this.limits.maxEntryBytes) {
           throw new EntryRefused(this.name(raw), `larger than ${formatBytes(this.limits.maxEntryBytes)} (maxEntryBytes) — refused`);
         }
-        this.budget.take(chunk.length, this.label);
-        await this.fsStep(raw, () => fh.write(chunk));
+        this.ctx.budget.take(chunk.length, this.label);
+        if (!fh && size <= SMALL_ENTRY_BYTES) {
+          held.push(chunk);
+          continue;
+        }
+        if (!fh) {
+          fh = await openFile();
+          for (const h of held.splice(0)) await this.write(raw, fh, h);
+        }
+        await this.write(raw, fh, chunk);
+      }
+      if (!fh) {
+        // A copy: the chunks are views into the reader's larger buffers, which must not stay alive.
+        const bytes = Buffer.concat(held, size);
+        if (this.ctx.memory.take(size)) {
+          this.files.set(rel, { path, mtimeMs, stored: new MemoryFile(bytes, basename(rel), this.ctx.scratch) });
+          return;
+        }
+        fh = await openFile();
+        await this.write(raw, fh, bytes);
       }
       await fh.close();
     } catch (e) {
-      await fh.close().catch(() => {});
-      await rm(abs, { force: true });
+      if (fh) {
+        await fh.close().catch(() => {});
+        await rm(abs, { force: true });
+      }
       throw e;
     }
-    this.files.set(rel, { abs, path: this.prefix ? `${this.prefix}/${rel}` : rel, size, mtimeMs });
+    this.files.set(rel, { path, mtimeMs, stored: new DiskFile(abs, size) });
+  }
+
+  private rootDir(): Promise<string> {
+    this.root ??= this.ctx.scratch.dir(basename(this.label));
+    return this.root;
+  }
+
+  private async mkdirs(dir: string): Promise<void> {
+    if (this.madeDirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.madeDirs.add(dir);
+  }
+
+  private write(raw: string, fh: FileHandle, chunk: Buffer): Promise<unknown> {
+    return this.fsStep(raw, () => fh.write(chunk));
   }
 
   private async fsStep<T>(raw: string, step: () => Promise<T>): Promise<T> {

@@ -1,25 +1,29 @@
 // Reading files in bounded pieces: the first bytes (for sniffing), a whole file as a stream, or a byte
 // range of an open archive.
-import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { BundleError } from './types';
 
 const CHUNK = 256 * 1024;
 
-export async function readHead(path: string, n: number): Promise<Buffer> {
-  const fh = await open(path, 'r');
+/**
+ * Synchronous on purpose: sniffing reads 512 bytes of every file, and through the thread pool each
+ * open/read/close costs ~0.1 ms where the direct calls cost ~20 µs (callers yield between files).
+ */
+export function readHeadSync(path: string, n: number): Buffer {
+  const fd = openSync(path, 'r');
   try {
     const buf = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
-      const { bytesRead } = await fh.read(buf, got, n - got, got);
+      const bytesRead = readSync(fd, buf, got, n - got, got);
       if (bytesRead === 0) break;
       got += bytesRead;
     }
     return buf.subarray(0, got);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 

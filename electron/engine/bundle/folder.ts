@@ -1,17 +1,21 @@
 // The files under a folder, recursively, without following a link out of it: symlinks are judged by
 // where they really point (realpath), and special files (FIFOs would block a read forever) are left out.
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { readdir, readlink, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { ArchiveRefused } from './limits';
+import { DiskFile, type Stored } from './stored';
 import type { BundleFailure, BundleLimits } from './types';
 
-/** A plain file on disk and the path it has in the bundle. */
+/** A file of the bundle, before it is sniffed: its path in the bundle and where its bytes are. */
 export interface FoundFile {
-  abs: string;
   path: string;
-  size: number;
   mtimeMs: number | null;
+  stored: Stored;
 }
+
+/** Sync stat calls are ~10x cheaper than pooled ones; yielding this often keeps the process responsive. */
+export const YIELD_EVERY = 256;
 
 export interface FolderListing {
   files: FoundFile[];
@@ -46,14 +50,15 @@ export async function walkFolder(root: string, prefix: string, label: string, li
         const why = await judgeSymlink(abs, rootReal);
         if (why) refuse(rel, why);
       } else if (d.isDirectory()) {
-        if (dir.depth + 2 > limits.maxDepth) refuse(rel, `nested deeper than ${limits.maxDepth} folders (maxDepth) — skipped`);
+        if (dir.depth + 2 > limits.maxDepth) refuse(rel, `holds files more than ${limits.maxDepth} levels deep (maxDepth) — skipped`);
         else stack.push({ abs, rel, depth: dir.depth + 1 });
       } else if (d.isFile()) {
         if (files.length >= limits.maxEntries) {
           throw new ArchiveRefused(label, `has more than ${limits.maxEntries} files (maxEntries) — refused`);
         }
-        const st = await lstat(abs);
-        files.push({ abs, path: bundlePath(rel), size: st.size, mtimeMs: st.mtimeMs });
+        const st = lstatSync(abs);
+        files.push({ path: bundlePath(rel), mtimeMs: st.mtimeMs, stored: new DiskFile(abs, st.size) });
+        if (files.length % YIELD_EVERY === 0) await new Promise(setImmediate);
       } else {
         refuse(rel, 'not a regular file (a socket, FIFO or device) — skipped');
       }

@@ -2,7 +2,7 @@
 // counters that stop decompression the moment a size or ratio limit is crossed (zip bombs), instead of
 // after the disk is full.
 import { posix } from 'node:path';
-import { BundleError, type BundleLimits } from './types';
+import { BundleError, DEFAULT_LIMITS, type BundleLimits } from './types';
 
 /** Under this many output bytes the ratio is not judged: tiny, very repetitive files are normal. */
 export const RATIO_FLOOR_BYTES = 1 << 20;
@@ -12,6 +12,18 @@ export class EntryRefused extends BundleError {}
 
 /** Stops a whole archive (or every archive, for the bundle-wide byte limit); entries already out stay. */
 export class ArchiveRefused extends BundleError {}
+
+/** The defaults with the caller's overrides; a field given as undefined keeps its default, not "no limit". */
+export function resolveLimits(overrides: Partial<BundleLimits>): BundleLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(limits) as (keyof BundleLimits)[]) {
+    const v = overrides[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !(v > 0)) throw new RangeError(`bundle limit ${key} must be a positive number, got ${String(v)}`);
+    limits[key] = v;
+  }
+  return limits;
+}
 
 export function formatBytes(n: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -35,7 +47,7 @@ export function safeEntryPath(raw: string, maxDepth: number): { path: string } |
   const parts = slashed.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) return { refused: 'path leaves the bundle (..) — refused' };
   if (parts.length === 0) return { refused: 'empty name' };
-  if (parts.length > maxDepth) return { refused: `nested deeper than ${maxDepth} folders (maxDepth) — refused` };
+  if (parts.length > maxDepth) return { refused: `more than ${maxDepth} levels deep (maxDepth) — refused` };
   return { path: parts.join('/') };
 }
 

@@ -1,29 +1,32 @@
 // Opens what the user dropped — folders, zips, tars (gzip'd or not), single files (gzip'd or not), any
-// number at once — as one bundle. Kinds are told by content. Archives are extracted into a temporary
-// folder under the limits and then served like a folder; an archive inside a folder or archive is
-// expanded too, one level deep. Whatever cannot be opened becomes a failure and the rest goes on.
+// number at once — as one bundle. Kinds are told by content. Archives are extracted under the limits
+// (small entries into memory, the rest into a temporary folder) and then served like a folder; an
+// archive inside a folder or archive is expanded too, one level deep. Whatever cannot be opened becomes
+// a failure and the rest goes on.
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { GzipFileEntry, PlainFileEntry } from './entries';
-import { ExtractTarget } from './extract-target';
-import { fileStream, readHead } from './file-read';
-import { walkFolder, type FoundFile } from './folder';
 import { gunzip } from './decompress';
-import { ArchiveRefused, Budget, ExpansionGuard } from './limits';
+import { ExtractTarget, type ExtractContext } from './extract-target';
+import { YIELD_EVERY, walkFolder, type FoundFile } from './folder';
+import { ArchiveRefused, Budget, ExpansionGuard, resolveLimits } from './limits';
 import { Scratch } from './scratch';
 import { SNIFF_BYTES, gzipMtimeMs, isTarHeader, sniffContainer } from './sniff';
+import { DiskFile, MemoryQuota } from './stored';
 import { extractTar } from './tar';
 import { extractZip } from './zip';
-import { BundleError, DEFAULT_LIMITS, type Bundle, type BundleEntry, type BundleFailure, type BundleLimits } from './types';
+import { BundleError, type Bundle, type BundleEntry, type BundleFailure, type BundleLimits } from './types';
 
 /** Archives found inside this many containers (the dropped folder or archive counts as one) stay entries. */
 const MAX_NESTING = 2;
+/** Small archive entries held in memory, over the whole bundle. */
+const MEMORY_QUOTA_BYTES = 128 * 2 ** 20;
 
 export async function openBundle(paths: string[], limits: Partial<BundleLimits> = {}): Promise<Bundle> {
   const stats = await Promise.all(paths.map((p) => stat(p).catch(() => null)));
   if (!stats.some((s) => s !== null)) throw new BundleError(paths.join(', ') || '(no path given)', 'no such file or folder');
 
-  const opener = new Opener({ ...DEFAULT_LIMITS, ...limits });
+  const opener = new Opener(resolveLimits(limits));
   const names = distinct(paths.map((p) => basename(resolve(p))));
   try {
     for (let i = 0; i < paths.length; i++) {
@@ -33,7 +36,7 @@ export async function openBundle(paths: string[], limits: Partial<BundleLimits> 
       const prefix = paths.length === 1 ? '' : names[i];
       if (!st) opener.fail(paths[i], new Error('no such file or folder'));
       else if (st.isDirectory()) await opener.folder(abs, prefix, names[i], 1);
-      else if (st.isFile()) await opener.file({ abs, path: names[i], size: st.size, mtimeMs: st.mtimeMs }, prefix, 0);
+      else if (st.isFile()) await opener.file({ path: names[i], mtimeMs: st.mtimeMs, stored: new DiskFile(abs, st.size) }, prefix, 0);
       else opener.fail(paths[i], new Error('not a regular file or folder'));
     }
   } catch (e) {
@@ -59,10 +62,11 @@ class Opener {
   readonly scratch = new Scratch();
   readonly failures: BundleFailure[] = [];
   private readonly pending: Pending[] = [];
-  private readonly budget: Budget;
+  private readonly ctx: ExtractContext;
+  private sniffed = 0;
 
   constructor(private readonly limits: BundleLimits) {
-    this.budget = new Budget(limits.maxTotalBytes);
+    this.ctx = { limits, budget: new Budget(limits.maxTotalBytes), memory: new MemoryQuota(MEMORY_QUOTA_BYTES), scratch: this.scratch };
   }
 
   fail(path: string, e: unknown): void {
@@ -84,38 +88,38 @@ class Opener {
 
   /** `prefix`: where the entries go if the file turns out to be an archive. */
   async file(f: FoundFile, prefix: string, depth: number): Promise<void> {
+    if (++this.sniffed % YIELD_EVERY === 0) await new Promise(setImmediate);
     let head: Buffer;
     try {
-      head = await readHead(f.abs, SNIFF_BYTES);
+      head = f.stored.head(SNIFF_BYTES);
     } catch (e) {
       return this.fail(f.path, e);
     }
     const expand = depth < MAX_NESTING;
     const kind = sniffContainer(head);
-    if (kind === 'zip' && expand) return this.archive(f, prefix, depth, (t) => extractZip(f.abs, t));
-    if (kind === 'tar' && expand) return this.archive(f, prefix, depth, (t) => extractTar(fileStream(f.abs), t, false));
+    if (kind === 'zip' && expand) return this.archive(f, prefix, depth, async (t) => extractZip(await f.stored.onDisk(), t));
+    if (kind === 'tar' && expand) return this.archive(f, prefix, depth, (t) => extractTar(f.stored.chunks(), t, false));
     if (kind !== 'gzip') return this.add(f.path, f.path, (path) => new PlainFileEntry(f, path));
 
-    const ctx = { limits: this.limits, budget: this.budget, scratch: this.scratch };
     const mtimeMs = gzipMtimeMs(head) ?? f.mtimeMs;
     let inner: Buffer;
     try {
-      inner = await new GzipFileEntry(f, f.path, mtimeMs, ctx).head(SNIFF_BYTES);
+      inner = await new GzipFileEntry(f, f.path, mtimeMs, this.ctx).head(SNIFF_BYTES);
     } catch (e) {
       return this.fail(f.path, e);
     }
     if (isTarHeader(inner) && expand) {
       const { maxRatio, maxTotalBytes } = this.limits;
       const guard = new ExpansionGuard(f.path, { maxRatio, maxBytes: maxTotalBytes, bytesLimitName: 'maxTotalBytes' }, ArchiveRefused);
-      return this.archive(f, prefix, depth, (t) => extractTar(gunzip(fileStream(f.abs), f.path, (n, c) => guard.add(n, c)), t, true));
+      return this.archive(f, prefix, depth, (t) => extractTar(gunzip(f.stored.chunks(), f.path, (n, c) => guard.add(n, c)), t, true));
     }
     const plainName = f.path.replace(/\.gz$/i, '') || f.path;
-    this.add(plainName, f.path, (path) => new GzipFileEntry(f, path, mtimeMs, ctx));
+    this.add(plainName, f.path, (path) => new GzipFileEntry(f, path, mtimeMs, this.ctx));
   }
 
   /** Whatever was extracted before a failure stays in the bundle. */
   private async archive(f: FoundFile, prefix: string, depth: number, extract: (t: ExtractTarget) => Promise<void>): Promise<void> {
-    const target = new ExtractTarget(await this.scratch.dir(basename(f.path)), f.path, prefix, this.limits, this.budget);
+    const target = new ExtractTarget(f.path, prefix, this.ctx);
     try {
       await extract(target);
     } catch (e) {

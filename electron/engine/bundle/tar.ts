@@ -101,7 +101,7 @@ async function extractEntry(
   switch (type) {
     case '0':
     case '7':
-      if (raw.endsWith('/') && size === 0) return target.dir(raw, rel);
+      if (raw.endsWith('/') && size === 0) return;
       if (size > target.limits.maxEntryBytes) {
         return target.refuse(raw, `${formatBytes(size)}, larger than ${formatBytes(target.limits.maxEntryBytes)} (maxEntryBytes) — refused`);
       }
@@ -114,7 +114,7 @@ async function extractEntry(
       return;
     case '5':
     case 'D':
-      return target.dir(raw, rel);
+      return;
     case '1':
       return target.link(raw, rel, link, 'hardlink');
     case '2':

@@ -68,7 +68,7 @@ async function extractEntry(fh: FileHandle, fileSize: number, e: ZipEntry, targe
   const name = target.name(e.name);
   const rel = target.checkPath(e.name);
   if (rel === null) return;
-  if (e.kind === 'dir') return target.dir(e.name, rel);
+  if (e.kind === 'dir') return;
   if (e.flags & 1) throw new EntryRefused(name, 'is encrypted — not supported');
   if (e.method !== 0 && e.method !== 8) {
     throw new EntryRefused(name, `uses compression method ${e.method}${METHODS[e.method] ? ` (${METHODS[e.method]})` : ''}, which is not supported (only stored and deflate)`);
@@ -193,7 +193,7 @@ async function readCentralDirectory(fh: FileHandle, fileSize: number, target: Ex
     i = end;
   }
   const stop =
-    i < cd.length || entries.length < count
+    entries.length < count
       ? new BundleError(target.label, `central directory is corrupt after ${entries.length} of ${count} entries`, cdOffset + shift + i)
       : null;
   return { entries, stop };

@@ -1,7 +1,9 @@
 // Bundle → entries → detect → importer → one transaction per source. Failures stay per file: a bad
 // file is recorded with its error and the rest of the bundle imports. Cancel rolls back the source in
 // flight; sources already committed stay, and the result says it was cancelled.
-import { basename } from 'node:path';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { FormatId, ImportOptions, ImportProgress, ImportResult, ImportSourceResult } from '../../contract/types';
 import { openBundle } from '../bundle/open';
 import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
@@ -145,13 +147,42 @@ async function importEntry(
   };
 
   let attachFile: string | undefined;
+  let attachDir: string | undefined;
   if (importer.needsFile) {
+    // SQLite here takes no URI names, so ATTACH cannot say mode=ro: it attaches a private copy, and the
+    // user's evidence file is never opened for writing (a hot journal would otherwise be rolled back).
     try {
-      attachFile = await entry.file();
+      attachDir = await mkdtemp(join(tmpdir(), 'quadscope-attach-'));
+      attachFile = join(attachDir, 'source.sqlite');
+      await copyFile(await entry.file(), attachFile);
     } catch (e) {
+      if (attachDir) await rm(attachDir, { recursive: true, force: true });
       return failed(importer.format, errorText(e, entry.path));
     }
   }
+  try {
+    return await runImporter(store, incidentId, entry, importer, input, ctx, signal, warnings, () => warningCount, attachFile);
+  } finally {
+    if (attachDir) await rm(attachDir, { recursive: true, force: true });
+  }
+}
+
+async function runImporter(
+  store: Store,
+  incidentId: number,
+  entry: BundleEntry,
+  importer: Importer,
+  input: EntryInput,
+  ctx: ImportContext,
+  signal: AbortSignal,
+  warnings: string[],
+  warningCount: () => number,
+  attachFile: string | undefined,
+): Promise<ImportSourceResult | 'cancelled'> {
+  const failed = (format: FormatId, error: string): ImportSourceResult => {
+    store.recordSource(incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    return { path: entry.path, format, rows: 0, status: 'failed', error };
+  };
 
   let writer;
   try {
@@ -162,7 +193,7 @@ async function importEntry(
   try {
     await importer.import(input, writer, ctx);
     if (signal.aborted) throw new CancelledError();
-    if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more problems`);
+    if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
     writer.commit(warnings);
     return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };
   } catch (e) {

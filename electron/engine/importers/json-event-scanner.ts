@@ -92,50 +92,20 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
     const n = buf.length;
     while (i < n) {
       if (mode === 'events') {
-        // The hot loop: one event object after another.
-        if (inString) {
-          for (; i < n; i++) {
-            const b = buf[i];
-            if (escaped) escaped = false;
-            else if (b === BACKSLASH) escaped = true;
-            else if (b === QUOTE) {
-              inString = false;
-              i++;
-              break;
-            }
-          }
+        // The hot loop runs in a plain function over locals (generator state is slow to touch per byte).
+        const st: EventScanState = { depth, inString, escaped, eventStart, batchStart, batchEnd, closed: false, full: false };
+        i = scanEvents(buf, i, n, st, batchBytes, base);
+        ({ depth, inString, escaped, eventStart, batchStart, batchEnd } = st);
+        if (st.full) {
+          const item = takeBatch();
+          if (item) yield item;
           continue;
         }
-        const b = buf[i];
-        if (depth === 0) {
-          if (b === LBRACE) {
-            eventStart = i;
-            if (batchStart < 0) batchStart = i;
-            depth = 1;
-          } else if (b === RBRACKET) {
-            const item = takeBatch();
-            if (item) yield item;
-            mode = bareArray ? 'done' : 'member';
-          } else if (b !== COMMA && !isSpace(b)) {
-            throw new ScanError(base + i, `expected an event object in traceEvents, found ${JSON.stringify(String.fromCharCode(b))}`, 'traceEvents');
-          }
-          i++;
-          continue;
+        if (st.closed) {
+          const item = takeBatch();
+          if (item) yield item;
+          mode = bareArray ? 'done' : 'member';
         }
-        if (b === QUOTE) inString = true;
-        else if (b === LBRACE || b === LBRACKET) depth++;
-        else if (b === RBRACE || b === RBRACKET) {
-          depth--;
-          if (depth === 0) {
-            batchEnd = i + 1;
-            eventStart = -1;
-            if (batchEnd - batchStart >= batchBytes) {
-              const item = takeBatch();
-              if (item) yield item;
-            }
-          }
-        }
-        i++;
         continue;
       }
 
@@ -248,6 +218,58 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
     throw new ScanError(where, 'truncated trace: the top-level object is not closed', key || undefined);
   }
   if (!sawEvents) throw new ScanError(0, 'no traceEvents array', 'traceEvents');
+}
+
+interface EventScanState {
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  eventStart: number;
+  batchStart: number;
+  batchEnd: number;
+  /** The events array's closing bracket was consumed. */
+  closed: boolean;
+  /** The batch reached batchBytes: hand it out before going on. */
+  full: boolean;
+}
+
+/** Scans events from buf[i] on; answers where it stopped (chunk end, array end or a full batch). */
+function scanEvents(buf: Buffer, i: number, n: number, st: EventScanState, batchBytes: number, base: number): number {
+  let { depth, inString, escaped, eventStart, batchStart, batchEnd } = st;
+  let stop = false;
+  while (i < n && !stop) {
+    const b = buf[i++];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (b === BACKSLASH) escaped = true;
+      else if (b === QUOTE) inString = false;
+    } else if (depth === 0) {
+      if (b === LBRACE) {
+        eventStart = i - 1;
+        if (batchStart < 0) batchStart = eventStart;
+        depth = 1;
+      } else if (b === RBRACKET) {
+        st.closed = true;
+        stop = true;
+      } else if (b !== COMMA && !isSpace(b)) {
+        throw new ScanError(base + i - 1, `expected an event object in traceEvents, found ${JSON.stringify(String.fromCharCode(b))}`, 'traceEvents');
+      }
+    } else if (b === QUOTE) inString = true;
+    else if (b === LBRACE || b === LBRACKET) depth++;
+    else if (b === RBRACE || b === RBRACKET) {
+      depth--;
+      if (depth === 0) {
+        batchEnd = i;
+        eventStart = -1;
+        if (batchEnd - batchStart >= batchBytes) {
+          st.full = true;
+          stop = true;
+        }
+      }
+    }
+  }
+  Object.assign(st, { depth, inString, escaped, eventStart, batchStart, batchEnd });
+  return i;
 }
 
 /** Start/end of each top-level object in buf[from, to) (events separated by commas). */

@@ -19,7 +19,7 @@ import type { Severity } from '../../contract/types';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock, monthNumber, parseIsoZoned } from './log-time';
-import type { EntryInput, EventRecord, ImportContext, Importer, Sink } from './types';
+import { ImportError, type EntryInput, type EventRecord, type ImportContext, type Importer, type Sink } from './types';
 import { xidInfo } from './xid-codes';
 
 const DMESG_REL = /^\[\s*(\d+(?:\.\d+)?)\]\s?/;
@@ -29,6 +29,7 @@ const ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:
 const XID = /NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+),\s*(.*)$/;
 const GPU_AT = /NVRM: GPU at (?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: (GPU-[0-9a-fA-F-]+)/;
 const FALLEN = /NVRM: GPU (?:at PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: GPU has fallen off the bus/;
+const MAX_PENDING = 1_000_000;
 const OOM_KILL = /Out of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)(?:.*?anon-rss:(\d+)kB)?/;
 
 export interface XidFields {
@@ -71,6 +72,7 @@ class KernelParser {
   private lastTs = NaN;
   private maxRel = -Infinity;
   private readonly pending: Pending[] = [];
+  private pendingRel = false;
   private readonly uuids = new Map<string, string>();
   private readonly xidSeries = new Map<string, number>();
 
@@ -111,8 +113,9 @@ class KernelParser {
     }
     const { event, xid } = this.classify(body, no);
     if (rel !== null || (!Number.isFinite(ts) && !Number.isFinite(this.lastTs))) {
-      if (this.pending.length >= 1_000_000) throw new Error('too many lines without a wall-clock time (a dmesg over a million lines?)');
+      if (this.pending.length >= MAX_PENDING) throw new ImportError(this.ctx.path, { line: no }, `over ${MAX_PENDING} lines with boot-relative times: split the dmesg or export it with dmesg -T`);
       this.pending.push({ rel, event, xid });
+      if (rel !== null) this.pendingRel = true;
       return;
     }
     this.emit(Number.isFinite(ts) ? ts : this.lastTs, event, xid);
@@ -153,15 +156,14 @@ class KernelParser {
 
   /** Untimed lines seen before the first wall-clock time take that time. */
   private drainUntimed(ts: number): void {
-    if (!this.pending.length || this.pending.some((p) => p.rel !== null)) return;
+    if (!this.pending.length || this.pendingRel) return;
     for (const p of this.pending.splice(0)) this.emit(ts, p.event, p.xid);
   }
 
   finish(lastLine: number): void {
     if (this.pending.length) {
       const end = this.clock.fallback(lastLine);
-      const hasRel = this.pending.some((p) => p.rel !== null);
-      if (hasRel) this.ctx.warn(`dmesg times are seconds since boot: boot time assumed to be the file's modification time minus ${this.maxRel.toFixed(1)} s (the last message)`);
+      if (this.pendingRel) this.ctx.warn(`dmesg times are seconds since boot: boot time assumed to be the file's modification time minus ${this.maxRel.toFixed(1)} s (the last message)`);
       const boot = end - (Number.isFinite(this.maxRel) ? this.maxRel * 1000 : 0);
       let last = boot;
       for (const p of this.pending) {

@@ -2,7 +2,7 @@
 // (BigInt above 2^53), floats, booleans and None. It never imports or calls anything: every opcode that
 // would look up a global or construct an object is refused with its name and byte offset.
 //
-// Values: dict → null-prototype object (keys in their string form), list/tuple/set → array,
+// Values: dict → plain object (keys in their string form; `__proto__` stays an own data key), list/tuple/set → array,
 // bytes → Buffer, int → number (bigint when outside ±2^53), None → null.
 
 export type PyValue = null | boolean | number | bigint | string | Buffer | PyValue[] | PyDict;
@@ -109,7 +109,12 @@ export function unpickle(buf: Buffer): PyValue {
   };
   const setItems = (d: PyValue, items: PyValue[]) => {
     if (!isDict(d)) throw new PickleError(opAt, 'SETITEM(S) on something that is not a dict', opName(op));
-    for (let i = 0; i + 1 < items.length; i += 2) d[keyOf(items[i])] = items[i + 1];
+    for (let i = 0; i + 1 < items.length; i += 2) {
+      const k = keyOf(items[i]);
+      // A key named __proto__ must become data, not a prototype (plain objects stay fast; null-prototype ones do not).
+      if (k === '__proto__') Object.defineProperty(d, k, { value: items[i + 1], enumerable: true, writable: true, configurable: true });
+      else d[k] = items[i + 1];
+    }
   };
   const appendItems = (l: PyValue, items: PyValue[]) => {
     if (!Array.isArray(l)) throw new PickleError(opAt, 'APPEND(S) on something that is not a list', opName(op));
@@ -285,11 +290,11 @@ export function unpickle(buf: Buffer): PyValue {
         break;
       }
       case 0x7d: // EMPTY_DICT
-        stack.push(Object.create(null) as PyDict);
+        stack.push({} as PyDict);
         break;
       case 0x64: {
         // DICT
-        const d = Object.create(null) as PyDict;
+        const d = {} as PyDict;
         setItems(d, popMark());
         stack.push(d);
         break;

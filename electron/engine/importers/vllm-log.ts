@@ -110,6 +110,7 @@ const VERSION_PATTERNS: { re: RegExp; v1?: boolean }[] = [
 ];
 const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|$)/;
 const MAX_TRACEBACK_LINES = 500;
+const MAX_UNTIMED = 10_000;
 
 interface Prefix {
   ts: number;
@@ -160,7 +161,9 @@ class LogParser {
     this.guard.ok();
     const p = this.prefix(line, no);
     if (!Number.isFinite(p.ts)) {
-      if (this.untimed.length < 10_000) this.untimed.push({ no, line });
+      this.untimed.push({ no, line });
+      // A log with no times at all (a bare traceback dump) must not pile up: it takes the mtime.
+      if (this.untimed.length >= MAX_UNTIMED) this.resolveUntimed();
       return;
     }
     this.handle(p, no);
@@ -433,14 +436,12 @@ class LogParser {
     this.sample('req.errors', 'count', 'counter', { metric: 'vllm-log:access 5xx' }, this.httpTs, errors);
   }
 
-  /** Lines seen before any timestamp get the first one (or the mtime); then everything closes. */
+  /** Lines still without a time when the file ends (or too many of them) take the file's mtime. */
   resolveUntimed(): void {
     if (!this.untimed.length) return;
     const first = this.untimed.splice(0);
-    const saved = this.lastTs;
-    this.lastTs = this.clock.fallback(first[0].no);
+    if (!Number.isFinite(this.lastTs)) this.lastTs = this.clock.fallback(first[0].no);
     for (const u of first) this.handle(this.prefix(u.line, u.no), u.no);
-    this.lastTs = saved;
   }
 
   /** Called once the first timed line has been seen, so earlier untimed lines take its time. */

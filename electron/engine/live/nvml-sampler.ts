@@ -5,7 +5,7 @@
 import type { NvmlDeviceSample, NvmlSample, NvmlSession } from '../../../native/nvml/index';
 import type { SeriesDef } from '../importers/types';
 import type { LiveStream } from './recorder';
-import { xidClass, xidMeaning } from './xid-class';
+import { xidInfo } from '../importers/xid-codes';
 
 export const DEFAULT_RATE_HZ = 1;
 export const MAX_RATE_HZ = 50;
@@ -56,6 +56,12 @@ const SIGNALS: readonly Signal[] = [
   { name: 'gpu.throttle_reasons', unit: 'bitmask', read: (d) => d.clocks_event_reasons },
   { name: 'gpu.ecc_dbe', unit: 'count', kind: 'counter', read: (d) => d.ecc_dbe_volatile },
 ];
+
+/** NVML's "00000000:3B:00.0" in the kernel log's spelling ("0000:3b:00"), so Xids from either source join. */
+export function kernelBusId(pciBusId: string): string {
+  const m = /^(?:[0-9a-f]{4})?([0-9a-f]{4}):([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-7])?$/i.exec(pciBusId);
+  return m ? `${m[1]}:${m[2]}:${m[3]}`.toLowerCase() : pciBusId.toLowerCase();
+}
 
 function deviceLabels(d: { index: number; uuid: string; name: string }): Record<string, string> {
   return { gpu: String(d.index), gpu_uuid: d.uuid, gpu_model: d.name, metric: 'nvml' };
@@ -189,15 +195,14 @@ export class NvmlSampler {
   }
 
   private recordXid(gpu: number, code: number, ts: number): void {
-    const cls = xidClass(code);
+    const info = xidInfo(code);
     const dev = this.nvml.devices[gpu];
-    const meaning = xidMeaning(code);
     this.out.event({
       ts_ms: ts,
       kind: 'xid',
-      severity: cls === 'hardware' ? 'critical' : cls === 'secondary' ? 'warning' : 'error',
-      text: `Xid ${code} on GPU ${gpu >= 0 ? gpu : '?'}${dev ? ` (${dev.name}, ${dev.pci_bus_id})` : ''}${meaning ? `: ${meaning}` : ''}`,
-      attrs: { code, gpu, class: cls, ...(dev ? { gpu_uuid: dev.uuid, bus_id: dev.pci_bus_id } : {}) },
+      severity: info.severity,
+      text: `Xid ${code} on GPU ${gpu >= 0 ? gpu : '?'}${dev ? ` (${dev.name}, ${dev.pci_bus_id})` : ''}: ${info.meaning}`,
+      attrs: { code, gpu, class: info.class, meaning: info.meaning, ...(dev ? { gpu_uuid: dev.uuid, bus_id: kernelBusId(dev.pci_bus_id) } : {}) },
     });
     if (dev) {
       const ids = this.ids.get(gpu);

@@ -51,11 +51,17 @@ export function fetchExposition(raw: string, opts: ScrapeOptions = {}, signal?: 
   if (signal?.aborted) return Promise.reject(new ScrapeError(raw, 'cancelled'));
   return new Promise<Buffer>((resolve, reject) => {
     let settled = false;
-    let deadline: NodeJS.Timeout | undefined;
-    const fail = (message: string) => {
-      if (settled) return;
+    // Fires only after `req` below exists: timers run on a later turn.
+    const deadline = setTimeout(() => fail(`timed out after ${timeoutMs / 1000} s`), timeoutMs);
+    const onAbort = () => fail('cancelled');
+    const settle = () => {
       settled = true;
       clearTimeout(deadline);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (message: string) => {
+      if (settled) return;
+      settle();
       req.destroy();
       reject(new ScrapeError(raw, message));
     };
@@ -80,15 +86,13 @@ export function fetchExposition(raw: string, opts: ScrapeOptions = {}, signal?: 
       });
       res.on('end', () => {
         if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
+        settle();
         resolve(Buffer.concat(chunks, size));
       });
       res.on('error', (e) => fail(e.message));
     });
     req.on('error', (e) => fail(e.message));
-    deadline = setTimeout(() => fail(`timed out after ${timeoutMs / 1000} s`), timeoutMs);
-    signal?.addEventListener('abort', () => fail('cancelled'), { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

@@ -27,7 +27,10 @@ export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds:
 
 export interface AlertInputs {
   t: ArrayLike<number>;
-  /** P99 latency in ms (NaN without data). */
+  /**
+   * P99 latency in ms for the absolute threshold (NaN without data). TTFT where measured: an 800 ms bound
+   * is a first-token SLO; LLM end-to-end latencies run to seconds when healthy.
+   */
   p99ms: ArrayLike<number>;
   latencyTerm: ArrayLike<number>;
   errFrac: ArrayLike<number>;

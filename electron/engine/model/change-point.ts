@@ -47,3 +47,58 @@ export function changePoint(v: ArrayLike<number>, minSegment = 2): ChangePoint |
   const size = before === 0 ? (after === 0 ? 0 : Infinity) : (after - before) / Math.abs(before);
   return { index: idx[best], before, after, size, strength: total > 0 ? 1 - bestCost / total : 0 };
 }
+
+export interface RampStart {
+  /** Index where the ramp begins (flat before it). */
+  index: number;
+  /** Slope of the ramp, units of v per unit of t. */
+  slope: number;
+  /** Squared error of the flat-then-ramp fit ÷ that of one straight line (below 1: the hinge fits better). */
+  relative_error: number;
+}
+
+/**
+ * Where a flat stretch turns into a ramp: the split minimising the squared error of "constant, then a
+ * straight line", found in one pass with suffix sums. A leak that starts mid-incident gets its true slope
+ * from the ramp alone, not diluted by the flat part.
+ */
+export function rampStart(t: ArrayLike<number>, v: ArrayLike<number>, minSegment = 3): RampStart | null {
+  const n = v.length;
+  if (n < 2 * minSegment) return null;
+  const t0 = t[0];
+  const P = { s: new Float64Array(n + 1), s2: new Float64Array(n + 1) };
+  const S = { x: new Float64Array(n + 1), y: new Float64Array(n + 1), xx: new Float64Array(n + 1), xy: new Float64Array(n + 1), yy: new Float64Array(n + 1) };
+  for (let i = 0; i < n; i++) {
+    P.s[i + 1] = P.s[i] + v[i];
+    P.s2[i + 1] = P.s2[i] + v[i] * v[i];
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    const x = t[i] - t0;
+    S.x[i] = S.x[i + 1] + x;
+    S.y[i] = S.y[i + 1] + v[i];
+    S.xx[i] = S.xx[i + 1] + x * x;
+    S.xy[i] = S.xy[i + 1] + x * v[i];
+    S.yy[i] = S.yy[i + 1] + v[i] * v[i];
+  }
+  const line = (k: number) => {
+    const m = n - k;
+    const sxx = S.xx[k] - (S.x[k] * S.x[k]) / m;
+    const sxy = S.xy[k] - (S.x[k] * S.y[k]) / m;
+    const syy = S.yy[k] - (S.y[k] * S.y[k]) / m;
+    const slope = sxx > 0 ? sxy / sxx : 0;
+    return { sse: Math.max(0, syy - slope * sxy), slope };
+  };
+  const whole = line(0).sse;
+  let best: RampStart | null = null;
+  let bestCost = Infinity;
+  for (let k = minSegment; k <= n - minSegment; k++) {
+    const flat = P.s2[k] - (P.s[k] * P.s[k]) / k;
+    const l = line(k);
+    const cost = flat + l.sse;
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = { index: k, slope: l.slope, relative_error: whole > 0 ? cost / whole : 1 };
+    }
+  }
+  return best;
+}

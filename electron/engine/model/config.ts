@@ -31,7 +31,7 @@ export interface ModelConfig {
   /** Above this used/total, memory pressure is the absolute share (the headroom is gone). */
   memory_absolute_above: number;
   alerts: {
-    /** Consecutive windows a condition must hold before the alert fires. */
+    /** Consecutive windows a condition must hold before the alert fires (3 = two distinct steps of data at k = 2). */
     for_windows: number;
     latency_p99_ms: number;
   };
@@ -82,7 +82,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   token_peak: null,
   memory_epsilon_bytes: 1 << 20,
   memory_absolute_above: 0.97,
-  alerts: { for_windows: 2, latency_p99_ms: 800 },
+  alerts: { for_windows: 3, latency_p99_ms: 800 },
   causes: {
     kv_full: 0.95,
     kv_high: 0.9,

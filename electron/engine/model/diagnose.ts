@@ -72,8 +72,9 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
   const onsetIndex = jointTrigger(dims.dP99ms, dims.dTps, th, 0, inBase);
 
+  const alertLatency = f.ttft99.some(Number.isFinite) ? f.ttft99 : latencyRef;
   const p99ms = new Float64Array(grid.n);
-  for (let i = 0; i < grid.n; i++) p99ms[i] = latencyRef[i] * 1000;
+  for (let i = 0; i < grid.n; i++) p99ms[i] = alertLatency[i] * 1000;
   const alerts = evaluateAlerts(
     { t: f.t, p99ms, latencyTerm: dims.latencyTerm, errFrac: f.errFrac, throughputTerm: dims.throughputTerm, R: dims.R },
     { latency_p99_ms: cfg.alerts.latency_p99_ms, error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: cfg.alerts.for_windows },

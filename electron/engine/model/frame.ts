@@ -83,6 +83,40 @@ export interface Frame {
 
 const nan = (n: number) => new Float64Array(n).fill(NaN);
 
+/**
+ * Where a series came from, most direct first: a scraped metric, a value parsed from a log line
+ * (`metric` "vllm-log:…"), a figure derived from sampled spans (`from` "spans").
+ */
+function sourceRank(labels: Record<string, string>): number {
+  if (labels.from === 'spans') return 2;
+  if (labels.metric?.startsWith('vllm-log:')) return 1;
+  return 0;
+}
+
+/**
+ * One reading per signal and engine. The same quantity often arrives twice — the Prometheus gauge and
+ * the log line's `Running:`, the V0 and V1 spelling of one metric (told apart only by `metric`), span
+ * figures over a sample of the requests — and adding those would double it. Keep the most direct
+ * source present, and within it one series per label set once `metric` is set aside (the longest).
+ */
+export function pickSources<T extends { labels: Record<string, string> }>(list: readonly T[] | undefined, size: (x: T) => number): T[] {
+  if (!list?.length) return [];
+  const best = Math.min(...list.map((x) => sourceRank(x.labels)));
+  const by = new Map<string, T>();
+  for (const x of list) {
+    if (sourceRank(x.labels) !== best) continue;
+    const { metric: _metric, ...rest } = x.labels;
+    const key = JSON.stringify(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const had = by.get(key);
+    if (!had || size(x) > size(had)) by.set(key, x);
+  }
+  return [...by.values()];
+}
+
+/** The series of one canonical name, one source each (see pickSources). */
+const seriesOf = (sig: Signals, name: string): LoadedSeries[] => pickSources(sig.series.get(name), (s) => s.t.length);
+const histogramsOf = (sig: Signals, name: string): LoadedHistogram[] => pickSources(sig.histograms.get(name), (h) => h.snaps.length);
+
 /** Combines per-series window arrays: NaN only where every series is NaN. */
 function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | 'mean'): Float64Array {
   const out = nan(n);
@@ -117,9 +151,9 @@ function rates(list: LoadedSeries[] | undefined, g: WindowGrid, filter?: (s: Loa
 
 /** Rate of a counter, else the mean of a rate gauge (vLLM's log lines give tokens/s). */
 function rateOrGauge(sig: Signals, counter: string, gauge: string, g: WindowGrid): Float64Array {
-  const c = rates(sig.series.get(counter), g);
+  const c = rates(seriesOf(sig, counter), g);
   if (c.length) return combine(c, g.n, 'sum');
-  return combine(gauges(sig.series.get(gauge), g).map((w) => w.mean), g.n, 'sum');
+  return combine(gauges(seriesOf(sig, gauge), g).map((w) => w.mean), g.n, 'sum');
 }
 
 export interface HistogramWindows {
@@ -187,8 +221,8 @@ export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): Histog
 
 /** Mean per window from a histogram's `.sum` and `.count` companion counters. */
 function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array {
-  const s = combine(rates(sig.series.get(`${name}.sum`), g), g.n, 'sum');
-  const c = combine(rates(sig.series.get(`${name}.count`), g), g.n, 'sum');
+  const s = combine(rates(seriesOf(sig, `${name}.sum`), g), g.n, 'sum');
+  const c = combine(rates(seriesOf(sig, `${name}.count`), g), g.n, 'sum');
   const out = nan(g.n);
   for (let i = 0; i < g.n; i++) if (c[i] > 0) out[i] = s[i] / c[i];
   return out;
@@ -285,10 +319,10 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const t = new Float64Array(n);
   for (let i = 0; i < n; i++) t[i] = windowStart(g, i);
 
-  const kvW = gauges(sig.series.get('kv.usage'), g, kvFull);
-  const runW = gauges(sig.series.get('req.running'), g);
-  const waitW = gauges(sig.series.get('req.waiting'), g);
-  const hist = (name: string) => histogramWindows(sig.histograms.get(name) ?? [], g);
+  const kvW = gauges(seriesOf(sig, 'kv.usage'), g, kvFull);
+  const runW = gauges(seriesOf(sig, 'req.running'), g);
+  const waitW = gauges(seriesOf(sig, 'req.waiting'), g);
+  const hist = (name: string) => histogramWindows(histogramsOf(sig, name), g);
   const e2e = hist('lat.e2e');
   const ttft = hist('lat.ttft');
   const itl = hist('lat.itl');
@@ -296,22 +330,22 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const plenH = hist('req.prompt_len');
   const glenH = hist('req.gen_len');
 
-  let lamOut = combine(rates(sig.series.get('req.finished'), g), n, 'sum');
+  let lamOut = combine(rates(seriesOf(sig, 'req.finished'), g), n, 'sum');
   if (!have.has('req.finished')) {
-    const c = combine(rates(sig.series.get('lat.e2e.count'), g), n, 'sum');
+    const c = combine(rates(seriesOf(sig, 'lat.e2e.count'), g), n, 'sum');
     if (c.some(Number.isFinite)) lamOut = c;
     else if (e2e) lamOut = e2e.count.map((x) => x / (g.W / 1000));
   }
-  const abort = combine(rates(sig.series.get('req.finished'), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
-  const errRate = combine(rates(sig.series.get('req.errors'), g), n, 'sum');
+  const abort = combine(rates(seriesOf(sig, 'req.finished'), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
+  const errRate = combine(rates(seriesOf(sig, 'req.errors'), g), n, 'sum');
   const errFrac = nan(n);
   for (let i = 0; i < n; i++) {
     if (!Number.isFinite(errRate[i])) continue;
     const done = Number.isFinite(lamOut[i]) ? lamOut[i] : 0;
     errFrac[i] = errRate[i] > 0 ? errRate[i] / Math.max(errRate[i], done) : 0;
   }
-  const hits = combine(rates(sig.series.get('kv.prefix_hits'), g), n, 'sum');
-  const queries = combine(rates(sig.series.get('kv.prefix_queries'), g), n, 'sum');
+  const hits = combine(rates(seriesOf(sig, 'kv.prefix_hits'), g), n, 'sum');
+  const queries = combine(rates(seriesOf(sig, 'kv.prefix_queries'), g), n, 'sum');
   const hit = nan(n);
   for (let i = 0; i < n; i++) if (queries[i] > 0) hit[i] = Math.min(1, hits[i] / queries[i]);
 
@@ -355,7 +389,7 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     lamIn: nan(n),
     abort,
     errFrac,
-    preempt: combine(rates(sig.series.get('kv.preemptions'), g), n, 'sum'),
+    preempt: combine(rates(seriesOf(sig, 'kv.preemptions'), g), n, 'sum'),
     hit,
     e2e99: histOr(e2e, 0.99, (r) => r.e2e_s),
     e2e50: histOr(e2e, 0.5, (r) => r.e2e_s),
@@ -379,19 +413,31 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     temp: combine(gpus.map((x) => x.temp), n, 'max'),
     thr: combineBits(gpus.map((x) => x.thr), n),
     gpus,
-    torchAlloc: perDeviceMax(sig.series.get('torch.allocated'), g),
-    torchResv: perDeviceMax(sig.series.get('torch.reserved'), g),
+    torchAlloc: perDeviceMax(seriesOf(sig, 'torch.allocated'), g),
+    torchResv: perDeviceMax(seriesOf(sig, 'torch.reserved'), g),
     accLen: accLen(sig, g),
-    loraActive: combine(gauges(sig.series.get('lora.active'), g).map((w) => w.max), n, 'sum'),
-    loraMax: combine(gauges(sig.series.get('lora.max'), g).map((w) => w.max), n, 'max'),
-    rss: combine(gauges(sig.series.get('host.rss'), g).map((w) => w.mean), n, 'sum'),
-    memAvail: combine(gauges(sig.series.get('host.mem_available'), g).map((w) => w.mean), n, 'min'),
-    swap: combine(rates(sig.series.get('host.swap'), g), n, 'sum'),
+    loraActive: combine(gauges(seriesOf(sig, 'lora.active'), g).map((w) => w.max), n, 'sum'),
+    loraMax: combine(gauges(seriesOf(sig, 'lora.max'), g).map((w) => w.max), n, 'max'),
+    rss: combine(gauges(seriesOf(sig, 'host.rss'), g).map((w) => w.mean), n, 'sum'),
+    memAvail: combine(gauges(seriesOf(sig, 'host.mem_available'), g).map((w) => w.mean), n, 'min'),
+    swap: combine(rates(seriesOf(sig, 'host.swap'), g), n, 'sum'),
     stalled: new Uint8Array(n),
   };
+  markovBound(frame.q95, frame.queueMean, 0.95);
+  markovBound(frame.q99, frame.queueMean, 0.99);
   arrivals(frame);
   applyStallBound(frame);
   return frame;
+}
+
+/**
+ * Caps a quantile of a non-negative latency by Markov's inequality, P(X ≥ x) ≤ mean/x, so the q-quantile
+ * is at most mean/(1 − q). Interpolating inside a histogram's first bucket places the quantile near that
+ * bucket's bound (vLLM's queue buckets start at 0.3 s, so a queue of a few ms reads ~0.29 s); the mean
+ * from the `.sum`/`.count` counters is exact and bounds it honestly.
+ */
+function markovBound(qx: Float64Array, mean: Float64Array, q: number): void {
+  for (let i = 0; i < qx.length; i++) if (Number.isFinite(qx[i]) && mean[i] >= 0) qx[i] = Math.min(qx[i], mean[i] / (1 - q));
 }
 
 function arrivals(f: Frame): void {
@@ -419,10 +465,10 @@ function combineBits(parts: Float64Array[], n: number): Float64Array {
 
 /** Mean accepted length of speculative decoding: a gauge, or 1 + accepted ÷ drafts from counters. */
 function accLen(sig: Signals, g: WindowGrid): Float64Array {
-  const direct = combine(gauges(sig.series.get('spec.acc_len'), g).map((w) => w.mean), g.n, 'mean');
+  const direct = combine(gauges(seriesOf(sig, 'spec.acc_len'), g).map((w) => w.mean), g.n, 'mean');
   if (direct.some(Number.isFinite)) return direct;
-  const acc = combine(rates(sig.series.get('spec.accepted_tokens'), g), g.n, 'sum');
-  const drafts = combine(rates(sig.series.get('spec.drafts'), g), g.n, 'sum');
+  const acc = combine(rates(seriesOf(sig, 'spec.accepted_tokens'), g), g.n, 'sum');
+  const drafts = combine(rates(seriesOf(sig, 'spec.drafts'), g), g.n, 'sum');
   const out = nan(g.n);
   for (let i = 0; i < g.n; i++) if (drafts[i] > 0) out[i] = 1 + acc[i] / drafts[i];
   return out;

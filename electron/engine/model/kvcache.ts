@@ -35,10 +35,10 @@ function r2(x: number[], y: number[]): number {
 }
 
 /**
- * Growth mode of a rising series up to its first approach of its peak: a step when one move carries half
- * the rise; exponential when log-values fit a line clearly better than the values do; else linear.
+ * Growth mode of a rising series up to its first approach of its peak: a step when one move (`smear`
+ * samples) carries half the rise; exponential when log-values fit a line clearly better than the values do; else linear.
  */
-export function growthMode(t: ArrayLike<number>, v: ArrayLike<number>): KvGrowth {
+export function growthMode(t: ArrayLike<number>, v: ArrayLike<number>, smear = 1): KvGrowth {
   const x: number[] = [];
   const y: number[] = [];
   for (let i = 0; i < v.length; i++) if (Number.isFinite(v[i])) {
@@ -56,8 +56,9 @@ export function growthMode(t: ArrayLike<number>, v: ArrayLike<number>): KvGrowth
   const xs = x.slice(lo, top + 1);
   const ys = y.slice(lo, top + 1);
   if (ys.length < 3) return 'step';
+  // Sliding windows smear a step over `smear` windows, so a step is a big rise within that many moves.
   let biggest = 0;
-  for (let i = 1; i < ys.length; i++) biggest = Math.max(biggest, ys[i] - ys[i - 1]);
+  for (let i = smear; i < y.length; i++) biggest = Math.max(biggest, y[i] - y[i - smear]);
   const cp = changePoint(ys, 1);
   if (biggest >= 0.5 * rise || (cp && cp.strength >= 0.95 && ys.length > 4 && biggest >= 0.3 * rise)) return 'step';
   const eps = Math.max(1e-6, 0.01 * rise);
@@ -82,7 +83,7 @@ export function analyzeKv(f: Frame, span: [number, number], kvFull: number): KvA
   const em = mean(ent);
   const jumpy = ent.length >= 3 && jump >= 0.2;
   return {
-    growth: growthMode(f.t.subarray(0, b + 1), f.kv.subarray(0, b + 1)),
+    growth: growthMode(f.t.subarray(0, b + 1), f.kv.subarray(0, b + 1), f.grid.k),
     plateau_share: seen ? full / seen : 0,
     preempt_per_s: mean(sl(f.preempt)),
     wait_slope_per_min: olsSlope(sl(f.t), sl(f.wait)) * 60_000,

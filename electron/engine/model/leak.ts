@@ -5,6 +5,7 @@ import type { LeakReport, LeakSite } from '../../contract/diagnosis';
 import type { AllocationSite, EventRow } from '../../contract/types';
 import { max, median } from './baseline';
 import type { Frame } from './frame';
+import { rampStart } from './change-point';
 import { monotonicity, olsSlope } from './trend';
 
 export type GrowthShape = 'ramp' | 'staircase' | 'sawtooth' | 'flat';
@@ -13,6 +14,7 @@ export interface MemoryTrend {
   signal: 'torch.allocated' | 'gpu.mem.used';
   /** Evidence ref: the canonical name with the GPU's labels. */
   ref: string;
+  /** Where the growth starts (the ramp's start when it begins mid-incident). */
   start_ms: number;
   end_ms: number;
   slope_bytes_per_min: number;
@@ -75,7 +77,11 @@ export function memoryTrend(
 ): MemoryTrend | null {
   const p = thin(t, v);
   if (p.v.length < 3) return null;
-  const slopePerMs = olsSlope(p.t, p.v);
+  // A leak that starts mid-incident: measure the ramp, not the ramp averaged with the flat part before it.
+  const hinge = rampStart(p.t, p.v);
+  const useRamp = hinge !== null && hinge.slope > 0 && hinge.relative_error < 0.5;
+  const from = useRamp ? hinge.index : 0;
+  const slopePerMs = useRamp ? hinge.slope : olsSlope(p.t, p.v);
   const third = Math.floor((p.v.length * 2) / 3);
   const lateSlope = olsSlope(p.t.slice(third), p.v.slice(third));
   const last = p.v[p.v.length - 1];
@@ -86,7 +92,7 @@ export function memoryTrend(
   return {
     signal,
     ref,
-    start_ms: p.t[0],
+    start_ms: p.t[from],
     end_ms: tLast,
     slope_bytes_per_min: slope,
     mono: monotonicity(p.t, p.v),

@@ -14,6 +14,7 @@ import type {
 } from '../importers/types';
 
 const SAMPLE_BATCH = 200;
+const HISTOGRAM_BATCH = 150;
 export const TILE_MS = 10_000;
 
 /** The open tile of one series: samples mostly arrive in time order, so one tile at a time suffices. */
@@ -43,6 +44,8 @@ export class SourceWriter implements Sink {
   private readonly seriesIds = new Map<string, number>();
   private readonly stackIds = new Map<string, number>();
   private readonly sampleBuf: number[] = [];
+  private readonly histBuf: number[] = [];
+  private firstEventId: number | null = null;
   private readonly tiles = new Map<number, TileAcc>();
   private readonly stmts;
   private minMs = Infinity;
@@ -72,7 +75,9 @@ export class SourceWriter implements Sink {
       series: db.prepare('INSERT INTO series (incident_id, source_id, name, labels_json, unit, kind) VALUES (?,?,?,?,?,?)'),
       sample: db.prepare('INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES (?,?,?)'),
       sampleBatch: db.prepare(`INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES ${values}`),
-      histogram: db.prepare('INSERT INTO histograms (series_id, ts_ms, le, count) VALUES (?,?,?,?)'),
+      histogram: db.prepare('INSERT OR REPLACE INTO histograms (series_id, ts_ms, le, count) VALUES (?,?,?,?)'),
+      histogramBatch: db.prepare(`INSERT OR REPLACE INTO histograms (series_id, ts_ms, le, count) VALUES ${Array.from({ length: HISTOGRAM_BATCH }, () => '(?,?,?,?)').join(',')}`),
+      ftsIndex: db.prepare('INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE id >= ? AND source_id = ?'),
       event: db.prepare('INSERT INTO events (incident_id, ts_ms, kind, severity, source_id, line, text, attrs_json) VALUES (?,?,?,?,?,?,?,?)'),
       span: db.prepare('INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
       kernel: db.prepare('INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
@@ -150,6 +155,10 @@ export class SourceWriter implements Sink {
     buf.length = 0;
     for (const [series, acc] of this.tiles) this.flushTile(series, acc);
     this.tiles.clear();
+    const h = this.histBuf;
+    for (let i = 0; i < h.length; i += 4) this.stmts.histogram.run(h[i], h[i + 1], h[i + 2], h[i + 3]);
+    h.length = 0;
+    if (this.firstEventId !== null) this.stmts.ftsIndex.run(this.firstEventId, this.sourceId);
   }
 
   histogram(series: number, ts_ms: number, le: number, count: number): void {
@@ -158,8 +167,13 @@ export class SourceWriter implements Sink {
     const t = Math.round(ts_ms);
     this.seen(t);
     // SQLite REAL stores +Inf; JSON does not, so readers map it back.
-    this.stmts.histogram.run(series, t, le, count);
+    const buf = this.histBuf;
+    buf.push(series, t, le, count);
     this.count++;
+    if (buf.length === HISTOGRAM_BATCH * 4) {
+      this.stmts.histogramBatch.run(buf);
+      buf.length = 0;
+    }
   }
 
   event(e: EventRecord): void {
@@ -167,7 +181,8 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(e.ts_ms);
     this.seen(t);
-    this.stmts.event.run(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, e.attrs ? JSON.stringify(e.attrs) : '{}');
+    const id = Number(this.stmts.event.run(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, e.attrs ? JSON.stringify(e.attrs) : '{}').lastInsertRowid);
+    this.firstEventId ??= id;
     this.count++;
   }
 
@@ -242,6 +257,7 @@ export class SourceWriter implements Sink {
 
   rollback(): void {
     this.sampleBuf.length = 0;
+    this.histBuf.length = 0;
     this.tiles.clear();
     if (this.inTx) {
       this.db.exec('ROLLBACK');

@@ -10,19 +10,12 @@ namespace nvml {
 using Return = int;
 
 constexpr Return SUCCESS = 0;
-constexpr Return ERROR_UNINITIALIZED = 1;
-constexpr Return ERROR_INVALID_ARGUMENT = 2;
 constexpr Return ERROR_NOT_SUPPORTED = 3;
-constexpr Return ERROR_NO_PERMISSION = 4;
-constexpr Return ERROR_NOT_FOUND = 6;
 constexpr Return ERROR_INSUFFICIENT_SIZE = 7;
-constexpr Return ERROR_DRIVER_NOT_LOADED = 9;
 constexpr Return ERROR_TIMEOUT = 10;
-constexpr Return ERROR_LIBRARY_NOT_FOUND = 12;
 constexpr Return ERROR_FUNCTION_NOT_FOUND = 13;
 constexpr Return ERROR_GPU_IS_LOST = 15;
 constexpr Return ERROR_ARGUMENT_VERSION_MISMATCH = 25;
-constexpr Return ERROR_UNKNOWN = 999;
 
 struct DeviceSt;
 using Device = DeviceSt*;

@@ -35,6 +35,7 @@ export function formatValue(n: number | null | undefined, unit: string): string 
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '—';
   const a = Math.abs(ms);
+  if (a === 0) return '0';
   if (a < 1) return `${(ms * 1000).toFixed(0)} µs`;
   if (a < 1000) return `${ms.toFixed(a < 10 ? 1 : 0)} ms`;
   if (a < 60_000) return `${(ms / 1000).toFixed(a < 10_000 ? 2 : 1)} s`;

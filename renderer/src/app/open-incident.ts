@@ -1,5 +1,5 @@
 // Opening an incident loads every per-incident store and puts the time axis on its span.
-import { beginInteraction } from '../charts/draw-tracker';
+import { beginInteraction, whenIdle } from '../charts/draw-tracker';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
@@ -12,8 +12,9 @@ import { useSeries } from '../state/series';
 export async function openIncident(id: number | null): Promise<void> {
   useReplay.getState().pause();
   if (id === null) {
-    await useIncidents.getState().open(null);
+    // Synchronously: an incident opened right after must not be cleared by this.
     useDiagnosis.getState().clear();
+    await useIncidents.getState().open(null);
     return;
   }
   beginInteraction('qs:open');
@@ -29,8 +30,12 @@ export async function openIncident(id: number | null): Promise<void> {
   });
   void useAnnotations.getState().load(id);
   void useMarkers.getState().load(id);
-  void useDiagnosis.getState().load(id);
   // The charts are built only once the range is the incident's, so they query once.
   await detailLoaded;
   await useSeries.getState().load(id);
+  // The analysis keeps the engine busy for a while: let the charts' first queries through first, so
+  // the timeline is interactive before the diagnosis arrives.
+  await new Promise((r) => requestAnimationFrame(r));
+  await whenIdle();
+  if (useIncidents.getState().openId === id) void useDiagnosis.getState().load(id);
 }

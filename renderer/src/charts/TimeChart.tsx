@@ -28,6 +28,13 @@ interface Props {
   highlighted?: boolean;
 }
 
+/** 24-hour UTC ticks, with seconds or milliseconds only where the spacing needs them. */
+function timeTicks(splits: number[]): string[] {
+  const step = splits.length > 1 ? splits[1] - splits[0] : 60_000;
+  const [from, to] = step < 1000 ? [11, 23] : step < 60_000 ? [11, 19] : [11, 16];
+  return splits.map((v) => new Date(v).toISOString().slice(from, to));
+}
+
 /** Axis ticks stay short: the unit is in the chart title. */
 function axisValue(v: number, unit: string): string {
   if (unit === 'bytes' || unit === 'fraction' || unit === 'seconds') return formatValue(v, unit).replace(/ (ms|s|µs|min)$/, '$1');
@@ -51,6 +58,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
     let seq = 0;
     let scheduled = 0;
     let destroyed = false;
+    let asked = 0;
 
     const xRange = (): [number, number] => {
       const r = useCursor.getState().range;
@@ -61,6 +69,9 @@ export function TimeChart({ group, height, highlighted }: Props) {
       width: Math.max(100, el.clientWidth),
       height,
       ms: 1,
+      // Fixed padding: uPlot's automatic padding grows after the first data arrive, which would change
+      // the plot width (and the points we asked for) after the fact.
+      padding: [8, 16, 0, 0],
       tzDate: (ts) => uPlot.tzDate(new Date(ts), 'Etc/UTC'),
       cursor: {
         sync: { key: SYNC_KEY },
@@ -70,7 +81,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       legend: { show: true, live: true },
       scales: { x: { time: true, range: () => xRange() }, y: { auto: true } },
       axes: [
-        { stroke: colors.axis, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid } },
+        { stroke: colors.axis, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid }, values: (_u, splits) => timeTicks(splits) },
         {
           stroke: colors.axis,
           grid: { stroke: colors.grid, width: 1 },
@@ -91,7 +102,13 @@ export function TimeChart({ group, height, highlighted }: Props) {
         })),
       ],
       hooks: {
-        draw: [(u) => drawOverlays(u, colors)],
+        draw: [
+          (u) => {
+            drawOverlays(u, colors);
+            // The first data change the plot width (the y axis appears once it has ticks): ask again.
+            if (asked && Math.floor(u.over.clientWidth) !== asked && u.over.clientWidth >= 16) schedule();
+          },
+        ],
         setSelect: [
           (u) => {
             const { left, width } = u.select;
@@ -138,9 +155,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       scheduled = 0;
       const my = ++seq;
       const [s, e] = useCursor.getState().range;
-      const points = Math.max(16, Math.min(20_000, Math.floor(u.bbox.width / devicePixelRatio)));
-      el.dataset.state = 'loading';
-      chartBusy(chartId);
+      const points = Math.max(16, Math.min(20_000, Math.floor(u.over.clientWidth || u.bbox.width / devicePixelRatio)));
       try {
         const ids = group.series.flatMap((x) => (x.per ? [x.info.id, x.per.id] : [x.info.id]));
         const res = await api.querySeries({ series_ids: ids, start_ms: Math.floor(s), end_ms: Math.ceil(e), points });
@@ -158,18 +173,22 @@ export function TimeChart({ group, height, highlighted }: Props) {
         placeCursor();
         alignLanes();
         performance.measure('qs:chart-draw', { start: t0 });
-        el.dataset.state = 'ready';
+        asked = points;
         el.dataset.points = String(points);
+        el.dataset.state = 'ready';
         el.removeAttribute('title');
       } catch (err) {
         if (my !== seq || destroyed) return;
         el.dataset.state = 'error';
         el.title = errorText(err);
       } finally {
-        if (my === seq && !destroyed) chartIdle(chartId);
+        if (my === seq && !destroyed && !scheduled) chartIdle(chartId);
       }
     };
+    // Busy from the moment a redraw is due (not when the query starts), so "idle" always means drawn.
     const schedule = () => {
+      el.dataset.state = 'loading';
+      chartBusy(chartId);
       if (!scheduled) scheduled = requestAnimationFrame(() => void fetchData());
     };
 

@@ -39,3 +39,15 @@ export function beginInteraction(name: string): void {
   performance.mark(mark);
   pending = { name, mark };
 }
+
+/** Resolves once every chart is idle (at once if none is busy). */
+export function whenIdle(): Promise<void> {
+  if (isIdle()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = onIdleChange((idle) => {
+      if (!idle) return;
+      off();
+      resolve();
+    });
+  });
+}

@@ -44,10 +44,12 @@ interface NavigationState {
   focusSearch(): void;
 }
 
+const initial = parseHash(typeof location === 'undefined' ? '' : location.hash);
+
 export const useNavigation = create<NavigationState>((set, get) => ({
-  view: 'home',
-  incidentId: null,
-  tab: 'overview',
+  view: initial.view,
+  incidentId: initial.incidentId,
+  tab: initial.tab ?? 'overview',
   selection: NONE,
   searchFocus: 0,
   go: (view, incidentId = null) => set({ view, incidentId: view === 'incident' ? incidentId : get().incidentId, selection: NONE }),

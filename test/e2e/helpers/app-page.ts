@@ -63,7 +63,9 @@ export class AppPage {
   /** Drags across the first timeline chart from fraction a to b of its width (shift: a note). */
   async dragOnChart(a: number, b: number, opts: { shift?: boolean; chart?: string } = {}): Promise<void> {
     const sel = `[data-testid="timeline"] ${opts.chart ? `[data-chart="${opts.chart}"]` : '.chart'} .u-over`;
-    const box = (await this.page.locator(sel).first().boundingBox())!;
+    const over = this.page.locator(sel).first();
+    await over.scrollIntoViewIfNeeded();
+    const box = (await over.boundingBox())!;
     const y = box.y + box.height / 2;
     if (opts.shift) await this.page.keyboard.down('Shift');
     await this.page.mouse.move(box.x + box.width * a, y);

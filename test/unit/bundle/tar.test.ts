@@ -66,7 +66,8 @@ test('a plain .tar with GNU long names (././@LongLink)', async (t) => {
 test('tar traversal, absolute names and links out of the bundle are refused by name; the rest imports', async (t) => {
   const dir = tempDir(t);
   const tarball = await makeTar([
-    { name: 'ok.log', data: 'fine\n' },
+    // Large enough to be written to the extraction folder rather than held in memory.
+    { name: 'ok.log', data: 'fine\n'.repeat(20_000) },
     { name: '../../etc/passwd', data: 'root:x:0:0\n' },
     { name: '/etc/cron.d/evil', data: '* * * * * root sh\n' },
     { name: 'C:\\Windows\\evil.dll', data: 'MZ' },

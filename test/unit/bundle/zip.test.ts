@@ -85,6 +85,15 @@ test('zip-slip, absolute and UNC names and symlinks out are refused by name; the
   );
 });
 
+test('an entry more than maxDepth levels deep is refused by name', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'deep.zip'), makeZip([{ name: 'a/b/c.txt', data: Buffer.from('ok') }, { name: 'a/b/c/d.txt', data: Buffer.from('deep') }]));
+  const b = await openBundle([join(dir, 'deep.zip')], { maxDepth: 3 });
+  t.after(() => b.close());
+  assert.deepEqual(b.entries.map((e) => e.path), ['a/b/c.txt']);
+  assert.deepEqual(b.failures.map((f) => f.error), ['deep.zip:a/b/c/d.txt: more than 3 levels deep (maxDepth) — refused']);
+});
+
 test('a zip bomb (1 GiB of zeros in ~1 MiB, over 1000:1) is refused before inflating', async (t) => {
   const dir = tempDir(t);
   const zeros = deflatedZeros(1024);

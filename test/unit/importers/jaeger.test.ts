@@ -19,11 +19,11 @@ test('corpus Jaeger trace (bare trace object): spans, µs times, parents, tags',
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
     const rows = t.store.db.prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY rowid').safeIntegers().all() as Record<string, unknown>[];
     assert.equal(rows.length, doc.spans.length);
-    doc.spans.forEach((sp: Record<string, any>, i: number) => {
+    doc.spans.forEach((sp: { operationName: string; startTime: number; duration: number; references: { refType: string; spanID: string }[]; tags: { key: string; value: unknown }[]; processID: string }, i: number) => {
       assert.equal(rows[i].name, sp.operationName);
       assert.equal(rows[i].start_ns, BigInt(sp.startTime) * 1000n);
       assert.equal(rows[i].end_ns, BigInt(sp.startTime + sp.duration) * 1000n);
-      const parent = (sp.references as { refType: string; spanID: string }[]).find((x) => x.refType === 'CHILD_OF');
+      const parent = sp.references.find((x) => x.refType === 'CHILD_OF');
       assert.equal(rows[i].parent_id, parent ? parent.spanID : null);
       const attrs = JSON.parse(rows[i].attrs_json as string);
       for (const tag of sp.tags) assert.deepEqual(attrs[tag.key], tag.value);

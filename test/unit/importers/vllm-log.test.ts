@@ -26,8 +26,11 @@ test('vLLM V0 and V1 stats lines of the corpus become samples', { skip: skipUnle
     assert.ok(kv.some((s) => s.ts === Date.UTC(2026, 4, 12, 8, 1, 39, 331) && Math.abs(s.v - 0.628) < 1e-12));
     assert.deepEqual(values(r, 'tokens.generation_rate', { engine: '0' }).find((s) => s.ts === Date.UTC(2026, 4, 19, 10, 13, 11))?.v, 1055.3);
     // V0 lines: the bracket's year (2024) with vLLM's own time; Pending → req.waiting; Swapped; CPU KV.
-    const v0 = values(r, 'req.running', { metric: 'vllm-log:Running' }).filter((s) => !seriesRows(r).find((x) => x.labels.engine));
-    assert.ok(v0.some((s) => s.ts === Date.UTC(2024, 6, 8, 7, 17, 34) && s.v === 4));
+    const v0 = seriesRows(r).find((x) => x.name === 'req.running' && x.labels.engine === undefined)!;
+    assert.deepEqual(r.all('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms', v0.id), [
+      { ts_ms: Date.UTC(2024, 6, 8, 7, 17, 34), value: 4 },
+      { ts_ms: Date.UTC(2026, 4, 25, 6, 50, 29), value: 1 },
+    ]);
     assert.deepEqual(values(r, 'kv.cpu_usage').map((s) => s.v), [0, 0.001]);
     assert.deepEqual(values(r, 'kv.cpu_prefix_hit_rate').map((s) => s.v), [0.9]);
     assert.deepEqual(values(r, 'spec.accept_len').map((s) => s.v), [2.2]);
@@ -166,4 +169,16 @@ test('a binary file fails; detection tells engine logs from other text', async (
   }
   assert.equal(vllmLogImporter.detect(Buffer.from(SYNTH), 'x.log'), 0.85);
   assert.equal(vllmLogImporter.detect(Buffer.from('# TYPE up gauge\nup 1\n'), 'x'), 0);
+});
+
+test('a bare traceback without any time is one event at the file mtime', async () => {
+  const text = ['Traceback (most recent call last):', '  File "serve.py", line 3, in <module>', '    main()', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 3.00 MiB is free.'].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, mtimeMs: 1_800_000_000_000 });
+  try {
+    const tb = events(r, 'traceback');
+    assert.deepEqual(tb.map((e) => [e.ts_ms, e.line, e.attrs.exception, e.attrs.frames]), [[1_800_000_000_000, 1, 'torch.OutOfMemoryError', 1]]);
+    assert.deepEqual(events(r, 'oom').map((e) => [e.line, e.attrs.tried_bytes, e.attrs.free_bytes]), [[4, 20 * 2 ** 20, 3 * 2 ** 20]]);
+  } finally {
+    r.dispose();
+  }
 });

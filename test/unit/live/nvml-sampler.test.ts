@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { tempStore } from '../../helpers/import-file';
+import { tempLiveStore as tempStore } from './temp-store';
 import { STUB_LIBRARY, openNvml, type NvmlSession } from '../../../native/nvml/index';
 import { LiveRecorder } from '../../../electron/engine/live/recorder';
-import { NvmlSampler } from '../../../electron/engine/live/nvml-sampler';
+import { NvmlSampler, kernelBusId } from '../../../electron/engine/live/nvml-sampler';
 
 const skip = existsSync(STUB_LIBRARY) ? false : 'the NVML stub is not built (node scripts/build-native.mjs)';
 
@@ -68,7 +68,7 @@ test('samples land as canonical series with gpu labels; Xid and lost GPUs become
       events.map((e) => [e.ts_ms, e.kind, e.severity, e.attrs]),
       [
         [1_000_200, 'gpu_lost', 'critical', { gpu: 1, gpu_uuid: 'GPU-fa4e0000-0000-4000-8000-000000000001', gpu_model: 'Fake NVIDIA GPU 1' }],
-        [1_000_300, 'xid', 'critical', { code: 79, gpu: 0, class: 'hardware', gpu_uuid: labels0.gpu_uuid, bus_id: '00000000:10:00.0' }],
+        [1_000_300, 'xid', 'critical', { code: 79, gpu: 0, class: 'hardware', meaning: 'GPU has fallen off the bus', gpu_uuid: labels0.gpu_uuid, bus_id: '0000:10:00' }],
       ],
     );
     assert.equal(events[1].text, 'Xid 79 on GPU 0 (NVIDIA H100 80GB HBM3, 00000000:10:00.0): GPU has fallen off the bus');
@@ -118,4 +118,10 @@ test('start/stop samples on the timer at the asked rate', { skip }, async () => 
     n.close();
     ts.dispose();
   }
+});
+
+test('PCI bus ids are written the way the kernel log writes them', () => {
+  assert.equal(kernelBusId('00000000:3B:00.0'), '0000:3b:00');
+  assert.equal(kernelBusId('0000:3B:00.0'), '0000:3b:00');
+  assert.equal(kernelBusId('0001:C1:00'), '0001:c1:00');
 });

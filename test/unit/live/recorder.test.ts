@@ -2,7 +2,7 @@
 // across batches; a busy writer defers the batch instead of failing it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tempStore } from '../../helpers/import-file';
+import { tempLiveStore as tempStore } from './temp-store';
 import { LiveRecorder } from '../../../electron/engine/live/recorder';
 
 test('each flush commits one source; series keep their id across batches', () => {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { tempStore } from '../../helpers/import-file';
+import { tempLiveStore as tempStore } from './temp-store';
 import { EndpointScraper, checkEndpointUrl, fetchExposition, recordScrape } from '../../../electron/engine/live/scrape';
 import { LiveRecorder } from '../../../electron/engine/live/recorder';
 import { startMetricsServer } from './metrics-server';

@@ -1,7 +1,7 @@
 // Memory causes: a GPU memory leak (growth beyond the preallocated budget), allocator fragmentation
 // (reserved ≫ allocated), an OOM crash loop, and a host memory leak.
 import type { EventRow } from '../../../contract/types';
-import { max, median } from '../baseline';
+import { max } from '../baseline';
 import { memoryTrend } from '../leak';
 import {
   cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
@@ -56,7 +56,7 @@ export const gpuMemoryLeak: Rule = (c) => {
       ...oomAfter.slice(0, 3).map((e) => eventEvidence(e)),
       ...c.sig.sites.slice(0, 3).filter((s) => s.stack_id !== null).map((s) => ({ kind: 'allocation' as const, ref: String(s.stack_id), start_ms: tr.start_ms, end_ms: tr.end_ms, text: `${fmtBytes(s.live_bytes)} live in ${s.allocs} allocations at ${s.frames[0] ?? '?'}` })),
     ],
-    onset_ms: leakOnset(c),
+    onset_ms: tr.start_ms,
     endsInOom: oomAfter.length > 0,
   };
 };
@@ -66,15 +66,6 @@ function rLate(c: CauseContext, x: Float64Array): number {
   const n = c.f.grid.n;
   const late = x.subarray(Math.floor((n * 2) / 3));
   return max(late) / max(slice(x, c.base));
-}
-
-function leakOnset(c: CauseContext): number | null {
-  const tr = c.trend;
-  if (!tr) return null;
-  const x = tr.values;
-  const base = median(Array.from(x).slice(c.base[0], c.base[1] + 1));
-  for (let i = c.base[1]; i < c.f.grid.n; i++) if (x[i] > base + 0.1 * tr.growth_bytes) return c.f.t[i];
-  return null;
 }
 
 export const allocatorFragmentation: Rule = (c) => {

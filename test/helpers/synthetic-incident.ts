@@ -1,0 +1,164 @@
+// Builds incidents directly through the Store/SourceWriter API from functions of time, so model tests
+// state the truth (onset, shape) in code and check the diagnosis against it. Deterministic: noise comes
+// from a seeded generator, histogram observations from fixed quantiles.
+import type { Store } from '../../electron/engine/store/store';
+import type { SourceWriter } from '../../electron/engine/store/source-writer';
+import type { EventRecord } from '../../electron/engine/importers/types';
+
+export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+
+/** Latency buckets (s) as vLLM exports them. */
+export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, Infinity];
+
+export function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+export class SyntheticIncident {
+  readonly incidentId: number;
+  private readonly w: SourceWriter;
+  private readonly rand: () => number;
+
+  /** `seconds` of data sampled every `stepS` seconds from T0. */
+  constructor(private readonly store: Store, readonly seconds: number, readonly stepS = 1, seed = 7) {
+    this.incidentId = store.createIncident('synthetic');
+    this.w = store.beginSource(this.incidentId, { path: 'synthetic', format: 'prometheus-text', bytes: 0 });
+    this.rand = rng(seed);
+  }
+
+  /** ±`rel` relative noise. */
+  noise(rel: number): number {
+    return 1 + (this.rand() * 2 - 1) * rel;
+  }
+
+  private times(): number[] {
+    const out: number[] = [];
+    for (let s = 0; s <= this.seconds; s += this.stepS) out.push(s);
+    return out;
+  }
+
+  gauge(name: string, value: (s: number) => number | null, labels?: Record<string, string>): this {
+    const id = this.w.series({ name, labels, kind: 'gauge' });
+    for (const s of this.times()) {
+      const v = value(s);
+      if (v !== null) this.w.sample(id, T0 + s * 1000, v);
+    }
+    return this;
+  }
+
+  /** A cumulative counter whose rate (per second) is `rate(s)`. */
+  counter(name: string, rate: (s: number) => number, labels?: Record<string, string>): this {
+    const id = this.w.series({ name, labels, kind: 'counter' });
+    let total = 0;
+    let prev = 0;
+    for (const s of this.times()) {
+      total += Math.max(0, rate(s)) * (s - prev);
+      prev = s;
+      this.w.sample(id, T0 + s * 1000, Math.round(total * 1000) / 1000);
+    }
+    return this;
+  }
+
+  /**
+   * A latency histogram: `perSecond(s)` observations per second whose p50/p99 are `quantiles(s)`; writes
+   * the buckets and the `.sum`/`.count` companions. Observation values follow a log-logistic shape through
+ * those two quantiles.
+   */
+  histogram(name: string, perSecond: (s: number) => number, quantiles: (s: number) => [number, number], buckets = LATENCY_BUCKETS): this {
+    const id = this.w.series({ name, kind: 'histogram' });
+    const sumId = this.w.series({ name: `${name}.sum`, kind: 'counter' });
+    const countId = this.w.series({ name: `${name}.count`, kind: 'counter' });
+    const cum = new Float64Array(buckets.length);
+    let sum = 0;
+    let count = 0;
+    let carry = 0;
+    let prev = 0;
+    for (const s of this.times()) {
+      const want = perSecond(s) * (s - prev) + carry;
+      prev = s;
+      const n = Math.floor(want);
+      carry = want - n;
+      const [p50, p99] = quantiles(s);
+      for (let j = 0; j < n; j++) {
+        // A golden-ratio sequence spreads even a few observations a scrape over the whole distribution.
+        const u = Math.min(0.999, Math.max(0.001, ((count + 1) * 0.6180339887498949) % 1));
+        const v = p50 * Math.pow(p99 / p50, Math.log(u / (1 - u)) / Math.log(99));
+        sum += v;
+        count++;
+        for (let b = 0; b < buckets.length; b++) if (v <= buckets[b]) cum[b]++;
+      }
+      for (let b = 0; b < buckets.length; b++) this.w.histogram(id, T0 + s * 1000, buckets[b], cum[b]);
+      this.w.sample(sumId, T0 + s * 1000, sum);
+      this.w.sample(countId, T0 + s * 1000, count);
+    }
+    return this;
+  }
+
+  event(atS: number, e: Omit<EventRecord, 'ts_ms'>): this {
+    this.w.event({ ...e, ts_ms: T0 + atS * 1000 });
+    return this;
+  }
+
+  /** Commits the source and refreshes the incident's span; answers the incident id. */
+  done(): number {
+    this.w.commit([]);
+    this.store.refreshIncidentSpan(this.incidentId);
+    return this.incidentId;
+  }
+}
+
+const GB = 1e9;
+
+export interface ServingShape {
+  /** Finished requests per second. */
+  rps?: (s: number) => number;
+  gtok?: (s: number) => number;
+  ptok?: (s: number) => number;
+  kv?: (s: number) => number;
+  running?: (s: number) => number;
+  waiting?: (s: number) => number;
+  e2e?: (s: number) => [number, number];
+  ttft?: (s: number) => [number, number];
+  itl?: (s: number) => [number, number];
+  queue?: (s: number) => [number, number];
+  preemptRate?: (s: number) => number;
+  errRate?: (s: number) => number;
+  util?: (s: number) => number;
+  clock?: (s: number) => number;
+  throttle?: (s: number) => number;
+  memUsed?: (s: number) => number;
+  torchAllocated?: (s: number) => number;
+}
+
+/** A vLLM-like engine on one GPU: healthy defaults, each signal replaceable by the scenario. */
+export function servingIncident(store: Store, seconds: number, shape: ServingShape, seed = 7): SyntheticIncident {
+  const x = new SyntheticIncident(store, seconds, 1, seed);
+  const n = (rel: number) => x.noise(rel);
+  const rps = shape.rps ?? (() => 5 * n(0.05));
+  x.counter('req.finished', rps, { reason: 'stop' });
+  x.counter('tokens.generation', shape.gtok ?? (() => 2000 * n(0.05)));
+  x.counter('tokens.prompt', shape.ptok ?? (() => 4000 * n(0.05)));
+  x.counter('kv.preemptions', shape.preemptRate ?? (() => 0));
+  x.counter('req.errors', shape.errRate ?? (() => 0));
+  x.gauge('kv.usage', shape.kv ?? (() => 0.4 * n(0.05)));
+  x.gauge('req.running', shape.running ?? (() => Math.round(20 * n(0.1))));
+  x.gauge('req.waiting', shape.waiting ?? (() => 0));
+  x.histogram('lat.e2e', rps, shape.e2e ?? (() => [2, 4]));
+  x.histogram('lat.ttft', rps, shape.ttft ?? (() => [0.08, 0.2]));
+  x.histogram('lat.queue', rps, shape.queue ?? (() => [0.005, 0.02]));
+  x.histogram('lat.itl', (s) => (shape.gtok ?? (() => 2000))(s) / 10, shape.itl ?? (() => [0.02, 0.04]));
+  const gpu = { gpu: '0' };
+  x.gauge('gpu.mem.total', () => 80 * GB, gpu);
+  x.gauge('gpu.mem.used', shape.memUsed ?? (() => 72 * GB), gpu);
+  x.gauge('gpu.util', shape.util ?? (() => Math.min(1, 0.9 * n(0.03))), gpu);
+  x.gauge('gpu.sm_clock', shape.clock ?? (() => 1980), gpu);
+  x.gauge('gpu.throttle_reasons', shape.throttle ?? (() => 0), gpu);
+  x.gauge('gpu.temp', () => 65 * n(0.02), gpu);
+  x.gauge('gpu.power', () => 550 * n(0.03), gpu);
+  if (shape.torchAllocated) x.gauge('torch.allocated', shape.torchAllocated, gpu);
+  return x;
+}

@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { memoryPressure, clamp01 } from '../../../electron/engine/model/normalize';
+import { quadrantOf, quadrantPath } from '../../../electron/engine/model/quadrants';
+import { jointTrigger } from '../../../electron/engine/model/joint-trigger';
+import { alertLifecycle, evaluateAlerts, foldAlerts } from '../../../electron/engine/model/alerts';
+import { DEFAULT_CONFIG, mergeConfig } from '../../../electron/engine/model/config';
+import { chainOf, confidence, fires, rankCauses } from '../../../electron/engine/model/causes/rank';
+import type { RuleResult } from '../../../electron/engine/model/causes/context';
+import type { CauseId } from '../../../electron/contract/diagnosis';
+
+const GB = 1e9;
+
+test('memory pressure is the share of the baseline headroom consumed, absolute once nearly full', () => {
+  const cfg = DEFAULT_CONFIG;
+  // vLLM preallocated 72 of 80 GB: flat use is no pressure; half the 8 GB headroom gone is 0.5.
+  assert.equal(memoryPressure(72 * GB, 80 * GB, 72 * GB, cfg), 0);
+  assert.equal(memoryPressure(76 * GB, 80 * GB, 72 * GB, cfg), 0.5);
+  // 78.4/80 = 0.98 > 0.97: pressure rises to max(headroom share 0.8, 0.98).
+  assert.equal(memoryPressure(78.4 * GB, 80 * GB, 72 * GB, cfg), 0.98);
+  assert.equal(clamp01(Infinity), 1);
+});
+
+test('quadrants and the path through them', () => {
+  assert.equal(quadrantOf(0.2, 0.1, 0.85, 0.5), 'healthy');
+  assert.equal(quadrantOf(0.9, 0.1, 0.85, 0.5), 'saturated');
+  assert.equal(quadrantOf(0.9, 0.5, 0.85, 0.5), 'exhausted');
+  assert.equal(quadrantOf(0.1, 0.7, 0.85, 0.5), 'contended');
+  assert.deepEqual(quadrantPath([0, 5, 10, 15], ['healthy', 'healthy', 'saturated', 'exhausted']), [
+    { quadrant: 'healthy', from_ms: 0 },
+    { quadrant: 'saturated', from_ms: 10 },
+    { quadrant: 'exhausted', from_ms: 15 },
+  ]);
+});
+
+test('joint trigger needs both the latency rise and the throughput fall, per preset', () => {
+  const dP = [0, 200, 200, 200, 130];
+  const dT = [0, -0.1, -0.35, -0.35, -0.5];
+  assert.equal(jointTrigger(dP, dT, DEFAULT_CONFIG.presets.default), 2);
+  assert.equal(jointTrigger(dP, dT, DEFAULT_CONFIG.presets['high-qps']), 2);
+  assert.equal(jointTrigger(dP, dT, DEFAULT_CONFIG.presets['long-context']), -1);
+  assert.equal(jointTrigger(dP, dT, DEFAULT_CONFIG.presets.default, 0, (i) => i === 2), 3);
+});
+
+test('alerts fire after `for` windows, resolve, and fold when they overlap', () => {
+  const t = [0, 5, 10, 15, 20, 25, 30];
+  assert.deepEqual(alertLifecycle('latency', t, [false, true, true, true, false, true, true], 2), [
+    { family: 'latency', first_fired_ms: 10, resolved_ms: 20 },
+    { family: 'latency', first_fired_ms: 30, resolved_ms: null },
+  ]);
+  const alerts = evaluateAlerts(
+    { t, p99ms: [100, 900, 900, 900, 100, 100, 100], latencyTerm: t.map(() => 0), errFrac: [0, 0, 0.1, 0.1, 0.1, 0, 0], throughputTerm: t.map(() => 0), R: t.map(() => 0.9) },
+    { latency_p99_ms: 800, error_rate: 0.05, theta_R: 0.85, for_windows: 2 },
+  );
+  assert.deepEqual(alerts.map((a) => [a.family, a.first_fired_ms, a.resolved_ms]), [['resources', 5, null], ['latency', 10, 20], ['errors', 15, 25]]);
+  assert.deepEqual(foldAlerts(alerts.slice(1), 30), { start_ms: 10, end_ms: 25 });
+});
+
+test('config overrides merge by key and reject typos and wrong types', () => {
+  const c = mergeConfig({ theta_R: 0.9, presets: { default: { latency_ms: 200 } }, causes: { cuda_graph_max_batch: 256 } });
+  assert.equal(c.theta_R, 0.9);
+  assert.equal(c.presets.default.latency_ms, 200);
+  assert.equal(c.presets.default.throughput_drop, 0.3);
+  assert.equal(c.causes.cuda_graph_max_batch, 256);
+  assert.equal(DEFAULT_CONFIG.theta_R, 0.85);
+  assert.throws(() => mergeConfig({ theta_r: 1 }, DEFAULT_CONFIG, 'my.json'), /my\.json\.theta_r: unknown setting/);
+  assert.throws(() => mergeConfig({ window_ms: '10s' }), /config\.window_ms: expected a number/);
+});
+
+const rule = (id: CauseId, held: boolean, extra: Partial<RuleResult> = {}): RuleResult => ({
+  id, missing: [], require: [{ condition: 'x', value: 1, held }], support: [], veto: [], evidence: [], onset_ms: 1000, ...extra,
+});
+
+test('ranking: precedence, chains, vetoes and the confidence formula', () => {
+  const results = [
+    rule('traffic_surge', true, { onset_ms: 500 }),
+    rule('kv_exhaustion', true, { support: [{ condition: 's', value: 1, held: true }, { condition: 't', value: 0, held: false }] }),
+    rule('engine_hang', true, { veto: [{ condition: 'xid', value: 1, held: true }] }),
+    rule('kv_bloat', false),
+    { ...rule('lora_thrash', true), missing: ['spans'] },
+  ];
+  assert.deepEqual(results.map(fires), [true, true, false, false, false]);
+  const ranked = rankCauses(results, null);
+  assert.deepEqual(ranked.map((c) => c.id), ['kv_exhaustion', 'traffic_surge']);
+  assert.deepEqual(ranked[0].chain, ['traffic_surge', 'kv_exhaustion']);
+  assert.equal(ranked[0].confidence, 0.8);
+  assert.equal(ranked[1].confidence, 0.85);
+  assert.equal(confidence(rule('kv_bloat', true, { support: [{ condition: 's', value: 1, held: true }] }), false), 1);
+  const leak = rule('gpu_memory_leak', true, { endsInOom: true });
+  assert.deepEqual(rankCauses([rule('kv_exhaustion', true), leak], null).map((c) => c.id), ['gpu_memory_leak', 'kv_exhaustion']);
+  assert.deepEqual(rankCauses([rule('kv_exhaustion', true), { ...leak, endsInOom: false }], null).map((c) => c.id), ['kv_exhaustion', 'gpu_memory_leak']);
+  assert.deepEqual(chainOf('oom_crash_loop', new Map([['oom_crash_loop', rule('oom_crash_loop', true)], ['gpu_memory_leak', leak]])), ['gpu_memory_leak', 'oom_crash_loop']);
+});

@@ -1,0 +1,136 @@
+// End-to-end over the model: synthetic incidents written through the Store/SourceWriter API, whose
+// true cause and onset are known, diagnosed from the store.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tempStore } from '../../helpers/import-file';
+import { servingIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
+import { analyzeIncidentDetailed } from '../../../electron/engine/model/diagnose';
+import { CAUSE_IDS } from '../../../electron/contract/diagnosis';
+import type { SyntheticIncident } from '../../helpers/synthetic-incident';
+
+const ON = 600;
+const ONSET_MS = T0 + ON * 1000;
+const after = (s: number) => s >= ON;
+const GB = 1e9;
+
+function diagnose(shape: ServingShape, extra?: (x: SyntheticIncident) => void) {
+  const ts = tempStore();
+  try {
+    const x = servingIncident(ts.store, 1200, shape);
+    extra?.(x);
+    const id = x.done();
+    return analyzeIncidentDetailed(ts.store, id);
+  } finally {
+    ts.dispose();
+  }
+}
+
+/** Within one window (W = 10 s at 1 s scrapes) of the true onset. */
+const nearOnset = (ms: number | null) => ms !== null && Math.abs(ms - ONSET_MS) <= 10_000;
+
+test('healthy traffic: no onset, no causes, every cause either judged or not assessable', () => {
+  const d = analyzeAndCheck({});
+  assert.equal(d.diagnosis.onset_ms, null);
+  assert.deepEqual(d.diagnosis.causes, []);
+  assert.equal(d.diagnosis.leak, null);
+  assert.equal(d.frame.grid.W, 10_000);
+  assert.equal(d.diagnosis.windows.length, d.frame.grid.n);
+  const na = new Set(d.diagnosis.not_assessable.map((n) => n.id));
+  assert.ok(na.has('prefix_cache_collapse') && na.has('spec_decode_degradation') && !na.has('kv_exhaustion'));
+  assert.deepEqual(d.diagnosis.not_assessable.find((n) => n.id === 'prefix_cache_collapse')?.missing, ['kv.prefix_queries', 'kv.prefix_hits']);
+});
+
+function analyzeAndCheck(shape: ServingShape, extra?: (x: SyntheticIncident) => void) {
+  const d = diagnose(shape, extra);
+  for (const c of d.diagnosis.causes) assert.ok((CAUSE_IDS as readonly string[]).includes(c.id));
+  return d;
+}
+
+test('kv_exhaustion after a traffic surge ranks first with the chain traffic_surge → kv_exhaustion', () => {
+  const d = analyzeAndCheck({
+    rps: (s) => (after(s) ? 5.5 : 5),
+    gtok: (s) => (after(s) ? 1200 : 2000),
+    ptok: (s) => (after(s) ? 9000 : 4000),
+    kv: (s) => (after(s) ? Math.min(1, 0.96 + 0.04 * Math.sin(s)) : 0.4),
+    running: (s) => (after(s) ? 40 + 8 * Math.sin(s / 3) : 20),
+    waiting: (s) => (after(s) ? 4.5 * (s - ON) : 0),
+    preemptRate: (s) => (after(s) ? 2 : 0),
+    e2e: (s) => (after(s) ? [6, 14] : [2, 4]),
+    itl: (s) => (after(s) ? [0.04, 0.1] : [0.02, 0.04]),
+    queue: (s) => (after(s) ? [Math.min(60, 0.5 + (s - ON) * 0.5), Math.min(80, 1 + (s - ON))] : [0.005, 0.02]),
+  });
+  const g = d.diagnosis;
+  assert.ok(nearOnset(g.onset_ms), `onset ${g.onset_ms! - T0}`);
+  assert.equal(g.causes[0].id, 'kv_exhaustion');
+  assert.deepEqual(g.causes[0].chain, ['traffic_surge', 'kv_exhaustion']);
+  assert.ok(g.causes.some((c) => c.id === 'traffic_surge'));
+  assert.ok(g.causes[0].require.every((c) => c.held));
+  assert.equal(g.causes[0].require[1].value, 1200);
+  assert.ok(g.causes[0].evidence.some((e) => e.kind === 'series' && e.ref === 'kv.usage'));
+  assert.ok(d.path.some((p) => p.quadrant === 'exhausted'));
+  assert.equal(d.kv?.growth, 'step');
+  assert.ok(g.alerts.some((a) => a.family === 'resources' && a.resolved_ms === null));
+});
+
+test('gpu_memory_leak: the ramp is found with its slope and projected OOM', () => {
+  const d = analyzeAndCheck({
+    memUsed: (s) => (s < 300 ? 60 * GB : 60 * GB + ((s - 300) / 60) * GB),
+    torchAllocated: (s) => (s < 300 ? 40 * GB : 40 * GB + ((s - 300) / 60) * GB),
+  });
+  const g = d.diagnosis;
+  assert.equal(g.causes[0].id, 'gpu_memory_leak');
+  assert.ok(Math.abs(g.causes[0].onset_ms! - (T0 + 300_000)) <= 10_000, `leak onset ${g.causes[0].onset_ms! - T0}`);
+  assert.ok(g.leak);
+  // 1 GB/min from 40 GB at 300 s: 55 GB at 1200 s, 80 GB capacity → 25 more minutes.
+  assert.ok(Math.abs(g.leak.slope_bytes_per_min - 1e9) / 1e9 < 0.01, `slope ${g.leak.slope_bytes_per_min}`);
+  assert.ok(Math.abs(g.leak.projected_oom_ms! - (T0 + 1200_000 + 25 * 60_000)) <= 30_000, `oom at ${g.leak.projected_oom_ms! - T0}`);
+});
+
+test('gpu_throttling is diagnosed; a permanent power cap is a baseline, not an incident', () => {
+  const throttled = analyzeAndCheck({
+    clock: (s) => (after(s) ? 1400 : 1980),
+    throttle: (s) => (after(s) ? 0x20 | 0x40 : 0),
+    util: () => 0.97,
+    gtok: (s) => (after(s) ? 1300 : 2000),
+    rps: (s) => (after(s) ? 3.3 : 5),
+    itl: (s) => (after(s) ? [0.03, 0.06] : [0.02, 0.04]),
+    e2e: (s) => (after(s) ? [3, 6] : [2, 4]),
+  });
+  assert.ok(nearOnset(throttled.diagnosis.onset_ms));
+  assert.equal(throttled.diagnosis.causes[0].id, 'gpu_throttling');
+  assert.ok(throttled.diagnosis.causes[0].evidence.some((e) => e.ref === 'gpu.sm_clock{gpu="0"}'));
+  const capped = analyzeAndCheck({ clock: () => 1500, throttle: () => 0x4 });
+  assert.equal(capped.diagnosis.onset_ms, null);
+  assert.deepEqual(capped.diagnosis.causes, []);
+});
+
+const stalled: ServingShape = {
+  gtok: (s) => (after(s) ? 0 : 2000),
+  ptok: (s) => (after(s) ? 0 : 4000),
+  rps: (s) => (after(s) ? 0 : 5),
+  running: (s) => (after(s) ? 32 : 20),
+  waiting: (s) => (after(s) ? Math.floor((s - ON) / 2) : 0),
+  util: (s) => (after(s) ? 1 : 0.9),
+};
+
+test('engine_hang: zero tokens with requests in flight', () => {
+  const g = analyzeAndCheck(stalled).diagnosis;
+  assert.ok(nearOnset(g.onset_ms), `onset ${g.onset_ms}`);
+  assert.equal(g.causes[0].id, 'engine_hang');
+  assert.ok(nearOnset(g.causes[0].onset_ms));
+  assert.ok((g.causes[0].require[0].value as number) >= 590);
+  assert.ok(g.causes[0].support.find((s) => s.condition.startsWith('util pinned'))?.held);
+});
+
+test('gpu_hardware_fault: an Xid 79 outranks the hang it causes', () => {
+  const d = analyzeAndCheck({ ...stalled, errRate: (s) => (after(s) ? 5 : 0) }, (x) => {
+    x.event(ON, { kind: 'xid', severity: 'critical', text: 'NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.', attrs: { code: 79, class: 'hardware' } });
+  });
+  const g = d.diagnosis;
+  assert.ok(nearOnset(g.onset_ms));
+  assert.equal(g.causes[0].id, 'gpu_hardware_fault');
+  assert.equal(g.causes[0].onset_ms, ONSET_MS);
+  assert.equal(g.causes[0].evidence[0].kind, 'event');
+  assert.ok(!g.causes.some((c) => c.id === 'engine_hang'), 'the hang is vetoed by the Xid');
+  assert.ok(g.alerts.some((a) => a.family === 'errors'));
+});
