@@ -104,3 +104,27 @@ test('cancel stops an import and rolls back the file in flight', { timeout: 120_
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('year-less log lines take their year from the bundle, not from a reset mtime', { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-engine-year-'));
+  const b = join(dir, 'bundle');
+  mkdirSync(b);
+  writeFileSync(join(b, 'metrics.prom'), `# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0",model_name="m"} 3 ${T0}\nvllm:num_requests_running{engine="0",model_name="m"} 4 ${T0 + 600_000}\n`);
+  const log = join(b, 'vllm.log');
+  writeFileSync(log, 'INFO 03-14 09:05:00 [loggers.py:123] Engine 000: Avg prompt throughput: 10.0 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 5.0%, Prefix cache hit rate: 0.0%\n');
+  // A fresh checkout or a copy gives the log today's mtime, years after the incident.
+  const { utimesSync } = await import('node:fs');
+  utimesSync(log, new Date('2031-07-01T00:00:00Z'), new Date('2031-07-01T00:00:00Z'));
+  const engine = new Engine(join(dir, 'w.db'));
+  try {
+    const { job_id } = await engine.startImport({ paths: [b] });
+    const r = await engine.awaitImport({ job_id });
+    assert.deepEqual(r.sources.map((s) => [s.path, s.status]), [['metrics.prom', 'ok'], ['vllm.log', 'ok']]);
+    const series = await engine.listSeries({ incident_id: r.incident_id, name_prefix: 'kv.usage' });
+    assert.equal(series.length, 1);
+    assert.equal(series[0].start_ms, Date.parse('2026-03-14T09:05:00Z'));
+  } finally {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -65,13 +65,22 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
     emit({ path: f.path, format: null, entry_bytes_done: 0, entry_bytes_total: null, state: 'running', finished: r }, true);
   }
 
+  // Detect every entry first, so sources with absolute timestamps import before logs whose lines carry
+  // no year: those then take their year from the bundle's own time span, not from a file's mtime
+  // (which a copy or a fresh checkout resets).
+  const detected: { entry: BundleEntry; d: Detection }[] = [];
+  for (const entry of bundle.entries) detected.push({ entry, d: await detectEntry(entry, importers) });
+  const yearless = (x: { d: Detection }) => 'importer' in x.d && YEARLESS_FORMATS.has(x.d.importer.format);
+  const ordered = [...detected.filter((x) => !yearless(x)), ...detected.filter(yearless)];
+  const span: BundleSpan = { endMs: null };
+
   let cancelled = false;
-  for (const entry of bundle.entries) {
+  for (const { entry, d } of ordered) {
     if (signal.aborted) {
       cancelled = true;
       break;
     }
-    const r = await importEntry(store, incidentId, entry, importers, opts.options ?? {}, signal, (done, format) =>
+    const r = await importEntry(store, incidentId, entry, d, opts.options ?? {}, signal, span, (done, format) =>
       emit({ path: entry.path, format, entry_bytes_done: done, entry_bytes_total: entry.size, state: 'running' }),
     );
     if (r === 'cancelled') {
@@ -91,34 +100,48 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
   return result;
 }
 
+/** Formats whose timestamps need a year (or a start) from elsewhere. */
+const YEARLESS_FORMATS: ReadonlySet<FormatId> = new Set<FormatId>(['vllm-log', 'kernel-log', 'nvidia-smi-dmon', 'ncu-csv']);
+
+type Detection = { importer: Importer } | { failed: string } | { skipped: string };
+
+interface BundleSpan {
+  /** The latest time among the sources committed so far (ms), for year-less logs. */
+  endMs: number | null;
+}
+
+async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): Promise<Detection> {
+  let head: Buffer;
+  try {
+    head = await entry.head(HEAD_BYTES);
+  } catch (e) {
+    return { failed: errorText(e, entry.path) };
+  }
+  if (head.length === 0) return { failed: `${entry.path}: empty file (0 bytes)` };
+  const importer = detectImporter(head, basename(entry.path), importers);
+  return importer ? { importer } : { skipped: 'not a format Quadscope reads' };
+}
+
 async function importEntry(
   store: Store,
   incidentId: number,
   entry: BundleEntry,
-  importers: readonly Importer[],
+  detection: Detection,
   options: ImportOptions,
   signal: AbortSignal,
+  span: BundleSpan,
   progress: (done: number, format: FormatId | null) => void,
 ): Promise<ImportSourceResult | 'cancelled'> {
   const failed = (format: FormatId, error: string): ImportSourceResult => {
     store.recordSource(incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
     return { path: entry.path, format, rows: 0, status: 'failed', error };
   };
-
-  let head: Buffer;
-  try {
-    head = await entry.head(HEAD_BYTES);
-  } catch (e) {
-    return failed('unknown', errorText(e, entry.path));
+  if ('failed' in detection) return failed('unknown', detection.failed);
+  if ('skipped' in detection) {
+    store.recordSource(incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: detection.skipped });
+    return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: detection.skipped };
   }
-  if (head.length === 0) return failed('unknown', `${entry.path}: empty file (0 bytes)`);
-
-  const importer = detectImporter(head, basename(entry.path), importers);
-  if (!importer) {
-    const reason = 'not a format Quadscope reads';
-    store.recordSource(incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: reason });
-    return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: reason };
-  }
+  const importer = detection.importer;
 
   const warnings: string[] = [];
   let warningCount = 0;
@@ -127,6 +150,7 @@ async function importEntry(
     path: entry.path,
     size: entry.size,
     mtimeMs: entry.mtimeMs,
+    bundleEndMs: span.endMs,
     options,
     signal,
     progress: (n) => {
@@ -161,7 +185,7 @@ async function importEntry(
     }
   }
   try {
-    return await runImporter(store, incidentId, entry, importer, input, ctx, signal, warnings, () => warningCount, attachFile);
+    return await runImporter(store, incidentId, entry, importer, input, ctx, signal, warnings, () => warningCount, attachFile, span);
   } finally {
     if (attachDir) await rm(attachDir, { recursive: true, force: true });
   }
@@ -178,6 +202,7 @@ async function runImporter(
   warnings: string[],
   warningCount: () => number,
   attachFile: string | undefined,
+  span: BundleSpan,
 ): Promise<ImportSourceResult | 'cancelled'> {
   const failed = (format: FormatId, error: string): ImportSourceResult => {
     store.recordSource(incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
@@ -195,6 +220,8 @@ async function runImporter(
     if (signal.aborted) throw new CancelledError();
     if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
     writer.commit(warnings);
+    const range = writer.timeRange;
+    if (range && !YEARLESS_FORMATS.has(importer.format)) span.endMs = Math.max(span.endMs ?? -Infinity, range.end_ms);
     return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };
   } catch (e) {
     writer.rollback();

@@ -1,8 +1,10 @@
 // Wall-clock times of log lines. Many logs print local time without a year (vLLM "MM-DD HH:MM:SS",
 // syslog "May 18 19:02:39"); the year and zone then come from, in order:
 //   1. ctx.options.year / ctx.options.tzOffsetMinutes (the user said so);
-//   2. the file's mtime: the mtime's year, one year earlier when the date would fall after the mtime
-//      (a log written across New Year, or an old file copied late, still lands before its mtime);
+//   2. the bundle's own time span (ctx.bundleEndMs: metrics and traces imported before the logs carry
+//      absolute times), else the file's mtime: that instant's year, one year earlier when the date
+//      would fall after it (a log written across New Year, or an old file copied late, still lands
+//      before it). A checkout or copy resets mtimes, so the bundle's span comes first;
 //   3. neither: the current year, with one warning per file, so a guessed year is never silent.
 // The zone defaults to UTC (tzOffsetMinutes 0) when the user gave none: logs from containers mostly are.
 import type { ImportContext } from './types';
@@ -31,7 +33,8 @@ export class LogClock {
   yearless(month: number, day: number, h: number, m: number, s: number, ms = 0, line?: number): number {
     const given = this.ctx.options.year;
     if (given !== undefined) return this.local(given, month, day, h, m, s, ms);
-    const mtime = this.ctx.mtimeMs;
+    const anchor = this.ctx.bundleEndMs;
+    const mtime = anchor !== null && anchor !== undefined && Number.isFinite(anchor) ? anchor : this.ctx.mtimeMs;
     if (mtime !== null && Number.isFinite(mtime)) {
       const year = new Date(mtime + this.tzMs).getUTCFullYear();
       const t = this.local(year, month, day, h, m, s, ms);

@@ -99,6 +99,11 @@ export interface ImportContext {
   readonly size: number | null;
   /** The entry's modification time (ms since epoch) where the bundle records one. */
   readonly mtimeMs: number | null;
+  /**
+   * The latest time (ms) of the sources of this bundle already imported that carry absolute times
+   * (metrics, traces): a better anchor than mtime for logs whose lines have no year.
+   */
+  readonly bundleEndMs?: number | null;
   readonly options: ImportOptions;
   readonly signal: AbortSignal;
   /** Reports bytes consumed so far; the pipeline throttles progress events. */

@@ -19,6 +19,9 @@ export interface ModelConfig {
   baseline_fraction: number;
   baseline_max_ms: number;
   presets: Record<Preset, TriggerThresholds>;
+  /** The joint trigger must hold this many consecutive windows, beyond trigger_noise_z baseline spreads. */
+  trigger_hold_windows: number;
+  trigger_noise_z: number;
   theta_R: number;
   theta_S: number;
   /** θe: error rate that puts the error term at 0.5. */
@@ -75,6 +78,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
     'high-qps': { latency_ms: 120, throughput_drop: 0.25 },
     'long-context': { latency_ms: 300, throughput_drop: 0.4 },
   },
+  trigger_hold_windows: 3,
+  trigger_noise_z: 3,
   theta_R: 0.85,
   theta_S: 0.5,
   error_rate: 0.05,

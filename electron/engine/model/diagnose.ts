@@ -8,7 +8,7 @@
 import type { AnalyzeOptions, CauseId, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
 import type { Store } from '../store/store';
 import { evaluateAlerts } from './alerts';
-import { defaultBaselineSpan, median, quantile } from './baseline';
+import { defaultBaselineSpan, mad, median, quantile } from './baseline';
 import type { CauseContext, Range, RuleResult } from './causes/context';
 import { rankCauses } from './causes/rank';
 import { RULES } from './causes/registry';
@@ -70,7 +70,12 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   };
   const dims = normalize(f, refs, cfg, th);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
-  const onsetIndex = jointTrigger(dims.dP99ms, dims.dTps, th, 0, inBase);
+  const onsetIndex = jointTrigger(dims.dP99ms, dims.dTps, th, 0, inBase, {
+    hold: cfg.trigger_hold_windows,
+    noise_z: cfg.trigger_noise_z,
+    latency_sigma_ms: 1.4826 * mad(b(dims.dP99ms)),
+    tps_sigma: 1.4826 * mad(b(dims.dTps)),
+  });
 
   const alertLatency = f.ttft99.some(Number.isFinite) ? f.ttft99 : latencyRef;
   const p99ms = new Float64Array(grid.n);

@@ -3,11 +3,30 @@
 // burst of long prompts, a quiet hour); together they mean users wait longer for less.
 import type { TriggerThresholds } from './config';
 
+export interface TriggerGuard {
+  /** Consecutive windows both conditions must hold (one noisy window is not an incident). */
+  hold?: number;
+  /**
+   * The baseline's own window-to-window spread (1.4826·MAD) of ΔP99 in ms and of ΔTPS% as a fraction:
+   * a rise is only news beyond `noise_z` of them. Histogram quantiles of 10 s windows with buckets
+   * seconds wide swing by whole buckets when nothing is wrong.
+   */
+  latency_sigma_ms?: number;
+  tps_sigma?: number;
+  noise_z?: number;
+}
+
 /** Index of the first triggering window at or after `from` that is not excluded; -1 when none. */
-export function jointTrigger(dP99ms: ArrayLike<number>, dTps: ArrayLike<number>, th: TriggerThresholds, from = 0, excluded?: (i: number) => boolean): number {
+export function jointTrigger(dP99ms: ArrayLike<number>, dTps: ArrayLike<number>, th: TriggerThresholds, from = 0, excluded?: (i: number) => boolean, guard: TriggerGuard = {}): number {
+  const hold = Math.max(1, guard.hold ?? 1);
+  const z = guard.noise_z ?? 0;
+  const lat = Math.max(th.latency_ms, z * (Number.isFinite(guard.latency_sigma_ms) ? guard.latency_sigma_ms! : 0));
+  const drop = Math.max(th.throughput_drop, z * (Number.isFinite(guard.tps_sigma) ? guard.tps_sigma! : 0));
+  let run = 0;
   for (let i = from; i < dP99ms.length; i++) {
-    if (excluded?.(i)) continue;
-    if (dP99ms[i] > th.latency_ms && dTps[i] < -th.throughput_drop) return i;
+    const ok = !excluded?.(i) && dP99ms[i] > lat && dTps[i] < -drop;
+    run = ok ? run + 1 : 0;
+    if (run >= hold) return i - hold + 1;
   }
   return -1;
 }

@@ -61,13 +61,24 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (series_id, tile)
   ) WITHOUT ROWID;
 
-  CREATE TABLE histograms (
+  -- Histograms: one row per series and scrape, its cumulative bucket counts a JSON array aligned with
+  -- the bucket bounds of its layout (ascending; +Inf written 9e999, which SQLite and JSON.parse read as
+  -- Infinity). A bucket per row cost 20× the rows on import and on every analysis. Layouts are shared
+  -- and never deleted. The documented view \`histograms(series_id, ts_ms, le, count)\` expands them.
+  CREATE TABLE histogram_layouts (
+    id INTEGER PRIMARY KEY,
+    le_json TEXT NOT NULL UNIQUE
+  );
+  CREATE TABLE histogram_snapshots (
     series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
     ts_ms INTEGER NOT NULL,
-    le REAL NOT NULL,
-    count REAL NOT NULL,
-    PRIMARY KEY (series_id, ts_ms, le)
+    layout_id INTEGER NOT NULL,
+    counts_json TEXT NOT NULL,
+    PRIMARY KEY (series_id, ts_ms)
   ) WITHOUT ROWID;
+  CREATE VIEW histograms AS
+    SELECT h.series_id, h.ts_ms, CAST(l.le_json ->> c.key AS REAL) AS le, CAST(c.value AS REAL) AS count
+      FROM histogram_snapshots h JOIN histogram_layouts l ON l.id = h.layout_id, json_each(h.counts_json) c;
 
   CREATE TABLE events (
     id INTEGER PRIMARY KEY,

@@ -14,7 +14,9 @@ import type {
 } from '../importers/types';
 
 const SAMPLE_BATCH = 200;
-const HISTOGRAM_BATCH = 150;
+const HISTOGRAM_BATCH = 100;
+/** Buckets gathered before the open histogram scrapes are written (bounds memory on any arrival order). */
+const OPEN_BUCKETS_MAX = 100_000;
 export const TILE_MS = 10_000;
 
 /** The open tile of one series: samples mostly arrive in time order, so one tile at a time suffices. */
@@ -25,6 +27,32 @@ interface TileAcc {
   max: number;
   n: number;
 }
+
+/** One histogram scrape of one series being gathered, bucket by bucket, in arrival order. */
+interface OpenSnapshot {
+  le: number[];
+  counts: number[];
+}
+
+/** The JSON of a layout's bounds; JSON has no Infinity, and SQLite and JSON.parse both read 9e999 as one. */
+const layoutJson = (le: readonly number[]): string => `[${le.map((x) => (x === Infinity ? '9e999' : x === -Infinity ? '-9e999' : String(x))).join(',')}]`;
+
+/** Buckets by ascending bound; of two with the same bound the later one wins (as a replaced row did). */
+function sortBuckets(s: OpenSnapshot): OpenSnapshot {
+  let sorted = true;
+  for (let i = 1; i < s.le.length && sorted; i++) if (!(s.le[i] > s.le[i - 1])) sorted = false;
+  if (sorted) return s;
+  const byLe = new Map<number, number>();
+  for (let i = 0; i < s.le.length; i++) byLe.set(s.le[i], s.counts[i]);
+  const le = [...byLe.keys()].sort((a, b) => a - b);
+  return { le, counts: le.map((x) => byLe.get(x)!) };
+}
+
+const sameBounds = (a: readonly number[], b: readonly number[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
 
 function canonicalLabels(labels: Record<string, string> | undefined): string {
   if (!labels) return '{}';
@@ -44,7 +72,15 @@ export class SourceWriter implements Sink {
   private readonly seriesIds = new Map<string, number>();
   private readonly stackIds = new Map<string, number>();
   private readonly sampleBuf: number[] = [];
-  private readonly histBuf: number[] = [];
+  /** series → scrape time → buckets, until written. */
+  private readonly openHist = new Map<number, Map<number, OpenSnapshot>>();
+  private openBuckets = 0;
+  /** series → latest scrape time written: a scrape at or before it may have to merge with its row. */
+  private readonly histWrittenTo = new Map<number, number>();
+  private readonly histRows: (number | string)[] = [];
+  private readonly layoutIds = new Map<string, number>();
+  /** series → the bounds and layout of its last scrape (layouts rarely change within a series). */
+  private readonly lastLayout = new Map<number, { le: number[]; id: number }>();
   private firstEventId: number | null = null;
   private readonly tiles = new Map<number, TileAcc>();
   private readonly stmts;
@@ -75,8 +111,11 @@ export class SourceWriter implements Sink {
       series: db.prepare('INSERT INTO series (incident_id, source_id, name, labels_json, unit, kind) VALUES (?,?,?,?,?,?)'),
       sample: db.prepare('INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES (?,?,?)'),
       sampleBatch: db.prepare(`INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES ${values}`),
-      histogram: db.prepare('INSERT OR REPLACE INTO histograms (series_id, ts_ms, le, count) VALUES (?,?,?,?)'),
-      histogramBatch: db.prepare(`INSERT OR REPLACE INTO histograms (series_id, ts_ms, le, count) VALUES ${Array.from({ length: HISTOGRAM_BATCH }, () => '(?,?,?,?)').join(',')}`),
+      histogram: db.prepare('INSERT OR REPLACE INTO histogram_snapshots (series_id, ts_ms, layout_id, counts_json) VALUES (?,?,?,?)'),
+      histogramBatch: db.prepare(`INSERT OR REPLACE INTO histogram_snapshots (series_id, ts_ms, layout_id, counts_json) VALUES ${Array.from({ length: HISTOGRAM_BATCH }, () => '(?,?,?,?)').join(',')}`),
+      histogramFind: db.prepare('SELECT l.le_json, h.counts_json FROM histogram_snapshots h JOIN histogram_layouts l ON l.id = h.layout_id WHERE h.series_id = ? AND h.ts_ms = ?').raw(),
+      layoutInsert: db.prepare('INSERT OR IGNORE INTO histogram_layouts (le_json) VALUES (?)'),
+      layoutFind: db.prepare('SELECT id FROM histogram_layouts WHERE le_json = ?').pluck(),
       ftsIndex: db.prepare('INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE id >= ? AND source_id = ?'),
       event: db.prepare('INSERT INTO events (incident_id, ts_ms, kind, severity, source_id, line, text, attrs_json) VALUES (?,?,?,?,?,?,?,?)'),
       span: db.prepare('INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
@@ -155,9 +194,7 @@ export class SourceWriter implements Sink {
     buf.length = 0;
     for (const [series, acc] of this.tiles) this.flushTile(series, acc);
     this.tiles.clear();
-    const h = this.histBuf;
-    for (let i = 0; i < h.length; i += 4) this.stmts.histogram.run(h[i], h[i + 1], h[i + 2], h[i + 3]);
-    h.length = 0;
+    this.flushHistograms();
     if (this.firstEventId !== null) this.stmts.ftsIndex.run(this.firstEventId, this.sourceId);
   }
 
@@ -166,14 +203,65 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(ts_ms);
     this.seen(t);
-    // SQLite REAL stores +Inf; JSON does not, so readers map it back.
-    const buf = this.histBuf;
-    buf.push(series, t, le, count);
+    let byTs = this.openHist.get(series);
+    if (!byTs) this.openHist.set(series, (byTs = new Map()));
+    let snap = byTs.get(t);
+    if (!snap) byTs.set(t, (snap = { le: [], counts: [] }));
+    snap.le.push(le);
+    snap.counts.push(count);
     this.count++;
-    if (buf.length === HISTOGRAM_BATCH * 4) {
-      this.stmts.histogramBatch.run(buf);
-      buf.length = 0;
+    if (++this.openBuckets >= OPEN_BUCKETS_MAX) this.flushHistograms();
+  }
+
+  /** Writes every open scrape, in (series, time) order, batched; one that may exist already merges. */
+  private flushHistograms(): void {
+    const rows = this.histRows;
+    for (const [series, byTs] of this.openHist) {
+      const writtenTo = this.histWrittenTo.get(series) ?? -Infinity;
+      let latest = writtenTo;
+      for (const [t, open] of byTs) {
+        if (t > latest) latest = t;
+        if (t <= writtenTo) {
+          this.mergeSnapshot(series, t, open);
+          continue;
+        }
+        const s = sortBuckets(open);
+        rows.push(series, t, this.layoutId(series, s.le), `[${s.counts.join(',')}]`);
+        if (rows.length === HISTOGRAM_BATCH * 4) {
+          this.stmts.histogramBatch.run(rows);
+          rows.length = 0;
+        }
+      }
+      this.histWrittenTo.set(series, latest);
     }
+    for (let i = 0; i < rows.length; i += 4) this.stmts.histogram.run(rows[i], rows[i + 1], rows[i + 2], rows[i + 3]);
+    rows.length = 0;
+    this.openHist.clear();
+    this.openBuckets = 0;
+  }
+
+  /** A scrape whose buckets arrived in two flushes: the stored buckets, then the new ones over them. */
+  private mergeSnapshot(series: number, t: number, open: OpenSnapshot): void {
+    const known = this.stmts.histogramFind.get(series, t) as [string, string] | undefined;
+    const merged: OpenSnapshot = known ? { le: JSON.parse(known[0]) as number[], counts: JSON.parse(known[1]) as number[] } : { le: [], counts: [] };
+    merged.le.push(...open.le);
+    merged.counts.push(...open.counts);
+    const s = sortBuckets(merged);
+    this.stmts.histogram.run(series, t, this.layoutId(series, s.le), `[${s.counts.join(',')}]`);
+  }
+
+  private layoutId(series: number, le: number[]): number {
+    const last = this.lastLayout.get(series);
+    if (last && sameBounds(last.le, le)) return last.id;
+    const json = layoutJson(le);
+    let id = this.layoutIds.get(json);
+    if (id === undefined) {
+      this.stmts.layoutInsert.run(json);
+      id = Number(this.stmts.layoutFind.get(json));
+      this.layoutIds.set(json, id);
+    }
+    this.lastLayout.set(series, { le, id });
+    return id;
   }
 
   event(e: EventRecord): void {
@@ -257,7 +345,9 @@ export class SourceWriter implements Sink {
 
   rollback(): void {
     this.sampleBuf.length = 0;
-    this.histBuf.length = 0;
+    this.openHist.clear();
+    this.openBuckets = 0;
+    this.histRows.length = 0;
     this.tiles.clear();
     if (this.inTx) {
       this.db.exec('ROLLBACK');

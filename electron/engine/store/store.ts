@@ -31,6 +31,10 @@ const parse = <T>(json: string | null | undefined, fallback: T): T => {
   }
 };
 
+/** Rows per JSON chunk in the model's whole-series reads (bounds the strings: ~40 MB at most). */
+const READ_CHUNK = 1_000_000;
+const HISTOGRAM_READ_CHUNK = 100_000;
+
 export interface EventQuery {
   incident_id: number;
   query?: string;
@@ -176,15 +180,32 @@ export class Store {
     return { t, v };
   }
 
-  /** Histogram snapshots of a series: per timestamp, cumulative bucket counts by upper bound. */
+  /**
+   * Histogram snapshots of a series: per timestamp, cumulative bucket counts by ascending upper bound.
+   * Snapshots of one layout share its `le` array (read-only). SQLite joins each chunk of rows into one
+   * JSON text, so JavaScript parses a few strings instead of stepping through every row.
+   */
   histogramSnapshots(seriesId: number): { t: number; le: number[]; counts: number[] }[] {
-    const rows = this.db.prepare('SELECT ts_ms, le, count FROM histograms WHERE series_id = ? ORDER BY ts_ms, le').raw().all(seriesId) as [number, number, number][];
+    const layouts = new Map<number, number[]>();
+    for (const [id, json] of this.db.prepare('SELECT id, le_json FROM histogram_layouts WHERE id IN (SELECT DISTINCT layout_id FROM histogram_snapshots WHERE series_id = ?)').raw().all(seriesId) as [number, string][]) {
+      layouts.set(id, JSON.parse(json) as number[]);
+    }
+    const chunk = this.db
+      .prepare(
+        `SELECT json_group_array(ts_ms), json_group_array(layout_id), '[' || group_concat(counts_json, ',') || ']', COUNT(*), MAX(ts_ms)
+           FROM (SELECT ts_ms, layout_id, counts_json FROM histogram_snapshots WHERE series_id = ? AND ts_ms > ? ORDER BY ts_ms LIMIT ${HISTOGRAM_READ_CHUNK})`,
+      )
+      .raw();
     const out: { t: number; le: number[]; counts: number[] }[] = [];
-    for (const [t, le, c] of rows) {
-      let last = out[out.length - 1];
-      if (!last || last.t !== t) out.push((last = { t, le: [], counts: [] }));
-      last.le.push(le);
-      last.counts.push(c);
+    for (let after = -Infinity; ; ) {
+      const [ts, ids, counts, n, last] = chunk.get(seriesId, after) as [string, string, string, number, number | null];
+      if (!n) break;
+      const t = JSON.parse(ts) as number[];
+      const layout = JSON.parse(ids) as number[];
+      const c = JSON.parse(counts) as number[][];
+      for (let i = 0; i < n; i++) out.push({ t: t[i], le: layouts.get(layout[i]) ?? [], counts: c[i] });
+      if (n < HISTOGRAM_READ_CHUNK || last === null) break;
+      after = last;
     }
     return out;
   }
@@ -381,19 +402,37 @@ export class Store {
     return rows.map((r) => ({ id: r.id, name: r.name, labels: parse<Record<string, string>>(r.labels_json, {}), kind: r.kind }));
   }
 
-  /** Like samples(), without materialising a row array (half the memory and time on long series). */
+  /**
+   * Like samples(), a few times faster on long series: SQLite renders each chunk of the clustered scan
+   * as two JSON arrays (17 significant digits, so every double round-trips exactly), which JSON.parse
+   * reads far quicker than better-sqlite3 steps through rows.
+   */
   sampleArrays(seriesId: number): { t: Float64Array; v: Float64Array } {
-    const n = this.db.prepare('SELECT COUNT(*) FROM samples WHERE series_id = ?').pluck().get(seriesId) as number;
-    const t = new Float64Array(n);
-    const v = new Float64Array(n);
-    let i = 0;
-    for (const r of this.db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms').raw().iterate(seriesId) as IterableIterator<[number, number]>) {
-      if (i === n) break;
-      t[i] = r[0];
-      v[i] = r[1];
-      i++;
+    const chunk = this.db
+      .prepare(
+        `SELECT json_group_array(ts_ms), json_group_array(value), COUNT(*), MAX(ts_ms)
+           FROM (SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms > ? ORDER BY ts_ms LIMIT ${READ_CHUNK})`,
+      )
+      .raw();
+    const ts: number[][] = [];
+    const vs: number[][] = [];
+    let total = 0;
+    for (let after = -Infinity; ; ) {
+      const [t, v, n, last] = chunk.get(seriesId, after) as [string, string, number, number | null];
+      if (!n) break;
+      ts.push(JSON.parse(t) as number[]);
+      vs.push(JSON.parse(v) as number[]);
+      total += n;
+      if (n < READ_CHUNK || last === null) break;
+      after = last;
     }
-    return i === n ? { t, v } : { t: t.subarray(0, i), v: v.subarray(0, i) };
+    const t = new Float64Array(total);
+    const v = new Float64Array(total);
+    for (let k = 0, at = 0; k < ts.length; at += ts[k].length, k++) {
+      t.set(ts[k], at);
+      v.set(vs[k], at);
+    }
+    return { t, v };
   }
 
   /** Whether an incident holds any allocation records (the leak analysis reads sites only then). */
