@@ -39,6 +39,11 @@ export interface EngineMethods {
 
   listSeries: { req: { incident_id: number; name_prefix?: string }; res: SeriesInfo[] };
   querySeries: { req: { series_ids: number[]; start_ms: number; end_ms: number; points: number }; res: SeriesData[] };
+  /** Quantiles of a histogram series per window of ≥ 2 scrapes; `values[j]` is quantiles[j]'s column, aligned with `t`. */
+  queryQuantiles: {
+    req: { series_id: number; quantiles: number[]; start_ms: number; end_ms: number; points: number };
+    res: { series_id: number; t: number[]; quantiles: number[]; values: number[][] };
+  };
   queryEvents: {
     req: {
       incident_id: number;
@@ -119,6 +124,7 @@ export const requestValidators: { [M in Method]: Check<Req<M>> } = {
   awaitImport: obj({ job_id: str({ max: 100 }) }),
   listSeries: obj({ incident_id: id, name_prefix: optional(str({ max: 200 })) }),
   querySeries: obj({ series_ids: arr(id, { max: 200 }), start_ms: ms, end_ms: ms, points: num({ int: true, min: 1, max: 20_000 }) }),
+  queryQuantiles: obj({ series_id: id, quantiles: arr(num({ min: 0, max: 1 }), { max: 20 }), start_ms: ms, end_ms: ms, points: num({ int: true, min: 1, max: 20_000 }) }),
   queryEvents: obj({
     incident_id: id,
     query: optional(str({ max: 1000 })),

@@ -88,6 +88,15 @@ export interface Diagnosis {
   causes: CauseResult[];
   not_assessable: { id: CauseId; missing: string[] }[];
   leak: LeakReport | null;
+  /** The latency side of the joint trigger, for charts: baseline P99 + θℓ of the preset (ms). */
+  trigger?: LatencyTrigger;
+}
+
+export interface LatencyTrigger {
+  signal: 'lat.e2e' | 'lat.ttft';
+  baseline_p99_ms: number;
+  theta_ms: number;
+  threshold_ms: number;
 }
 
 export interface AnalyzeOptions {

@@ -118,6 +118,11 @@ export class Engine implements EngineApi {
     return this.store.querySeries(req.series_ids, req.start_ms, req.end_ms, req.points);
   }
 
+  async queryQuantiles(req: Req<'queryQuantiles'>): Promise<Res<'queryQuantiles'>> {
+    const { queryQuantiles } = await import('./series/histogram-quantiles');
+    return queryQuantiles(this.store, req);
+  }
+
   async queryEvents(req: Req<'queryEvents'>): Promise<Res<'queryEvents'>> {
     try {
       return this.store.queryEvents(req);
@@ -157,8 +162,9 @@ export class Engine implements EngineApi {
 
   async analyze(req: Req<'analyze'>): Promise<Diagnosis> {
     if (!this.store.getIncident(req.incident_id)) throw notFound('incident', req.incident_id);
-    const { analyzeIncident } = await import('./model/diagnose');
-    const d = analyzeIncident(this.store, req.incident_id, req.options ?? {});
+    const [{ analyzeIncidentDetailed }, { DEFAULT_CONFIG }, { latencyTrigger }] = await Promise.all([import('./model/diagnose'), import('./model/config'), import('./series/latency-threshold')]);
+    const detail = analyzeIncidentDetailed(this.store, req.incident_id, req.options ?? {}, DEFAULT_CONFIG);
+    const d: Diagnosis = { ...detail.diagnosis, trigger: latencyTrigger(detail, DEFAULT_CONFIG) };
     this.store.saveDiagnosis(req.incident_id, JSON.stringify(d));
     return d;
   }

@@ -8,7 +8,7 @@ export interface EngineHost {
   stop(): void;
 }
 
-export function startEngineHost(entry: string, dbFile: string, onEvent: (e: EngineEvent) => void, openDemo: boolean): EngineHost {
+export function startEngineHost(entry: string, dbFile: string, onEvent: (e: EngineEvent) => void, openDemo: boolean, env: Record<string, string> = {}): EngineHost {
   let child: UtilityProcess;
   let nextId = 1;
   let restarts = 0;
@@ -16,7 +16,7 @@ export function startEngineHost(entry: string, dbFile: string, onEvent: (e: Engi
   const pending = new Map<number, (r: Wire & { kind: 'result' }) => void>();
 
   const spawn = () => {
-    child = utilityProcess.fork(entry, ['--db', dbFile, ...(openDemo ? ['--open-demo'] : [])], { serviceName: 'Quadscope engine', stdio: 'inherit' });
+    child = utilityProcess.fork(entry, ['--db', dbFile, ...(openDemo ? ['--open-demo'] : [])], { serviceName: 'Quadscope engine', stdio: 'inherit', env: { ...process.env, ...env } });
     child.on('message', (msg: Wire) => {
       if (msg.kind === 'event') onEvent(msg.event);
       else if (msg.kind === 'result') {

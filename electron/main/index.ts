@@ -17,7 +17,11 @@ void app.whenReady().then(() => {
   const outDir = join(__dirname, '..');
   serveRenderer(join(outDir, 'renderer'));
   const dbFile = process.env.QUADSCOPE_DB ?? join(app.getPath('userData'), 'workspace.db');
-  const host = startEngineHost(join(outDir, 'engine', 'host.cjs'), dbFile, (e) => sendEvent(win?.webContents ?? null, e), true);
+  // Native files live outside the asar (electron-builder.yml asarUnpack); the demo bundle in resources.
+  const unpacked = app.getAppPath().replace(/app\.asar$/, 'app.asar.unpacked');
+  const env: Record<string, string> = { QUADSCOPE_NVML_ADDON: join(unpacked, 'native', 'nvml', 'build', 'Release', 'quadscope_nvml.node') };
+  env.QUADSCOPE_DEMO_BUNDLE = app.isPackaged ? join(process.resourcesPath, 'demo') : join(app.getAppPath(), 'fixtures', 'demo');
+  const host = startEngineHost(join(outDir, 'engine', 'host.cjs'), dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env);
 
   registerIpc(host, async (req): Promise<Wire> => {
     const html = await host.call('exportReport', { incident_id: req.incident_id, format: 'html', out: join(tmpdir(), `quadscope-report-${req.incident_id}.html`) });

@@ -92,7 +92,8 @@ interface Addon {
   close(): void;
 }
 
-const ADDON_PATH = fileURLToPath(new URL('./build/Release/quadscope_nvml.node', import.meta.url));
+// The desktop app bundles this module, so it names the unpacked addon through the environment.
+const ADDON_PATH = process.env.QUADSCOPE_NVML_ADDON ?? fileURLToPath(new URL('./build/Release/quadscope_nvml.node', import.meta.url));
 
 export function defaultLibraryPath(): string {
   return process.env.QUADSCOPE_NVML_LIB || (process.platform === 'win32' ? 'nvml.dll' : 'libnvidia-ml.so.1');

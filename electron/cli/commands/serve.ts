@@ -14,13 +14,16 @@ export const command: Command = {
     const { startServer } = await import('../../bridge/server');
     const dbFile = (flags.db as string | undefined) ?? defaultDbFile();
     const server = await startServer({ dbFile, port, host: flags.host as string | undefined, rendererDir: flags.renderer as string | undefined });
-    if (flags['open-demo']) {
-      const { ensureDemoIncident } = await import('../../engine/demo');
-      const id = await ensureDemoIncident(server.engine);
-      if (id !== null) console.log(`demo incident ready (id ${id})`);
-    }
     console.log(`Quadscope is serving ${dbFile}`);
     console.log(`open ${server.url}`);
+    if (flags['open-demo']) {
+      // The page is usable at once; the demo incident appears in the library when its import is done.
+      const { ensureDemoIncident } = await import('../../engine/demo');
+      ensureDemoIncident(server.engine).then(
+        (id) => id !== null && console.log(`demo incident ready (id ${id})`),
+        (e: unknown) => console.error(`the demo incident did not import: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);

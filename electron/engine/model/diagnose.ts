@@ -1,11 +1,12 @@
 // The diagnosis entry: an incident in the store → windows, (R, S) and quadrants, onset, alerts, ranked
 // causes with their conditions and evidence, the leak section (four-quadrant-model.md §7).
 //
-// Evaluation span: the rules read the degraded episode, from the onset (joint trigger) — or, when the
-// trigger never fires, from the first latency/error/throughput alert — to the last window with S ≥ θS.
-// Without either, they read everything after the baseline, so a change that never hurt service (a
-// permanent power cap, a leak still filling headroom) is judged against the baseline all the same.
-import type { AnalyzeOptions, CauseId, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
+// Evaluation span: the rules read the degraded episode, from the joint trigger to the last window with
+// S ≥ θS — or, when the trigger never fires, from the strongest shift of a core signal after the
+// baseline (change-onset.ts) to the end. Without either, they read everything after the baseline, so a
+// change that never hurt service (a leak still filling headroom) is judged against the baseline all the
+// same. The reported onset is where the top cause's chain began (incidentOnset).
+import type { AnalyzeOptions, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
 import type { Store } from '../store/store';
 import { evaluateAlerts } from './alerts';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
@@ -13,6 +14,7 @@ import type { CauseContext, Range, RuleResult } from './causes/context';
 import { rankCauses } from './causes/rank';
 import { RULES } from './causes/registry';
 import { DEFAULT_CONFIG, type ModelConfig } from './config';
+import { changeOnset } from './change-onset';
 import { buildFrame, type Frame } from './frame';
 import { jointTrigger } from './joint-trigger';
 import { analyzeKv, type KvAnalysis } from './kvcache';
@@ -85,15 +87,15 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     { latency_p99_ms: cfg.alerts.latency_p99_ms, error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: cfg.alerts.for_windows },
   );
 
-  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base, alerts.filter((a) => a.family !== 'resources').map((a) => a.first_fired_ms));
+  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base);
   const ooms = sig.events.filter((e) => e.kind === 'oom');
   const trend = pickMemoryTrend(f, base, ooms);
   const frag = fragmentation(f, ooms);
   const kv = analyzeKv(f, span, cfg.causes.kv_full);
   const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
   const results = runRules(ctx);
-  const onsetMs = onsetIndex >= 0 ? f.t[onsetIndex] : null;
   const causes = rankCauses(results, episode ? f.t[span[0]] : null);
+  const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null);
   const leakFires = causes.some((c) => c.id === 'gpu_memory_leak');
 
   const windows: WindowScore[] = new Array(grid.n);
@@ -126,25 +128,34 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   };
 }
 
+/**
+ * The incident began where its causal chain began: the earliest onset among the top cause and the
+ * upstream causes of its chain (a surge that filled the KV cache started the incident, not the first
+ * preemption). The joint trigger marks when users felt it, which lags a ramp; it is the onset only when
+ * no cause explains the episode.
+ */
+function incidentOnset(causes: CauseResult[], triggerMs: number | null): number | null {
+  const top = causes[0];
+  if (!top) return triggerMs;
+  const onsets = top.chain.map((id) => causes.find((c) => c.id === id)?.onset_ms ?? null).filter((x): x is number => x !== null);
+  return onsets.length ? Math.min(...onsets) : triggerMs;
+}
+
 function runRules(ctx: CauseContext): RuleResult[] {
   return (Object.keys(RULES) as CauseId[]).map((id) => RULES[id](ctx));
 }
 
 /** The degraded episode (see the header), or the post-baseline stretch when there is none. */
-export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alertStarts: number[]): { span: Range; episode: boolean } {
+export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range): { span: Range; episode: boolean } {
   const n = f.grid.n;
-  let start = onsetIndex;
-  if (start < 0) {
-    const first = alertStarts.filter((t) => t > f.t[base[1]]).sort((a, b) => a - b)[0];
-    if (first !== undefined) start = Math.max(base[1] + 1, Math.round((first - f.grid.t0) / f.grid.step) - (cfg.alerts.for_windows - 1));
+  if (onsetIndex >= 0 && onsetIndex < n) {
+    let end = onsetIndex;
+    for (let i = onsetIndex; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;
+    return { span: [onsetIndex, Math.max(end, Math.min(n - 1, onsetIndex + 1))], episode: true };
   }
-  if (start < 0 || start >= n) {
-    const a = Math.min(n - 1, base[1] + 1);
-    return { span: [a, n - 1], episode: false };
-  }
-  let end = start;
-  for (let i = start; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;
-  return { span: [start, Math.max(end, Math.min(n - 1, start + 1))], episode: true };
+  const cp = changeOnset(f, base);
+  if (cp) return { span: [cp.index, n - 1], episode: true };
+  return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };
 }
 
 /**

@@ -74,7 +74,7 @@ const PROVENANCE_LABELS = new Set(['source', 'job', 'file']);
 const MAX_REQUEST_SPANS = 500_000;
 
 export function loadSignals(store: Store, incidentId: number): Signals {
-  const inc = store.getIncident(incidentId);
+  const inc = store.incidentSpan(incidentId);
   if (!inc) throw new Error(`no incident ${incidentId} in ${store.file}`);
   const catalog = store.seriesCatalog(incidentId);
   const series = new Map<string, LoadedSeries[]>();

@@ -13,14 +13,23 @@ import type {
   SpanRecord,
 } from '../importers/types';
 
-const SAMPLE_BATCH = 200;
+/** Samples per series written in one statement: a series' run of keys lands in one B-tree leaf. */
+const SAMPLE_BATCH = 256;
+/** Samples buffered over all series before every buffer is written (bounds memory with many series). */
+const BUFFERED_SAMPLES_MAX = 500_000;
+const TILE_BATCH = 64;
 const HISTOGRAM_BATCH = 100;
 /** Buckets gathered before the open histogram scrapes are written (bounds memory on any arrival order). */
 const OPEN_BUCKETS_MAX = 100_000;
 export const TILE_MS = 10_000;
 
-/** The open tile of one series: samples mostly arrive in time order, so one tile at a time suffices. */
-interface TileAcc {
+/**
+ * One series' unwritten samples (series, ts, value triples, in arrival order so a repeated timestamp
+ * still replaces the earlier value) and its open tile: samples mostly arrive in time order, so one
+ * tile at a time suffices (one that comes back is merged by the upsert).
+ */
+interface SeriesAcc {
+  buf: number[];
   tile: number;
   first: number;
   min: number;
@@ -54,6 +63,10 @@ const sameBounds = (a: readonly number[], b: readonly number[]): boolean => {
   return true;
 };
 
+const tileUpsert = (rows: number): string =>
+  `INSERT INTO sample_tiles (series_id, tile, t_first, min, max, n) VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?)').join(',')}
+   ON CONFLICT (series_id, tile) DO UPDATE SET t_first = MIN(t_first, excluded.t_first), min = MIN(min, excluded.min), max = MAX(max, excluded.max), n = n + excluded.n`;
+
 function canonicalLabels(labels: Record<string, string> | undefined): string {
   if (!labels) return '{}';
   const keys = Object.keys(labels).sort();
@@ -71,7 +84,9 @@ export class SourceWriter implements Sink {
   private count = 0;
   private readonly seriesIds = new Map<string, number>();
   private readonly stackIds = new Map<string, number>();
-  private readonly sampleBuf: number[] = [];
+  private readonly sampleAcc = new Map<number, SeriesAcc>();
+  private bufferedSamples = 0;
+  private readonly tileRows: number[] = [];
   /** series → scrape time → buckets, until written. */
   private readonly openHist = new Map<number, Map<number, OpenSnapshot>>();
   private openBuckets = 0;
@@ -82,7 +97,6 @@ export class SourceWriter implements Sink {
   /** series → the bounds and layout of its last scrape (layouts rarely change within a series). */
   private readonly lastLayout = new Map<number, { le: number[]; id: number }>();
   private firstEventId: number | null = null;
-  private readonly tiles = new Map<number, TileAcc>();
   private readonly stmts;
   private minMs = Infinity;
   private maxMs = -Infinity;
@@ -122,10 +136,8 @@ export class SourceWriter implements Sink {
       kernel: db.prepare('INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json) VALUES (?,?,?,?,?,?,?,?,?)'),
       stackInsert: db.prepare('INSERT OR IGNORE INTO stacks (hash, frames_json) VALUES (?, ?)'),
       stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
-      tile: db.prepare(
-        `INSERT INTO sample_tiles (series_id, tile, t_first, min, max, n) VALUES (?,?,?,?,?,?)
-         ON CONFLICT (series_id, tile) DO UPDATE SET t_first = MIN(t_first, excluded.t_first), min = MIN(min, excluded.min), max = MAX(max, excluded.max), n = n + excluded.n`,
-      ),
+      tile: db.prepare(tileUpsert(1)),
+      tileBatch: db.prepare(tileUpsert(TILE_BATCH)),
       allocation: db.prepare('INSERT INTO allocations (incident_id, source_id, device, addr, size, alloc_ns, free_ns, stack_id, source) VALUES (?,?,?,?,?,?,?,?,?)'),
     };
   }
@@ -164,36 +176,64 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(ts_ms);
     this.seen(t);
-    const buf = this.sampleBuf;
-    buf.push(series, t, value);
     this.count++;
     const tile = Math.floor(t / TILE_MS);
-    const acc = this.tiles.get(series);
-    if (acc && acc.tile === tile) {
-      if (value < acc.min) acc.min = value;
-      if (value > acc.max) acc.max = value;
-      if (t < acc.first) acc.first = t;
-      acc.n++;
-    } else {
-      if (acc) this.flushTile(series, acc);
-      this.tiles.set(series, { tile, first: t, min: value, max: value, n: 1 });
+    let acc = this.sampleAcc.get(series);
+    if (!acc) {
+      this.sampleAcc.set(series, (acc = { buf: [], tile, first: t, min: value, max: value, n: 0 }));
+    } else if (acc.tile !== tile) {
+      this.closeTile(series, acc);
+      acc.tile = tile;
+      acc.first = t;
+      acc.min = acc.max = value;
     }
+    if (value < acc.min) acc.min = value;
+    if (value > acc.max) acc.max = value;
+    if (t < acc.first) acc.first = t;
+    acc.n++;
+    const buf = acc.buf;
+    buf.push(series, t, value);
     if (buf.length === SAMPLE_BATCH * 3) {
       this.stmts.sampleBatch.run(buf);
       buf.length = 0;
+      this.bufferedSamples -= SAMPLE_BATCH - 1;
+    } else if (++this.bufferedSamples >= BUFFERED_SAMPLES_MAX) {
+      this.flushSamples(false);
     }
   }
 
-  private flushTile(series: number, a: TileAcc): void {
-    this.stmts.tile.run(series, a.tile, a.first, a.min, a.max, a.n);
+  private closeTile(series: number, a: SeriesAcc): void {
+    if (a.n === 0) return;
+    const rows = this.tileRows;
+    rows.push(series, a.tile, a.first, a.min, a.max, a.n);
+    a.n = 0;
+    if (rows.length === TILE_BATCH * 6) {
+      this.stmts.tileBatch.run(rows);
+      rows.length = 0;
+    }
   }
 
-  private flushSamples(): void {
-    const buf = this.sampleBuf;
-    for (let i = 0; i < buf.length; i += 3) this.stmts.sample.run(buf[i], buf[i + 1], buf[i + 2]);
-    buf.length = 0;
-    for (const [series, acc] of this.tiles) this.flushTile(series, acc);
-    this.tiles.clear();
+  /** Writes every buffered sample; at the end (`closeTiles`) the open tiles too. */
+  private flushSamples(closeTiles: boolean): void {
+    for (const [series, acc] of this.sampleAcc) {
+      const buf = acc.buf;
+      let i = 0;
+      for (; i + SAMPLE_BATCH * 3 <= buf.length; i += SAMPLE_BATCH * 3) this.stmts.sampleBatch.run(buf.slice(i, i + SAMPLE_BATCH * 3));
+      for (; i < buf.length; i += 3) this.stmts.sample.run(buf[i], buf[i + 1], buf[i + 2]);
+      buf.length = 0;
+      if (closeTiles) this.closeTile(series, acc);
+    }
+    this.bufferedSamples = 0;
+    if (!closeTiles) return;
+    this.sampleAcc.clear();
+    const rows = this.tileRows;
+    for (let i = 0; i < rows.length; i += 6) this.stmts.tile.run(rows[i], rows[i + 1], rows[i + 2], rows[i + 3], rows[i + 4], rows[i + 5]);
+    rows.length = 0;
+  }
+
+  /** Everything still buffered, before the commit. */
+  private flushAll(): void {
+    this.flushSamples(true);
     this.flushHistograms();
     if (this.firstEventId !== null) this.stmts.ftsIndex.run(this.firstEventId, this.sourceId);
   }
@@ -335,7 +375,7 @@ export class SourceWriter implements Sink {
   /** Makes the source visible, with its final row count and warnings. */
   commit(warnings: string[]): void {
     if (this.inTx) {
-      this.flushSamples();
+      this.flushAll();
       this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?').run(this.count, JSON.stringify(warnings), this.sourceId);
       this.db.exec('COMMIT');
       this.inTx = false;
@@ -344,11 +384,12 @@ export class SourceWriter implements Sink {
   }
 
   rollback(): void {
-    this.sampleBuf.length = 0;
+    this.sampleAcc.clear();
+    this.bufferedSamples = 0;
+    this.tileRows.length = 0;
     this.openHist.clear();
     this.openBuckets = 0;
     this.histRows.length = 0;
-    this.tiles.clear();
     if (this.inTx) {
       this.db.exec('ROLLBACK');
       this.inTx = false;

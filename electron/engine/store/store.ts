@@ -435,6 +435,11 @@ export class Store {
     return { t, v };
   }
 
+  /** An incident's recorded span, without getIncident's row counts (a full scan of its samples); null if absent. */
+  incidentSpan(incidentId: number): { start_ms: number | null; end_ms: number | null } | null {
+    return (this.db.prepare('SELECT start_ms, end_ms FROM incidents WHERE id = ?').get(incidentId) as { start_ms: number | null; end_ms: number | null } | undefined) ?? null;
+  }
+
   /** Whether an incident holds any allocation records (the leak analysis reads sites only then). */
   allocationCount(incidentId: number): number {
     return this.db.prepare('SELECT COUNT(*) FROM allocations WHERE incident_id = ?').pluck().get(incidentId) as number;
