@@ -90,6 +90,8 @@ export interface Diagnosis {
   leak: LeakReport | null;
   /** The latency side of the joint trigger, for charts: baseline P99 + θℓ of the preset (ms). */
   trigger?: LatencyTrigger;
+  /** Time from the onset until the top cause stopped changing (four-quadrant-model.md §6); null without an onset or a cause. */
+  convergence_ms?: number | null;
 }
 
 export interface LatencyTrigger {

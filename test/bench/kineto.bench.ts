@@ -1,8 +1,8 @@
-// Throughput and peak RSS of the streaming Kineto importer on a generated trace (default ~200 MB of
+// Throughput and peak RSS of the streaming Kineto importer on a generated trace (default ~100 MB of
 // JSON: CPU ops, runtime calls, kernels with launch args, ac2g flows, [memory] events), produced
 // chunk by chunk so the input itself is never held in memory. Cases: into a real SQLite store, and
 // into a sink that stores nothing (parsing alone); baseline: the byte scanner without JSON.parse.
-// Run: node --import tsx test/bench/kineto.bench.ts   (QUADSCOPE_BENCH_SIZES=50MB for a quick run)
+// Run: node --import tsx test/bench/kineto.bench.ts   (QUADSCOPE_BENCH_SIZES=100MB,1GB)
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ function countingSink(): Sink {
 const ctx = (): ImportContext => ({ path: 'bench.json', size: null, mtimeMs: null, options: {}, signal: new AbortController().signal, progress() {}, warn() {} });
 const input = (file: string) => ({ stream: () => createReadStream(file, { highWaterMark: 1 << 16 }) as AsyncIterable<Buffer>, file: async () => file });
 
-for (const bytes of benchSizes('200MB')) {
+for (const bytes of benchSizes('100MB')) {
   const dir = mkdtempSync(join(tmpdir(), 'qs-bench-kineto-'));
   const src = join(dir, 'trace.json');
   const actual = writeTrace(src, bytes);

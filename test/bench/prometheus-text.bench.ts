@@ -1,7 +1,7 @@
 // Throughput of the Prometheus text importer into SQLite: a generated series of vLLM + DCGM scrapes
 // (gauges, counters, histograms), headed by scrape_ts_ms comments, streamed in 64 KiB chunks.
-// Run: node --import tsx test/bench/prometheus-text.bench.ts [scrapes] [--parse-only]
-// --parse-only counts rows into a sink that stores nothing, to separate parsing from SQLite.
+// Baseline in the same run: the same scrapes into a sink that stores nothing (parsing alone).
+// Run: node --import tsx test/bench/prometheus-text.bench.ts   (QUADSCOPE_BENCH_SIZES=100MB,1GB)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { prometheusTextImporter, scrapeHeader } from '../../electron/engine/importers/prometheus-text';
 import type { Sink } from '../../electron/engine/importers/types';
 import { Store } from '../../electron/engine/store/store';
+import { benchSizes, emit } from './lib';
 
 /** Counts what an importer writes and keeps nothing. */
 function countingSink(): Sink & { rows: number } {
@@ -32,8 +33,6 @@ function countingSink(): Sink & { rows: number } {
   return s;
 }
 
-const SCRAPES = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 1000);
-const PARSE_ONLY = process.argv.includes('--parse-only');
 const GPUS = 8;
 const BOUNDS = ['0.001', '0.005', '0.01', '0.02', '0.04', '0.06', '0.08', '0.1', '0.25', '0.5', '0.75', '1.0', '2.5', '5.0', '7.5', '10.0', '+Inf'];
 
@@ -58,39 +57,57 @@ function scrape(i: number, t0: number): string {
   return out.join('');
 }
 
-async function main(): Promise<void> {
+/** Scrapes of about `bytes` of text, in 64 KiB chunks (generated before timing). */
+function scrapes(bytes: number): { chunks: Buffer[]; bytes: number } {
   const t0 = Date.UTC(2026, 0, 1);
   const chunks: Buffer[] = [];
   let text = '';
-  for (let i = 0; i < SCRAPES; i++) {
+  let total = 0;
+  for (let i = 0; total + text.length < bytes; i++) {
     text += scrape(i, t0);
     if (text.length > 1 << 16) {
       chunks.push(Buffer.from(text));
+      total += text.length;
       text = '';
     }
   }
   chunks.push(Buffer.from(text));
-  const bytes = chunks.reduce((n, c) => n + c.length, 0);
+  return { chunks, bytes: chunks.reduce((n, c) => n + c.length, 0) };
+}
 
+async function run(chunks: Buffer[], bytes: number, sink: Sink): Promise<number> {
+  const start = process.hrtime.bigint();
+  await prometheusTextImporter.import(
+    { stream: () => Readable.from(chunks), file: async () => '' },
+    sink,
+    { path: 'scrapes.prom', size: bytes, mtimeMs: null, options: {}, signal: new AbortController().signal, progress: () => {}, warn: (m) => console.warn(m) },
+  );
+  if ('commit' in sink) (sink as ReturnType<Store['beginSource']>).commit([]);
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+for (const size of benchSizes('100MB')) {
+  const { chunks, bytes } = scrapes(size);
+  const counting = countingSink();
+  const parseSecs = await run(chunks, bytes, counting);
   const dir = mkdtempSync(join(tmpdir(), 'qs-bench-'));
   const store = new Store(join(dir, 'bench.db'));
   try {
-    const incident = store.createIncident('bench');
-    const sink = PARSE_ONLY ? countingSink() : store.beginSource(incident, { path: 'scrapes.prom', format: 'prometheus-text', bytes });
-    const start = process.hrtime.bigint();
-    await prometheusTextImporter.import(
-      { stream: () => Readable.from(chunks), file: async () => '' },
-      sink,
-      { path: 'scrapes.prom', size: bytes, mtimeMs: null, options: {}, signal: new AbortController().signal, progress: () => {}, warn: (m) => console.warn(m) },
-    );
-    if (!PARSE_ONLY) (sink as ReturnType<Store['beginSource']>).commit([]);
-    const secs = Number(process.hrtime.bigint() - start) / 1e9;
-    const rows = sink.rows;
-    console.log(`prometheus-text${PARSE_ONLY ? ' (parse only)' : ' into SQLite'}: ${SCRAPES} scrapes, ${(bytes / 1e6).toFixed(1)} MB, ${rows} rows (samples + buckets) in ${secs.toFixed(2)} s = ${Math.round(rows / secs).toLocaleString('en-US')} samples/s, ${(bytes / 1e6 / secs).toFixed(1)} MB/s`);
+    const w = store.beginSource(store.createIncident('bench'), { path: 'scrapes.prom', format: 'prometheus-text', bytes });
+    const secs = await run(chunks, bytes, w);
+    const rate = w.rows / secs;
+    emit({
+      bench: 'prometheus-text',
+      case: `${(bytes / 1e6).toFixed(0)} MB of scrapes into SQLite (${w.rows} samples + buckets)`,
+      value: rate,
+      unit: 'samples/s',
+      baseline: 'parse only',
+      baseline_value: counting.rows / parseSecs,
+      target: '>= 1e6 samples/s',
+      met: rate >= 1e6,
+    });
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-await main();

@@ -1,7 +1,7 @@
 // The workstation end to end: the real bridge, the built renderer, system Chromium, a bundle in real
 // formats. Each step waits on the app's idle signals (data-state), never on sleeps, and saves a
 // screenshot of the panel it checked under test-results/screenshots/.
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ describe('workstation (browser mode)', { skip: missing ?? false, concurrency: 1 
   let browser: Browser;
   let page: Page;
   let problems: string[];
+  let offsite: string[];
   let app: AppPage;
   let analyzable = true;
 
@@ -29,9 +30,11 @@ describe('workstation (browser mode)', { skip: missing ?? false, concurrency: 1 
     files = writeSmallBundle(dir);
     bridge = await startBridge();
     browser = await launchChromium();
-    ({ page, problems } = await newPage(browser));
+    ({ page, problems, offsite } = await newPage(browser));
     app = new AppPage(page, bridge.url);
   });
+
+  afterEach(() => assert.deepEqual(offsite, [], 'no request left 127.0.0.1'));
 
   after(async () => {
     await browser?.close();

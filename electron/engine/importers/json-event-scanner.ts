@@ -58,6 +58,8 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
   let batchEnd = -1; // end of the last complete event
   let bareArray = false;
   let sawEvents = false;
+  // Whether whole lines may go straight to JSON.parse (see linesBatch); off after the first miss.
+  let byLines = !opts.skipEvents;
 
   const parseBatch = (from: number, to: number): unknown[] => {
     const text = buf.toString('utf8', from, to);
@@ -90,6 +92,18 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     let i = buf.length - chunk.length;
     const n = buf.length;
+    if (mode === 'events' && byLines) {
+      const cut = linesBatch(buf, eventStart >= 0 ? eventStart : i, n, batchBytes);
+      if (cut === null) byLines = false;
+      else if (cut) {
+        yield { kind: 'events', events: cut.events, offset: base + cut.start };
+        depth = 0;
+        inString = false;
+        escaped = false;
+        eventStart = batchStart = batchEnd = -1;
+        i = cut.end;
+      }
+    }
     while (i < n) {
       if (mode === 'events') {
         // The hot loop runs in a plain function over locals (generator state is slow to touch per byte).
@@ -270,6 +284,36 @@ function scanEvents(buf: Buffer, i: number, n: number, st: EventScanState, batch
   }
   Object.assign(st, { depth, inString, escaped, eventStart, batchStart, batchEnd });
   return i;
+}
+
+/**
+ * The fast path for the usual one-event-per-line trace: from `from` (between events) to the chunk's
+ * last newline, which is never inside a string (JSON escapes it), one JSON.parse. It counts only if
+ * that text is a comma-separated run of objects, so the array's end, a cut event, extra commas or a
+ * non-object all fall back to the byte scanner, which reads (and reports) exactly as before. Answers
+ * the events, where they start and where scanning goes on; undefined when there is nothing to try,
+ * null when the text was not such a run.
+ */
+function linesBatch(buf: Buffer, from: number, n: number, batchBytes: number): { events: unknown[]; start: number; end: number } | null | undefined {
+  const nl = buf.lastIndexOf(0x0a, n - 1);
+  if (nl <= from || nl - from > batchBytes) return undefined;
+  let a = from;
+  while (a < nl && isSpace(buf[a])) a++;
+  if (buf[a] === COMMA) a++;
+  while (a < nl && isSpace(buf[a])) a++;
+  let b = nl;
+  while (b > a && isSpace(buf[b - 1])) b--;
+  if (b > a && buf[b - 1] === COMMA) b--;
+  if (b <= a) return undefined;
+  if (buf[a] !== LBRACE || buf[b - 1] !== RBRACE) return null;
+  let events: unknown[];
+  try {
+    events = JSON.parse(`[${buf.toString('utf8', a, b)}]`) as unknown[];
+  } catch {
+    return null;
+  }
+  for (const e of events) if (e === null || typeof e !== 'object' || Array.isArray(e)) return null;
+  return { events, start: a, end: nl + 1 };
 }
 
 /** Start/end of each top-level object in buf[from, to) (events separated by commas). */

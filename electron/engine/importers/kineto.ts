@@ -107,7 +107,12 @@ export function detectKineto(head: Buffer): number {
 class KinetoReader {
   private traceId = 'kineto:0';
   private spanSeq = 0;
-  private readonly usedSpanIds = new Map<string, number>();
+  // Span ids seen, by number (a Set of numbers costs a fraction of a Map of strings on a 1 GB trace);
+  // "k<n>" ids are never repeated, so need no record.
+  private readonly usedCalls = new Set<number>();
+  private readonly usedOps = new Set<number>();
+  /** Ids seen more than once → the next suffix. */
+  private readonly repeats = new Map<string, number>();
   private readonly open = new Map<string, { size: number; ns: bigint }>();
   private readonly memSeries = new Map<string, { allocated: number; reserved: number }>();
   private minUs = Infinity;
@@ -142,14 +147,17 @@ class KinetoReader {
     return this.timeMode === 'relative' ? (this.baseNs ?? 0n) + BigInt(Math.round(us * 1000)) : usToNs(us);
   }
 
-  private uniqueSpanId(id: string): string {
-    const n = this.usedSpanIds.get(id);
-    if (n === undefined) {
-      this.usedSpanIds.set(id, 1);
+  /** `<prefix><n>`, or `<prefix><n>.<k>` for its k-th repeat. */
+  private uniqueSpanId(prefix: 'c' | 'op', n: number): string {
+    const id = `${prefix}${n}`;
+    const seen = prefix === 'c' ? this.usedCalls : this.usedOps;
+    if (!seen.has(n)) {
+      seen.add(n);
       return id;
     }
-    this.usedSpanIds.set(id, n + 1);
-    return `${id}.${n}`;
+    const k = this.repeats.get(id) ?? 1;
+    this.repeats.set(id, k + 1);
+    return `${id}.${k}`;
   }
 
   event(raw: unknown, offset: number): void {
@@ -190,9 +198,10 @@ class KinetoReader {
     const ext = asInt(args['External id'] ?? args['external id']);
     if (kind) {
       const attrs: Record<string, unknown> = { kind, cat };
-      for (const [k, v] of Object.entries(args)) {
+      // for…in over a parsed object visits its own keys in Object.entries' order, without the pairs.
+      for (const k in args) {
         if (k === 'device' || k === 'stream' || k === 'correlation') continue;
-        attrs[ARG_NAMES[k] ?? k] = v;
+        attrs[ARG_NAMES[k] ?? k] = args[k];
       }
       if (corr !== null) attrs.launch_span_id = `c${corr}`;
       if (ext !== null && ext !== 0) attrs.op_span_id = `op${ext}`;
@@ -209,12 +218,12 @@ class KinetoReader {
     }
     const isCall = cat === 'cuda_runtime' || cat === 'cuda_driver' || cat === 'Runtime' || cat === 'cuda_sync';
     const isOp = cat === 'cpu_op' || cat === 'Operator';
-    const id = isCall && corr !== null ? `c${corr}` : isOp && ext !== null ? `op${ext}` : `k${++this.spanSeq}`;
+    const spanId = isCall && corr !== null ? this.uniqueSpanId('c', corr) : isOp && ext !== null ? this.uniqueSpanId('op', ext) : `k${++this.spanSeq}`;
     const attrs: Record<string, unknown> = { cat, pid: e.pid, tid: e.tid };
-    for (const [k, v] of Object.entries(args)) attrs[ARG_NAMES[k] === 'external_id' ? 'external_id' : k] = v;
+    for (const k in args) attrs[ARG_NAMES[k] === 'external_id' ? 'external_id' : k] = args[k];
     this.sink.span({
       trace_id: this.traceId,
-      span_id: this.uniqueSpanId(id),
+      span_id: spanId,
       parent_id: isCall && ext !== null && ext !== 0 ? `op${ext}` : null,
       name: e.name ?? '',
       start_ns: start,

@@ -125,9 +125,10 @@ class TextParser {
 
   private sample(l: string, no: number): void {
     const brace = l.indexOf('{');
+    // The first space or tab, without scanning a whole line for a tab that is rarely there.
     let space = l.indexOf(' ');
-    const tab = l.indexOf('\t');
-    if (tab >= 0 && (space < 0 || tab < space)) space = tab;
+    if (space < 0) space = l.indexOf('\t');
+    else if (l.lastIndexOf('\t', space) >= 0) space = l.indexOf('\t');
     let keyEnd: number;
     if (brace >= 0 && (space < 0 || brace < space)) {
       keyEnd = l.lastIndexOf('}') + 1;
@@ -141,6 +142,15 @@ class TextParser {
     if (target === undefined) {
       target = this.resolve(key, brace >= 0 && brace < keyEnd ? brace : -1);
       this.targets.set(key, target);
+    }
+    // The usual ` <value>` tail (no timestamp, no exemplar): Number() trims as trim() does; anything
+    // else (and any value Number() cannot read, like +Inf) takes the general path below.
+    if (l.charCodeAt(keyEnd) === 32 && l.indexOf(' ', keyEnd + 1) < 0 && l.indexOf('#', keyEnd + 1) < 0) {
+      const v = Number(l.slice(keyEnd + 1));
+      if (!Number.isNaN(v) && keyEnd + 1 < l.length) {
+        this.mapper.write(target, this.scrapeTs ?? (this.defaultTs ??= this.clock.fallback(no)), v);
+        return;
+      }
     }
     let rest = l.slice(keyEnd);
     const hash = rest.indexOf('#');

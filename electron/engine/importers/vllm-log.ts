@@ -108,6 +108,15 @@ const VERSION_PATTERNS: { re: RegExp; v1?: boolean }[] = [
   { re: /Initializing an? (V1 )?LLM engine \(v([\w.+-]+)\) with config: model='?([^',\s]+)/ },
   { re: /Starting vLLM API server/ },
 ];
+/**
+ * Engine limits the diagnosis compares load against, from the startup args and the engine config line:
+ * adapter slots (lora_thrash) and the largest batch CUDA graphs were captured for (cuda_graph_fallback).
+ */
+const LIMITS: { re: RegExp; name: string; metric: string }[] = [
+  { re: /'max_loras': (\d+)|\bmax_loras=(\d+)/, name: 'lora.max', metric: 'vllm-log:max_loras' },
+  { re: /"max_capture_size":\s*(\d+)/, name: 'engine.cuda_graph_max', metric: 'vllm-log:max_capture_size' },
+];
+const CAPTURE_SIZES = /"?cudagraph_capture_sizes"?['"]?:\s*\[([\d,\s]+)\]/;
 const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|$)/;
 const MAX_TRACEBACK_LINES = 500;
 const MAX_UNTIMED = 10_000;
@@ -310,6 +319,7 @@ class LogParser {
       this.activity = true;
       return;
     }
+    this.limits(p, body);
     for (const v of VERSION_PATTERNS) {
       const m = v.re.exec(body);
       if (!m) continue;
@@ -323,6 +333,21 @@ class LogParser {
       return;
     }
     this.log(p, no);
+  }
+
+  private limits(p: Prefix, body: string): void {
+    const found = new Map<string, [string, number]>();
+    for (const l of LIMITS) {
+      const m = l.re.exec(body);
+      const v = m ? Number(m[1] ?? m[2]) : NaN;
+      if (Number.isFinite(v)) found.set(l.name, [l.metric, v]);
+    }
+    const sizes = CAPTURE_SIZES.exec(body);
+    if (sizes && !found.has('engine.cuda_graph_max')) {
+      const top = Math.max(...sizes[1].split(',').map(Number).filter(Number.isFinite));
+      if (Number.isFinite(top)) found.set('engine.cuda_graph_max', ['vllm-log:cudagraph_capture_sizes', top]);
+    }
+    for (const [name, [metric, v]] of found) this.sample(name, 'count', 'gauge', { ...this.baseLabels(p), metric }, p.ts, v);
   }
 
   private start(p: Prefix, no: number, version: string | null): void {

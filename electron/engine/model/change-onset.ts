@@ -16,7 +16,7 @@ export interface ChangeOnset {
 }
 
 /**
- * The change-point (mean shift, ≥ `minStrength` of the variance explained and ≥ 20% in size) with the
+ * The change-point (mean shift, ≥ `minStrength` of the variance explained and ≥ 15% in size) with the
  * highest strength among KPIS over [baseline start, end], provided it falls after the baseline.
  */
 export function changeOnset(f: Frame, base: Range, minStrength = 0.5): ChangeOnset | null {
@@ -29,7 +29,7 @@ export function changeOnset(f: Frame, base: Range, minStrength = 0.5): ChangeOns
     if (!cp || cp.strength < minStrength) continue;
     const index = base[0] + cp.index;
     const rel = Math.abs(Math.expm1(cp.after - cp.before));
-    if (index <= base[1] || rel < 0.2) continue;
+    if (index <= base[1] || rel < 0.15) continue;
     if (!best || cp.strength > best.strength) best = { index, signal: k, strength: cp.strength };
   }
   return best;

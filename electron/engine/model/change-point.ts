@@ -102,3 +102,60 @@ export function rampStart(t: ArrayLike<number>, v: ArrayLike<number>, minSegment
   }
   return best;
 }
+
+export interface Knees {
+  /** Index where the level starts to move, and where it arrives. */
+  start: number;
+  end: number;
+  before: number;
+  after: number;
+}
+
+/**
+ * Least-squares fit of "level, linear move, level" (a step is a move over one interval, a ramp over
+ * many): every pair of knees is tried, the two levels solved in closed form. NaN samples are skipped.
+ * O(n³) on the few dozen samples around a change.
+ */
+export function kneeFit(t: ArrayLike<number>, v: ArrayLike<number>): Knees | null {
+  const ts: number[] = [];
+  const vs: number[] = [];
+  const at: number[] = [];
+  for (let i = 0; i < v.length; i++) if (Number.isFinite(v[i])) {
+    ts.push(t[i]);
+    vs.push(v[i]);
+    at.push(i);
+  }
+  const n = ts.length;
+  if (n < 4) return null;
+  let best: Knees | null = null;
+  let bestCost = Infinity;
+  for (let a = 1; a < n - 1; a++) for (let b = a; b < n - 1; b++) {
+    const t1 = ts[a - 1];
+    const t2 = ts[b];
+    let suu = 0, sww = 0, suw = 0, svu = 0, svw = 0;
+    for (let k = 0; k < n; k++) {
+      const u = t2 > t1 ? Math.min(1, Math.max(0, (ts[k] - t1) / (t2 - t1))) : ts[k] > t1 ? 1 : 0;
+      const w = 1 - u;
+      suu += u * u;
+      sww += w * w;
+      suw += u * w;
+      svu += vs[k] * u;
+      svw += vs[k] * w;
+    }
+    const det = sww * suu - suw * suw;
+    if (!(Math.abs(det) > 1e-12)) continue;
+    const before = (svw * suu - svu * suw) / det;
+    const after = (svu * sww - svw * suw) / det;
+    let cost = 0;
+    for (let k = 0; k < n; k++) {
+      const u = t2 > t1 ? Math.min(1, Math.max(0, (ts[k] - t1) / (t2 - t1))) : ts[k] > t1 ? 1 : 0;
+      const e = vs[k] - (before * (1 - u) + after * u);
+      cost += e * e;
+    }
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = { start: at[a - 1], end: at[b], before, after };
+    }
+  }
+  return best;
+}

@@ -112,6 +112,7 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     causes,
     not_assessable: results.filter((r) => r.missing.length).map((r) => ({ id: r.id, missing: r.missing })),
     leak: leakReport(trend, sig.sites, leakFires),
+    convergence_ms: onsetMs !== null && causes.length ? convergence(ctx, causes[0].id, onsetMs) : null,
   };
   return {
     diagnosis,
@@ -119,7 +120,7 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     dims,
     span,
     episode,
-    convergence_ms: episode && causes.length ? convergence(ctx, causes[0].id) : null,
+    convergence_ms: diagnosis.convergence_ms ?? null,
     path: quadrantPath(f.t, quadrants),
     kv,
     trend,
@@ -159,10 +160,11 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
 }
 
 /**
- * Time from the episode's start until the top cause stopped changing: the rules rerun on growing spans
- * (W, 2W, 4W, … after the start) and the answer is the first span from which the top cause is the final one.
+ * Time from the onset until the top cause stopped changing: the rules rerun on growing spans (W, 2W,
+ * 4W, … after the episode's start) and the answer is the end of the first span from which the top cause
+ * is the final one, measured from the onset.
  */
-function convergence(ctx: CauseContext, finalTop: CauseId): number | null {
+function convergence(ctx: CauseContext, finalTop: CauseId, onsetMs: number): number | null {
   const [a, z] = ctx.span;
   const marks: number[] = [];
   for (let k = 1; a + k < z; k *= 2) marks.push(a + k);
@@ -173,5 +175,5 @@ function convergence(ctx: CauseContext, finalTop: CauseId): number | null {
     if (top === finalTop) settled ??= m;
     else settled = null;
   }
-  return settled === null ? null : ctx.f.t[settled] + ctx.f.grid.W - ctx.f.t[a];
+  return settled === null ? null : Math.max(0, ctx.f.t[settled] + ctx.f.grid.W - onsetMs);
 }

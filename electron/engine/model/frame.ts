@@ -53,9 +53,12 @@ export interface Frame {
   ttft50: Float64Array;
   itl50: Float64Array;
   itl99: Float64Array;
+  /** Mean ITL from the histogram's sum and count: exact where a bucket-interpolated median cannot move. */
+  itlMean: Float64Array;
   q95: Float64Array;
   q99: Float64Array;
   ttftMean: Float64Array;
+  e2eMean: Float64Array;
   queueMean: Float64Array;
   prefillMean: Float64Array;
   plenMean: Float64Array;
@@ -77,6 +80,10 @@ export interface Frame {
   rss: Float64Array;
   memAvail: Float64Array;
   swap: Float64Array;
+  /** KV pool size in tokens (num_gpu_blocks × block_size from vLLM's cache_config_info), NaN unknown. */
+  kvCapacityTokens: number;
+  /** Largest batch CUDA graphs were captured for, from the engine's startup log; NaN unknown. */
+  cudaGraphMax: number;
   /** 1 where no request finished, none produced a token and some were in flight: the latency is a lower bound. */
   stalled: Uint8Array;
 }
@@ -397,9 +404,11 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     ttft50: histOr(ttft, 0.5, (r) => r.ttft_s),
     itl50: itl ? itl.quantile(0.5) : nan(n),
     itl99: itl ? itl.quantile(0.99) : nan(n),
+    itlMean: histogramMean(sig, 'lat.itl', g),
     q95: histOr(queue, 0.95, (r) => r.queue_s),
     q99: histOr(queue, 0.99, (r) => r.queue_s),
     ttftMean: histogramMean(sig, 'lat.ttft', g),
+    e2eMean: histogramMean(sig, 'lat.e2e', g),
     queueMean: histogramMean(sig, 'lat.queue', g),
     prefillMean: histogramMean(sig, 'lat.prefill', g),
     plenMean: lengthMean('req.prompt_len', plenH, promptOf, ptok),
@@ -417,10 +426,12 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     torchResv: perDeviceMax(seriesOf(sig, 'torch.reserved'), g),
     accLen: accLen(sig, g),
     loraActive: combine(gauges(seriesOf(sig, 'lora.active'), g).map((w) => w.max), n, 'sum'),
-    loraMax: combine(gauges(seriesOf(sig, 'lora.max'), g).map((w) => w.max), n, 'max'),
+    loraMax: holdLimit(seriesOf(sig, 'lora.max'), g),
     rss: combine(gauges(seriesOf(sig, 'host.rss'), g).map((w) => w.mean), n, 'sum'),
     memAvail: combine(gauges(seriesOf(sig, 'host.mem_available'), g).map((w) => w.mean), n, 'min'),
     swap: combine(rates(seriesOf(sig, 'host.swap'), g), n, 'sum'),
+    kvCapacityTokens: kvCapacity(sig),
+    cudaGraphMax: lastValue(seriesOf(sig, 'engine.cuda_graph_max')),
     stalled: new Uint8Array(n),
   };
   markovBound(frame.q95, frame.queueMean, 0.95);
@@ -455,6 +466,44 @@ function arrivals(f: Frame): void {
     const dOcc = b > a ? ((occ(b) - occ(a)) / ((b - a) * f.grid.step)) * 1000 : 0;
     f.lamIn[i] = Math.max(0, f.lamOut[i] + dOcc);
   }
+}
+
+/** Sum over engines of num_gpu_blocks × block_size, read off the cache-config info series' labels. */
+function kvCapacity(sig: Signals): number {
+  let total = 0;
+  for (const s of seriesOf(sig, 'engine.cache_config')) {
+    const blocks = Number(s.labels.num_gpu_blocks);
+    const size = Number(s.labels.block_size);
+    if (blocks > 0 && size > 0) total += blocks * size;
+  }
+  return total > 0 ? total : NaN;
+}
+
+/**
+ * A configured limit per window: logged once at startup, it holds until the next value (a restart with
+ * other flags), so each window takes the latest value at or before its end.
+ */
+function holdLimit(list: LoadedSeries[], g: WindowGrid): Float64Array {
+  const pts = list.flatMap((s) => Array.from(s.t, (t, i) => [t, s.v[i]] as const)).filter(([, v]) => Number.isFinite(v)).sort((a, b) => a[0] - b[0]);
+  const out = nan(g.n);
+  let k = -1;
+  for (let i = 0; i < g.n; i++) {
+    const end = windowStart(g, i) + g.W;
+    while (k + 1 < pts.length && pts[k + 1][0] <= end) k++;
+    if (k >= 0) out[i] = pts[k][1];
+  }
+  return out;
+}
+
+/** The latest sample over a set of series (a configured limit: the last start's value holds). */
+function lastValue(list: LoadedSeries[]): number {
+  let t = -Infinity;
+  let v = NaN;
+  for (const s of list) for (let i = 0; i < s.t.length; i++) if (s.t[i] >= t && Number.isFinite(s.v[i])) {
+    t = s.t[i];
+    v = s.v[i];
+  }
+  return v;
 }
 
 function combineBits(parts: Float64Array[], n: number): Float64Array {

@@ -39,6 +39,8 @@ export interface RequestFact {
   side: 'client' | 'server' | null;
   request_id: string | null;
   lora: string | null;
+  /** The model the request named (a LoRA adapter's name when it was one), or null. */
+  model: string | null;
 }
 
 export interface Signals {
@@ -63,6 +65,7 @@ export const REQUEST_ATTRS = {
   side: ['request.side', 'span.kind'],
   request_id: ['request.id', 'gen_ai.request.id'],
   lora: ['request.lora', 'gen_ai.request.lora', 'lora.name'],
+  model: ['request.model', 'gen_ai.request.model', 'gen_ai.response.model', 'llm.model'],
 } as const;
 
 /** Event kinds the rules read. */
@@ -157,6 +160,7 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
   const sideRaw = String(pick(attrs, REQUEST_ATTRS.side) ?? '').toLowerCase();
   const side = sideRaw === 'client' || sideRaw === '3' ? 'client' : sideRaw === 'server' || sideRaw === '2' ? 'server' : null;
   const lora = pick(attrs, REQUEST_ATTRS.lora);
+  const model = pick(attrs, REQUEST_ATTRS.model);
   return {
     ref,
     start_ms,
@@ -169,5 +173,6 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
     side,
     request_id: id === undefined ? null : String(id),
     lora: lora === undefined ? null : String(lora),
+    model: model === undefined ? null : String(model),
   };
 }

@@ -35,6 +35,22 @@ const parse = <T>(json: string | null | undefined, fallback: T): T => {
 const READ_CHUNK = 1_000_000;
 const HISTOGRAM_READ_CHUNK = 100_000;
 
+/** One histogram scrape; its counts stay text (a slice of its chunk) until first read. */
+class StoredSnapshot {
+  private parsed: number[] | null = null;
+  constructor(
+    readonly t: number,
+    readonly le: number[],
+    private readonly text: string,
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+
+  get counts(): number[] {
+    return (this.parsed ??= JSON.parse(this.text.slice(this.from, this.to)) as number[]);
+  }
+}
+
 export interface EventQuery {
   incident_id: number;
   query?: string;
@@ -183,7 +199,8 @@ export class Store {
   /**
    * Histogram snapshots of a series: per timestamp, cumulative bucket counts by ascending upper bound.
    * Snapshots of one layout share its `le` array (read-only). SQLite joins each chunk of rows into one
-   * JSON text, so JavaScript parses a few strings instead of stepping through every row.
+   * text, so JavaScript takes a few strings instead of stepping through every row; each scrape's counts
+   * are parsed from it when first read (the model reads only the scrapes at its window edges).
    */
   histogramSnapshots(seriesId: number): { t: number; le: number[]; counts: number[] }[] {
     const layouts = new Map<number, number[]>();
@@ -192,18 +209,18 @@ export class Store {
     }
     const chunk = this.db
       .prepare(
-        `SELECT json_group_array(ts_ms), json_group_array(layout_id), '[' || group_concat(counts_json, ',') || ']', COUNT(*), MAX(ts_ms)
+        `SELECT json_group_array(ts_ms), json_group_array(layout_id), json_group_array(length(counts_json)), group_concat(counts_json, ','), COUNT(*), MAX(ts_ms)
            FROM (SELECT ts_ms, layout_id, counts_json FROM histogram_snapshots WHERE series_id = ? AND ts_ms > ? ORDER BY ts_ms LIMIT ${HISTOGRAM_READ_CHUNK})`,
       )
       .raw();
     const out: { t: number; le: number[]; counts: number[] }[] = [];
     for (let after = -Infinity; ; ) {
-      const [ts, ids, counts, n, last] = chunk.get(seriesId, after) as [string, string, string, number, number | null];
+      const [ts, ids, lengths, text, n, last] = chunk.get(seriesId, after) as [string, string, string, string, number, number | null];
       if (!n) break;
       const t = JSON.parse(ts) as number[];
       const layout = JSON.parse(ids) as number[];
-      const c = JSON.parse(counts) as number[][];
-      for (let i = 0; i < n; i++) out.push({ t: t[i], le: layouts.get(layout[i]) ?? [], counts: c[i] });
+      const len = JSON.parse(lengths) as number[];
+      for (let i = 0, at = 0; i < n; at += len[i] + 1, i++) out.push(new StoredSnapshot(t[i], layouts.get(layout[i]) ?? [], text, at, at + len[i]));
       if (n < HISTOGRAM_READ_CHUNK || last === null) break;
       after = last;
     }

@@ -12,6 +12,7 @@ import { ImportJobs, startImport } from '../panels/ImportZone';
 import { Library } from '../panels/Library';
 import { Live } from '../panels/Live';
 import { SqlConsole } from '../panels/SqlConsole';
+import { installLiveFollow } from '../state/live-follow';
 import { installEngineEvents } from './engine-events';
 import { HelpOverlay } from './HelpOverlay';
 import { IncidentView } from './IncidentView';
@@ -49,7 +50,7 @@ export function App() {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
   useEffect(() => {
-    const offs = [installEngineEvents(), installRouting(), installShortcuts()];
+    const offs = [installEngineEvents(), installRouting(), installShortcuts(), installLiveFollow()];
     void useIncidents.getState().refresh();
     return () => offs.forEach((f) => f());
   }, []);

@@ -13,8 +13,11 @@ import { useDiagnosis } from '../state/diagnosis';
 import { useLayout } from '../state/layout';
 import { useMarkers } from '../state/markers';
 import { beginInteraction, chartBusy, chartIdle } from './draw-tracker';
+import { bucketFor, bufferedWindow, type FetchWindow } from './buffered-window';
+import { freshEntry, loadOnce, onChartRefresh } from './chart-data-cache';
 import { alignColumns, ratioColumns, seriesColumns } from './minmax-columns';
-import { drawOverlays } from './overlays';
+import { drawOverlays, drawThreshold, quantileRange } from './overlays';
+import { querySeriesBatched } from './series-batch';
 import type { ChartGroup } from './series-groups';
 import { readChartColors } from './theme-colors';
 
@@ -44,6 +47,7 @@ function axisValue(v: number, unit: string): string {
 export function TimeChart({ group, height, highlighted }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const theme = useLayout((s) => s.theme);
+  const trigger = useDiagnosis((s) => (group.quantiles ? s.diagnosis?.trigger : undefined));
   const seriesKey = group.series.map((s) => `${s.info.id}${s.asRate ? 'r' : ''}${s.per ? `/${s.per.id}` : ''}`).join(',');
 
   useEffect(() => {
@@ -79,14 +83,15 @@ export function TimeChart({ group, height, highlighted }: Props) {
         points: { show: false },
       },
       legend: { show: true, live: true },
-      scales: { x: { time: true, range: () => xRange() }, y: { auto: true } },
+      scales: { x: { time: true, range: () => xRange() }, y: group.quantiles ? { auto: true, range: (_u, min, max) => quantileRange(min, max, group.unit) } : { auto: true } },
       axes: [
         { stroke: colors.axis, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid }, values: (_u, splits) => timeTicks(splits) },
         {
           stroke: colors.axis,
           grid: { stroke: colors.grid, width: 1 },
           ticks: { stroke: colors.grid },
-          size: 72,
+          // Wide enough for the longest tick ("3 min 20s"), fixed per chart so plot widths stay equal.
+          size: 84,
           values: (_u, splits) => splits.map((v) => axisValue(v, group.unit)),
         },
       ],
@@ -105,8 +110,9 @@ export function TimeChart({ group, height, highlighted }: Props) {
         draw: [
           (u) => {
             drawOverlays(u, colors);
+            if (group.quantiles) drawThreshold(u, colors, group.unit);
             // The first data change the plot width (the y axis appears once it has ticks): ask again.
-            if (asked && Math.floor(u.over.clientWidth) !== asked && u.over.clientWidth >= 16) schedule();
+            if (asked && plotWidth() !== asked && u.over.clientWidth >= 16) schedule();
           },
         ],
         setSelect: [
@@ -151,32 +157,70 @@ export function TimeChart({ group, height, highlighted }: Props) {
       tl.style.setProperty('--plot-width', `${r.width}px`);
     };
 
+    const ids = group.series.flatMap((x) => (x.per ? [x.info.id, x.per.id] : [x.info.id]));
+    const quant = group.quantiles;
+    const key = quant ? `q:${quant.histogram.id}:${quant.q.join(',')}` : `s:${seriesKey}`;
+    const load = async (w: FetchWindow): Promise<uPlot.AlignedData> => {
+      if (quant) {
+        const r = await api.queryQuantiles({ series_id: quant.histogram.id, quantiles: quant.q, start_ms: w.start_ms, end_ms: w.end_ms, points: w.points });
+        // NaN crosses JSON as null, which uPlot draws as a gap.
+        return [r.t, ...r.values.map((col) => col.map((v) => (Number.isFinite(v) ? v : null)))] as uPlot.AlignedData;
+      }
+      const byId = await querySeriesBatched(ids, w);
+      const cols = group.series.map((x) => {
+        const d = byId.get(x.info.id);
+        const per = x.per ? byId.get(x.per.id) : undefined;
+        if (d && per) return ratioColumns(d, per);
+        return d ? seriesColumns(d, x.asRate, w.bucket_ms) : { t: new Float64Array(0), v: new Float64Array(0) };
+      });
+      return alignColumns(cols) as uPlot.AlignedData;
+    };
+    const plotWidth = () => Math.max(16, Math.min(20_000, Math.floor(u.over.clientWidth || u.bbox.width / devicePixelRatio)));
+    let shown: uPlot.AlignedData | null = null;
+
+    const draw = (data: uPlot.AlignedData) => {
+      const t0 = performance.now();
+      if (data !== shown) u.setData(data);
+      else u.setScale('x', { min: xRange()[0], max: xRange()[1] });
+      shown = data;
+      placeCursor();
+      alignLanes();
+      performance.measure('qs:chart-draw', { start: t0 });
+    };
+
+    // When the chart is drawn and idle, the next zoom-in level of the visible range is fetched so the
+    // next zoom draws from memory too.
+    const prefetch = (my: number) => {
+      const range = xRange();
+      const bucket = bucketFor(range[1] - range[0], plotWidth()) / 2;
+      if (bucket < 1 || freshEntry(key, range, bucket)) return;
+      setTimeout(() => {
+        if (my !== seq || destroyed || scheduled) return;
+        const w = bufferedWindow(range, useCursor.getState().full, plotWidth(), bucket, 0);
+        loadOnce(key, w, range, load).catch(() => undefined);
+      }, 30);
+    };
+
     const fetchData = async () => {
       scheduled = 0;
       const my = ++seq;
-      const [s, e] = useCursor.getState().range;
-      const points = Math.max(16, Math.min(20_000, Math.floor(u.over.clientWidth || u.bbox.width / devicePixelRatio)));
+      const range = xRange();
+      const width = plotWidth();
+      const bucket = bucketFor(range[1] - range[0], width);
       try {
-        const ids = group.series.flatMap((x) => (x.per ? [x.info.id, x.per.id] : [x.info.id]));
-        const res = await api.querySeries({ series_ids: ids, start_ms: Math.floor(s), end_ms: Math.ceil(e), points });
-        if (my !== seq || destroyed) return;
-        const byId = new Map(res.map((d) => [d.series_id, d]));
-        const bucket = (e - s) / points;
-        const cols = group.series.map((x) => {
-          const d = byId.get(x.info.id);
-          const per = x.per ? byId.get(x.per.id) : undefined;
-          if (d && per) return ratioColumns(d, per);
-          return d ? seriesColumns(d, x.asRate, bucket) : { t: new Float64Array(0), v: new Float64Array(0) };
-        });
-        const t0 = performance.now();
-        u.setData(alignColumns(cols) as uPlot.AlignedData);
-        placeCursor();
-        alignLanes();
-        performance.measure('qs:chart-draw', { start: t0 });
-        asked = points;
-        el.dataset.points = String(points);
+        let entry = freshEntry<uPlot.AlignedData>(key, range, bucket);
+        if (!entry) {
+          // Stale data at the new scale while the fresh window loads.
+          if (shown) u.setScale('x', { min: range[0], max: range[1] });
+          entry = await loadOnce(key, bufferedWindow(range, useCursor.getState().full, width, bucket), range, load);
+          if (my !== seq || destroyed) return;
+        }
+        draw(entry.data);
+        asked = width;
+        el.dataset.points = String(Math.round((range[1] - range[0]) / bucket));
         el.dataset.state = 'ready';
         el.removeAttribute('title');
+        prefetch(my);
       } catch (err) {
         if (my !== seq || destroyed) return;
         el.dataset.state = 'error';
@@ -191,6 +235,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       chartBusy(chartId);
       if (!scheduled) scheduled = requestAnimationFrame(() => void fetchData());
     };
+    const unsubLive = onChartRefresh(schedule);
 
     const over = u.over;
     const onDown = (ev: MouseEvent) => {
@@ -211,7 +256,12 @@ export function TimeChart({ group, height, highlighted }: Props) {
       useAnnotations.subscribe((st, prev) => {
         if (st.list !== prev.list || st.draft !== prev.draft) u.redraw(false);
       }),
-      useDiagnosis.subscribe((st, prev) => st.diagnosis !== prev.diagnosis && u.redraw(false)),
+      useDiagnosis.subscribe((st, prev) => {
+        if (st.diagnosis === prev.diagnosis) return;
+        // The quantile chart's y range includes the threshold line, which came with the diagnosis.
+        if (group.quantiles && shown) u.setData(shown);
+        else u.redraw(false);
+      }),
       useMarkers.subscribe((st, prev) => st.events !== prev.events && u.redraw(false)),
     ];
     const ro = new ResizeObserver(() => {
@@ -228,6 +278,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       cancelAnimationFrame(scheduled);
       chartIdle(chartId);
       unsubs.forEach((f) => f());
+      unsubLive();
       ro.disconnect();
       over.removeEventListener('mousedown', onDown);
       over.removeEventListener('mouseup', onUp);
@@ -251,6 +302,12 @@ export function TimeChart({ group, height, highlighted }: Props) {
       <header className="chart-title">
         {group.title}
         {group.unit ? <span className="muted"> · {group.unit}</span> : null}
+        {trigger ? (
+          <span className="chart-threshold" data-testid="latency-threshold" data-threshold-ms={trigger.threshold_ms}>
+            {' '}
+            ‒ ‒ trigger {formatValue(trigger.threshold_ms / 1000, 'seconds')} = baseline P99 {formatValue(trigger.baseline_p99_ms / 1000, 'seconds')} + θℓ {trigger.theta_ms} ms
+          </span>
+        ) : null}
       </header>
       <div ref={box} className="chart-box" data-state="loading" tabIndex={0} onKeyDown={onKey} aria-label={`${group.title}: drag to zoom, shift+drag to annotate, + and − zoom, 0 resets`}>
         <div className="chart-canvas" />

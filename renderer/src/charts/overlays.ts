@@ -44,3 +44,36 @@ export function drawOverlays(u: uPlot, colors: ChartColors): void {
   for (const e of useMarkers.getState().events) vline(u, e.ts_ms, colors.event, [2, 3]);
   if (diag?.onset_ms !== null && diag?.onset_ms !== undefined) vline(u, diag.onset_ms, colors.onset, [6, 3], 2);
 }
+
+/** The trigger threshold (ms) in a latency chart's unit, or null before the diagnosis has one. */
+export function thresholdIn(unit: string): number | null {
+  const th = useDiagnosis.getState().diagnosis?.trigger?.threshold_ms;
+  if (th === undefined || !Number.isFinite(th)) return null;
+  return unit === 'ms' ? th : th / 1000;
+}
+
+/** The quantile chart's y range: from zero, high enough to show the threshold line. */
+export function quantileRange(min: number | null, max: number | null, unit: string): [number, number] {
+  const th = thresholdIn(unit);
+  const hi = Math.max(max ?? 0, th !== null ? th * 1.15 : 0);
+  return [Math.min(0, min ?? 0), hi > 0 ? hi * 1.05 : 1];
+}
+
+/** Dashed horizontal line at baseline P99 + θℓ (the chart title says what it is). */
+export function drawThreshold(u: uPlot, colors: ChartColors, unit: string): void {
+  const th = thresholdIn(unit);
+  if (th === null) return;
+  const { top, height, left, width } = u.bbox;
+  const y = Math.round(u.valToPos(th, 'y', true)) + 0.5;
+  if (y < top || y > top + height) return;
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.strokeStyle = colors.onset;
+  ctx.lineWidth = 1.5 * devicePixelRatio;
+  ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+  ctx.beginPath();
+  ctx.moveTo(left, y);
+  ctx.lineTo(left + width, y);
+  ctx.stroke();
+  ctx.restore();
+}

@@ -15,6 +15,8 @@ export interface ChartGroup {
   title: string;
   unit: string;
   series: ChartSeries[];
+  /** A quantile chart: api.queryQuantiles over this histogram, one line per quantile (`series` in order). */
+  quantiles?: { histogram: SeriesInfo; q: number[] };
 }
 
 interface GroupDef {
@@ -43,14 +45,20 @@ const GROUPS: GroupDef[] = [
 
 const MAX_SERIES_PER_CHART = 16;
 
+/** Labels that identify where a series came from rather than what it is: shown only when nothing else differs. */
+const PROVENANCE = new Set(['metric', 'gpu_uuid', 'bus_id', 'gpu_model', 'device', 'model_name']);
+const MAX_LABEL_CHARS = 60;
+
 /** Short legend text: the name where the chart mixes names, plus the labels that tell series apart. */
 export function seriesLabel(s: SeriesInfo, mixedNames: boolean, varying: Set<string>): string {
-  const labels = Object.entries(s.labels)
-    .filter(([k]) => varying.has(k))
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ');
-  if (!mixedNames) return labels || s.name;
-  return labels ? `${s.name} ${labels}` : s.name;
+  const pick = (keep: (k: string) => boolean) =>
+    Object.entries(s.labels)
+      .filter(([k]) => varying.has(k) && keep(k))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+  const labels = pick((k) => !PROVENANCE.has(k)) || pick(() => true);
+  const text = !mixedNames ? labels || s.name : labels ? `${s.name} ${labels}` : s.name;
+  return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
 }
 
 function varyingLabels(list: SeriesInfo[]): Set<string> {
@@ -108,10 +116,36 @@ function latencyMeans(chartable: SeriesInfo[], used: Set<number>): ChartGroup[] 
   return [{ id: 'latency-mean', title: 'Latency, mean per request (histogram sum ÷ count)', unit: 'seconds', series: out.slice(0, MAX_SERIES_PER_CHART) }];
 }
 
+export const LATENCY_QUANTILES = [0.5, 0.95, 0.99];
+
+/**
+ * P50/P95/P99 of the e2e latency histogram (TTFT when there is none): the histogram whose `.count`
+ * counter has the most scrapes, as the model's latency signal.
+ */
+function latencyQuantiles(all: SeriesInfo[]): ChartGroup[] {
+  for (const name of ['lat.e2e', 'lat.ttft']) {
+    const scrapes = (h: SeriesInfo) => all.find((c) => c.name === `${name}.count` && sameLabels(c, h))?.points ?? 0;
+    const hist = all
+      .filter((s) => s.name === name && s.kind === 'histogram' && scrapes(s) >= 2)
+      .sort((a, b) => scrapes(b) - scrapes(a))[0];
+    if (!hist) continue;
+    return [
+      {
+        id: 'latency-quantiles',
+        title: `Latency ${name.slice(4)} P50 / P95 / P99`,
+        unit: hist.unit || 'seconds',
+        series: LATENCY_QUANTILES.map((q) => ({ info: hist, label: `P${Math.round(q * 100)}`, asRate: false })),
+        quantiles: { histogram: hist, q: LATENCY_QUANTILES },
+      },
+    ];
+  }
+  return [];
+}
+
 export function groupSeries(all: SeriesInfo[]): ChartGroup[] {
   const chartable = all.filter((s) => s.points > 0 && s.kind !== 'info');
   const used = new Set<number>();
-  const groups: ChartGroup[] = latencyMeans(chartable, used);
+  const groups: ChartGroup[] = [...latencyQuantiles(all), ...latencyMeans(chartable, used)];
   for (const g of GROUPS) {
     const members = chartable.filter((s) => !used.has(s.id) && g.match(s.name));
     members.forEach((s) => used.add(s.id));

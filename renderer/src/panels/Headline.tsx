@@ -11,7 +11,7 @@ export function Headline() {
   if (!diagnosis) return null;
   const top = diagnosis.causes[0];
   return (
-    <button type="button" className="headline" data-state="ready" data-testid="headline" onClick={() => setTab('diagnosis')}>
+    <button type="button" className="headline" data-state="ready" data-testid="headline" data-cause={top?.id ?? ""} onClick={() => setTab('diagnosis')}>
       {top ? (
         <>
           <span className="headline-cause">{causeTitle(top.id)}</span>

@@ -7,6 +7,7 @@ import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
 import { groupHasSeries, groupSeries } from '../charts/series-groups';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
+import { useLiveFollow } from '../state/live-follow';
 import { useMarkers } from '../state/markers';
 import { useNavigation } from '../state/navigation';
 import { useSeries } from '../state/series';
@@ -55,6 +56,8 @@ function Toolbar() {
   };
   const c = useCursor.getState;
   const zoomed = range[0] !== full[0] || range[1] !== full[1];
+  const live = useLiveFollow((s) => s.active);
+  const following = useLiveFollow((s) => s.following);
   return (
     <div className="toolbar" role="toolbar" aria-label="Timeline controls">
       <button type="button" onClick={act('qs:pan', () => c().pan(-0.25))} aria-label="Pan left">
@@ -75,6 +78,11 @@ function Toolbar() {
       <button type="button" aria-pressed={armed} onClick={() => arm(!armed)} title="Then drag on a chart (or shift+drag any time)">
         {armed ? 'Drag a range…' : 'Add note'}
       </button>
+      {live ? (
+        <button type="button" className="live-follow" aria-pressed={following} onClick={() => useLiveFollow.getState().setFollowing(!following)} data-testid="follow-live" title="Keep the newest data in view">
+          ● {following ? 'Following live' : 'Follow live'}
+        </button>
+      ) : null}
       <span className="muted small" data-testid="visible-range">
         {formatTime(range[0])} – {formatTime(range[1])} ({formatDuration(range[1] - range[0])})
       </span>

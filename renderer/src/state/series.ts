@@ -10,6 +10,8 @@ interface SeriesState {
   state: LoadState;
   error: string | null;
   load(incidentId: number): Promise<void>;
+  /** Re-lists without clearing (live recording): the list changes only when its series or their presence do. */
+  refresh(incidentId: number): Promise<void>;
 }
 
 export const useSeries = create<SeriesState>((set, get) => ({
@@ -24,6 +26,15 @@ export const useSeries = create<SeriesState>((set, get) => ({
       if (get().incidentId === incidentId) set({ list, state: 'ready' });
     } catch (e) {
       set({ state: 'error', error: errorText(e) });
+    }
+  },
+  refresh: async (incidentId) => {
+    try {
+      const list = await api.listSeries({ incident_id: incidentId });
+      const shape = (l: SeriesInfo[]) => l.map((s) => `${s.id}:${s.points > 0 ? 1 : 0}:${s.points >= 2 ? 1 : 0}`).join(',');
+      if (get().incidentId === incidentId && shape(list) !== shape(get().list)) set({ list, state: 'ready', error: null });
+    } catch {
+      // the next refresh tries again; the charts keep what they show
     }
   },
 }));

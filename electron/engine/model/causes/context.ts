@@ -2,13 +2,14 @@
 // the evaluation span E vs the baseline B, conditions with their measured values, evidence links.
 import type { CauseId, Condition, Evidence } from '../../../contract/diagnosis';
 import type { EventRow } from '../../../contract/types';
-import { max, median, min, ratio } from '../baseline';
+import { mad, max, median, min, ratio } from '../baseline';
 import type { ModelConfig } from '../config';
 import type { Frame } from '../frame';
 import type { KvAnalysis } from '../kvcache';
 import type { Fragmentation, MemoryTrend } from '../leak';
 import type { Dimensions } from '../normalize';
 import type { Signals } from '../signals-from-store';
+import { kneeFit } from '../change-point';
 
 export type Range = [number, number];
 
@@ -111,6 +112,45 @@ export function longestRun(c: CauseContext, pred: (i: number) => boolean): { ms:
   }
   return best;
 }
+
+/**
+ * Where a sustained departure of `x` from the baseline began. From the first span window where
+ * `strong` holds (the rule's own threshold), walk back over the windows where x is still beyond the
+ * baseline's noise band (median ± z·1.4826·MAD, and at least `minRel` of the median) in direction
+ * `dir`, bridging single quiet windows; answered as the earliest such window's centre, the time its
+ * value describes. A ramp is thus dated where it left the noise, not where it crossed the threshold.
+ */
+export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, strong: (i: number) => boolean, z = 3, minRel = 0.05): number | null {
+  let j = -1;
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (strong(i)) {
+    j = i;
+    break;
+  }
+  if (j < 0) return null;
+  const b = slice(x, c.base);
+  const m = median(b);
+  const band = Math.max(z * 1.4826 * mad(b), minRel * Math.abs(m));
+  const out = (i: number) => Number.isFinite(x[i]) && dir * (x[i] - m) > band;
+  let i = j;
+  while (i - 1 > c.base[1] && (out(i - 1) || (i - 2 > c.base[1] && out(i - 2)))) i -= out(i - 1) ? 1 : 2;
+  const half = c.f.grid.W / 2;
+  // A ramp leaves the band some way in: fit "level, move, level" to the windows around the departure
+  // (window centres: a window's mean is the signal's value at its centre) and date the move's start.
+  // The fit reaches only a little past the departure, so a long concave approach (a heat soak) is read
+  // by its first, steepest part rather than bent back by its tail.
+  const a = Math.max(c.base[0], i - KNEE_REACH);
+  const z2 = Math.min(c.f.grid.n - 1, i + KNEE_AFTER);
+  const centres = new Float64Array(z2 - a + 1);
+  for (let k = a; k <= z2; k++) centres[k - a] = c.f.t[k] + half;
+  const fit = kneeFit(centres, x.subarray(a, z2 + 1));
+  const first = c.f.t[i] + half;
+  if (!fit || !(dir * (fit.after - fit.before) > 0)) return first;
+  return Math.max(c.f.t[c.base[1]] + c.f.grid.W, Math.min(first, centres[fit.start]));
+}
+
+/** Windows before a departure that the knee fit reads (a 5 s step: 3 min), and after it. */
+const KNEE_REACH = 36;
+const KNEE_AFTER = 8;
 
 export const spanStart = (c: CauseContext) => c.f.t[c.span[0]];
 export const spanEnd = (c: CauseContext) => c.f.t[c.span[1]] + c.f.grid.W;

@@ -4,7 +4,7 @@
 import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  cond, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
+  cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
@@ -17,19 +17,30 @@ export const engineHang: Rule = (c) => {
   const { hw } = hardwareFaults(c);
   const restarts = run.start === null ? [] : events(c, 'engine_restart').filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
   const nccl = events(c, 'nccl_timeout').filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
-  const utilDuring = run.start === null ? NaN : median(Array.from(c.f.util).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!));
+  const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
+  const utilDuring = during(c.f.util);
+  // Nothing running, a queue, and the pool full: the scheduler has no free blocks to admit anyone
+  // (blocks leaked or held), which is a KV cause upstream, not an engine stuck mid-step.
+  const runDuring = during(c.f.runMax);
+  const kvDuring = during(c.f.kv);
+  const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.kv_high;
   return {
     id: 'engine_hang',
     missing: [],
     require: [cond(`gtok = 0 AND run + wait > 0 for ≥ ${c.cfg.causes.hang_min_ms / 1000} s (longest run, s)`, run.ms / 1000, run.ms >= c.cfg.causes.hang_min_ms)],
     support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
-    veto: [cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0), cond('restarts during the stall (→ oom_crash_loop)', restarts.length, restarts.length > 0)],
+    veto: [
+      cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0),
+      cond('restarts during the stall (→ oom_crash_loop)', restarts.length, restarts.length > 0),
+      cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
+    ],
     evidence: [
       seriesEvidence(c, c.f.have.has('tokens.generation') ? 'tokens.generation' : 'tokens.generation_rate', `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
       seriesEvidence(c, c.f.have.has('req.running') ? 'req.running' : 'req.waiting', 'requests still in flight', run.start ?? spanStart(c), run.end ?? spanEnd(c)),
       ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
     ],
-    onset_ms: run.start,
+    // The first wholly silent window starts after the last token; the fall itself began in the windows before it.
+    onset_ms: run.start === null ? null : departureOnset(c, c.f.gtok, -1, (i) => c.f.t[i] >= run.start!) ?? run.start,
   };
 };
 
@@ -76,7 +87,8 @@ export const deployRegression: Rule = (c) => {
 export const cudaGraphFallback: Rule = (c) => {
   const missing = missingInputs(c.f, ['lat.itl', 'req.running']);
   if (missing.length) return notAssessable('cuda_graph_fallback', missing);
-  const cap = c.cfg.causes.cuda_graph_max_batch;
+  // The engine's own capture max from its startup log; the configured value (vLLM's default) without one.
+  const cap = Number.isFinite(c.f.cudaGraphMax) ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
   const cross = firstE(c, (i) => c.f.runMax[i] > cap);
   const cp = changePoint(c.f.itl50, 2);
   const cpAt = cp ? c.f.t[cp.index] : null;
@@ -93,7 +105,8 @@ export const cudaGraphFallback: Rule = (c) => {
     support: [],
     veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
     evidence: [seriesEvidence(c, 'req.running', `running above ${cap} from ${cross ?? 'never'}`), seriesEvidence(c, 'lat.itl', `median ITL ×${fmt(rItl)}`)],
-    onset_ms: cross,
+    // The fallback is the end of a rise in load: the incident began where arrivals left their baseline on the way up.
+    onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.runMax[i] > cap, 2) ?? cross,
   };
 };
 
@@ -115,7 +128,7 @@ export const specDecodeDegradation: Rule = (c) => {
     support: [],
     veto: [cond('acc_len and run both stable', stable, stable)],
     evidence: [seriesEvidence(c, c.f.have.has('spec.acc_len') ? 'spec.acc_len' : 'spec.accepted_tokens', `acceptance length ${fmt(accE)} vs ${fmt(accB)}`)],
-    onset_ms: firstE(c, (i) => c.f.accLen[i] <= 0.75 * accB),
+    onset_ms: departureOnset(c, c.f.accLen, -1, (i) => c.f.accLen[i] <= 0.75 * accB),
   };
 };
 
@@ -163,24 +176,36 @@ export const cpuFrontendBottleneck: Rule = (c) => {
   const missing = missingInputs(c.f, [['gpu.sm_active', 'gpu.util'], 'kv.usage', ['req.waiting', 'lat.ttft', 'spans']]);
   if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
   const sm = medE(c, c.f.smAct);
+  const rSm = rE(c, c.f.smAct);
   const rUtil = rE(c, c.f.util);
   const wait = medE(c, c.f.wait);
+  const waitB = medB(c, c.f.wait);
   const rTtft = rE(c, c.f.ttft99);
   const kv = medE(c, c.f.kv);
+  const rGtok = rE(c, c.f.gtok);
   const gap = new Float64Array(c.f.grid.n);
   for (let i = 0; i < gap.length; i++) gap[i] = c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
   const rGap = rE(c, gap);
+  // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
+  // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
+  const starved = (sm <= 0.5 && rSm <= 0.7) || rUtil <= 0.7;
+  const down = rGtok <= 0.1;
+  const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
+  const busyB = medB(c, busy);
   return {
     id: 'cpu_frontend_bottleneck',
     missing: [],
     require: [
-      cond('sm_act ≤ 0.5 OR r(util) ≤ 0.7', `sm_act ${fmt(sm)}, r(util) ${fmt(rUtil)}`, sm <= 0.5 || rUtil <= 0.7),
-      cond('wait > 0 OR r(ttft99) ≥ 1.5', `wait ${fmt(wait)}, r(ttft99) ${fmt(rTtft)}`, wait > 0 || rTtft >= 1.5),
+      cond('sm_act ≤ 0.5 (and fell: r(sm_act) ≤ 0.7) OR r(util) ≤ 0.7', `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}`, starved),
+      cond('wait > 0 (above the baseline) OR r(ttft99) ≥ 1.5', `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(ttft99) ${fmt(rTtft)}`, (wait > 0 && !(wait <= waitB)) || rTtft >= 1.5),
       cond('kv ≤ 0.8', kv, kv <= 0.8),
     ],
     support: [cond('r(front_gap) ≥ 2 (TTFT − queue − prefill)', rGap, rGap >= 2)],
-    veto: [cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9)],
+    veto: [
+      cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9),
+      cond('engine not serving (r(gtok) ≤ 0.1): an idle GPU behind a crash or hang is not a starved one', rGtok, down),
+    ],
     evidence: [seriesEvidence(c, c.f.have.has('gpu.sm_active') ? 'gpu.sm_active' : 'gpu.util', `GPU ${c.f.have.has('gpu.sm_active') ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)],
-    onset_ms: firstE(c, (i) => c.f.util[i] <= 0.7 * medB(c, c.f.util) || c.f.smAct[i] <= 0.5),
+    onset_ms: departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB),
   };
 };

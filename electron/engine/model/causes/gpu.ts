@@ -4,7 +4,7 @@ import type { EventRow } from '../../../contract/types';
 import { median } from '../baseline';
 import type { GpuWindows } from '../frame';
 import {
-  cond, eventEvidence, events, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
+  cond, departureOnset, eventEvidence, events, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 
@@ -51,7 +51,8 @@ export const gpuThrottling: Rule = (c) => {
       seriesEvidence(c, gpuRef('gpu.sm_clock', best.g), `SM clock ${fmt(best.clkE)} MHz vs baseline ${fmt(best.clkB)} MHz`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
       seriesEvidence(c, gpuRef('gpu.throttle_reasons', best.g), `throttle reasons 0x${best.bitsE.toString(16)}`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
     ],
-    onset_ms: best.run.start,
+    // A heat-soak ramp starts the incident before the clock is cut: date it where the temperature left its baseline.
+    onset_ms: best.run.start === null ? null : departureOnset(c, best.g.temp, 1, (i) => c.f.t[i] >= best!.run.start!, 3, 0.01) ?? best.run.start,
   };
 };
 
@@ -129,28 +130,35 @@ export const tpStraggler: Rule = (c) => {
   const missing = missingInputs(c.f, ['lat.itl']);
   if (!multi) missing.push('per-GPU gpu.sm_clock / gpu.temp / gpu.power / gpu.sm_active for ≥ 2 GPUs');
   if (missing.length) return notAssessable('tp_straggler', missing);
-  let best = { name: '', e: NaN, b: NaN };
+  let best: { name: string; e: number; b: number; s: Float64Array | null } = { name: '', e: NaN, b: NaN, s: null };
   for (const [field, name] of SPREAD_FIELDS) {
     const s = spread(c.f.gpus, field, c.f.grid.n);
     const e = medE(c, s);
-    if (Number.isFinite(e) && !(best.e >= e)) best = { name, e, b: medB(c, s) };
+    if (Number.isFinite(e) && !(best.e >= e)) best = { name, e, b: medB(c, s), s };
   }
-  const rItl = rE(c, c.f.itl50);
+  // vLLM's ITL buckets (10, 25, 50 ms) put a healthy median and a 25% slower one in the same bucket,
+  // where interpolation cannot tell them apart; the histogram mean can.
+  const itl = slice(c.f.itlMean, c.base).some(Number.isFinite) ? c.f.itlMean : c.f.itl50;
+  const rItl = rE(c, itl);
   const rRun = rE(c, c.f.run);
   const rPlen = rE(c, c.f.plenMean);
   const flat = (x: number) => !Number.isFinite(x) || (x >= 0.8 && x <= 1.25);
+  // Slower steps at the same arrivals hold each request longer, so the batch grows by the slowdown
+  // (Little's law): that growth is the straggler's consequence, not a bigger workload.
+  const rLam = rE(c, c.f.lamIn);
+  const runFollows = Number.isFinite(rRun) && rRun <= 1.1 * rItl && flat(rLam) && Math.abs(rLam - 1) <= c.cfg.causes.workload_tolerance;
   const th = c.cfg.causes.straggler_spread;
   return {
     id: 'tp_straggler',
     missing: [],
     require: [
-      cond('r(itl50) ≥ 1.2', rItl, rItl >= 1.2),
-      cond('run and plen flat (r within 0.8..1.25)', `run ${fmt(rRun)}, plen ${fmt(rPlen)}`, flat(rRun) && flat(rPlen) && Number.isFinite(rRun)),
+      cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ 1.2`, rItl, rItl >= 1.2),
+      cond('run and plen flat (r within 0.8..1.25; run may grow by the slowdown at flat arrivals)', `run ${fmt(rRun)}, plen ${fmt(rPlen)}, lam_in ${fmt(rLam)}`, (flat(rRun) || runFollows) && flat(rPlen) && Number.isFinite(rRun)),
       cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
     ],
     support: [],
     veto: [cond('the same spread already in the baseline (ranks were never uniform)', best.b, best.b >= th)],
     evidence: [seriesEvidence(c, best.name || 'gpu.sm_clock', `cross-GPU spread ${fmt(best.e)} (baseline ${fmt(best.b)})`), seriesEvidence(c, 'lat.itl', `median ITL ×${fmt(rItl)}`)],
-    onset_ms: spanStart(c),
+    onset_ms: best.s ? departureOnset(c, best.s, 1, (i) => best.s![i] >= th) ?? spanStart(c) : spanStart(c),
   };
 };

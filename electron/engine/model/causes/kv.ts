@@ -4,7 +4,7 @@ import { max, median, min, ratio } from '../baseline';
 import { oscillation } from '../oscillation';
 import { monotonicity } from '../trend';
 import {
-  cond, events, firstE, fmt, fracE, inSpan, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  cond, departureOnset, events, firstE, fmt, fracE, inSpan, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
 
@@ -52,7 +52,7 @@ export const kvExhaustion: Rule = (c) => {
       seriesEvidence(c, 'kv.preemptions', `${Math.round(pre)} preemptions`),
       ...(c.f.have.has('lat.itl') ? [seriesEvidence(c, 'lat.itl', `P99 ITL ×${fmt(rItl)} the baseline`)] : []),
     ],
-    onset_ms: firstE(c, (i) => c.f.kvFrac[i] >= 0.5 && c.f.preempt[i] > 0) ?? firstE(c, (i) => c.f.kvFrac[i] >= 0.5),
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= 0.5 && c.f.preempt[i] > 0) ?? departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= 0.5),
   };
 };
 
@@ -66,18 +66,22 @@ export const kvBloat: Rule = (c) => {
   const rLen = ratio(medE(c, len), medB(c, len));
   const floor = idleFloor(c);
   const lastFloor = floor.v.length ? median(floor.v.slice(-3)) : NaN;
+  // KV tokens each running request holds ÷ the tokens it has (prompt + output so far ≤ plen + glen).
+  const held = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < held.length; i++) held[i] = c.f.run[i] > 0 && len[i] > 0 ? (c.f.kv[i] * c.f.kvCapacityTokens) / c.f.run[i] / len[i] : NaN;
+  const heldE = medE(c, held);
   return {
     id: 'kv_bloat',
     missing: [],
     require: [
       cond(`kv ≥ ${c.cfg.causes.kv_high} (median over the span)`, kv, kv >= c.cfg.causes.kv_high),
       cond('run ≤ 0.5·median_B(run)', `${fmt(run)} vs baseline ${fmt(runB)}`, run <= 0.5 * runB),
-      cond('r(plen + glen) ≥ 1.5', rLen, rLen >= 1.5),
+      cond('r(plen + glen) ≥ 1.5 OR KV tokens per running request ≥ 2× its tokens (plen + glen)', `r(len) ${fmt(rLen)}, KV held ÷ tokens ${fmt(heldE)}`, rLen >= 1.5 || heldE >= 2),
     ],
     support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
     veto: [cond('kv floor at idle > 0.05 (→ kv_block_leak)', lastFloor, lastFloor > 0.05)],
     evidence: [seriesEvidence(c, 'kv.usage', `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, 'req.running', 'few requests hold the pool')],
-    onset_ms: firstE(c, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
   };
 };
 
@@ -116,9 +120,26 @@ export const kvBlockLeak: Rule = (c) => {
     support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
     veto: [cond('kv returns to ~0 when idle (late idle minimum ≤ 0.02)', lateMin, lateMin <= 0.02)],
     evidence: floor.t.length ? [seriesEvidence(c, 'kv.usage', `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
-    onset_ms: floor.t.find((_, k) => floor.v[k] >= 0.05) ?? null,
+    onset_ms: leakOnset(c, floor),
   };
 };
+
+/**
+ * The first step of the staircase: the first idle window whose floor sits above the baseline's idle
+ * floor, with the floor never back down to it afterwards. The blocks were lost during the busy
+ * stretch before that window, so the leak is dated at the end of the idle stretch preceding it.
+ */
+function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number | null {
+  const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
+  const before = floor.v.filter((_, k) => floor.t[k] < baseEnd);
+  // An idle pool reads the same blocks every scrape, so any rise above the baseline's highest idle floor is a step.
+  const level = (before.length ? max(before) : 0) + 0.002;
+  let k = floor.v.length;
+  while (k > 0 && floor.v[k - 1] > level) k--;
+  if (k >= floor.v.length) return null;
+  if (k === 0) return floor.t[0];
+  return floor.t[k - 1] + c.f.grid.W;
+}
 
 export const prefixCacheCollapse: Rule = (c) => {
   const missing = missingInputs(c.f, ['kv.prefix_queries', 'kv.prefix_hits', ['lat.ttft', 'spans'], ['tokens.prompt', 'tokens.prompt_rate']]);

@@ -2,8 +2,9 @@
 // decodes, and workload drift (longer outputs: capacity planning, not a fault).
 import { ratio } from '../baseline';
 import { olsSlope } from '../trend';
+import { windowAt } from '../windows';
 import {
-  cond, firstE, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  cond, departureOnset, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
 
@@ -44,7 +45,7 @@ export const trafficSurge: Rule = (c) => {
       cond('GPU utilisation low ≤ 0.5 (→ cpu_frontend_bottleneck)', util, util <= 0.5),
     ],
     evidence: [seriesEvidence(c, 'req.waiting', `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, 'lat.queue', `P99 queue time ×${fmt(rQ)}`)],
-    onset_ms: firstE(c, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= 1.3),
+    onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= 1.3, 2),
   };
 };
 
@@ -70,9 +71,23 @@ export const longPromptInterference: Rule = (c) => {
     support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
     veto: [cond('hit-rate collapse with unchanged prompts (→ prefix_cache_collapse)', hitCollapse, hitCollapse), cond('preemption storm', storm, storm)],
     evidence: [seriesEvidence(c, c.f.have.has('req.prompt_len') ? 'req.prompt_len' : 'tokens.prompt', `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, 'lat.ttft', `P99 TTFT ×${fmt(rTtft)}`)],
-    onset_ms: firstE(c, (i) => ratio(c.f.ptok[i], medB(c, c.f.ptok)) >= 2 || ratio(c.f.plenP90[i], medB(c, c.f.plenP90)) >= 2),
+    // Dated on prompt tokens/s, which count at prefill: the prompt-length histogram counts a request when it
+    // finishes, a whole request later.
+    onset_ms: departureOnset(c, c.f.ptok, 1, (i) => ratio(c.f.ptok[i], medB(c, c.f.ptok)) >= 1.5 || ratio(c.f.plenP90[i], medB(c, c.f.plenP90)) >= 2),
   };
 };
+
+/**
+ * Where output lengths began to grow, dated on the mean length where there is one (a p90 read off
+ * buckets moves in bucket-sized jumps). Length histograms count a request when it finishes, so the
+ * departure is moved back by the mean e2e latency of the requests finishing then: they arrived that much earlier.
+ */
+function lengthOnset(c: CauseContext, len: Float64Array): number | null {
+  const t = departureOnset(c, len, 1, (i) => ratio(len[i], medB(c, len)) >= 1.3, 2);
+  if (t === null) return null;
+  const e2e = c.f.e2eMean[windowAt(c.f.grid, t)];
+  return Number.isFinite(e2e) ? Math.max(c.f.t[c.base[1]] + c.f.grid.W, t - e2e * 1000) : t;
+}
 
 export const workloadDrift: Rule = (c) => {
   const missing = missingInputs(c.f, [['req.gen_len', 'spans', 'tokens.generation', 'tokens.generation_rate'], 'lat.itl', ['lat.e2e', 'spans']]);
@@ -82,6 +97,7 @@ export const workloadDrift: Rule = (c) => {
   const rGlen = rE(c, glen);
   const rItl = rE(c, c.f.itl50);
   const rE2e = rE(c, c.f.e2e99);
+  const onsetLen = slice(c.f.glenMean, c.base).some(Number.isFinite) ? c.f.glenMean : glen;
   return {
     id: 'workload_drift',
     missing: [],
@@ -93,6 +109,6 @@ export const workloadDrift: Rule = (c) => {
     support: [],
     veto: [],
     evidence: [seriesEvidence(c, c.f.have.has('req.gen_len') ? 'req.gen_len' : 'tokens.generation', `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
-    onset_ms: firstE(c, (i) => ratio(glen[i], medB(c, glen)) >= 1.5),
+    onset_ms: lengthOnset(c, onsetLen),
   };
 };

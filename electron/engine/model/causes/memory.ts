@@ -1,7 +1,7 @@
 // Memory causes: a GPU memory leak (growth beyond the preallocated budget), allocator fragmentation
 // (reserved ≫ allocated), an OOM crash loop, and a host memory leak.
 import type { EventRow } from '../../../contract/types';
-import { max } from '../baseline';
+import { max, quantile } from '../baseline';
 import { memoryTrend } from '../leak';
 import {
   cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
@@ -61,11 +61,14 @@ export const gpuMemoryLeak: Rule = (c) => {
   };
 };
 
-/** The last third of the incident against the baseline (peaks: a leak must grow while load does not). */
+/**
+ * The last third of the incident against the baseline (peaks: a leak must grow while load does not).
+ * Peaks as p95, not the max: the two stretches differ in length, and the longer one's max is higher by chance.
+ */
 function rLate(c: CauseContext, x: Float64Array): number {
   const n = c.f.grid.n;
   const late = x.subarray(Math.floor((n * 2) / 3));
-  return max(late) / max(slice(x, c.base));
+  return quantile(late, 0.95) / quantile(slice(x, c.base), 0.95);
 }
 
 export const allocatorFragmentation: Rule = (c) => {
