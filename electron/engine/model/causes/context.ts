@@ -150,7 +150,7 @@ export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, st
 
 /** Windows before a departure that the knee fit reads (a 5 s step: 3 min), and after it. */
 const KNEE_REACH = 36;
-const KNEE_AFTER = 8;
+const KNEE_AFTER = 16;
 
 export const spanStart = (c: CauseContext) => c.f.t[c.span[0]];
 export const spanEnd = (c: CauseContext) => c.f.t[c.span[1]] + c.f.grid.W;

@@ -2,7 +2,7 @@
 // (reserved ≫ allocated), an OOM crash loop, and a host memory leak.
 import type { EventRow } from '../../../contract/types';
 import { max, quantile } from '../baseline';
-import { memoryTrend } from '../leak';
+import { memoryTrend, type MemoryTrend } from '../leak';
 import {
   cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
@@ -26,8 +26,7 @@ export const gpuMemoryLeak: Rule = (c) => {
   const peaksMeasured = Number.isFinite(runPeak) || Number.isFinite(plenPeak);
   const peaksFlat = (!Number.isFinite(runPeak) || runPeak <= 1.3) && (!Number.isFinite(plenPeak) || plenPeak <= 1.3);
   const oomAfter = ooms(c).filter((e) => e.ts_ms >= tr.start_ms && !isHostOom(e));
-  const resvTrend = c.f.torchResv.some(Number.isFinite) ? memoryTrend('gpu.mem.used', 'torch.reserved', c.f.t, c.f.torchResv, NaN, null) : null;
-  const fragInstead = tr.signal === 'torch.allocated' && resvTrend !== null && resvTrend.mono >= c.cfg.causes.leak_mono && tr.mono < 0.5;
+  const fragInstead = tr.signal === 'torch.allocated' && reservedOutgrowsAllocated(c);
   const require = [
     cond(`slope(${tr.signal} beyond the baseline level) > 0 bytes/min`, tr.slope_bytes_per_min, tr.slope_bytes_per_min > 0),
     cond(`mono(${tr.signal}) ≥ ${c.cfg.causes.leak_mono}`, tr.mono, tr.mono >= c.cfg.causes.leak_mono),
@@ -61,6 +60,28 @@ export const gpuMemoryLeak: Rule = (c) => {
   };
 };
 
+/** torch.reserved's trend (reported under gpu.mem.used's signal kind: bytes the GPU holds). */
+function reservedTrend(c: CauseContext): MemoryTrend | null {
+  return c.f.torchResv.some(Number.isFinite) ? memoryTrend('gpu.mem.used', 'torch.reserved', c.f.t, c.f.torchResv, NaN, null) : null;
+}
+
+/**
+ * "Reserved grows with allocated flat": reserved climbs steadily while allocated is either not monotone
+ * or grew by a small part of reserved's growth. Small tensors that pin fragmented segments keep
+ * allocated creeping up by a few MiB per segment; what sets fragmentation apart is that reserved grows
+ * many times more than that.
+ */
+function reservedOutgrowsAllocated(c: CauseContext): boolean {
+  const resv = reservedTrend(c);
+  const tr = c.trend;
+  if (!resv || resv.mono < c.cfg.causes.leak_mono || !(resv.growth_bytes > 0)) return false;
+  if (!tr || tr.signal !== 'torch.allocated') return false;
+  return tr.mono < 0.5 || tr.growth_bytes <= ALLOC_SHARE_OF_RESERVED_GROWTH * resv.growth_bytes;
+}
+
+/** Allocated growth at most this share of reserved growth still reads as "allocated flat". */
+const ALLOC_SHARE_OF_RESERVED_GROWTH = 0.1;
+
 /**
  * The last third of the incident against the baseline (peaks: a leak must grow while load does not).
  * Peaks as p95, not the max: the two stretches differ in length, and the longer one's max is higher by chance.
@@ -79,7 +100,10 @@ export const allocatorFragmentation: Rule = (c) => {
   const nearCap = Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
   const unalloc = fr.oom_unallocated_bytes;
   const need = Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
-  const allocRising = c.trend?.signal === 'torch.allocated' && c.trend.mono >= c.cfg.causes.leak_mono && c.trend.growth_bytes >= c.cfg.causes.leak_min_growth_bytes;
+  const allocRising = c.trend?.signal === 'torch.allocated' && c.trend.mono >= c.cfg.causes.leak_mono && c.trend.growth_bytes >= c.cfg.causes.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
+  // The stranded reserve began to build where reserved started to climb, not where it peaked.
+  const resv = reservedTrend(c);
+  const onset = resv && resv.mono >= c.cfg.causes.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : fr.at_ms;
   const ev = fr.oom_event;
   return {
     id: 'allocator_fragmentation',
@@ -100,7 +124,7 @@ export const allocatorFragmentation: Rule = (c) => {
       ...(c.f.have.has('torch.reserved') ? [seriesEvidence(c, 'torch.reserved', `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fr.frag * 100).toFixed(0)}%)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),
       ...(ev ? [eventEvidence(ev)] : []),
     ],
-    onset_ms: fr.at_ms,
+    onset_ms: onset,
     endsInOom: ooms(c).some((e) => !isHostOom(e)),
   };
 };
