@@ -87,12 +87,7 @@ test('analyze --config overrides thresholds; bad options fail with a message nam
  * Scenarios the model cannot yet diagnose from the generated bundles, with why: reported as todo so the
  * gap stays visible without failing the suite. Remove an id once it passes.
  */
-const KNOWN_GAPS: Record<string, string> = {
-  lora_thrash: 'request facts carry no model, so LoRA requests (adapter as gen_ai.request.model) cannot be told from base ones: needs RequestFact.model in signals-from-store',
-  allocator_fragmentation: 'the bundle does not carry frag ≥ 0.25: 61 GiB of weights on one 80 GB GPU leave no room for 25% stranded reserve; the scenario needs TP=2',
-  workload_drift: 'cause right; onset ~11 s late (one window is 10 s): output lengths count at completion and are noisy at 2 req/s',
-  cuda_graph_fallback: 'cause right; onset ~11 s late (one window is 10 s): the arrival estimate lags its 60 s ramp',
-};
+const KNOWN_GAPS: Record<string, string> = {};
 
 const scenariosModule = join(fileURLToPath(new URL('../../fixtures/scenarios/index.ts', import.meta.url)));
 

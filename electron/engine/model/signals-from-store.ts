@@ -62,7 +62,7 @@ export const REQUEST_ATTRS = {
   ttft_s: ['request.ttft_s', 'gen_ai.latency.time_to_first_token'],
   queue_s: ['request.queue_s', 'gen_ai.latency.time_in_queue'],
   e2e_s: ['request.e2e_s', 'gen_ai.latency.e2e'],
-  side: ['request.side', 'span.kind'],
+  side: ['request.side', 'span.kind', 'otel.kind'],
   request_id: ['request.id', 'gen_ai.request.id'],
   lora: ['request.lora', 'gen_ai.request.lora', 'lora.name'],
   model: ['request.model', 'gen_ai.request.model', 'gen_ai.response.model', 'llm.model'],

@@ -148,7 +148,11 @@ export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, st
   return Math.max(c.f.t[c.base[1]] + c.f.grid.W, Math.min(first, centres[fit.start]));
 }
 
-/** Windows before a departure that the knee fit reads (a 5 s step: 3 min), and after it. */
+/**
+ * Windows before a departure that the knee fit reads (a 5 s step: 3 min), and after it (80 s): far
+ * enough to see a minute-long ramp arrive at its new level, without which a noisy ramp's start is
+ * placed late; not so far that a heat soak's long tail bends the fit back.
+ */
 const KNEE_REACH = 36;
 const KNEE_AFTER = 16;
 
