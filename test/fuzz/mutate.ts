@@ -1,21 +1,11 @@
 // Seeded mutations of real files: what a damaged or hostile bundle looks like. Each mutation keeps
 // the file name, so detection sees the same name with different bytes.
 import { gzipSync } from 'node:zlib';
+import { rng } from '../helpers/rng';
 
 export type Mutation = 'flip' | 'truncate' | 'huge-number' | 'deep-nesting' | 'utf16' | 'bad-utf8' | 'giant-line' | 'duplicate-chunk' | 'zero-fill' | 'gzip-truncate';
 
 export const MUTATIONS: readonly Mutation[] = ['flip', 'truncate', 'huge-number', 'deep-nesting', 'utf16', 'bad-utf8', 'giant-line', 'duplicate-chunk', 'zero-fill', 'gzip-truncate'];
-
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
   const r = rng(seed);

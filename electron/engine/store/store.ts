@@ -16,11 +16,11 @@ import type {
   MemoryPoint,
   SeriesData,
   SeriesInfo,
-  Severity,
   SourceInfo,
   SourceStatus,
   SpanRow,
 } from '../../contract/types';
+import type { Req } from '../../contract/api';
 
 const parse = <T>(json: string | null | undefined, fallback: T): T => {
   if (!json) return fallback;
@@ -51,16 +51,8 @@ class StoredSnapshot {
   }
 }
 
-export interface EventQuery {
-  incident_id: number;
-  query?: string;
-  severities?: Severity[];
-  kinds?: string[];
-  start_ms?: number;
-  end_ms?: number;
-  limit?: number;
-  offset?: number;
-}
+/** The engine's event query (the contract's request type: one definition). */
+export type EventQuery = Req<'queryEvents'>;
 
 export class Store {
   readonly db: Db;
