@@ -13,7 +13,7 @@ import { defaultBaselineSpan, mad, median, quantile } from './baseline';
 import type { CauseContext, Range, RuleResult } from './causes/context';
 import { rankCauses } from './causes/rank';
 import { RULES } from './causes/registry';
-import { DEFAULT_CONFIG, type ModelConfig } from './config';
+import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './config';
 import { changeOnset } from './change-onset';
 import { buildFrame, type Frame } from './frame';
 import { jointTrigger } from './joint-trigger';
@@ -70,13 +70,24 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     tokenPeak: cfg.token_peak ?? quantile(b(f.gtok), 0.95),
     memUsed: new Map(f.gpus.map((g) => [g.key, median(b(g.memUsed))])),
   };
-  const dims = normalize(f, refs, cfg, th);
+  // ΔP99 and ΔTPS do not depend on the thresholds: a first pass measures the baseline's own spread of
+  // them, and the latency and throughput terms then reach 0.5 at θ or at trigger_noise_z spreads,
+  // whichever is larger — the same guard as the joint trigger. P99 end-to-end latency of 10 s windows
+  // swings by seconds when nothing is wrong, and θℓ = 150 ms alone would keep S high in healthy traffic.
+  const spread = normalize(f, refs, cfg, th);
+  const latencySigmaMs = 1.4826 * mad(b(spread.dP99ms));
+  const tpsSigma = 1.4826 * mad(b(spread.dTps));
+  const noiseAware: TriggerThresholds = {
+    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0)),
+    throughput_drop: Math.max(th.throughput_drop, cfg.trigger_noise_z * (Number.isFinite(tpsSigma) ? tpsSigma : 0)),
+  };
+  const dims = normalize(f, refs, cfg, noiseAware);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
   const onsetIndex = jointTrigger(dims.dP99ms, dims.dTps, th, 0, inBase, {
     hold: cfg.trigger_hold_windows,
     noise_z: cfg.trigger_noise_z,
-    latency_sigma_ms: 1.4826 * mad(b(dims.dP99ms)),
-    tps_sigma: 1.4826 * mad(b(dims.dTps)),
+    latency_sigma_ms: latencySigmaMs,
+    tps_sigma: tpsSigma,
   });
 
   const alertLatency = f.ttft99.some(Number.isFinite) ? f.ttft99 : latencyRef;

@@ -167,6 +167,8 @@ export interface HistogramWindows {
   quantile(q: number): Float64Array;
   count: Float64Array;
   entropy: Float64Array;
+  /** The first bucket's upper bound (the smallest finite `le`) over the layouts. */
+  firstBound: number;
 }
 
 /**
@@ -215,6 +217,7 @@ export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): Histog
   return {
     count,
     entropy,
+    firstBound: Math.min(...merged.map((m) => m.le.find((x) => Number.isFinite(x)) ?? Infinity)),
     quantile(q: number) {
       const out = nan(g.n);
       for (let i = 0; i < g.n; i++) for (const m of merged) {
@@ -436,9 +439,24 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   };
   markovBound(frame.q95, frame.queueMean, 0.95);
   markovBound(frame.q99, frame.queueMean, 0.99);
+  if (queue) {
+    firstBucketTail(frame.q95, frame.queueMean, 0.95, queue.firstBound);
+    firstBucketTail(frame.q99, frame.queueMean, 0.99, queue.firstBound);
+  }
   arrivals(frame);
   applyStallBound(frame);
   return frame;
+}
+
+/**
+ * A quantile interpolated inside the first bucket [0, b] says only "below b": vLLM's queue-time buckets
+ * start at 0.3 s, so a healthy queue reads P95 = 0.285 s whatever it is, and the queue score alone would
+ * call every healthy window degraded. There the mean carries the information: waiting times in a queue
+ * have a near-exponential tail, whose q-quantile is −mean·ln(1 − q).
+ */
+function firstBucketTail(qx: Float64Array, mean: Float64Array, q: number, firstBound: number): void {
+  const k = -Math.log(1 - q);
+  for (let i = 0; i < qx.length; i++) if (Number.isFinite(qx[i]) && qx[i] <= firstBound && mean[i] >= 0) qx[i] = Math.min(qx[i], mean[i] * k);
 }
 
 /**
