@@ -58,6 +58,18 @@ describe('the demo incident (npm start in browser mode)', { skip: missing ?? fal
     await page.waitForSelector('[data-chart="latency-quantiles"] .chart-box[data-state="ready"]');
   });
 
+  test('legend names are unique in every chart; the engine latency comes before the one from spans', async () => {
+    const charts = await page.$$eval('.chart', (els) =>
+      els.map((el) => ({ id: el.getAttribute('data-chart') ?? el.getAttribute('aria-label'), names: [...el.querySelectorAll('.u-legend .u-series:not(:first-child) .u-label')].map((l) => l.textContent ?? '') })),
+    );
+    assert.ok(charts.length >= 4, `${charts.length} charts`);
+    for (const c of charts) assert.equal(new Set(c.names).size, c.names.length, `${c.id}: ${c.names.join(' | ')}`);
+    const mean = charts.find((c) => c.id === 'latency-mean')?.names ?? [];
+    const own = mean.indexOf('lat.e2e mean');
+    const fromSpans = mean.indexOf('lat.e2e mean (spans)');
+    assert.ok(own >= 0 && fromSpans > own, `latency-mean legend: ${mean.join(' | ')}`);
+  });
+
   for (const theme of ['dark', 'light'] as const) {
     test(`every main panel renders with data in the ${theme} theme`, async () => {
       if ((await page.getAttribute('html', 'data-theme')) !== theme) await page.click('[data-testid="theme-toggle"]');

@@ -73,12 +73,32 @@ describe('live recording (browser mode)', { skip: missing ?? false, concurrency:
     await page.fill('[data-testid="live-panel"] input[type="number"]', '0.5');
     await page.click('[data-testid="live-panel"] button[type="submit"]');
     await page.waitForSelector('[data-testid="live-panel"] button[type="submit"]:has-text("Stop recording")');
+    const startedAt = Date.now();
+    // Every frame from here on: where the cursor, the visible range and the axis are. (A string: the
+    // test's own transpiler would wrap named functions in helpers the page does not have.)
+    await page.evaluate(`(() => {
+      const log = (window.__axisLog = []);
+      const sample = () => {
+        const clock = document.querySelector('[data-testid="cursor-clock"]');
+        const range = document.querySelector('[data-testid="visible-range"]');
+        if (clock && range) {
+          const c = clock.getAttribute('data-cursor-ms');
+          const d = range.dataset;
+          log.push({ cursor: c ? Number(c) : null, start: Number(d.start), end: Number(d.end), fullStart: Number(d.fullStart), fullEnd: Number(d.fullEnd), text: (document.querySelector('.incident-left')?.textContent ?? '') + ' ' + range.textContent });
+        }
+        requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);
+    })()`);
     await page.click('text=Open the recording');
     await page.waitForSelector('[data-testid="incident-view"]');
     await page.waitForSelector('[data-testid="follow-live"][aria-pressed="true"]');
     // Data appear: the KV chart is drawn with points, and the quantile chart from the histogram.
     await page.waitForSelector('[data-chart="kv"] .chart-box[data-state="ready"]', { timeout: 15_000 });
     await page.waitForSelector('[data-chart="latency-quantiles"] .chart-box[data-state="ready"]', { timeout: 15_000 });
+    // The overview follows the recording: its span and sample count appear without reopening it.
+    await page.waitForFunction(() => /\d+ samples/.test(document.querySelector('[data-testid="overview"]')?.textContent ?? ''), null, { timeout: 10_000 });
+    assert.notEqual(await page.textContent('[data-testid="overview-span"]'), 'no data yet');
     const first = await page.textContent('[data-testid="visible-range"]');
     // The visible range slides to now as new scrapes are committed.
     await page.waitForFunction((b) => document.querySelector('[data-testid="visible-range"]')?.textContent !== b, first, { timeout: 10_000 });
@@ -90,6 +110,16 @@ describe('live recording (browser mode)', { skip: missing ?? false, concurrency:
     await page.click('[data-testid="follow-live"]');
     await page.waitForSelector('[data-testid="follow-live"][aria-pressed="true"]');
     await app.screenshot('live-01-following');
+    // Neither the cursor nor the visible range ever left the recording's span (no jump to 1970).
+    const log = await page.evaluate(() => (window as unknown as { __axisLog: { cursor: number | null; start: number; end: number; fullStart: number; fullEnd: number; text: string }[] }).__axisLog);
+    assert.ok(log.length > 10, `${log.length} frames sampled`);
+    const lo = startedAt - 60_000;
+    for (const f of log) {
+      assert.ok(f.fullStart >= lo && f.fullEnd >= f.fullStart, `axis ${f.fullStart}–${f.fullEnd} starts at the recording (${lo})`);
+      assert.ok(f.start >= f.fullStart && f.end <= f.fullEnd, `visible ${f.start}–${f.end} inside the axis ${f.fullStart}–${f.fullEnd}`);
+      if (f.cursor !== null) assert.ok(f.cursor >= f.fullStart && f.cursor <= f.fullEnd, `cursor ${f.cursor} inside ${f.fullStart}–${f.fullEnd}`);
+      assert.doesNotMatch(f.text, /1970/, 'no time at the epoch is shown');
+    }
 
     await page.click('button:has-text("Live")');
     await page.click('[data-testid="live-panel"] button[type="submit"]:has-text("Stop recording")');

@@ -214,6 +214,36 @@ describe('workstation (browser mode)', { skip: missing ?? false, concurrency: 1 
     await page.waitForSelector('[data-testid="help"]', { state: 'detached' });
   });
 
+  test('every control of the incident view is reachable by Tab, named, and shows a focus ring', async () => {
+    await app.tab('overview');
+    await page.locator('body').click({ position: { x: 700, y: 5 } });
+    const seen: { what: string; name: string; ring: boolean }[] = [];
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      const f = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        if (!el || el === document.body) return null;
+        const labelledBy = (el.getAttribute('aria-labelledby') ?? '')
+          .split(/\s+/)
+          .map((id) => document.getElementById(id)?.textContent ?? '')
+          .join(' ');
+        const labels = (el as HTMLInputElement).labels;
+        const name = (el.getAttribute('aria-label') || labelledBy || (labels?.length ? labels[0].textContent : '') || el.textContent || el.title || '').trim();
+        const css = getComputedStyle(el);
+        const ring = (css.outlineStyle !== 'none' && parseFloat(css.outlineWidth) > 0) || el.matches('.splitter:focus-visible');
+        return { what: `${el.tagName.toLowerCase()}${el.getAttribute('role') ? `[role=${el.getAttribute('role')}]` : ''}${el.dataset.testid ? `#${el.dataset.testid}` : ''}`, name, ring };
+      });
+      if (f) seen.push(f);
+    }
+    for (const f of seen) {
+      assert.ok(f.name.length > 0, `${f.what} has an accessible name`);
+      assert.ok(f.ring, `${f.what} "${f.name}" shows a focus ring`);
+    }
+    const names = seen.map((f) => f.what);
+    for (const want of ['button#theme-toggle', 'button[role=tab]#tab-overview', 'button#replay-toggle', 'input#replay-scrubber', 'button#export-report', 'div[role=separator]']) assert.ok(names.includes(want), `Tab reaches ${want}: ${names.join(', ')}`);
+    assert.ok(seen.some((f) => f.what === 'div' && /drag to zoom/.test(f.name)), 'Tab reaches a chart');
+  });
+
   test('no page errors, console errors or CSP violations', () => {
     assert.deepEqual(problems, []);
   });

@@ -113,46 +113,57 @@ export interface Knees {
 
 /**
  * Least-squares fit of "level, linear move, level" (a step is a move over one interval, a ramp over
- * many): every pair of knees is tried, the two levels solved in closed form. NaN samples are skipped.
- * O(n³) on the few dozen samples around a change.
+ * many): every pair of knees is tried, the two levels solved in closed form from prefix sums of t, t²,
+ * v, v·t and v², so the whole search is O(n²) (it was O(n³), which kept fits to a few dozen samples).
+ * NaN samples are skipped.
  */
 export function kneeFit(t: ArrayLike<number>, v: ArrayLike<number>): Knees | null {
   const ts: number[] = [];
   const vs: number[] = [];
   const at: number[] = [];
-  for (let i = 0; i < v.length; i++) if (Number.isFinite(v[i])) {
+  for (let i = 0; i < v.length; i++) if (Number.isFinite(v[i]) && Number.isFinite(t[i])) {
     ts.push(t[i]);
     vs.push(v[i]);
     at.push(i);
   }
   const n = ts.length;
   if (n < 4) return null;
+  // Times relative to the first and scaled to their span keep the sums well conditioned.
+  const t0 = ts[0];
+  const scale = ts[n - 1] - t0 || 1;
+  const P = { t: new Float64Array(n + 1), tt: new Float64Array(n + 1), v: new Float64Array(n + 1), vt: new Float64Array(n + 1), vv: new Float64Array(n + 1) };
+  for (let k = 0; k < n; k++) {
+    const x = (ts[k] - t0) / scale;
+    P.t[k + 1] = P.t[k] + x;
+    P.tt[k + 1] = P.tt[k] + x * x;
+    P.v[k + 1] = P.v[k] + vs[k];
+    P.vt[k + 1] = P.vt[k] + vs[k] * x;
+    P.vv[k + 1] = P.vv[k] + vs[k] * vs[k];
+  }
+  const seg = (a: keyof typeof P, from: number, to: number) => P[a][to] - P[a][from];
+  const total = P.vv[n];
   let best: Knees | null = null;
   let bestCost = Infinity;
   for (let a = 1; a < n - 1; a++) for (let b = a; b < n - 1; b++) {
-    const t1 = ts[a - 1];
-    const t2 = ts[b];
-    let suu = 0, sww = 0, suw = 0, svu = 0, svw = 0;
-    for (let k = 0; k < n; k++) {
-      const u = t2 > t1 ? Math.min(1, Math.max(0, (ts[k] - t1) / (t2 - t1))) : ts[k] > t1 ? 1 : 0;
-      const w = 1 - u;
-      suu += u * u;
-      sww += w * w;
-      suw += u * w;
-      svu += vs[k] * u;
-      svw += vs[k] * w;
-    }
+    // Knees at samples a−1 and b: samples ≤ a−1 sit on the first level, ≥ b on the second, the rest on the line.
+    const t1 = (ts[a - 1] - t0) / scale;
+    const d = (ts[b] - t0) / scale - t1;
+    if (!(d > 0)) continue;
+    const m = b - a;
+    const su = (seg('t', a, b) - m * t1) / d;
+    const suu2 = (seg('tt', a, b) - 2 * t1 * seg('t', a, b) + m * t1 * t1) / (d * d);
+    const svuMid = (seg('vt', a, b) - t1 * seg('v', a, b)) / d;
+    const suu = suu2 + (n - b);
+    const sww = a + m - 2 * su + suu2;
+    const suw = su - suu2;
+    const svu = svuMid + seg('v', b, n);
+    const svw = seg('v', 0, a) + seg('v', a, b) - svuMid;
     const det = sww * suu - suw * suw;
     if (!(Math.abs(det) > 1e-12)) continue;
     const before = (svw * suu - svu * suw) / det;
     const after = (svu * sww - svw * suw) / det;
-    let cost = 0;
-    for (let k = 0; k < n; k++) {
-      const u = t2 > t1 ? Math.min(1, Math.max(0, (ts[k] - t1) / (t2 - t1))) : ts[k] > t1 ? 1 : 0;
-      const e = vs[k] - (before * (1 - u) + after * u);
-      cost += e * e;
-    }
-    if (cost < bestCost) {
+    const cost = total - before * svw - after * svu;
+    if (cost < bestCost - 1e-9 * Math.max(1, Math.abs(total))) {
       bestCost = cost;
       best = { start: at[a - 1], end: at[b], before, after };
     }

@@ -5,6 +5,7 @@ import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
 import { useIncidents } from '../state/incidents';
 import { useLayout } from '../state/layout';
+import { useLive } from '../state/live';
 import { useMarkers } from '../state/markers';
 import { useReplay } from '../state/replay';
 import { useSeries } from '../state/series';
@@ -23,7 +24,10 @@ export async function openIncident(id: number | null): Promise<void> {
   const detailLoaded = incidents.open(id).then(() => {
     const d = useIncidents.getState().detail;
     if (d && d.id === id) {
-      const start = d.start_ms ?? 0;
+      // An incident without data yet (a recording that just started) has no span: its axis starts now,
+      // never at the epoch.
+      const live = useLive.getState().status;
+      const start = d.start_ms ?? (live?.incident_id === id ? live.started_ms : null) ?? Date.now();
       const end = d.end_ms !== null && d.end_ms > start ? d.end_ms : start + 1000;
       useCursor.getState().reset([start, end]);
     }

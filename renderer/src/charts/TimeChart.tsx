@@ -31,11 +31,25 @@ interface Props {
   highlighted?: boolean;
 }
 
+const RIGHT_PAD = 16;
+const SPARSE_POINTS = 40;
+/** Width of one character of the 11 px axis font, for the room a tick label takes. */
+const CHAR_PX = 7.2;
+
 /** 24-hour UTC ticks, with seconds or milliseconds only where the spacing needs them. */
-function timeTicks(splits: number[]): string[] {
+function timeTicks(u: uPlot, splits: number[]): string[] {
   const step = splits.length > 1 ? splits[1] - splits[0] : 60_000;
   const [from, to] = step < 1000 ? [11, 23] : step < 60_000 ? [11, 19] : [11, 16];
-  return splits.map((v) => new Date(v).toISOString().slice(from, to));
+  const half = ((to - from) * CHAR_PX) / 2;
+  const right = u.bbox.width / devicePixelRatio + RIGHT_PAD;
+  // A label that would run off the right edge of the canvas is left out rather than cut in half.
+  return splits.map((v) => (u.valToPos(v, 'x') + half > right ? '' : new Date(v).toISOString().slice(from, to)));
+}
+
+/** Pixels between time ticks: room for the longest label the spacing will need (HH:MM:SS.mmm below a second). */
+function timeSpace(span: number, plotPx: number): number {
+  const step = (span / Math.max(1, plotPx)) * 60;
+  return step < 1000 ? 13 * CHAR_PX : step < 60_000 ? 9.5 * CHAR_PX : 50;
 }
 
 /** Axis ticks stay short: the unit is in the chart title. */
@@ -75,7 +89,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       ms: 1,
       // Fixed padding: uPlot's automatic padding grows after the first data arrive, which would change
       // the plot width (and the points we asked for) after the fact.
-      padding: [8, 16, 0, 0],
+      padding: [8, RIGHT_PAD, 0, 0],
       tzDate: (ts) => uPlot.tzDate(new Date(ts), 'Etc/UTC'),
       cursor: {
         sync: { key: SYNC_KEY },
@@ -85,7 +99,13 @@ export function TimeChart({ group, height, highlighted }: Props) {
       legend: { show: true, live: true },
       scales: { x: { time: true, range: () => xRange() }, y: group.quantiles ? { auto: true, range: (_u, min, max) => quantileRange(min, max, group.unit) } : { auto: true } },
       axes: [
-        { stroke: colors.axis, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid }, values: (_u, splits) => timeTicks(splits) },
+        {
+          stroke: colors.axis,
+          grid: { stroke: colors.grid, width: 1 },
+          ticks: { stroke: colors.grid },
+          space: (_u, _i, min, max, dim) => timeSpace(max - min, dim),
+          values: (self, splits) => timeTicks(self, splits),
+        },
         {
           stroke: colors.axis,
           grid: { stroke: colors.grid, width: 1 },
@@ -102,7 +122,9 @@ export function TimeChart({ group, height, highlighted }: Props) {
           stroke: colors.series[i % colors.series.length],
           width: 1.25,
           spanGaps: true,
-          points: { show: false },
+          // A few samples in view (a recording that just started, a sparse series) draw as dots too:
+          // a line of two points close together is all but invisible.
+          points: { show: (_u: uPlot, _si: number, i0: number, i1: number) => i1 - i0 < SPARSE_POINTS, size: 5 },
           value: (_u: uPlot, v: number | null) => formatValue(v, group.unit),
         })),
       ],

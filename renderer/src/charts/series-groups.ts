@@ -69,6 +69,47 @@ function varyingLabels(list: SeriesInfo[]): Set<string> {
   return out;
 }
 
+/** Series the engine derived from other records (labels {from: 'spans'}) rather than read from the engine itself. */
+const derivedFrom = (s: SeriesInfo): string | undefined => s.labels.from;
+
+/** The engine's own series before the ones derived from other records, otherwise in the order given. */
+function ownFirst<T extends { info: SeriesInfo }>(list: T[]): T[] {
+  return list.map((x, i) => [x, i] as const).sort((a, b) => Number(!!derivedFrom(a[0].info)) - Number(!!derivedFrom(b[0].info)) || a[1] - b[1]).map(([x]) => x);
+}
+
+const countLabels = (list: ChartSeries[]) => list.reduce((m, s) => m.set(s.label, (m.get(s.label) ?? 0) + 1), new Map<string, number>());
+
+/**
+ * Legend entries must tell series apart. Where several share a label, a derived series says where it
+ * came from ("lat.e2e mean (spans)") and the engine's own keeps the plain name; engine series still
+ * alike get the labels that differ among them (what they are before where they came from); a number
+ * is the last resort.
+ */
+export function uniqueLabels(series: ChartSeries[]): ChartSeries[] {
+  const counts = countLabels(series);
+  let out = series.map((s) => {
+    const from = derivedFrom(s.info);
+    return (counts.get(s.label) ?? 0) > 1 && from ? { ...s, label: `${s.label} (${from})` } : s;
+  });
+  const own = countLabels(out);
+  out = out.map((s) => {
+    if ((own.get(s.label) ?? 0) < 2) return s;
+    const alike = out.filter((o) => o.label === s.label);
+    const differing = Object.keys(s.info.labels).filter((k) => alike.some((o) => o.info.labels[k] !== s.info.labels[k]));
+    const keys = differing.filter((k) => !PROVENANCE.has(k)).length ? differing.filter((k) => !PROVENANCE.has(k)) : differing;
+    return keys.length ? { ...s, label: `${s.label} (${keys.map((k) => `${k}=${s.info.labels[k]}`).join(' ')})` } : s;
+  });
+  const seen = new Map<string, number>();
+  const left = countLabels(out);
+  out = out.map((s) => {
+    if ((left.get(s.label) ?? 0) < 2) return s;
+    const n = (seen.get(s.label) ?? 0) + 1;
+    seen.set(s.label, n);
+    return n === 1 ? s : { ...s, label: `${s.label} #${n}` };
+  });
+  return out;
+}
+
 function unitOf(list: SeriesInfo[], asRate: boolean): string {
   const u = list[0]?.unit ?? '';
   return asRate ? `${u || 'count'}/s` : u;
@@ -83,14 +124,14 @@ function build(id: string, title: string, list: SeriesInfo[]): ChartGroup[] {
     (byRate.get(r) ?? byRate.set(r, []).get(r)!).push(s);
   }
   for (const [asRate, members] of byRate) {
-    const shown = members.slice(0, MAX_SERIES_PER_CHART);
+    const shown = ownFirst(members.map((info) => ({ info }))).map((x) => x.info).slice(0, MAX_SERIES_PER_CHART);
     const mixed = new Set(shown.map((s) => s.name)).size > 1;
     const varying = varyingLabels(shown);
     out.push({
       id: byRate.size > 1 ? `${id}${asRate ? '-rate' : ''}` : id,
       title: asRate ? `${title} (rate)` : title,
       unit: unitOf(shown, asRate),
-      series: shown.map((info) => ({ info, label: seriesLabel(info, mixed, varying), asRate })),
+      series: uniqueLabels(shown.map((info) => ({ info, label: seriesLabel(info, mixed, varying), asRate }))),
     });
   }
   return out;
@@ -113,21 +154,21 @@ function latencyMeans(chartable: SeriesInfo[], used: Set<number>): ChartGroup[] 
     out.push({ info: sum, per: count, label: `${base} mean`, asRate: false });
   }
   if (!out.length) return [];
-  return [{ id: 'latency-mean', title: 'Latency, mean per request (histogram sum ÷ count)', unit: 'seconds', series: out.slice(0, MAX_SERIES_PER_CHART) }];
+  return [{ id: 'latency-mean', title: 'Latency, mean per request (histogram sum ÷ count)', unit: 'seconds', series: uniqueLabels(ownFirst(out).slice(0, MAX_SERIES_PER_CHART)) }];
 }
 
 export const LATENCY_QUANTILES = [0.5, 0.95, 0.99];
 
 /**
- * P50/P95/P99 of the e2e latency histogram (TTFT when there is none): the histogram whose `.count`
- * counter has the most scrapes, as the model's latency signal.
+ * P50/P95/P99 of the e2e latency histogram (TTFT when there is none): the engine's own histogram before
+ * one derived from spans, then the one whose `.count` counter has the most scrapes, as the model's latency signal.
  */
 function latencyQuantiles(all: SeriesInfo[]): ChartGroup[] {
   for (const name of ['lat.e2e', 'lat.ttft']) {
     const scrapes = (h: SeriesInfo) => all.find((c) => c.name === `${name}.count` && sameLabels(c, h))?.points ?? 0;
     const hist = all
       .filter((s) => s.name === name && s.kind === 'histogram' && scrapes(s) >= 2)
-      .sort((a, b) => scrapes(b) - scrapes(a))[0];
+      .sort((a, b) => Number(!!derivedFrom(a)) - Number(!!derivedFrom(b)) || scrapes(b) - scrapes(a))[0];
     if (!hist) continue;
     return [
       {

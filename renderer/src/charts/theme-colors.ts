@@ -27,15 +27,27 @@ export function readChartColors(el: Element = document.documentElement): ChartCo
   };
 }
 
-/** Blue → yellow along a trajectory (0..1), readable on both themes. */
-export function timeColor(f: number): string {
-  const stops = [
-    [68, 1, 84],
-    [59, 82, 139],
-    [33, 145, 140],
-    [94, 201, 98],
-    [253, 231, 37],
-  ];
+/**
+ * Early → late along a trajectory (0..1). Each theme has its own ramp so that every part of it stands
+ * out from the background: light colours on the dark theme, dark ones on the light theme.
+ */
+const TIME_RAMPS: Record<'dark' | 'light', number[][]> = {
+  dark: [
+    [110, 168, 254],
+    [72, 202, 228],
+    [120, 220, 130],
+    [255, 212, 59],
+  ],
+  light: [
+    [30, 64, 175],
+    [14, 116, 144],
+    [21, 128, 61],
+    [180, 83, 9],
+  ],
+};
+
+export function timeColor(f: number, theme: 'dark' | 'light'): string {
+  const stops = TIME_RAMPS[theme];
   const x = Math.max(0, Math.min(1, f)) * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(x));
   const k = x - i;

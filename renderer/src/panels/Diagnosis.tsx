@@ -2,7 +2,7 @@
 // link; and the causes that could not be assessed with what is missing.
 import type { CauseResult, Condition, Preset } from '../../../electron/contract/diagnosis';
 import { causeTitle, formatPercent, formatTime } from '../app/format';
-import { useDiagnosis } from '../state/diagnosis';
+import { hasData, useDiagnosis } from '../state/diagnosis';
 import { EvidenceLink } from './EvidenceLink';
 
 function value(v: Condition['value']): string {
@@ -82,7 +82,11 @@ export function DiagnosisPanel() {
             ))}
           </select>
         </label>
-        {state === 'loading' ? <span className="muted">analysing…</span> : null}
+        {state === 'loading' ? (
+          <span className="muted" role="status" aria-busy="true">
+            analysing…
+          </span>
+        ) : null}
       </div>
       {error ? (
         <div className="error-text" role="alert">
@@ -91,7 +95,11 @@ export function DiagnosisPanel() {
       ) : null}
       {diagnosis ? (
         <>
-          {!diagnosis.causes.length ? (
+          {!hasData(diagnosis) ? (
+            <p className="muted" data-testid="not-enough-data">
+              Not enough data yet: the incident holds (almost) no samples. The diagnosis is repeated as data arrive.
+            </p>
+          ) : !diagnosis.causes.length ? (
             <p className="healthy-note">{diagnosis.onset_ms === null ? 'No incident onset: latency and throughput stayed within the thresholds. The service looks healthy.' : 'An onset was found but no cause matched.'}</p>
           ) : null}
           {diagnosis.causes.map((c, i) => (

@@ -55,16 +55,23 @@ export function Memory() {
           <SitesTable sites={leak.sites.map((s, i) => ({ ...s, stack_id: null, key: i }))} selected={null} />
         </>
       ) : null}
-      <h3 className="row">
-        Live allocations by stack {sitesAt === null ? 'at the end' : `at ${formatTime(sitesAt)}`}
-        <button type="button" className="link" onClick={() => void loadSites(useCursor.getState().cursor_ms)}>
-          at cursor
-        </button>
-        <button type="button" className="link" onClick={() => void loadSites(null)}>
-          at end
-        </button>
-      </h3>
-      {sites.length ? <SitesTable sites={sites.map((s, i) => ({ ...s, key: i }))} selected={stack} /> : <p className="muted">No allocation records (CUDA memory snapshot, Kineto memory events or nsys memory usage).</p>}
+      {!groups.length && !t.length && state === 'ready' ? <p className="muted">No GPU memory series (nvidia-smi, DCGM, NVML) in this incident.</p> : null}
+      {sites.length || sitesAt !== null ? (
+        <>
+          <div className="row section-head">
+            <h3>Live allocations by stack {sitesAt === null ? 'at the end' : `at ${formatTime(sitesAt)}`}</h3>
+            <button type="button" className="link small" onClick={() => void loadSites(useCursor.getState().cursor_ms)}>
+              at cursor
+            </button>
+            <button type="button" className="link small" onClick={() => void loadSites(null)}>
+              at end
+            </button>
+          </div>
+          {sites.length ? <SitesTable sites={sites.map((s, i) => ({ ...s, key: i }))} selected={stack} /> : <p className="muted">No live allocation at that time.</p>}
+        </>
+      ) : state === 'ready' ? (
+        <p className="muted">No allocation records (CUDA memory snapshot, Kineto memory events or nsys memory usage).</p>
+      ) : null}
     </div>
   );
 }

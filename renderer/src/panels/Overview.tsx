@@ -3,13 +3,14 @@
 import type { Alert } from '../../../electron/contract/diagnosis';
 import { causeTitle, formatBytes, formatDuration, formatPercent, formatTime } from '../app/format';
 import { useCursor } from '../state/cursor';
-import { useDiagnosis } from '../state/diagnosis';
+import { hasData, useDiagnosis } from '../state/diagnosis';
 import { useIncidents } from '../state/incidents';
 
 const FAMILIES: Alert['family'][] = ['latency', 'errors', 'throughput', 'resources'];
 
 function AlertsTimeline({ start, end }: { start: number; end: number }) {
-  const diagnosis = useDiagnosis((s) => s.diagnosis);
+  const raw = useDiagnosis((s) => s.diagnosis);
+  const diagnosis = hasData(raw) ? raw : null;
   const alerts = diagnosis?.alerts ?? [];
   const span = Math.max(1, end - start);
   const x = (t: number) => (100 * (t - start)) / span;
@@ -37,6 +38,7 @@ function AlertsTimeline({ start, end }: { start: number; end: number }) {
         </div>
       ))}
       {diagnosis && !alerts.length ? <p className="muted small">No alert fired.</p> : null}
+      {raw && !diagnosis ? <p className="muted small">Not enough data yet for alerts.</p> : null}
     </div>
   );
 }
@@ -54,17 +56,17 @@ export function Overview() {
       <div className="facts">
         <div>
           <span className="muted small">span</span>
-          <div>
-            {formatTime(detail.start_ms)} – {formatTime(detail.end_ms)} ({formatDuration(end - start)})
+          <div data-testid="overview-span">
+            {detail.start_ms === null ? 'no data yet' : `${formatTime(detail.start_ms)} – ${formatTime(detail.end_ms)} (${formatDuration(end - start)})`}
           </div>
         </div>
         <div>
           <span className="muted small">diagnosis</span>
-          <div>{top ? `${causeTitle(top.id)} (${formatPercent(top.confidence)})` : diagnosis ? (diagnosis.onset_ms === null ? 'healthy' : 'no cause matched') : '…'}</div>
+          <div>{!diagnosis ? '…' : !hasData(diagnosis) ? 'not enough data yet' : top ? `${causeTitle(top.id)} (${formatPercent(top.confidence)})` : diagnosis.onset_ms === null ? 'healthy' : 'no cause matched'}</div>
         </div>
         <div>
           <span className="muted small">onset</span>
-          <div>{formatTime(diagnosis?.onset_ms)}</div>
+          <div>{formatTime(hasData(diagnosis) ? diagnosis.onset_ms : null)}</div>
         </div>
         <div>
           <span className="muted small">holds</span>
@@ -114,6 +116,7 @@ export function Overview() {
           ))}
         </tbody>
       </table>
+      {!detail.sources.length ? <p className="muted small">No sources yet.</p> : null}
     </div>
   );
 }

@@ -5,13 +5,13 @@ import { useEffect, useRef } from 'react';
 import type { WindowScore } from '../../../electron/contract/diagnosis';
 import { readChartColors, timeColor } from '../charts/theme-colors';
 import { useCursor } from '../state/cursor';
-import { useDiagnosis, windowIndexAt } from '../state/diagnosis';
-import { useLayout } from '../state/layout';
+import { hasData, replayWindows, useDiagnosis, windowIndexAt } from '../state/diagnosis';
+import { type Theme, useLayout } from '../state/layout';
 
 export const THETA_R = 0.85;
 export const THETA_S = 0.5;
-const NO_WINDOWS: WindowScore[] = [];
-const PAD = { left: 34, right: 10, top: 10, bottom: 28 };
+// Room under the plot for the tick values and, below them, the axis name.
+const PAD = { left: 34, right: 10, top: 10, bottom: 36 };
 
 const QUADRANT_LABELS: [string, number, number][] = [
   ['healthy', 0.02, 0.02],
@@ -20,7 +20,7 @@ const QUADRANT_LABELS: [string, number, number][] = [
   ['exhausted', THETA_R + 0.01, 0.98],
 ];
 
-function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[]): void {
+function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[], theme: Theme): void {
   const css = getComputedStyle(document.documentElement);
   const v = (n: string) => css.getPropertyValue(n).trim();
   const colors = readChartColors();
@@ -52,7 +52,7 @@ function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows
   ctx.fillStyle = colors.axis;
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'center';
-  ctx.fillText('resource pressure R →', X(0.5), h - 8);
+  ctx.fillText('resource pressure R →', X(0.5), h - 4);
   for (const t of [0, 0.5, THETA_R, 1]) ctx.fillText(String(t), X(t), Y(0) + 13);
   ctx.save();
   ctx.translate(11, Y(0.5));
@@ -78,17 +78,18 @@ function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows
     ctx.restore();
   }
   const n = windows.length;
-  ctx.lineWidth = 1.5;
+  ctx.lineWidth = 1.75;
+  ctx.lineJoin = 'round';
   for (let i = 1; i < n; i++) {
-    ctx.strokeStyle = timeColor(i / Math.max(1, n - 1));
+    ctx.strokeStyle = timeColor(i / Math.max(1, n - 1), theme);
     ctx.beginPath();
     ctx.moveTo(X(windows[i - 1].R), Y(windows[i - 1].S));
     ctx.lineTo(X(windows[i].R), Y(windows[i].S));
     ctx.stroke();
   }
   for (let i = 0; i < n; i++) {
-    ctx.fillStyle = timeColor(i / Math.max(1, n - 1));
-    ctx.fillRect(X(windows[i].R) - 1.5, Y(windows[i].S) - 1.5, 3, 3);
+    ctx.fillStyle = timeColor(i / Math.max(1, n - 1), theme);
+    ctx.fillRect(X(windows[i].R) - 2, Y(windows[i].S) - 2, 4, 4);
   }
 }
 
@@ -98,7 +99,7 @@ export function QuadrantMap() {
   const diagnosis = useDiagnosis((s) => s.diagnosis);
   const state = useDiagnosis((s) => s.state);
   const theme = useLayout((s) => s.theme);
-  const windows = diagnosis?.windows ?? NO_WINDOWS;
+  const windows = replayWindows(diagnosis);
 
   useEffect(() => {
     const c = canvas.current;
@@ -121,7 +122,7 @@ export function QuadrantMap() {
       c.style.height = `${h}px`;
       const lctx = layer.getContext('2d')!;
       lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      drawStatic(lctx, w, h, windows);
+      drawStatic(lctx, w, h, windows, theme);
       draw();
     };
     const draw = () => {
@@ -136,12 +137,20 @@ export function QuadrantMap() {
       const ph = h - PAD.top - PAD.bottom;
       const x = (PAD.left + windows[i].R * pw) * dpr;
       const y = (PAD.top + (1 - windows[i].S) * ph) * dpr;
+      // The cursor colour, ringed in the background then the text colour: it stands out from any part
+      // of the trajectory under it, in both themes.
+      const css = getComputedStyle(document.documentElement);
       ctx.beginPath();
       ctx.arc(x, y, 6 * dpr, 0, Math.PI * 2);
-      ctx.fillStyle = getComputedStyle(c).getPropertyValue('--cursor').trim();
+      ctx.fillStyle = css.getPropertyValue('--cursor').trim();
       ctx.fill();
-      ctx.lineWidth = 2 * dpr;
-      ctx.strokeStyle = getComputedStyle(c).getPropertyValue('--bg').trim();
+      ctx.lineWidth = 2.5 * dpr;
+      ctx.strokeStyle = css.getPropertyValue('--bg').trim();
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.arc(x, y, 8.5 * dpr, 0, Math.PI * 2);
+      ctx.lineWidth = 1.5 * dpr;
+      ctx.strokeStyle = css.getPropertyValue('--fg').trim();
       ctx.stroke();
     };
     const ro = new ResizeObserver(layout);
@@ -187,7 +196,17 @@ export function QuadrantMap() {
           onClick={onClick}
         />
       </div>
-      {state === 'ready' && !windows.length ? <p className="muted">No windows: the bundle lacks the four-quadrant signals.</p> : null}
+      {windows.length > 1 ? (
+        <div className="qmap-legend small muted" aria-hidden="true">
+          earlier
+          <span className="qmap-ramp" style={{ background: `linear-gradient(to right, ${[0, 1 / 3, 2 / 3, 1].map((f) => timeColor(f, theme)).join(', ')})` }} />
+          later
+          <span className="qmap-cursor-dot" /> cursor
+        </div>
+      ) : null}
+      {state === 'ready' && !windows.length ? (
+        <p className="muted">{hasData(diagnosis) ? 'No windows: the bundle lacks the four-quadrant signals.' : 'Not enough data yet for a window.'}</p>
+      ) : null}
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import type { WindowScore } from '../../../electron/contract/diagnosis';
 import { formatTime } from '../app/format';
 import { useCursor } from '../state/cursor';
-import { useDiagnosis, windowIndexAt } from '../state/diagnosis';
+import { replayWindows, useDiagnosis, windowIndexAt } from '../state/diagnosis';
 import { SPEEDS, useReplay } from '../state/replay';
 
 /** The window index at the cursor, re-rendering only when it changes (not on every frame). */
@@ -24,10 +24,8 @@ const GAUGES: { key: keyof WindowScore['scores']; label: string; hint: string }[
   { key: 'queue', label: 'Queue', hint: '1 − P95 queue time / 500 ms (1 = no wait)' },
 ];
 
-const NO_WINDOWS: WindowScore[] = [];
-
 export function Replay() {
-  const windows = useDiagnosis((s) => s.diagnosis?.windows ?? NO_WINDOWS);
+  const windows = useDiagnosis((s) => replayWindows(s.diagnosis));
   const { playing, speed, toggle, setSpeed, seek } = useReplay();
   const i = useCursorWindow(windows);
   const w = i >= 0 ? windows[i] : null;

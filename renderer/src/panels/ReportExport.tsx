@@ -34,15 +34,20 @@ export function ReportExport({ incidentId, name }: { incidentId: number; name: s
     }
   };
   return (
-    <div className="report-export row" data-state={state}>
-      <select value={format} onChange={(e) => setFormat(e.target.value as ReportFormat)} aria-label="Report format">
+    <div className="report-export row" data-state={state} aria-busy={state === 'loading'}>
+      <select value={format} onChange={(e) => setFormat(e.target.value as ReportFormat)} aria-label="Report format" disabled={state === 'loading'}>
         <option value="html">HTML</option>
         <option value="md">Markdown</option>
         <option value="pdf">PDF</option>
       </select>
       <button type="button" onClick={() => void run()} disabled={state === 'loading'} data-testid="export-report">
-        Export report
+        {state === 'loading' ? 'Exporting…' : 'Export report'}
       </button>
+      {state === 'loading' ? (
+        <span className="small muted" role="status">
+          writing the {format.toUpperCase()} report…
+        </span>
+      ) : null}
       {message ? (
         <span className={`small ${state === 'error' ? 'error-text' : 'muted'}`} role="status" title={message}>
           {message}

@@ -83,7 +83,7 @@ function Toolbar() {
           ● {following ? 'Following live' : 'Follow live'}
         </button>
       ) : null}
-      <span className="muted small" data-testid="visible-range">
+      <span className="muted small" data-testid="visible-range" data-start={Math.round(range[0])} data-end={Math.round(range[1])} data-full-start={Math.round(full[0])} data-full-end={Math.round(full[1])}>
         {formatTime(range[0])} – {formatTime(range[1])} ({formatDuration(range[1] - range[0])})
       </span>
     </div>

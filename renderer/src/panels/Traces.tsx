@@ -57,11 +57,16 @@ export function Traces() {
     if (wanted && wanted !== traceId && state === 'ready') void open(wanted);
   }, [wanted, traceId, state, open]);
   const visible = traces.filter((t) => t.end_ms >= range[0] && t.start_ms <= range[1]);
+  if (state === 'ready' && !traces.length)
+    return (
+      <div className="panel muted" data-state="empty" data-testid="traces-panel">
+        This incident has no traces (OTLP or Jaeger JSON).
+      </div>
+    );
   return (
     <div className="panel traces split-2" data-state={state} data-testid="traces-panel">
       <div className="table-scroll">
         {error ? <div className="error-text">{error}</div> : null}
-        {state === 'ready' && !traces.length ? <p className="muted pad">This incident has no traces (OTLP or Jaeger JSON).</p> : null}
         <table>
           <thead>
             <tr>
@@ -82,6 +87,7 @@ export function Traces() {
             ))}
           </tbody>
         </table>
+        {state === 'ready' && !visible.length ? <p className="muted small">No trace in the visible range; zoom out to see the others.</p> : null}
       </div>
       <Waterfall />
     </div>

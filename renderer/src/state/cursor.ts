@@ -4,7 +4,7 @@ import { create } from 'zustand';
 export type Range = readonly [number, number];
 
 interface CursorState {
-  /** The incident's whole span; the visible range never leaves it. */
+  /** The incident's whole span; neither the visible range nor the cursor ever leaves it. */
   full: Range;
   range: Range;
   cursor_ms: number | null;
@@ -29,17 +29,23 @@ export function clampRange(r: Range, full: Range): Range {
   return [start, start + span];
 }
 
+/** `ms` inside the span (null stays null): nothing may put the cursor before the data start, at 1970. */
+export function clampCursor(ms: number | null, full: Range): number | null {
+  if (ms === null || !Number.isFinite(ms)) return null;
+  return Math.max(full[0], Math.min(full[1], ms));
+}
+
 export const useCursor = create<CursorState>((set, get) => ({
   full: [0, 1],
   range: [0, 1],
   cursor_ms: null,
   reset: (full) => set({ full, range: full, cursor_ms: null }),
-  setCursor: (ms) => set({ cursor_ms: ms }),
+  setCursor: (ms) => set({ cursor_ms: clampCursor(ms, get().full) }),
   setRange: (r) => set({ range: clampRange(r, get().full) }),
   focus: (start, end) => {
     const span = Math.max(end - start, 1);
     const pad = Math.max(span * 2, 60_000);
-    set({ cursor_ms: start, range: clampRange([start - pad, end + pad], get().full) });
+    set({ cursor_ms: clampCursor(start, get().full), range: clampRange([start - pad, end + pad], get().full) });
   },
   zoom: (factor, around) => {
     const [s, e] = get().range;

@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import type { Diagnosis, Preset, WindowScore } from '../../../electron/contract/diagnosis';
 import { api, errorText } from '../api';
-import { useCursor } from './cursor';
+import { type Range, useCursor } from './cursor';
 import type { LoadState } from './incidents';
 
 interface DiagnosisState {
@@ -30,7 +30,7 @@ export const useDiagnosis = create<DiagnosisState>((set, get) => ({
       if (get().incidentId !== incidentId) return;
       set({ diagnosis, state: 'ready' });
       const cursor = useCursor.getState();
-      if (cursor.cursor_ms === null) cursor.setCursor(diagnosis.onset_ms ?? diagnosis.windows[0]?.t_ms ?? null);
+      if (cursor.cursor_ms === null) cursor.setCursor(initialCursor(diagnosis, cursor.full));
       performance.measure('qs:analyze', { start: t0 });
     } catch (e) {
       if (get().incidentId === incidentId) set({ state: 'error', error: errorText(e) });
@@ -38,6 +38,29 @@ export const useDiagnosis = create<DiagnosisState>((set, get) => ({
   },
   clear: () => set({ incidentId: null, diagnosis: null, state: 'idle', error: null }),
 }));
+
+const NO_WINDOWS: WindowScore[] = [];
+
+/**
+ * Whether the diagnosis was computed over data: early in a recording (or for an incident that holds
+ * nothing) the engine answers an empty span at the epoch, which is "not enough data yet", not a verdict.
+ */
+export function hasData(d: Diagnosis | null): d is Diagnosis {
+  return !!d && d.incident.start_ms > 0 && d.incident.end_ms > d.incident.start_ms;
+}
+
+/** The windows the replay, the quadrant map and the gauges walk: none for a diagnosis without data. */
+export function replayWindows(d: Diagnosis | null): WindowScore[] {
+  return hasData(d) ? d.windows : NO_WINDOWS;
+}
+
+/** Where the cursor starts: the onset, else the first window, and only ever a time inside the span. */
+export function initialCursor(d: Diagnosis, full: Range): number | null {
+  const inside = (ms: number | null | undefined): ms is number => typeof ms === 'number' && ms >= full[0] && ms <= full[1];
+  if (!hasData(d)) return null;
+  if (inside(d.onset_ms)) return d.onset_ms;
+  return replayWindows(d).find((w) => inside(w.t_ms))?.t_ms ?? null;
+}
 
 /** Index of the last window starting at or before `ms` (0 before the first); -1 when there are none. */
 export function windowIndexAt(windows: readonly WindowScore[], ms: number | null): number {

@@ -13,8 +13,11 @@ interface IncidentsState {
   detail: IncidentDetail | null;
   detailState: LoadState;
   detailError: string | null;
-  refresh(): Promise<void>;
+  /** `quiet`: re-lists without the loading state (live recording), so nothing flickers. */
+  refresh(quiet?: boolean): Promise<void>;
   open(id: number | null): Promise<void>;
+  /** Re-reads the open incident's detail in place (live recording: its span, counts and sources grow). */
+  reloadDetail(): Promise<void>;
   rename(id: number, name: string): Promise<void>;
   remove(id: number): Promise<void>;
 }
@@ -27,8 +30,8 @@ export const useIncidents = create<IncidentsState>((set, get) => ({
   detail: null,
   detailState: 'idle',
   detailError: null,
-  refresh: async () => {
-    set({ listState: 'loading' });
+  refresh: async (quiet = false) => {
+    if (!quiet) set({ listState: 'loading' });
     try {
       set({ list: await api.listIncidents(), listState: 'ready', listError: null });
     } catch (e) {
@@ -46,6 +49,16 @@ export const useIncidents = create<IncidentsState>((set, get) => ({
       if (get().openId === id) set({ detail, detailState: 'ready' });
     } catch (e) {
       if (get().openId === id) set({ detailState: 'error', detailError: errorText(e) });
+    }
+  },
+  reloadDetail: async () => {
+    const id = get().openId;
+    if (id === null) return;
+    try {
+      const detail = await api.getIncident({ id });
+      if (get().openId === id) set({ detail, detailState: 'ready', detailError: null });
+    } catch {
+      // the next live-status event tries again; the overview keeps what it shows
     }
   },
   rename: async (id, name) => {

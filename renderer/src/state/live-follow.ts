@@ -1,17 +1,18 @@
 // The live view: while the open incident is the one being recorded, the time axis grows to now, the
 // visible range follows the newest data (until the user zooms or pans away from the end; the timeline
-// then offers "Follow live"), charts refetch at most once a second and the diagnosis re-runs as windows
+// then offers "Follow live"), charts and the incident's details refetch at most once a second and the diagnosis re-runs as windows
 // close, at most every ANALYZE_EVERY_MS and never two at once. Stopping leaves an ordinary incident.
 import { create } from 'zustand';
 import type { LiveStatus } from '../../../electron/contract/types';
 import { refreshCharts } from '../charts/chart-data-cache';
-import { useCursor } from './cursor';
+import { clampCursor, clampRange, type Range, useCursor } from './cursor';
 import { useDiagnosis } from './diagnosis';
 import { useIncidents } from './incidents';
 import { useLive } from './live';
 import { useSeries } from './series';
 
 const CHARTS_EVERY_MS = 1000;
+const DETAIL_EVERY_MS = 1000;
 const ANALYZE_EVERY_MS = 7000;
 
 interface LiveFollowState {
@@ -42,13 +43,18 @@ function followNow(): void {
   const showingAll = cur.range[0] === cur.full[0] && cur.range[1] === cur.full[1];
   const span = cur.range[1] - cur.range[0];
   moving = true;
-  if (useLiveFollow.getState().following) useCursor.setState({ full: [start, now], range: showingAll ? [start, now] : [Math.max(start, now - span), now] });
-  else useCursor.setState({ full: [start, now] });
+  const full: Range = [start, now];
+  // The cursor may have been set against the span of an incident with no data yet (at the epoch).
+  const cursor_ms = clampCursor(cur.cursor_ms, full);
+  if (useLiveFollow.getState().following) useCursor.setState({ full, cursor_ms, range: showingAll ? full : [Math.max(start, now - span), now] });
+  else useCursor.setState({ full, cursor_ms, range: clampRange(cur.range, full) });
   moving = false;
 }
 
 export function installLiveFollow(): () => void {
   let lastCharts = 0;
+  let lastDetail = 0;
+  let readingDetail = false;
   let lastAnalyze = 0;
   let analyzing = false;
   let recordingId: number | null = null;
@@ -95,6 +101,14 @@ export function installLiveFollow(): () => void {
       lastCharts = now;
       void useSeries.getState().refresh(openId);
       refreshCharts();
+    }
+    if (now - lastDetail >= DETAIL_EVERY_MS && !readingDetail) {
+      // The overview (span, counts, sources) and the library row grow with the recording.
+      lastDetail = now;
+      readingDetail = true;
+      void Promise.all([useIncidents.getState().reloadDetail(), useIncidents.getState().refresh(true)]).finally(() => {
+        readingDetail = false;
+      });
     }
     if (now - lastAnalyze >= ANALYZE_EVERY_MS) analyze(openId);
   };

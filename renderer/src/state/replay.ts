@@ -2,7 +2,7 @@
 // The loop runs on animation frames and writes only the cursor store, so every panel follows.
 import { create } from 'zustand';
 import { useCursor } from './cursor';
-import { useDiagnosis, windowIndexAt } from './diagnosis';
+import { replayWindows, useDiagnosis, windowIndexAt } from './diagnosis';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 60] as const;
 
@@ -24,7 +24,7 @@ let lastTs = 0;
 let position = 0;
 
 function windows() {
-  return useDiagnosis.getState().diagnosis?.windows ?? [];
+  return replayWindows(useDiagnosis.getState().diagnosis);
 }
 
 function keepInView(ms: number): void {
