@@ -3,18 +3,21 @@
 // served with a strict CSP, and the engine API over one WebSocket. Dropped files arrive by POST /upload.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EngineError, isMethod, validateRequest, type Wire } from '../contract/api';
+import { EngineError, isMethod, validateRequest, type Req, type Res, type Wire } from '../contract/api';
 import { ValidationError } from '../contract/validate';
 import { Engine } from '../engine/api';
 import type { EngineEvent } from '../contract/types';
-import { BRIDGE_CSP } from './csp';
+import { bridgeCsp } from './csp';
+import { fileUnder, mimeType } from './static-path';
 
-export { BRIDGE_CSP };
+export { bridgeCsp };
 
 export interface ServeOptions {
   dbFile: string;
@@ -39,17 +42,41 @@ export interface BridgeServer {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-  '.ico': 'image/x-icon',
-};
+/** Above the largest valid call (startImport: 1000 paths of 4096 characters). */
+export const MAX_MESSAGE_BYTES = 16 * 2 ** 20;
+/** Calls one socket may have running at once; more are answered `busy` instead of queueing without end. */
+export const MAX_IN_FLIGHT = 32;
+/** A client that stops reading is dropped once this much is queued for it. */
+const MAX_BUFFERED_BYTES = 64 * 2 ** 20;
+const MAX_UPLOAD_NAME_BYTES = 255;
+const MAX_UPLOAD_DEPTH = 32;
+
+/** The parts of an upload's relative path, or why it is refused. */
+export function uploadParts(rel: string): string[] | string {
+  if (rel.startsWith('/') || rel.length > 4096) return `refused upload path ${JSON.stringify(rel.slice(0, 200))}`;
+  const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+  if (!parts.length || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0'))) {
+    return `refused upload path ${JSON.stringify(rel.slice(0, 200))}`;
+  }
+  if (parts.length > MAX_UPLOAD_DEPTH) return `upload path deeper than ${MAX_UPLOAD_DEPTH} folders`;
+  if (parts.some((p) => Buffer.byteLength(p) > MAX_UPLOAD_NAME_BYTES)) return `a name in the upload path is longer than ${MAX_UPLOAD_NAME_BYTES} bytes`;
+  return parts;
+}
+
+type Call = Extract<Wire, { kind: 'call' }>;
+
+/** A call from the wire, or null for anything else (not JSON, not an object, no integer id). */
+export function parseCall(text: string): Call | null {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return null;
+  const m = msg as Record<string, unknown>;
+  return m.kind === 'call' && Number.isSafeInteger(m.id) ? (m as unknown as Call) : null;
+}
 
 export function defaultRendererDir(): string {
   return resolve(dirname(new URL(import.meta.url).pathname), '..', '..', 'out', 'renderer');
@@ -65,7 +92,10 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
   const sockets = new Set<WebSocket>();
   const emit = (event: EngineEvent) => {
     const msg = JSON.stringify({ kind: 'event', event } satisfies Wire);
-    for (const s of sockets) if (s.readyState === s.OPEN) s.send(msg);
+    for (const s of sockets) {
+      if (s.bufferedAmount > MAX_BUFFERED_BYTES) s.terminate();
+      else if (s.readyState === s.OPEN) s.send(msg);
+    }
   };
   const engine = opts.engine ?? new Engine(opts.dbFile, { emit });
   const uploadRoot = mkdtempSync(join(tmpdir(), 'quadscope-upload-'));
@@ -90,20 +120,26 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
 
   const server = createServer((req, res) => {
     handleHttp(req, res).catch((e: unknown) => {
+      // The message only: a stack trace would tell a page about the server's files.
       if (!res.headersSent) send(res, 500, 'text/plain', e instanceof Error ? e.message : String(e));
       else res.destroy();
     });
   });
 
-  const send = (res: ServerResponse, status: number, type: string, body: string) => {
-    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra });
     res.end(body);
   };
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hostOk(req)) return send(res, 421, 'text/plain', 'wrong Host header: open the URL that `quadscope serve` printed');
     if (!originOk(req)) return send(res, 403, 'text/plain', 'foreign Origin refused');
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    } catch {
+      return send(res, 400, 'text/plain', 'malformed request URL');
+    }
     if (url.pathname === '/upload') {
       if (req.method !== 'POST') return send(res, 405, 'text/plain', 'POST only');
       if (!tokenOk(url.searchParams.get('token'))) return send(res, 401, 'text/plain', 'missing or wrong token');
@@ -115,53 +151,92 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
 
   async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const session = url.searchParams.get('session') ?? '';
-    const rel = url.searchParams.get('path') ?? '';
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(session)) return send(res, 400, 'text/plain', 'bad upload session id');
-    const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
-    if (!parts.length || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0')) || rel.startsWith('/')) {
-      return send(res, 400, 'text/plain', `refused upload path ${JSON.stringify(rel)}`);
-    }
+    const parts = uploadParts(url.searchParams.get('path') ?? '');
+    if (typeof parts === 'string') return send(res, 400, 'text/plain', parts);
     const dir = join(uploadRoot, session);
     const target = join(dir, ...parts);
     if (!target.startsWith(dir + sep)) return send(res, 400, 'text/plain', 'refused upload path');
+    const tooLarge = () => send(res, 413, 'text/plain', `file larger than ${maxUpload} bytes`, { connection: 'close' });
     const length = Number(req.headers['content-length'] ?? NaN);
-    if (Number.isFinite(length) && length > maxUpload) return send(res, 413, 'text/plain', `file larger than ${maxUpload} bytes`);
-    mkdirSync(dirname(target), { recursive: true });
+    if (Number.isFinite(length) && length > maxUpload) return tooLarge();
+    const shown = parts.join('/');
+    let fh;
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+      // 'wx': two uploads of one name never interleave their bytes in one file.
+      fh = await open(target, 'wx');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') return send(res, 409, 'text/plain', `${shown} was already uploaded in this session (as a file or a folder)`);
+      throw e;
+    }
     let received = 0;
-    req.on('data', (c: Buffer) => {
-      received += c.length;
-      if (received > maxUpload) req.destroy(new Error('upload too large'));
+    let overCap = false;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        received += chunk.length;
+        if (received > maxUpload) {
+          overCap = true;
+          done(new Error(`file larger than ${maxUpload} bytes`));
+        } else done(null, chunk);
+      },
     });
-    await pipeline(req, createWriteStream(target));
+    // req is piped by hand, not in the pipeline, so a refusal can still answer on its socket.
+    req.once('close', () => {
+      if (!req.complete) counter.destroy(new Error(`the upload of ${shown} was interrupted`));
+    });
+    req.pipe(counter);
+    try {
+      await pipeline(counter, fh.createWriteStream());
+    } catch (e) {
+      req.unpipe(counter);
+      await rm(target, { force: true });
+      if (overCap) return tooLarge();
+      throw e;
+    }
     send(res, 200, 'application/json', JSON.stringify({ dir, path: target, bytes: received }));
   }
 
   function serveStatic(res: ServerResponse, pathname: string): void {
-    let rel = decodeURIComponent(pathname);
-    if (rel === '/' || rel === '') rel = '/index.html';
-    const file = normalize(join(rendererDir, rel));
-    if (!file.startsWith(rendererDir + sep)) return send(res, 404, 'text/plain', 'not found');
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname);
+    } catch {
+      return send(res, 400, 'text/plain', 'malformed %-escape in the URL');
+    }
+    const file = fileUnder(rendererDir, pathname);
+    if (!file) return send(res, 404, 'text/plain', 'not found');
+    const isFile = (p: string) => existsSync(p) && statSync(p).isFile();
     let target = file;
-    if (!existsSync(target) || !statSync(target).isFile()) {
+    if (!isFile(target)) {
       // Client-side routes fall back to the app shell.
-      if (extname(rel) === '') target = join(rendererDir, 'index.html');
-      if (!existsSync(target)) {
+      target = extname(rel) === '' && !existsSync(file) ? join(rendererDir, 'index.html') : '';
+      if (!target || !isFile(target)) {
         return send(res, existsSync(rendererDir) ? 404 : 503, 'text/plain', existsSync(rendererDir) ? 'not found' : `the renderer is not built (${rendererDir} is missing): run \`npm run build\``);
       }
     }
     res.writeHead(200, {
-      'content-type': MIME[extname(target)] ?? 'application/octet-stream',
-      'content-security-policy': BRIDGE_CSP,
+      'content-type': mimeType(target),
+      'content-security-policy': bridgeCsp(port),
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-cache',
     });
-    createReadStream(target).pipe(res);
+    // A file removed between the check and the read (a rebuild) ends this response, not the server.
+    pipeline(createReadStream(target), res).catch(() => res.destroy());
   }
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 2 ** 20 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    // Node drops its own error listener on upgrade: without one a reset socket would end the process.
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    } catch {
+      url = new URL('http://127.0.0.1/');
+    }
     const refuse = (status: string) => {
       socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
       socket.destroy();
@@ -172,29 +247,45 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     if (!tokenOk(url.searchParams.get('token'))) return refuse('401 Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
+      const inFlight = { n: 0 };
       ws.on('close', () => sockets.delete(ws));
-      ws.on('message', (data) => void handleMessage(ws, data.toString()));
+      // Oversized or invalid frames: ws closes the socket (1009, 1002) and reports here.
+      ws.on('error', () => ws.terminate());
+      ws.on('message', (data) => void handleMessage(ws, data.toString(), inFlight));
     });
   });
 
-  async function handleMessage(ws: WebSocket, text: string): Promise<void> {
-    let msg: Wire;
-    try {
-      msg = JSON.parse(text) as Wire;
-    } catch {
+  /** Uploaded sessions are only a way into the store: once their import ends, the store holds every byte. */
+  function removeUploadsAfter(paths: string[], jobId: string): void {
+    const sessions = paths.map((p) => resolve(p)).filter((p) => dirname(p) === uploadRoot);
+    if (!sessions.length) return;
+    void engine
+      .awaitImport({ job_id: jobId })
+      .catch(() => undefined)
+      .then(() => Promise.all(sessions.map((d) => rm(d, { recursive: true, force: true }))));
+  }
+
+  async function handleMessage(ws: WebSocket, text: string, inFlight: { n: number }): Promise<void> {
+    const msg = parseCall(text);
+    if (!msg) return ws.close(1007, 'not a Quadscope call: expected {"kind":"call","id":<integer>,...}');
+    const reply = (w: Wire) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(w));
+    if (inFlight.n >= MAX_IN_FLIGHT) {
+      reply({ kind: 'result', id: msg.id, ok: false, error: { code: 'busy', message: `more than ${MAX_IN_FLIGHT} calls at once on one connection: wait for answers before sending more` } });
       return;
     }
-    if (msg.kind !== 'call' || typeof msg.id !== 'number') return;
-    const reply = (w: Wire) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(w));
+    inFlight.n++;
     try {
       if (!isMethod(msg.method)) throw new EngineError('unknown_method', `unknown method ${String(msg.method)}`);
       const payload = validateRequest(msg.method, msg.payload);
       const fn = engine[msg.method] as (p: unknown) => Promise<unknown>;
       const value = await fn.call(engine, payload);
+      if (msg.method === 'startImport') removeUploadsAfter((payload as Req<'startImport'>).paths, (value as Res<'startImport'>).job_id);
       reply({ kind: 'result', id: msg.id, ok: true, value: value ?? null });
     } catch (e) {
       const code = e instanceof EngineError ? e.code : e instanceof ValidationError ? 'invalid_request' : 'internal';
       reply({ kind: 'result', id: msg.id, ok: false, error: { code, message: e instanceof Error ? e.message : String(e) } });
+    } finally {
+      inFlight.n--;
     }
   }
 
@@ -205,6 +296,7 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
   const addr = server.address();
   port = typeof addr === 'object' && addr ? addr.port : 0;
   const shownHost = bindHost === '::1' ? '[::1]' : bindHost;
+  let closing: Promise<void> | null = null;
 
   return {
     url: `http://${shownHost}:${port}/?token=${token}`,
@@ -212,13 +304,19 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     token,
     engine,
     close: async () => {
-      for (const s of sockets) s.terminate();
-      wss.close();
-      const closed = new Promise<void>((ok) => server.close(() => ok()));
-      server.closeAllConnections();
-      await closed;
-      if (!opts.engine) await engine.close();
-      rmSync(uploadRoot, { recursive: true, force: true });
+      if (closing) return closing;
+      closing = shutDown();
+      return closing;
     },
   };
+
+  async function shutDown(): Promise<void> {
+    for (const s of sockets) s.terminate();
+    wss.close();
+    const closed = new Promise<void>((ok) => server.close(() => ok()));
+    server.closeAllConnections();
+    await closed;
+    if (!opts.engine) await engine.close();
+    rmSync(uploadRoot, { recursive: true, force: true });
+  }
 }

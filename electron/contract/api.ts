@@ -106,6 +106,7 @@ export interface QuadscopeApi extends EngineApi {
 }
 
 const id = num({ int: true, min: 0 });
+const REPORT_FILE = { re: /^[^\0]*\.(html?|md|pdf)$/i, what: 'a path ending in .html, .md or .pdf' };
 const ms = num();
 const severity = literal('debug', 'info', 'warning', 'error', 'critical');
 const importOptions = obj({ year: optional(num({ int: true, min: 1970, max: 9999 })), tzOffsetMinutes: optional(num({ int: true, min: -900, max: 900 })) });
@@ -146,7 +147,8 @@ export const requestValidators: { [M in Method]: Check<Req<M>> } = {
   addAnnotation: obj({ incident_id: id, start_ms: ms, end_ms: ms, panel: str({ max: 100 }), text: str({ min: 1, max: 20_000 }), author: optional(str({ max: 200 })) }),
   updateAnnotation: obj({ id, text: str({ min: 1, max: 20_000 }) }),
   deleteAnnotation: obj({ id }),
-  exportReport: obj({ incident_id: id, format: literal('html', 'md', 'pdf'), out: optional(str({ max: 4096 })) }),
+  // A page may name where a report goes, but only as a report file: never ~/.bashrc or an autostart entry.
+  exportReport: obj({ incident_id: id, format: literal('html', 'md', 'pdf'), out: optional(str({ min: 1, max: 4096, pattern: REPORT_FILE })) }),
   runSql: obj({ sql: str({ min: 1, max: 100_000 }), limit: optional(num({ int: true, min: 1, max: 100_000 })) }),
   liveStatus: none,
   startLive: obj({

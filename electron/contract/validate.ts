@@ -14,16 +14,19 @@ const fail = (path: string, expected: string): never => {
   throw new ValidationError(path, expected);
 };
 
-export const str = (opts: { max?: number; min?: number } = {}): Check<string> => (x, p = '') => {
+export const str = (opts: { max?: number; min?: number; pattern?: { re: RegExp; what: string } } = {}): Check<string> => (x, p = '') => {
   if (typeof x !== 'string') return fail(p, 'a string');
   if (opts.min !== undefined && x.length < opts.min) return fail(p, `at least ${opts.min} characters`);
   if (x.length > (opts.max ?? 100_000)) return fail(p, `at most ${opts.max ?? 100_000} characters`);
+  if (opts.pattern && !opts.pattern.re.test(x)) return fail(p, opts.pattern.what);
   return x;
 };
 
 export const num = (opts: { int?: boolean; min?: number; max?: number } = {}): Check<number> => (x, p = '') => {
   if (typeof x !== 'number' || !Number.isFinite(x)) return fail(p, 'a finite number');
   if (opts.int && !Number.isInteger(x)) return fail(p, 'an integer');
+  // Past 2^53 integers lose precision: 1e300 "is" an integer but names no row.
+  if (opts.int && !Number.isSafeInteger(x)) return fail(p, 'an integer of at most 2^53 - 1 in size');
   if (opts.min !== undefined && x < opts.min) return fail(p, `>= ${opts.min}`);
   if (opts.max !== undefined && x > opts.max) return fail(p, `<= ${opts.max}`);
   return x;
@@ -55,9 +58,10 @@ type Out<S extends Shape> = { [K in keyof S as undefined extends ReturnType<S[K]
 export const obj = <S extends Shape>(shape: S): Check<Out<S>> => (x, p = '') => {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return fail(p, 'an object');
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(x)) if (!(k in shape)) fail(p ? `${p}.${k}` : k, 'absent (unknown key)');
+  // Own keys only: `in` would let __proto__, constructor or toString through as if they were fields.
+  for (const k of Object.keys(x)) if (!Object.hasOwn(shape, k)) fail(p ? `${p}.${k}` : k, 'absent (unknown key)');
   for (const [k, check] of Object.entries(shape)) {
-    const v = check((x as Record<string, unknown>)[k], p ? `${p}.${k}` : k);
+    const v = check(Object.hasOwn(x, k) ? (x as Record<string, unknown>)[k] : undefined, p ? `${p}.${k}` : k);
     if (v !== undefined) out[k] = v;
   }
   return out as Out<S>;
@@ -67,7 +71,13 @@ export const record = <T>(value: Check<T>, opts: { max?: number } = {}): Check<R
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return fail(p, 'an object');
   const entries = Object.entries(x);
   if (entries.length > (opts.max ?? 1000)) return fail(p, `at most ${opts.max ?? 1000} keys`);
-  return Object.fromEntries(entries.map(([k, v]) => [k, value(v, `${p}.${k}`)]));
+  for (const [k] of entries) {
+    const at = p ? `${p}.${k.slice(0, 100)}` : k.slice(0, 100);
+    // An own "__proto__" key is harmless here but becomes the prototype in any later spread or Object.assign.
+    if (k === '__proto__') fail(at, 'absent (a reserved key)');
+    if (k.length > 1000) fail(at, 'a key of at most 1000 characters');
+  }
+  return Object.fromEntries(entries.map(([k, v]) => [k, value(v, p ? `${p}.${k}` : k)]));
 };
 
 export const none: Check<void> = (x, p = '') => {

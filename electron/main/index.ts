@@ -1,5 +1,6 @@
 // App lifecycle: one window, the engine in a utility process, the IPC relay.
 import { app, BrowserWindow } from 'electron';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Wire } from '../contract/api';
@@ -24,11 +25,17 @@ void app.whenReady().then(() => {
   const host = startEngineHost(join(outDir, 'engine', 'host.cjs'), dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env);
 
   registerIpc(host, async (req): Promise<Wire> => {
-    const html = await host.call('exportReport', { incident_id: req.incident_id, format: 'html', out: join(tmpdir(), `quadscope-report-${req.incident_id}.html`) });
-    if (!html.ok) return html;
-    const pdf = req.out ?? join(app.getPath('documents'), `quadscope-incident-${req.incident_id}.pdf`);
-    await printHtmlToPdf((html.value as { path: string }).path, pdf);
-    return { kind: 'result', id: 0, ok: true, value: { path: pdf } };
+    // A fresh private folder: a fixed name in the shared temp dir could be a planted symlink.
+    const scratch = mkdtempSync(join(tmpdir(), 'quadscope-report-'));
+    try {
+      const html = await host.call('exportReport', { incident_id: req.incident_id, format: 'html', out: join(scratch, 'report.html') });
+      if (!html.ok) return html;
+      const pdf = req.out ?? join(app.getPath('documents'), `quadscope-incident-${req.incident_id}.pdf`);
+      await printHtmlToPdf((html.value as { path: string }).path, pdf);
+      return { kind: 'result', id: 0, ok: true, value: { path: pdf } };
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   win = createMainWindow(join(outDir, 'preload', 'index.cjs'));

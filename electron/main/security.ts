@@ -52,6 +52,27 @@ export function lockDownContents(contents: WebContents): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
+/**
+ * The offscreen window that prints a report: no preload, no script, no Node, and its own in-memory
+ * session, because the workstation session refuses file:// and this window loads one file from disk.
+ */
+export const PDF_PARTITION = 'quadscope-report-pdf';
+
+export function pdfWebPreferences(): WebPreferences {
+  return { partition: PDF_PARTITION, sandbox: true, contextIsolation: true, nodeIntegration: false, javascript: false, webSecurity: true, webviewTag: false, spellcheck: false };
+}
+
+/** The print window may load the one report file (and the data: URLs inside it), nothing else. */
+export function pdfRequestAllowed(url: string, reportUrl: string): boolean {
+  return url === reportUrl || url.startsWith('data:');
+}
+
+export function lockDownPdfSession(session: Session, reportUrl: string): void {
+  session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.setPermissionCheckHandler(() => false);
+  session.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !pdfRequestAllowed(details.url, reportUrl) }));
+}
+
 /** IPC is only accepted from our own top frame. */
 export function isTrustedSender(frameUrl: string | undefined, isMainFrame: boolean): boolean {
   return isMainFrame && typeof frameUrl === 'string' && frameUrl.startsWith(`${APP_ORIGIN}/`);

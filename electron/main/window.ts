@@ -1,8 +1,9 @@
 // The one workstation window, its app:// protocol (serving the built renderer with the CSP header),
 // and the native menu.
-import { BrowserWindow, net, protocol, session } from 'electron';
-import { join, normalize, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { BrowserWindow, protocol, session } from 'electron';
+import { readFile } from 'node:fs/promises';
+import { mimeType } from '../bridge/static-path';
+import { appUrlToFile } from './app-url';
 import { APP_ORIGIN, RENDERER_CSP, lockDownContents, lockDownSession, webPreferences } from './security';
 
 export function registerAppScheme(): void {
@@ -10,16 +11,13 @@ export function registerAppScheme(): void {
 }
 
 export function serveRenderer(rendererDir: string): void {
+  // Read directly, not through net.fetch(file://): the locked-down session refuses file:// requests, and
+  // a folder read fails (EISDIR) where a file:// fetch would answer with a listing.
   protocol.handle('app', async (request) => {
-    const url = new URL(request.url);
-    const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
-    const file = normalize(join(rendererDir, rel));
-    if (!file.startsWith(rendererDir + sep)) return new Response('not found', { status: 404 });
-    const res = await net.fetch(pathToFileURL(file).toString());
-    const headers = new Headers(res.headers);
-    headers.set('content-security-policy', RENDERER_CSP);
-    headers.set('x-content-type-options', 'nosniff');
-    return new Response(res.body, { status: res.status, headers });
+    const file = appUrlToFile(rendererDir, request.url);
+    const body = file ? await readFile(file).catch(() => null) : null;
+    if (!file || !body) return new Response('not found', { status: 404 });
+    return new Response(body, { status: 200, headers: { 'content-type': mimeType(file), 'content-security-policy': RENDERER_CSP, 'x-content-type-options': 'nosniff' } });
   });
 }
 

@@ -28,6 +28,9 @@ export class ExtractTarget {
   private entries = 0;
   private root: Promise<string> | null = null;
   private readonly madeDirs = new Set<string>();
+  /** Disk names by their case- and normalization-folded form, as macOS and Windows compare them. */
+  private readonly diskNames = new Map<string, string>();
+  private renamed = 0;
 
   /**
    * `label` names the archive in messages (its path in the bundle); `prefix` goes before every entry
@@ -91,7 +94,7 @@ export class ExtractTarget {
     let abs = '';
     const openFile = () =>
       this.fsStep(raw, async () => {
-        abs = join(await this.rootDir(), rel);
+        abs = join(await this.rootDir(), this.diskPath(rel));
         await this.mkdirs(dirname(abs));
         return open(abs, 'w');
       });
@@ -131,6 +134,21 @@ export class ExtractTarget {
       throw e;
     }
     this.files.set(rel, { path, mtimeMs, stored: new DiskFile(abs, size) });
+  }
+
+  /**
+   * Where an entry goes under the scratch root: its own path, unless another entry differing only in
+   * case or Unicode normalization (`A.log`, `a.log`) is already there, where a case-insensitive disk
+   * would make the second overwrite the first; then a folder of its own.
+   */
+  private diskPath(rel: string): string {
+    const folded = rel.normalize('NFC').toLowerCase();
+    const taken = this.diskNames.get(folded);
+    if (taken === undefined || taken === rel) {
+      this.diskNames.set(folded, rel);
+      return rel;
+    }
+    return `.same-name-${++this.renamed}/${rel}`;
   }
 
   private rootDir(): Promise<string> {

@@ -1,6 +1,6 @@
 // Reading files in bounded pieces: the first bytes (for sniffing), a whole file as a stream, or a byte
 // range of an open archive.
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { BundleError } from './types';
@@ -8,11 +8,32 @@ import { BundleError } from './types';
 const CHUNK = 256 * 1024;
 
 /**
+ * A descriptor on a file that is still a regular file when it is opened, not only when it was listed:
+ * O_NONBLOCK so a FIFO put in its place cannot block the open for ever, O_NOFOLLOW where the listing
+ * judged the path itself (a folder walk) so a symlink put in its place is not followed out of the bundle.
+ */
+export function openRegularSync(path: string, noFollow: boolean): number {
+  const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+  let fd: number;
+  try {
+    fd = openSync(path, flags);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new BundleError(path, 'became a symlink after the folder was listed — refused');
+    throw e;
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new BundleError(path, 'is no longer a regular file (a FIFO, device or folder took its place after the listing) — refused');
+  }
+  return fd;
+}
+
+/**
  * Synchronous on purpose: sniffing reads 512 bytes of every file, and through the thread pool each
  * open/read/close costs ~0.1 ms where the direct calls cost ~20 µs (callers yield between files).
  */
-export function readHeadSync(path: string, n: number): Buffer {
-  const fd = openSync(path, 'r');
+export function readHeadSync(path: string, n: number, noFollow = false): Buffer {
+  const fd = openRegularSync(path, noFollow);
   try {
     const buf = Buffer.alloc(n);
     let got = 0;
@@ -27,8 +48,8 @@ export function readHeadSync(path: string, n: number): Buffer {
   }
 }
 
-export function fileStream(path: string): Readable {
-  return createReadStream(path, { highWaterMark: CHUNK });
+export function fileStream(path: string, noFollow = false): Readable {
+  return createReadStream(path, { fd: openRegularSync(path, noFollow), highWaterMark: CHUNK });
 }
 
 /** `length` bytes from `start`; a file that ends first is an error at the offset where it ended. */

@@ -57,7 +57,7 @@ export async function walkFolder(root: string, prefix: string, label: string, li
           throw new ArchiveRefused(label, `has more than ${limits.maxEntries} files (maxEntries) — refused`);
         }
         const st = lstatSync(abs);
-        files.push({ path: bundlePath(rel), mtimeMs: st.mtimeMs, stored: new DiskFile(abs, st.size) });
+        files.push({ path: bundlePath(rel), mtimeMs: st.mtimeMs, stored: new DiskFile(abs, st.size, true) });
         if (files.length % YIELD_EVERY === 0) await new Promise(setImmediate);
       } else {
         refuse(rel, 'not a regular file (a socket, FIFO or device) — skipped');

@@ -16,17 +16,19 @@ export interface Stored {
 }
 
 export class DiskFile implements Stored {
+  /** `noFollow`: the path was judged as a regular file, not a link, and must still be one when read. */
   constructor(
     private readonly abs: string,
     readonly size: number,
+    private readonly noFollow = false,
   ) {}
 
   head(n: number): Buffer {
-    return readHeadSync(this.abs, n);
+    return readHeadSync(this.abs, n, this.noFollow);
   }
 
   chunks(): AsyncIterable<Buffer> {
-    return fileStream(this.abs);
+    return fileStream(this.abs, this.noFollow);
   }
 
   onDisk(): Promise<string> {

@@ -39,7 +39,8 @@ const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typ
 const str = (v: PyValue | undefined): string => (typeof v === 'string' ? v : '');
 
 export function formatFrame(f: PyValue): string {
-  if (!isDict(f)) return String(f);
+  // A frame that is not a dict is damage: never stringify it (self-sharing lists expand to gigabytes).
+  if (!isDict(f)) return typeof f === 'string' ? f : '??';
   const file = str(f.filename);
   const line = num(f.line);
   const name = str(f.name);

@@ -49,8 +49,13 @@ function intFromLE(buf: Buffer, at: number, n: number): number | bigint {
   return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;
 }
 
-function textInt(s: string): number | bigint {
+/** Python's own cap on int/str conversion (sys.int_info.str_digits_check_threshold): parsing is quadratic. */
+export const MAX_TEXT_INT_DIGITS = 4300;
+
+function textInt(s: string, at: number): number | bigint {
   const t = s.trim().replace(/L$/, '');
+  if (t.length > MAX_TEXT_INT_DIGITS) throw new PickleError(at, `integer of ${t.length} digits is longer than ${MAX_TEXT_INT_DIGITS}`, 'INT');
+  if (!/^[+-]?\d+$/.test(t)) throw new PickleError(at, `not an integer: ${JSON.stringify(t.slice(0, 40))}`, 'INT');
   const v = BigInt(t);
   return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;
 }
@@ -103,6 +108,12 @@ export function unpickle(buf: Buffer): PyValue {
     if (m === undefined) throw new PickleError(opAt, 'no MARK on the stack', opName(op));
     return stack.splice(m).slice(1) as PyValue[];
   };
+  // Text PUT/GET carry the key as a line: only a plain index may name a memo slot.
+  const memoKey = () => {
+    const t = line().trim();
+    if (!/^\d{1,10}$/.test(t)) throw new PickleError(opAt, `bad memo key ${JSON.stringify(t.slice(0, 40))}`, opName(op));
+    return Number(t);
+  };
   const memoGet = (i: number) => {
     if (i >= memo.length || memo[i] === undefined) throw new PickleError(opAt, `memo key ${i} was never stored`, opName(op));
     return memo[i];
@@ -110,7 +121,7 @@ export function unpickle(buf: Buffer): PyValue {
   const setItems = (d: PyValue, items: PyValue[]) => {
     if (!isDict(d)) throw new PickleError(opAt, 'SETITEM(S) on something that is not a dict', opName(op));
     for (let i = 0; i + 1 < items.length; i += 2) {
-      const k = keyOf(items[i]);
+      const k = keyOf(items[i], opAt);
       // A key named __proto__ must become data, not a prototype (plain objects stay fast; null-prototype ones do not).
       if (k === '__proto__') Object.defineProperty(d, k, { value: items[i + 1], enumerable: true, writable: true, configurable: true });
       else d[k] = items[i + 1];
@@ -190,11 +201,11 @@ export function unpickle(buf: Buffer): PyValue {
       case 0x49: {
         // INT (text): protocol 0 writes booleans as I01 / I00
         const s = line().trim();
-        stack.push(s === '01' ? true : s === '00' ? false : textInt(s));
+        stack.push(s === '01' ? true : s === '00' ? false : textInt(s, opAt));
         break;
       }
       case 0x4c: // LONG (text)
-        stack.push(textInt(line()));
+        stack.push(textInt(line(), opAt));
         break;
       case 0x46: // FLOAT (text)
         stack.push(Number(line()));
@@ -334,7 +345,7 @@ export function unpickle(buf: Buffer): PyValue {
         memo[u32()] = top();
         break;
       case 0x70: // PUT (text)
-        memo[Number(line())] = top();
+        memo[memoKey()] = top();
         break;
       case 0x68: // BINGET
         stack.push(memoGet(u8()));
@@ -343,7 +354,7 @@ export function unpickle(buf: Buffer): PyValue {
         stack.push(memoGet(u32()));
         break;
       case 0x67: // GET (text)
-        stack.push(memoGet(Number(line())));
+        stack.push(memoGet(memoKey()));
         break;
       default: {
         const refused = REFUSED[op];
@@ -358,9 +369,18 @@ export function isDict(v: PyValue | undefined): v is PyDict {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
 }
 
-function keyOf(k: PyValue): string {
+/**
+ * A dict key as a JS property name. Tuples of scalars are legitimate keys (segment_pool_id); a nested
+ * container is not, and would be expanded by stringifying (a list that holds itself twice, 30 levels
+ * deep, is 250 bytes of pickle and 2^30 characters of text), so only one level of scalars is accepted.
+ */
+function keyOf(k: PyValue, at: number): string {
   if (typeof k === 'string') return k;
-  if (Array.isArray(k)) return JSON.stringify(k.map((x) => (typeof x === 'bigint' ? x.toString() : x)));
+  if (Array.isArray(k)) {
+    if (k.length > 64 || k.some((x) => x !== null && typeof x === 'object')) throw new PickleError(at, 'a dict key is a nested container (not a snapshot; possibly hostile)', 'SETITEM');
+    return JSON.stringify(k.map((x) => (typeof x === 'bigint' ? x.toString() : x)));
+  }
+  if (k !== null && typeof k === 'object') throw new PickleError(at, 'a dict key is a container', 'SETITEM');
   return String(k);
 }
 

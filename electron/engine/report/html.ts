@@ -98,7 +98,7 @@ export function renderHtml(doc: ReportDocument): string {
     '</header>',
   ];
   doc.sections.forEach((s, i) => {
-    out.push(`<section id="${s.id}"${s.page ? ' class="page"' : ''}>`);
+    out.push(`<section id="${escapeHtml(s.id)}"${s.page ? ' class="page"' : ''}>`);
     out.push(`<h2><span class="num">${i + 1}.</span>${escapeHtml(s.title)}</h2>`);
     for (const b of s.blocks) out.push(block(b));
     out.push('</section>');

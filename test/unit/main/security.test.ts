@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APP_ORIGIN, RENDERER_CSP, isTrustedSender, webPreferences } from '../../../electron/main/security';
-import { BRIDGE_CSP } from '../../../electron/bridge/csp';
+import { bridgeCsp } from '../../../electron/bridge/csp';
 
 test('webPreferences: isolated, sandboxed, no Node anywhere', () => {
   const p = webPreferences('/app/out/preload/index.cjs');
@@ -17,7 +17,7 @@ test('webPreferences: isolated, sandboxed, no Node anywhere', () => {
   assert.equal(p.preload, '/app/out/preload/index.cjs');
 });
 
-for (const [name, csp] of [['renderer', RENDERER_CSP], ['bridge', BRIDGE_CSP]] as const) {
+for (const [name, csp] of [['renderer', RENDERER_CSP], ['bridge', bridgeCsp(43123)]] as const) {
   test(`${name} CSP: self only, no eval, no remote origins`, () => {
     const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
     assert.deepEqual(directives['default-src'], ["'self'"]);
@@ -25,7 +25,8 @@ for (const [name, csp] of [['renderer', RENDERER_CSP], ['bridge', BRIDGE_CSP]] a
     assert.deepEqual(directives['object-src'], ["'none'"]);
     assert.deepEqual(directives['frame-ancestors'], ["'none'"]);
     assert.doesNotMatch(csp, /unsafe-eval|https?:|\*\.|(^|\s)\*(\s|;|$)/);
-    for (const src of directives['connect-src']) assert.match(src, /^('self'|ws:\/\/(127\.0\.0\.1|localhost):\*)$/);
+    // The bridge's own WebSocket only, on its own port: never a wildcard port.
+    for (const src of directives['connect-src']) assert.match(src, /^('self'|ws:\/\/(127\.0\.0\.1|localhost|\[::1\]):43123)$/);
   });
 }
 
