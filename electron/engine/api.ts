@@ -7,7 +7,7 @@ import { EngineError } from '../contract/api';
 import type { EngineEvent, ImportResult, LiveStatus } from '../contract/types';
 import type { Diagnosis } from '../contract/diagnosis';
 import { importPaths } from './import/pipeline';
-import { runReadOnlySql } from './store/user-sql';
+import { runUserSqlInChild } from './store/user-sql-process';
 import { Store } from './store/store';
 
 export interface EngineOptions {
@@ -202,7 +202,7 @@ export class Engine implements EngineApi {
   // ---- SQL
 
   async runSql(req: Req<'runSql'>): Promise<Res<'runSql'>> {
-    return runReadOnlySql(this.store.file, req.sql, req.limit ?? 1000);
+    return runUserSqlInChild(this.store.file, req.sql, req.limit ?? 1000);
   }
 
   // ---- live

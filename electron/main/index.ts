@@ -22,7 +22,10 @@ void app.whenReady().then(() => {
   const unpacked = app.getAppPath().replace(/app\.asar$/, 'app.asar.unpacked');
   const env: Record<string, string> = { QUADSCOPE_NVML_ADDON: join(unpacked, 'native', 'nvml', 'build', 'Release', 'quadscope_nvml.node') };
   env.QUADSCOPE_DEMO_BUNDLE = app.isPackaged ? join(process.resourcesPath, 'demo') : join(app.getAppPath(), 'fixtures', 'demo');
-  const host = startEngineHost(join(outDir, 'engine', 'host.cjs'), dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env);
+  const hostEntry = join(outDir, 'engine', 'host.cjs');
+  // User SQL runs in a killable child: the same bundle, run as Node.
+  env.QUADSCOPE_ENGINE_ENTRY = hostEntry;
+  const host = startEngineHost(hostEntry, dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env);
 
   registerIpc(host, async (req): Promise<Wire> => {
     // A fresh private folder: a fixed name in the shared temp dir could be a planted symlink.
