@@ -161,7 +161,7 @@ export class Engine implements EngineApi {
   // ---- model
 
   async analyze(req: Req<'analyze'>): Promise<Diagnosis> {
-    if (!this.store.getIncident(req.incident_id)) throw notFound('incident', req.incident_id);
+    if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
     const [{ analyzeIncidentDetailed }, { DEFAULT_CONFIG }, { latencyTrigger }] = await Promise.all([import('./model/diagnose'), import('./model/config'), import('./series/latency-threshold')]);
     const detail = analyzeIncidentDetailed(this.store, req.incident_id, req.options ?? {}, DEFAULT_CONFIG);
     const d: Diagnosis = { ...detail.diagnosis, trigger: latencyTrigger(detail, DEFAULT_CONFIG) };
@@ -176,7 +176,7 @@ export class Engine implements EngineApi {
   }
 
   async addAnnotation(req: Req<'addAnnotation'>): Promise<Res<'addAnnotation'>> {
-    if (!this.store.getIncident(req.incident_id)) throw notFound('incident', req.incident_id);
+    if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
     if (req.end_ms < req.start_ms) throw new EngineError('bad_range', 'an annotation must end after it starts');
     return this.store.addAnnotation({ incident_id: req.incident_id, start_ms: req.start_ms, end_ms: req.end_ms, panel: req.panel, text: req.text, author: req.author ?? '' });
   }
@@ -194,7 +194,7 @@ export class Engine implements EngineApi {
   // ---- report
 
   async exportReport(req: Req<'exportReport'>): Promise<Res<'exportReport'>> {
-    if (!this.store.getIncident(req.incident_id)) throw notFound('incident', req.incident_id);
+    if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
     const { writeReport } = await import('./report/index');
     return writeReport(this.store, req.incident_id, { format: req.format, out: req.out });
   }

@@ -240,7 +240,7 @@ export class LiveRecorder {
     }
     if (rows > 0) {
       const now = Date.now();
-      // The span query scans the incident: keep it off the hot path.
+      // The span query touches every series and event of the incident: not on every flush.
       if (now - this.lastSpanRefresh >= 10_000) {
         this.store.refreshIncidentSpan(this.incidentId);
         this.lastSpanRefresh = now;

@@ -75,7 +75,7 @@ function clearFigures(dir: string): void {
 /** The diagnosis given, else a fresh model run, else the last one saved for the incident. */
 async function diagnosisFor(store: Store, incidentId: number, opts: ReportOptions): Promise<Diagnosis> {
   if (opts.diagnosis) return opts.diagnosis;
-  if (!store.getIncident(incidentId)) throw new Error(`incident ${incidentId} does not exist in ${store.file}`);
+  if (!store.incidentExists(incidentId)) throw new Error(`incident ${incidentId} does not exist in ${store.file}`);
   let model: typeof import('../model/diagnose') | null = null;
   try {
     model = await import('../model/diagnose');

@@ -100,7 +100,10 @@ export class Store {
     const r = w
       .prepare(
         `SELECT MIN(lo) AS lo, MAX(hi) AS hi FROM (
-           SELECT MIN(s.ts_ms) AS lo, MAX(s.ts_ms) AS hi FROM samples s JOIN series r ON r.id = s.series_id WHERE r.incident_id = @id
+           -- Per series, the first and last sample are one seek each in the clustered (series, time) key.
+           SELECT MIN((SELECT ts_ms FROM samples WHERE series_id = r.id ORDER BY ts_ms LIMIT 1)) AS lo,
+                  MAX((SELECT ts_ms FROM samples WHERE series_id = r.id ORDER BY ts_ms DESC LIMIT 1)) AS hi
+             FROM series r WHERE r.incident_id = @id
            UNION ALL SELECT MIN(ts_ms), MAX(ts_ms) FROM events WHERE incident_id = @id
            UNION ALL SELECT MIN(start_ns) / 1000000, MAX(end_ns) / 1000000 FROM spans WHERE incident_id = @id
            UNION ALL SELECT MIN(start_ns) / 1000000, MAX(end_ns) / 1000000 FROM kernels WHERE incident_id = @id
@@ -118,6 +121,11 @@ export class Store {
 
   listIncidents(): Incident[] {
     return this.db.prepare('SELECT id, name, created_ms, start_ms, end_ms, source FROM incidents ORDER BY created_ms DESC, id DESC').all() as Incident[];
+  }
+
+  /** Whether an incident exists (getIncident also counts its rows, which scans its samples). */
+  incidentExists(id: number): boolean {
+    return this.db.prepare('SELECT 1 FROM incidents WHERE id = ?').pluck().get(id) !== undefined;
   }
 
   getIncident(id: number): IncidentDetail | null {
