@@ -1,11 +1,15 @@
 // Entry of the engine's Electron utility process. It speaks the Wire protocol over `process.parentPort`
 // (Electron's utility-process channel), so imports never block the window. No `electron` import: the
 // port is reached through `process`, and the same Engine runs under the CLI and the bridge.
-// Run as Node with --run-sql, the same bundle is the killable child that user SQL runs in.
+// Run as Node with --run-sql, the same bundle is the killable child that user SQL runs in; started as
+// a worker thread by an import (parallel-import.ts), it is that import's parser.
 import { EngineError, isMethod, validateRequest, type Wire } from '../contract/api';
 import { ValidationError } from '../contract/validate';
 import { Engine } from './api';
 import { ensureDemoIncident } from './demo';
+import { isMainThread, workerData } from 'node:worker_threads';
+import { importWorkerMain } from './import/import-worker';
+import { IMPORT_WORKER_ROLE } from './import/parallel-import';
 import { sqlChildMain } from './store/sql-child';
 
 interface ParentPort {
@@ -35,7 +39,9 @@ function serveEngine(port: ParentPort): void {
   if (process.argv.includes('--open-demo')) void ensureDemoIncident(engine).catch(() => undefined);
 }
 
-if (process.argv.includes('--run-sql')) {
+if (!isMainThread && (workerData as { role?: string } | null)?.role === IMPORT_WORKER_ROLE) {
+  importWorkerMain();
+} else if (process.argv.includes('--run-sql')) {
   void sqlChildMain();
 } else {
   const port = (process as unknown as { parentPort?: ParentPort }).parentPort;

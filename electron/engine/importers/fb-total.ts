@@ -7,6 +7,7 @@ type Field = 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved';
 
 interface Parts {
   labels: Labels;
+  labelsKey: string;
   ts: number;
   used?: number;
   free?: number;
@@ -21,29 +22,40 @@ export function isFbField(name: string, metric: string): name is Field {
 }
 
 export class FbTotals {
-  private readonly parts = new Map<string, Parts>();
+  /** GPU (its labels' key, the same string for every line of that GPU) → time → parts. */
+  private readonly parts = new Map<string, Map<number, Parts>>();
+  private size = 0;
 
-  constructor(private readonly emit: (labels: Labels, ts: number, bytes: number) => void) {}
+  constructor(private readonly emit: (labels: Labels, labelsKey: string, ts: number, bytes: number) => void) {}
 
   /** `labels`: the canonical labels of the GPU without `metric`; `mib`: the raw DCGM value. */
   add(field: Field, labels: Labels, labelsKey: string, ts: number, mib: number): void {
-    const key = `${labelsKey}@${ts}`;
-    let p = this.parts.get(key);
+    let byTs = this.parts.get(labelsKey);
+    if (!byTs) this.parts.set(labelsKey, (byTs = new Map()));
+    let p = byTs.get(ts);
     if (!p) {
-      if (this.parts.size >= FLUSH_AT) this.flush();
-      p = { labels, ts };
-      this.parts.set(key, p);
+      if (this.size >= FLUSH_AT) {
+        this.flush();
+        this.parts.set(labelsKey, (byTs = new Map()));
+      }
+      p = { labels, labelsKey, ts };
+      byTs.set(ts, p);
+      this.size++;
     }
     if (field === 'gpu.mem.used') p.used = mib;
     else if (field === 'gpu.mem.free') p.free = mib;
     else p.reserved = mib;
   }
 
+  /** Emits the totals, GPU by GPU in time order within each (`labels` gain `metric`). */
   flush(): void {
-    for (const p of this.parts.values()) {
-      if (p.used === undefined || p.free === undefined) continue;
-      this.emit({ ...p.labels, metric: FB_TOTAL_METRIC }, p.ts, (p.used + p.free + (p.reserved ?? 0)) * MIB);
+    for (const byTs of this.parts.values()) {
+      for (const p of byTs.values()) {
+        if (p.used === undefined || p.free === undefined) continue;
+        this.emit({ ...p.labels, metric: FB_TOTAL_METRIC }, p.labelsKey, p.ts, (p.used + p.free + (p.reserved ?? 0)) * MIB);
+      }
     }
     this.parts.clear();
+    this.size = 0;
   }
 }

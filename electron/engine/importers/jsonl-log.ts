@@ -1,5 +1,6 @@
-// JSON-lines logs (one object per line: structlog, pino, bunyan, TGI's --json-output, Docker's
-// json-file driver, Fluent Bit, Loki exports …) as events.
+// JSON-lines logs (one object per line: structlog, pino, bunyan, Docker's json-file driver, Fluent Bit,
+// Loki exports …) as events. TGI's --json-output, where most lines are TGI's own, goes to the engine-log
+// importer (vllm-log.ts: request timings become latency series); a mixed file with a few TGI lines stays here.
 //   time: ts | time | timestamp | @timestamp | t | asctime — an ISO string (with a zone; without one it is
 //         local time in ctx.options.tzOffsetMinutes, UTC by default) or an epoch number, its unit told by
 //         its size (< 1e11 s, < 1e14 ms, < 1e17 µs, else ns);

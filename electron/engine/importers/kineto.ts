@@ -15,7 +15,11 @@
 //   only counted.)
 // - allocations (source 'kineto'): CUDA `[memory]` instant events paired by Device Id + Addr (+Bytes
 //   alloc, −Bytes free); an allocation still open at the end has free_ns null, a free without its alloc
-//   has alloc_ns null. 2021 traces have no Addr: nothing to pair, a warning says so.
+//   has alloc_ns null. 2021 traces have no Addr: nothing to pair, a warning says so. stack_id: the
+//   cpu_op / Operator / user_annotation / python_function `X` events of the memory event's pid+tid
+//   whose [ts, ts+dur] holds its ts (the alloc's; a lone free's own), innermost first; names as they
+//   are, Python frames as "file.py:12 fn" (memory-snapshot's form). Enclosing ops may come later in
+//   the file, so allocations are kept (compactly) and written at the end.
 // - series torch.allocated / torch.reserved {gpu} (bytes) from Total Allocated / Total Reserved;
 //   gpu.mem.total {gpu} (bytes) from deviceProperties[].totalGlobalMem, sampled at the trace's first
 //   and last timestamp; one 'gpu_info' event per device with its properties.
@@ -24,6 +28,7 @@
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 import { ScanError, scanChromeTrace } from './json-event-scanner';
 import { toHexAddr } from './hex-address';
+import { OpStacks, withRoom } from './kineto-op-stacks';
 
 /** Epoch µs below this (1973) are not epoch times but offsets from the trace's base time. */
 const RELATIVE_US_LIMIT = 1e14;
@@ -135,6 +140,43 @@ class SeenIds {
   }
 }
 
+/**
+ * Allocations held until the end, when their stacks are known: 36 bytes each (device int32, address,
+ * size, alloc and free µs as float64; NaN for none). An address that is not a JSON number is kept
+ * aside as its hex text.
+ */
+class PendingAllocations {
+  device = new Int32Array(256);
+  addr = new Float64Array(256);
+  size = new Float64Array(256);
+  allocUs = new Float64Array(256);
+  freeUs = new Float64Array(256);
+  readonly addrText = new Map<number, string>();
+  n = 0;
+
+  add(device: number, addr: unknown, size: number, allocUs: number, freeUs: number): number {
+    const i = this.n++;
+    if (i === this.device.length) {
+      this.device = withRoom(this.device, i + 1);
+      this.addr = withRoom(this.addr, i + 1);
+      this.size = withRoom(this.size, i + 1);
+      this.allocUs = withRoom(this.allocUs, i + 1);
+      this.freeUs = withRoom(this.freeUs, i + 1);
+    }
+    this.device[i] = device;
+    if (typeof addr === 'number') this.addr[i] = addr;
+    else this.addrText.set(i, toHexAddr(addr));
+    this.size[i] = size;
+    this.allocUs[i] = allocUs;
+    this.freeUs[i] = freeUs;
+    return i;
+  }
+
+  hexAddr(i: number): string {
+    return this.addrText.get(i) ?? toHexAddr(this.addr[i]);
+  }
+}
+
 class KinetoReader {
   private traceId = 'kineto:0';
   private spanSeq = 0;
@@ -143,7 +185,11 @@ class KinetoReader {
   private readonly usedOps = new SeenIds();
   /** Ids seen more than once → the next suffix. */
   private readonly repeats = new Map<string, number>();
-  private readonly open = new Map<string, { size: number; ns: bigint }>();
+  /** Open allocations by device:addr → their index in `pending`. */
+  private readonly open = new Map<string, number>();
+  private readonly pending = new PendingAllocations();
+  /** CPU intervals and, index for index with `pending`, the points whose stacks are wanted. */
+  private readonly stacks = new OpStacks();
   private readonly memSeries = new Map<string, { allocated: number; reserved: number }>();
   private minUs = Infinity;
   private maxUs = -Infinity;
@@ -245,6 +291,8 @@ class KinetoReader {
     }
     const isCall = cat === 'cuda_runtime' || cat === 'cuda_driver' || cat === 'Runtime' || cat === 'cuda_sync';
     const isOp = cat === 'cpu_op' || cat === 'Operator';
+    const python = cat === 'python_function';
+    if (isOp || python || cat === 'user_annotation') this.stacks.interval(e.pid, e.tid, e.ts, e.ts + dur, e.name ?? '', python);
     const spanId = isCall && corr !== null ? this.uniqueSpanId('c', corr) : isOp && ext !== null ? this.uniqueSpanId('op', ext) : `k${++this.spanSeq}`;
     const attrs: Record<string, unknown> = { cat, pid: e.pid, tid: e.tid };
     for (const k in args) attrs[ARG_NAMES[k] === 'external_id' ? 'external_id' : k] = args[k];
@@ -273,16 +321,38 @@ class KinetoReader {
       this.memNoAddr++;
       return;
     }
-    const addr = toHexAddr(a.Addr);
-    const k = `${device}:${addr}`;
+    const k = `${device}:${toHexAddr(a.Addr)}`;
+    // Each pending allocation asks for one stack, so `stacks`' answers line up with `pending`.
     if (bytes >= 0) {
-      const prev = this.open.get(k);
-      if (prev) this.sink.allocation({ device, addr, size: prev.size, alloc_ns: prev.ns, free_ns: null, source: 'kineto' });
-      this.open.set(k, { size: bytes, ns });
-    } else {
-      const prev = this.open.get(k);
+      // An alloc over an open one leaves that one open (free_ns null), as it was never seen freed.
+      this.open.set(k, this.pending.add(device, a.Addr, bytes, e.ts, NaN));
+      this.stacks.at(e.pid, e.tid, e.ts);
+      return;
+    }
+    const prev = this.open.get(k);
+    if (prev !== undefined) {
       this.open.delete(k);
-      this.sink.allocation({ device, addr, size: prev?.size ?? -bytes, alloc_ns: prev?.ns ?? null, free_ns: ns, source: 'kineto' });
+      this.pending.freeUs[prev] = e.ts;
+    } else {
+      this.pending.add(device, a.Addr, -bytes, NaN, e.ts);
+      this.stacks.at(e.pid, e.tid, e.ts);
+    }
+  }
+
+  /** Every allocation, with its stack, in the order their first event came. */
+  private writeAllocations(): void {
+    const stackIds = this.stacks.resolve((frames) => this.sink.stack(frames));
+    const p = this.pending;
+    for (let i = 0; i < p.n; i++) {
+      this.sink.allocation({
+        device: p.device[i],
+        addr: p.hexAddr(i),
+        size: p.size[i],
+        alloc_ns: Number.isNaN(p.allocUs[i]) ? null : this.ns(p.allocUs[i]),
+        free_ns: Number.isNaN(p.freeUs[i]) ? null : this.ns(p.freeUs[i]),
+        stack_id: stackIds[i] >= 0 ? stackIds[i] : null,
+        source: 'kineto',
+      });
     }
   }
 
@@ -300,11 +370,8 @@ class KinetoReader {
   }
 
   finish(): void {
-    for (const [k, a] of this.open) {
-      const [device, addr] = [Number(k.slice(0, k.indexOf(':'))), k.slice(k.indexOf(':') + 1)];
-      this.sink.allocation({ device, addr, size: a.size, alloc_ns: a.ns, free_ns: null, source: 'kineto' });
-    }
     this.open.clear();
+    this.writeAllocations();
     if (this.memNoAddr > 0) this.ctx.warn(`${this.memNoAddr} CUDA [memory] events carry no Addr (older profiler): allocations cannot be paired`);
     if (this.timeMode === 'relative' && this.baseNs === null) this.ctx.warn('timestamps are relative and the trace has no baseTimeNanoseconds: times start at 0');
     if (!Number.isFinite(this.minUs)) return;
@@ -346,6 +413,7 @@ async function pass(input: EntryInput, ctx: ImportContext, reader: KinetoReader 
 export const kinetoImporter: Importer = {
   format: 'kineto-json',
   detect: (head) => detectKineto(head),
+  parallel: true,
   async import(input, sink, ctx) {
     const run = async (base: bigint | null) => {
       const reader = new KinetoReader(sink, ctx, base);

@@ -104,10 +104,13 @@ function unitFromName(name: string): string {
 /** Maps classified samples onto series in a sink, with DCGM's derived memory total. */
 export class PromSeriesMapper {
   private readonly fb: FbTotals;
+  /** gpu.mem.total's series per GPU (by its labels' key): looked up once, not once a scrape. */
+  private readonly fbSeries = new Map<string, number>();
 
   constructor(private readonly sink: Sink) {
-    this.fb = new FbTotals((labels, ts, bytes) => {
-      const id = this.sink.series({ name: 'gpu.mem.total', labels, unit: 'bytes', kind: 'gauge' });
+    this.fb = new FbTotals((labels, labelsKey, ts, bytes) => {
+      let id = this.fbSeries.get(labelsKey);
+      if (id === undefined) this.fbSeries.set(labelsKey, (id = this.sink.series({ name: 'gpu.mem.total', labels, unit: 'bytes', kind: 'gauge' })));
       this.sink.sample(id, ts, bytes);
     });
   }

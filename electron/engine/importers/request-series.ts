@@ -1,5 +1,8 @@
 // Latency histograms and request counters derived from request spans, per 10 s window, written in the
 // representation Prometheus histograms get: cumulative over buckets and over time (see span-attributes.ts).
+// Engine logs that print one line per request (TGI) feed the same series under their own labels, with
+// three more latencies spans do not carry: lat.validation, lat.inference and lat.itl (from the request's
+// mean time per output token, as TGI's own request_mean_time_per_token_duration maps to lat.itl).
 import type { Sink } from './types';
 import type { RequestFacts } from './span-attributes';
 
@@ -8,11 +11,22 @@ export const WINDOW_MS = 10_000;
 /** vLLM's bucket bounds (s): request_latency_buckets (e2e, queue) and time_to_first_token. */
 export const E2E_BUCKETS = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0];
 export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0];
+/** vLLM's time_per_output_token / inter_token_latency bounds (s). */
+export const ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0];
 
-const LABELS = { from: 'spans' };
+/** Request facts some logs add to the span model's (seconds). */
+export interface LatencyFacts extends RequestFacts {
+  'request.validation_s'?: number;
+  'request.inference_s'?: number;
+  /** Mean time per output token of the request. */
+  'request.tpot_s'?: number;
+}
+
+const SPAN_LABELS = { from: 'spans' };
 
 interface Hist {
   name: string;
+  key: keyof LatencyFacts;
   bounds: number[];
   /** Per window end: values observed. */
   values: Map<number, number[]>;
@@ -20,29 +34,33 @@ interface Hist {
 
 export class RequestSeries {
   private readonly hists: Hist[] = [
-    { name: 'lat.e2e', bounds: E2E_BUCKETS, values: new Map() },
-    { name: 'lat.ttft', bounds: TTFT_BUCKETS, values: new Map() },
-    { name: 'lat.queue', bounds: E2E_BUCKETS, values: new Map() },
+    { name: 'lat.e2e', key: 'request.e2e_s', bounds: E2E_BUCKETS, values: new Map() },
+    { name: 'lat.ttft', key: 'request.ttft_s', bounds: TTFT_BUCKETS, values: new Map() },
+    { name: 'lat.queue', key: 'request.queue_s', bounds: E2E_BUCKETS, values: new Map() },
+    { name: 'lat.validation', key: 'request.validation_s', bounds: TTFT_BUCKETS, values: new Map() },
+    { name: 'lat.inference', key: 'request.inference_s', bounds: E2E_BUCKETS, values: new Map() },
+    { name: 'lat.itl', key: 'request.tpot_s', bounds: ITL_BUCKETS, values: new Map() },
   ];
   private readonly finished = new Map<number, number>();
   private readonly errors = new Map<number, number>();
   private lo = Infinity;
   private hi = -Infinity;
 
-  add(facts: RequestFacts, endMs: number): void {
+  /** `labels` of each series by its name; spans' series all carry {from: 'spans'}. */
+  constructor(private readonly labels: (series: string) => Record<string, string> = () => SPAN_LABELS) {}
+
+  add(facts: LatencyFacts, endMs: number): void {
     if (!Number.isFinite(endMs)) return;
     const w = Math.ceil(endMs / WINDOW_MS) * WINDOW_MS;
     this.lo = Math.min(this.lo, w);
     this.hi = Math.max(this.hi, w);
-    const observe = (h: Hist, v: number | undefined) => {
-      if (v === undefined || !Number.isFinite(v)) return;
+    for (const h of this.hists) {
+      const v = facts[h.key];
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
       let list = h.values.get(w);
       if (!list) h.values.set(w, (list = []));
       list.push(v);
-    };
-    observe(this.hists[0], facts['request.e2e_s']);
-    observe(this.hists[1], facts['request.ttft_s']);
-    observe(this.hists[2], facts['request.queue_s']);
+    }
     this.finished.set(w, (this.finished.get(w) ?? 0) + 1);
     if (facts['request.status'] === 'error') this.errors.set(w, (this.errors.get(w) ?? 0) + 1);
   }
@@ -69,9 +87,10 @@ export class RequestSeries {
     const windows = this.windows();
     for (const h of this.hists) {
       if (h.values.size === 0) continue;
-      const hist = sink.series({ name: h.name, labels: LABELS, unit: 's', kind: 'histogram' });
-      const count = sink.series({ name: `${h.name}.count`, labels: LABELS, unit: '', kind: 'counter' });
-      const sum = sink.series({ name: `${h.name}.sum`, labels: LABELS, unit: 's', kind: 'counter' });
+      const labels = this.labels(h.name);
+      const hist = sink.series({ name: h.name, labels, unit: 's', kind: 'histogram' });
+      const count = sink.series({ name: `${h.name}.count`, labels, unit: '', kind: 'counter' });
+      const sum = sink.series({ name: `${h.name}.sum`, labels, unit: 's', kind: 'counter' });
       const cum = new Array<number>(h.bounds.length + 1).fill(0);
       let n = 0;
       let total = 0;
@@ -92,8 +111,8 @@ export class RequestSeries {
         sink.sample(sum, w, total);
       }
     }
-    const finished = sink.series({ name: 'req.finished', labels: LABELS, unit: '', kind: 'counter' });
-    const errors = sink.series({ name: 'req.errors', labels: LABELS, unit: '', kind: 'counter' });
+    const finished = sink.series({ name: 'req.finished', labels: this.labels('req.finished'), unit: '', kind: 'counter' });
+    const errors = sink.series({ name: 'req.errors', labels: this.labels('req.errors'), unit: '', kind: 'counter' });
     let f = 0;
     let e = 0;
     for (const w of windows) {

@@ -128,6 +128,12 @@ export interface Importer {
   detect(head: Buffer, name: string): number;
   /** The entry must be a SQLite file on disk, attached as `ext` before the source's transaction opens. */
   readonly needsFile?: boolean;
+  /**
+   * Parsing dominates (line or JSON parsing of large files): large inputs run the importer on a worker
+   * thread beside the SQLite writes (import/parallel-import.ts). It must then talk only to its sink and
+   * its input stream, never input.file().
+   */
+  readonly parallel?: boolean;
   import(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void>;
 }
 

@@ -5,7 +5,11 @@
 //   `[2024-07-08 15:17:34] ` / `[2024-11-12 05:53:23 TP0] `   docker/SGLang (local time, has a year)
 //   `(APIServer pid=3646) `, `(EngineCore_0 pid=1) `, `(VllmWorker rank=1 pid=194255) `
 //   `INFO 05-19 10:13:11 [loggers.py:271] ` (new) / `INFO 05-09 00:49:33 scheduler.py:1057] ` (old)
-//   `  INFO text_generation_router::server: …` (TGI after its RFC 3339 time)
+//   `  INFO text_generation_router::server: …` (TGI after its RFC 3339 time; spans before the target:
+//     `  INFO generate{parameters=… total_time="…"}: text_generation_router::server: …`)
+//   `{"timestamp":…,"level":…,"message"|"fields":{"message"},"target":"text_generation_…",…}` (TGI
+//     --json-output: one JSON object a line, taken for its time, level, message, file and spans)
+// ANSI colour codes (TGI colours its text logs unless LOG_COLORIZE=1) are dropped first.
 // Time of a line: the RFC 3339 prefix; else vLLM's "MM-DD HH:MM:SS" (year from a bracket prefix on the
 // same line, else log-time.ts rules: options, mtime, warned guess; zone from options, default UTC);
 // else the bracket prefix (local); else the time of the line before (continuations, bare prints).
@@ -20,18 +24,32 @@
 //     V1 stats "Preemptions: N" counts per interval, summed into a running total, metric
 //     "vllm-log:Preemptions (summed)"); http.requests (counter, label status "2xx"…) and req.errors
 //     (counter of 5xx) from uvicorn access lines, written once per timestamp.
+//   TGI request lines (tgi-request-line.ts: `Success` under the handler span, and ERROR lines inside one)
+//     feed request-series.ts per 10 s window, labels {metric "vllm-log:<field>"}: histograms lat.e2e
+//     (total_time), lat.queue (queue_time), lat.validation (validation_time), lat.inference
+//     (inference_time), lat.itl (time_per_token: the request's mean, as TGI's own metric is), with
+//     .count/.sum; counters req.finished (Success and ERROR lines) and req.errors (ERROR lines). A duration
+//     that is not a Rust `Duration` print is warned about (its line) and left out of its series.
 // Events (kind — severity — attrs):
 //   oom — error — exception, tried_bytes, gpu, capacity_bytes, free_bytes, process_bytes, process_pid,
 //     allocated_bytes, reserved_unallocated_bytes, reserved_bytes (oom-text.ts; null when not printed)
 //   preemption — warning — mode ('RECOMPUTE'|'SWAP'|'RETRACT'), cumulative (V0 count), retracted (SGLang)
 //   traceback — error — exception (type), message (its last line), frames (count); text = whole traceback
 //   nccl_timeout — critical — op, seq, timeout_ms, ran_ms, rank;  nccl_error — error — (text only)
-//   version — info — engine ('vllm'), version, model, v1 (boolean) — from version/start banners
+//   version — info — engine, version, model, v1 (vLLM: boolean; others null) — from start banners:
+//     vLLM `vLLM API server version X`, `Initializing a (V1 )LLM engine (vX) with config: model='…'`;
+//     SGLang `server_args=ServerArgs(model_path='…', …)` (printed once at launch; SGLang logs no version);
+//     TGI launcher `text_generation_launcher: Args { model_id: "…", … }` (≤ 1.x: one line; ≥ 2.0: `Args {`
+//     and one indented line per field up to `}`, all one event; JSON: the same text in the message).
+//     TGI logs no version of its own (`--env` prints only commit sha and docker label): version null.
 //   engine_start — info — version;  engine_restart — warning — version, starts (nth start in the file):
 //     a start banner after serving activity (stats, requests, errors) since the previous start
 //   engine_crash — critical — (text): EngineDeadError, "died unexpectedly", "Got fatal signal…"
 //   http_error — error — status, method, path (access lines with 5xx)
-//   log — by level — level, process, pid, rank, file: every other non-empty line (searchable)
+//   log — by level — level, process, pid, rank, file: every other non-empty line (searchable); TGI JSON
+//     lines add target and span (span names, root first); TGI request lines add span (the handler) and
+//     their facts: request.e2e_s/queue_s/validation_s/inference_s/tpot_s, request.status, and for errors
+//     request.error, http.status, error_type (InferError's); a request line with CUDA OOM text is an oom event
 // Every event carries `process`/`pid`/`rank` when the line had a process prefix.
 // Malformed: a line with NUL or undecodable bytes; the file fails when those are the majority
 // (garbage-guard.ts).
@@ -40,6 +58,8 @@ import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock, parseIsoZoned } from './log-time';
 import { isOomLine, parseOom } from './oom-text';
+import { RequestSeries } from './request-series';
+import { messageOf, tgiJsonRequest, tgiTextRequest, type TgiRequest } from './tgi-request-line';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
@@ -48,6 +68,7 @@ const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)\)\s+/;
 const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
 const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
 const ACCESS = /^(?:INFO:\s+)?\S+:\d+ - "(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 const SEVERITY: Record<string, Severity> = {
   TRACE: 'debug',
@@ -103,11 +124,35 @@ const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
 const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
 const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error|ProcessGroupNCCL.*(?:error|abort)/;
 const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed/;
-const VERSION_PATTERNS: { re: RegExp; v1?: boolean }[] = [
-  { re: /vLLM API server version ([\w.+-]+)/ },
-  { re: /Initializing an? (V1 )?LLM engine \(v([\w.+-]+)\) with config: model='?([^',\s]+)/ },
-  { re: /Starting vLLM API server/ },
+interface Banner {
+  engine: string;
+  version: string | null;
+  model: string | null;
+  v1: boolean | null;
+}
+/** Start banners on one line; `banner` null: the line marks a start but says nothing more (a log event). */
+const BANNERS: { re: RegExp; banner: (m: RegExpExecArray) => Banner | null }[] = [
+  { re: /vLLM API server version ([\w.+-]+)/, banner: (m) => ({ engine: 'vllm', version: m[1], model: null, v1: null }) },
+  {
+    re: /Initializing an? (V1 )?LLM engine \(v([\w.+-]+)\) with config: model='?([^',\s]+)/,
+    banner: (m) => ({ engine: 'vllm', version: m[2], model: m[3], v1: m[1] !== undefined }),
+  },
+  { re: /Starting vLLM API server/, banner: () => null },
+  { re: /(?:^|\s)server_args=ServerArgs\(model_path=(?:'([^']*)'|"([^"]*)")/, banner: (m) => ({ engine: 'sglang', version: null, model: m[1] ?? m[2], v1: null }) },
 ];
+/** TGI's launcher prints its arguments with `{:#?}` (≥ 2.0: over many lines) or `{:?}` (≤ 1.x). */
+const TGI_ARGS = /^Args \{\s*(?:model_id: "((?:[^"\\]|\\.)*)")?/;
+const TGI_ARGS_MODEL = /^\s+model_id: "((?:[^"\\]|\\.)*)"/;
+/** Series labels of TGI request lines: the log's field for each series. */
+const TGI_FIELDS: Record<string, string> = {
+  'lat.e2e': 'total_time',
+  'lat.queue': 'queue_time',
+  'lat.validation': 'validation_time',
+  'lat.inference': 'inference_time',
+  'lat.itl': 'time_per_token',
+  'req.finished': 'request lines',
+  'req.errors': 'request errors',
+};
 /**
  * Engine limits the diagnosis compares load against, from the startup args and the engine config line:
  * adapter slots (lora_thrash) and the largest batch CUDA graphs were captured for (cuda_graph_fallback).
@@ -131,6 +176,8 @@ interface Prefix {
   tp: string | null;
   body: string;
   known: boolean;
+  /** A TGI --json-output line, parsed. */
+  json: Record<string, unknown> | null;
 }
 
 interface Traceback {
@@ -155,6 +202,9 @@ class LogParser {
   private httpTs = NaN;
   private starts = 0;
   private activity = false;
+  /** A TGI `Args {` block being read, one field a line. */
+  private args: { p: Prefix; no: number; lines: string[] } | null = null;
+  private readonly reqs = new RequestSeries((name) => ({ metric: `vllm-log:${TGI_FIELDS[name] ?? name}` }));
 
   constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
     this.clock = new LogClock(ctx);
@@ -162,6 +212,7 @@ class LogParser {
   }
 
   line(line: string, no: number): void {
+    if (line.includes('\x1b')) line = line.replace(ANSI, '');
     if (line.length === 0 || line.trim().length === 0) return;
     if (line.includes('\u0000') || line.includes('\uFFFD')) {
       this.guard.malformed(no, 'binary or undecodable bytes in a log line');
@@ -191,6 +242,8 @@ class LogParser {
       rest = rest.slice(m[0].length);
       known = true;
     }
+    const json = rest.startsWith('{"') ? tgiJson(rest) : null;
+    if (json) return this.jsonPrefix(json, ts, rest);
     m = BRACKET_PREFIX.exec(rest);
     if (m) {
       year = +m[1];
@@ -233,11 +286,29 @@ class LogParser {
     if (!Number.isFinite(ts)) ts = Number.isFinite(bracketTs) ? bracketTs : this.lastTs;
     else this.lastTs = ts;
     if (Number.isFinite(bracketTs) && ts === bracketTs) this.lastTs = ts;
-    return { ts, level, process, pid, rank, file, tp, body: rest, known };
+    return { ts, level, process, pid, rank, file, tp, body: rest, known, json: null };
+  }
+
+  /** A TGI JSON line: its own time unless docker's came first, level, `file:line` and message. */
+  private jsonPrefix(o: Record<string, unknown>, dockerTs: number, raw: string): Prefix {
+    let ts = Number.isFinite(dockerTs) ? dockerTs : typeof o.timestamp === 'string' ? parseIsoZoned(o.timestamp) : NaN;
+    if (Number.isFinite(ts)) this.lastTs = ts;
+    else ts = this.lastTs;
+    const lvl = typeof o.level === 'string' ? o.level.toUpperCase() : '';
+    const file = typeof o.filename === 'string' ? `${o.filename}${typeof o.line_number === 'number' ? `:${o.line_number}` : ''}` : null;
+    return { ts, level: SEVERITY[lvl] ? lvl : null, process: null, pid: null, rank: null, file, tp: null, body: messageOf(o) ?? raw, known: true, json: o };
   }
 
   private handle(p: Prefix, no: number): void {
     const body = p.body;
+    if (this.args) {
+      if (!p.json && (/^\s/.test(body) || body === '}') && this.args.lines.length < MAX_TRACEBACK_LINES) {
+        this.args.lines.push(body);
+        if (body === '}') this.endArgs();
+        return;
+      }
+      this.endArgs();
+    }
     if (this.tb) {
       if (TB_CONT.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
         this.tb.lines.push(body);
@@ -251,6 +322,11 @@ class LogParser {
         if (isOomLine(body)) this.oom(p, no);
         return;
       }
+    }
+    const req = p.json ? tgiJsonRequest(p.json) : tgiTextRequest(p.level, body);
+    if (req) {
+      this.request(p, no, req);
+      return;
     }
     if (body.startsWith('Traceback (most recent call last)')) {
       this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0 };
@@ -320,19 +396,66 @@ class LogParser {
       return;
     }
     this.limits(p, body);
-    for (const v of VERSION_PATTERNS) {
-      const m = v.re.exec(body);
+    if (this.tgiArgs(p, no)) return;
+    for (const { re, banner } of BANNERS) {
+      const m = re.exec(body);
       if (!m) continue;
-      const version = m.length > 3 ? m[2] : (m[1] ?? null);
-      if (m.length > 3 || m[1] !== undefined) {
-        this.event(p, no, 'version', 'info', { engine: 'vllm', version, model: m.length > 3 ? m[3] : null, v1: m.length > 3 ? m[1] !== undefined : null });
-      } else {
-        this.log(p, no);
-      }
-      this.start(p, no, version);
+      const b = banner(m);
+      if (b) this.event(p, no, 'version', 'info', { ...b });
+      else this.log(p, no);
+      this.start(p, no, b?.version ?? null);
       return;
     }
     this.log(p, no);
+  }
+
+  /** TGI's launcher `Args { model_id: … }`: a version event now, or once its block of lines has been read. */
+  private tgiArgs(p: Prefix, no: number): boolean {
+    const launcher = p.json ? p.json.target === 'text_generation_launcher' : p.body.startsWith('text_generation_launcher: ');
+    if (!launcher) return false;
+    const m = TGI_ARGS.exec(p.json ? p.body : p.body.slice('text_generation_launcher: '.length));
+    if (!m) return false;
+    if (m[1] === undefined && !p.json && /\{\s*$/.test(p.body)) {
+      this.args = { p, no, lines: [p.body] };
+      return true;
+    }
+    this.tgiVersion(p, no, m[1] ?? null, p.body);
+    return true;
+  }
+
+  private endArgs(): void {
+    const a = this.args!;
+    this.args = null;
+    let model: string | null = null;
+    for (const l of a.lines) {
+      const m = TGI_ARGS_MODEL.exec(l);
+      if (m) {
+        model = m[1];
+        break;
+      }
+    }
+    this.tgiVersion(a.p, a.no, model, a.lines.join('\n'));
+  }
+
+  private tgiVersion(p: Prefix, no: number, model: string | null, text: string): void {
+    const m = model === null ? null : model.replace(/\\(.)/g, '$1');
+    this.event(p, no, 'version', 'info', { engine: 'tgi', version: null, model: m, v1: null }, text);
+    this.start(p, no, null);
+  }
+
+  /** One TGI request line: into the request series, and an event that keeps it searchable. */
+  private request(p: Prefix, no: number, r: TgiRequest): void {
+    for (const b of r.bad) this.ctx.warn(`TGI request line: ${b} is not a duration (digits and s, ms, µs, us or ns); left out of its series`, { line: no });
+    this.reqs.add(r.facts, p.ts);
+    this.activity = true;
+    const attrs: Record<string, unknown> = { span: r.span };
+    for (const [k, v] of Object.entries(r.facts)) if (typeof v !== 'number' || Number.isFinite(v)) attrs[k] = v;
+    if (r.errorType !== null) attrs.error_type = r.errorType;
+    if (isOomLine(p.body)) {
+      this.event(p, no, 'oom', 'error', { ...parseOom(p.body), ...attrs });
+      return;
+    }
+    this.log(p, no, attrs);
   }
 
   private limits(p: Prefix, body: string): void {
@@ -371,10 +494,16 @@ class LogParser {
     this.sink.event({ ts_ms: p.ts, kind, severity, line: no, text, attrs: { ...this.procAttrs(p), ...attrs } });
   }
 
-  private log(p: Prefix, no: number): void {
+  private log(p: Prefix, no: number, extra: Record<string, unknown> = {}): void {
     const attrs: Record<string, unknown> = {};
     if (p.level) attrs.level = p.level;
     if (p.file) attrs.file = p.file;
+    if (p.json) {
+      if (typeof p.json.target === 'string') attrs.target = p.json.target;
+      const spans = Array.isArray(p.json.spans) ? p.json.spans.map((s) => (s && typeof s === 'object' ? (s as { name?: unknown }).name : null)).filter((n) => typeof n === 'string') : [];
+      if (spans.length) attrs.span = spans.join(':');
+    }
+    Object.assign(attrs, extra);
     const sev = p.level ? SEVERITY[p.level] : 'info';
     if (sev === 'error' || sev === 'critical') this.activity = true;
     this.event(p, no, 'log', sev, attrs);
@@ -482,13 +611,28 @@ class LogParser {
 
   finish(lastLine: number): void {
     this.resolveUntimed();
+    if (this.args) this.endArgs();
     if (this.tb) this.endTraceback(null);
     this.flushHttp();
+    this.reqs.flush(this.sink);
     this.guard.finish(lastLine);
   }
 }
 
 const num = (s: string | undefined): number | null => (s === undefined ? null : Number(s));
+
+const isTgiJson = (o: Record<string, unknown>): boolean => typeof o.target === 'string' && o.target.startsWith('text_generation');
+
+/** A line that is one JSON object written by TGI (its `target` says so), else null. */
+function tgiJson(s: string): Record<string, unknown> | null {
+  if (!s.endsWith('}') || !s.includes('"target":"text_generation')) return null;
+  try {
+    const o: unknown = JSON.parse(s);
+    return o && typeof o === 'object' && !Array.isArray(o) && isTgiJson(o as Record<string, unknown>) ? (o as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 export async function importVllmLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const p = new LogParser(sink, ctx);
@@ -504,12 +648,15 @@ export async function importVllmLog(input: EntryInput, sink: Sink, ctx: ImportCo
 
 const DETECT_LINE = [
   /^(?:\S+\s+)?(?:\[[^\]]+\]\s*)?(?:\([\w-]+(?: rank=\d+)? pid=\d+\)\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/,
-  /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP)\d+[^\]]*)?\] (?:Decode batch|Prefill batch|INFO|WARNING|ERROR)/,
-  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+text_generation/,
+  /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP)\d+[^\]]*)?\] (?:Decode batch|Prefill batch|INFO|WARNING|ERROR|server_args=ServerArgs\()/,
+  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: )?text_generation_\w*(?:::\w+)*: /,
+  /^\{"timestamp":"[^"]+",.*"target":"text_generation_/,
 ];
 
 export function detectVllmLog(head: Buffer): number {
-  const lines = headLines(head).filter((l) => l.trim());
+  const lines = headLines(head)
+    .map((l) => (l.includes('\x1b') ? l.replace(ANSI, '') : l))
+    .filter((l) => l.trim());
   if (!lines.length) return 0;
   let hits = 0;
   let hints = 0;

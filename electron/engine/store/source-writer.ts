@@ -4,11 +4,13 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
+import { canonicalLabelsJson } from './series-key';
 import type {
   AllocationRecord,
   AttachedQuery,
   EventRecord,
   KernelRecord,
+  Ns,
   SeriesDef,
   Sink,
   SpanRecord,
@@ -84,14 +86,6 @@ function writeRows(rows: unknown[], width: number, batch: number, many: Statemen
   for (; i < rows.length; i += width) one.run(rows.slice(i, i + width));
 }
 
-function canonicalLabels(labels: Record<string, string> | undefined): string {
-  if (!labels) return '{}';
-  const keys = Object.keys(labels).sort();
-  const out: Record<string, string> = {};
-  for (const k of keys) out[k] = labels[k];
-  return JSON.stringify(out);
-}
-
 const toInt = (x: number | bigint | null | undefined): number | bigint | null =>
   x === null || x === undefined ? null : typeof x === 'bigint' ? x : Math.round(x);
 
@@ -123,7 +117,13 @@ export class SourceWriter implements Sink {
    * Opens the source's transaction and inserts its row in it. `attachFile` (nsys exports) is attached
    * first, as SQLite refuses ATTACH inside a transaction.
    */
-  constructor(private readonly db: Db, readonly incidentId: number, meta: { path: string; format: string; bytes: number }, attachFile?: string) {
+  constructor(
+    private readonly db: Db,
+    readonly incidentId: number,
+    meta: { path: string; format: string; bytes: number },
+    attachFile?: string,
+    private readonly afterCommit: () => void = () => {},
+  ) {
     this.attachedFile = null;
     if (attachFile) {
       // better-sqlite3 builds SQLite with SQLITE_USE_URI=0, so a "file:…?mode=ro" URI would be taken as a
@@ -131,7 +131,18 @@ export class SourceWriter implements Sink {
       db.prepare('ATTACH DATABASE ? AS ext').run(attachFile);
       this.attachedFile = attachFile;
     }
-    db.exec('BEGIN IMMEDIATE');
+    // Foreign keys cost two to three B-tree seeks a row (series, incident, source) for ids this writer
+    // made itself; they are checked again, and cascades work, once it is done (restored at commit or rollback). The
+    // WAL is folded back by the store's checkpointer after the commit rather than inside it.
+    // Both pragmas are no-ops inside a transaction, so they are set before it.
+    db.pragma('foreign_keys = OFF');
+    db.pragma('wal_autocheckpoint = 0');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (e) {
+      this.restorePragmas();
+      throw e;
+    }
     this.inTx = true;
     this.sourceId = Number(
       db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid,
@@ -181,7 +192,7 @@ export class SourceWriter implements Sink {
   }
 
   series(def: SeriesDef): number {
-    const labels = canonicalLabels(def.labels);
+    const labels = canonicalLabelsJson(def.labels);
     const key = `${def.name}\u0000${labels}`;
     const known = this.seriesIds.get(key);
     if (known !== undefined) return known;
@@ -376,6 +387,45 @@ export class SourceWriter implements Sink {
     this.count++;
   }
 
+  /**
+   * Span rows made on a worker thread (import/worker-protocol.ts): trace_id, span_id, parent_id, name,
+   * start_ns, end_ns, attrs_json — 7 values a row, the attributes already JSON.
+   */
+  writeSpanRows(rows: readonly unknown[]): void {
+    this.begin();
+    const out = this.spanRows;
+    for (let i = 0; i + 7 <= rows.length; i += 7) {
+      const start = rows[i + 4] as Ns;
+      const end = rows[i + 5] as Ns;
+      this.seenNs(start);
+      this.seenNs(end);
+      out.push(this.incidentId, this.sourceId, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], toInt(start), toInt(end), rows[i + 6]);
+      if (out.length === RECORD_BATCH * 9) {
+        this.stmts.spanBatch.run(out);
+        out.length = 0;
+      }
+      this.count++;
+    }
+  }
+
+  /** Kernel rows made on a worker thread: device, stream, name, start_ns, end_ns, correlation_id, attrs_json. */
+  writeKernelRows(rows: readonly unknown[]): void {
+    this.begin();
+    const out = this.kernelRows;
+    for (let i = 0; i + 7 <= rows.length; i += 7) {
+      const start = rows[i + 3] as Ns;
+      const end = rows[i + 4] as Ns;
+      this.seenNs(start);
+      this.seenNs(end);
+      out.push(this.incidentId, this.sourceId, rows[i], rows[i + 1], rows[i + 2], toInt(start), toInt(end), rows[i + 5], rows[i + 6]);
+      if (out.length === RECORD_BATCH * 9) {
+        this.stmts.kernelBatch.run(out);
+        out.length = 0;
+      }
+      this.count++;
+    }
+  }
+
   stack(frames: string[]): number {
     const json = JSON.stringify(frames);
     const known = this.stackIds.get(json);
@@ -435,8 +485,15 @@ export class SourceWriter implements Sink {
       this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?').run(this.count, JSON.stringify(warnings), this.sourceId);
       this.db.exec('COMMIT');
       this.inTx = false;
+      this.restorePragmas();
+      this.afterCommit();
     }
     this.detach();
+  }
+
+  private restorePragmas(): void {
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('wal_autocheckpoint = 1000');
   }
 
   rollback(): void {
@@ -450,6 +507,7 @@ export class SourceWriter implements Sink {
     if (this.inTx) {
       this.db.exec('ROLLBACK');
       this.inTx = false;
+      this.restorePragmas();
     }
     this.count = 0;
     this.detach();

@@ -1,6 +1,8 @@
 // The workspace store: one SQLite file. `db` serves reads and small writes (annotations, diagnoses);
 // `writer` is a second connection that only imports use, so a source's open transaction is never seen
 // by readers (WAL) and an import never blocks a query.
+import { statSync } from 'node:fs';
+import { Checkpointer } from './checkpointer';
 import type { Db } from './db';
 import { openDb } from './db';
 import { downsampleSeries } from './downsample';
@@ -54,9 +56,14 @@ class StoredSnapshot {
 /** The engine's event query (the contract's request type: one definition). */
 export type EventQuery = Req<'queryEvents'>;
 
+/** SQLite's default auto-checkpoint threshold, 1000 pages of 4 KiB. */
+const WAL_CHECKPOINT_BYTES = 1000 * 4096;
+
 export class Store {
   readonly db: Db;
   private writerDb: Db | null = null;
+  private checkpointer: Checkpointer | null = null;
+  private noCheckpointer = false;
 
   constructor(readonly file: string) {
     this.db = openDb(file);
@@ -68,6 +75,9 @@ export class Store {
   }
 
   close(): void {
+    // A checkpoint cut short is harmless (the WAL stays valid); the last connection to close folds it back.
+    void this.checkpointer?.close();
+    this.checkpointer = null;
     this.writerDb?.close();
     this.db.close();
   }
@@ -81,7 +91,33 @@ export class Store {
   }
 
   beginSource(incidentId: number, meta: { path: string; format: string; bytes: number }, attachFile?: string): SourceWriter {
-    return new SourceWriter(this.writer, incidentId, meta, attachFile);
+    return new SourceWriter(this.writer, incidentId, meta, attachFile, () => this.checkpointSoon());
+  }
+
+  /**
+   * After a source's commit: a WAL past SQLite's own auto-checkpoint size (1000 pages) is folded back by
+   * the checkpointer thread. Where none can start, the next commit's auto-checkpoint does it, as before.
+   */
+  private checkpointSoon(): void {
+    if (this.file === ':memory:' || this.noCheckpointer) return;
+    let walBytes = 0;
+    try {
+      walBytes = statSync(`${this.file}-wal`).size;
+    } catch {
+      return;
+    }
+    if (walBytes < WAL_CHECKPOINT_BYTES) return;
+    try {
+      this.checkpointer ??= new Checkpointer(this.file);
+      this.checkpointer.request();
+    } catch {
+      this.noCheckpointer = true;
+    }
+  }
+
+  /** Resolves once no background checkpoint is running (tests, benchmarks, and closing). */
+  checkpointsSettled(): Promise<void> {
+    return this.checkpointer?.settled() ?? Promise.resolve();
   }
 
   /** Records a source that imported nothing (failed or skipped) in its own small transaction. */

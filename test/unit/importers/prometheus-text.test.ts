@@ -198,3 +198,63 @@ test('detection: exposition text scores high, logs and CSV do not', () => {
   assert.equal(prometheusTextImporter.detect(Buffer.from('INFO 05-19 10:13:11 [loggers.py:271] hello\n'), 'x'), 0);
   assert.equal(prometheusTextImporter.detect(Buffer.from('timestamp, name\n2026/07/03 22:11:09.763, H200\n'), 'x'), 0);
 });
+
+/** The samples of the one series with exactly these labels (besides `metric`, which the importer adds). */
+function exact(r: Awaited<ReturnType<typeof runImporter>>, name: string, labels: Record<string, string>): { ts: number; v: number }[] {
+  const own = (l: Record<string, string>) => JSON.stringify(Object.entries(l).filter(([k]) => k !== 'metric').sort());
+  const m = seriesRows(r).filter((s) => s.name === name && own(s.labels) === own(labels));
+  if (m.length !== 1) throw new Error(`${m.length} series ${name} ${JSON.stringify(labels)}: ${JSON.stringify(seriesRows(r).map((s) => [s.name, s.labels]))}`);
+  return r.all<{ ts: number; v: number }>('SELECT ts_ms AS ts, value AS v FROM samples WHERE series_id = ? ORDER BY ts_ms', m[0].id);
+}
+
+test('scrapes whose lines change order, appear, vanish or share a prefix with the last scrape\'s keys land in the right series', async () => {
+  const T = 1_767_225_600_000;
+  const text = [
+    scrapeHeader(T),
+    '# TYPE foo gauge',
+    'foo 1',
+    'foo{a="1"} 10',
+    'bar{gpu="0",model="H100 80GB"} 100',
+    scrapeHeader(T + 1000),
+    '# TYPE foo_bar gauge',
+    'foo_bar 2', // where `foo` was: a longer name with the same prefix
+    'foo{a="1",b="2"} 20', // where `foo{a="1"}` was: a longer label set
+    'foo 3',
+    scrapeHeader(T + 2000),
+    'foo 4',
+    'foo{a="1"}\t40',
+    'bar{gpu="0",model="H100 80GB"} 400',
+    '',
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, name: 'scrapes.prom' });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(exact(r, 'foo', {}), [{ ts: T, v: 1 }, { ts: T + 1000, v: 3 }, { ts: T + 2000, v: 4 }]);
+    assert.deepEqual(exact(r, 'foo', { a: '1' }), [{ ts: T, v: 10 }, { ts: T + 2000, v: 40 }]);
+    assert.deepEqual(exact(r, 'foo', { a: '1', b: '2' }), [{ ts: T + 1000, v: 20 }]);
+    assert.deepEqual(exact(r, 'foo_bar', {}), [{ ts: T + 1000, v: 2 }]);
+    assert.deepEqual(exact(r, 'bar', { gpu: '0', model: 'H100 80GB' }), [{ ts: T, v: 100 }, { ts: T + 2000, v: 400 }]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('OpenMetrics exemplars: the value before the exemplar is read, not the exemplar\'s own; a "#" or "}" inside a label value is kept', async () => {
+  const text = [
+    '# TYPE req counter',
+    'req_total{path="/a"} 7 # {trace_id="abc"} 1 1767225600.5',
+    'req_total{path="/b#x}y"} 8',
+    'req_total{path="/c"} 9 1767225601.000 # {trace_id="def"} 2',
+    '# EOF',
+    '',
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, name: 'om.txt', mtimeMs: 1_767_225_600_000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(exact(r, 'req', { path: '/a' }).map((s) => s.v), [7]);
+    assert.deepEqual(exact(r, 'req', { path: '/b#x}y' }).map((s) => s.v), [8]);
+    assert.deepEqual(exact(r, 'req', { path: '/c' }), [{ ts: 1_767_225_601_000, v: 9 }]);
+  } finally {
+    r.dispose();
+  }
+});

@@ -1,0 +1,51 @@
+// The engine thread's half of a worker import: a Batch from the worker's RecordingSink written into the
+// source's SourceWriter, local series and stack ids mapped onto the writer's as they are defined.
+import type { Ns } from '../importers/types';
+import type { SourceWriter } from '../store/source-writer';
+import { unpack } from './packed-rows';
+import { ALLOCATION_WIDTH, type Batch } from './worker-protocol';
+
+export class BatchReplay {
+  private readonly seriesIds: number[] = [];
+  private readonly stackIds: number[] = [];
+
+  constructor(private readonly writer: SourceWriter) {}
+
+  apply(b: Batch): void {
+    const w = this.writer;
+    for (const [local, def] of b.series) this.seriesIds[local] = w.series(def);
+    for (const [local, frames] of b.stacks) this.stackIds[local] = w.stack(frames);
+    const ids = this.seriesIds;
+    for (const a of b.samples) for (let i = 0; i < a.length; i += 3) w.sample(ids[a[i]], a[i + 1], a[i + 2]);
+    for (const a of b.histograms) for (let i = 0; i < a.length; i += 4) w.histogram(ids[a[i]], a[i + 1], a[i + 2], a[i + 3]);
+    if (b.packedSpans.rows) {
+      const rows: unknown[] = [];
+      unpack(b.packedSpans, 5, 2, 0, (t, ns, at) => void rows.push(t[0], t[1], t[2], t[3], ns[at], ns[at + 1], t[4]));
+      w.writeSpanRows(rows);
+    }
+    if (b.packedKernels.rows) {
+      const rows: unknown[] = [];
+      unpack(b.packedKernels, 2, 2, 3, (t, ns, at, nums, n) => {
+        const corr = nums[n + 2];
+        rows.push(nums[n], nums[n + 1], t[0], ns[at], ns[at + 1], Number.isNaN(corr) ? null : corr, t[1]);
+      });
+      w.writeKernelRows(rows);
+    }
+    if (b.spans.length) w.writeSpanRows(b.spans);
+    if (b.kernels.length) w.writeKernelRows(b.kernels);
+    const al = b.allocations;
+    for (let i = 0; i + ALLOCATION_WIDTH <= al.length; i += ALLOCATION_WIDTH) {
+      const stack = al[i + 5] as number | null;
+      w.allocation({
+        device: al[i] as number,
+        addr: al[i + 1] as string,
+        size: al[i + 2] as number,
+        alloc_ns: al[i + 3] as Ns | null,
+        free_ns: al[i + 4] as Ns | null,
+        stack_id: stack === null ? null : this.stackIds[stack],
+        source: al[i + 6] as string,
+      });
+    }
+    for (const e of b.events) w.event(e);
+  }
+}

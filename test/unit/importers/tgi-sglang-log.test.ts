@@ -1,0 +1,248 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { detectJsonlLog } from '../../../electron/engine/importers/jsonl-log';
+import { E2E_BUCKETS } from '../../../electron/engine/importers/request-series';
+import { parseRustDuration, textSpans } from '../../../electron/engine/importers/tgi-request-line';
+import { vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
+import { events, runImporter, seriesRows, values, type Run } from './run-importer';
+
+// Lines in the forms TGI's router and launcher print (router/src/server.rs, launcher/src/main.rs).
+const PARAMS = 'parameters=GenerateParameters { best_of: None, temperature: Some(0.7), stop: ["\\n}", " total_time=\\"9s\\""], seed: None }';
+const timings = (total: string, validation: string, queue: string, inference: string, tpot: string) =>
+  `total_time="${total}" validation_time="${validation}" queue_time="${queue}" inference_time="${inference}" time_per_token="${tpot}" seed="None"`;
+const SERVER = 'text_generation_router::server: router/src/server.rs:511';
+
+const TGI = [
+  /* 1 */ '2026-03-01T09:59:00.000000Z  INFO text_generation_launcher: Args {',
+  /* 2 */ '    model_id: "meta-llama/Meta-Llama-3.1-8B-Instruct",',
+  /* 3 */ '    revision: None,',
+  /* 4 */ '    huggingface_hub_cache: Some(',
+  /* 5 */ '        "/data",',
+  /* 6 */ '    ),',
+  /* 7 */ '}',
+  /* 8 */ '2026-03-01T09:59:30.000000Z  INFO text_generation_router::server: router/src/server.rs:2266: Connected',
+  /* 9 */ `2026-03-01T10:00:01.500000Z  INFO generate{${PARAMS} ${timings('200ms', '1.5ms', '129.535µs', '190ms', '19ms')}}: ${SERVER}: Success`,
+  /* 10 */ `2026-03-01T10:00:04.000000Z  INFO generate_stream{${PARAMS} ${timings('650.5ms', '2ms', '2ms', '640ms', '20ms')}}: ${SERVER}: Success`,
+  /* 11 */ `2026-03-01T10:00:09.999000Z DEBUG compat_generate{default_return_full_text=true}:generate{${PARAMS} ${timings('1.2s', '3ms', '350ms', '847ms', '21.175ms')}}: ${SERVER}: Output: fine`,
+  /* 12 */ `2026-03-01T10:00:09.999000Z  INFO compat_generate{default_return_full_text=true}:generate{${PARAMS} ${timings('1.2s', '3ms', '350ms', '847ms', '21.175ms')}}: ${SERVER}: Success`,
+  /* 13 */ `2026-03-01T10:00:15.000000Z  INFO chat_completions{${timings('3.000000001s', '789ns', '1.2s', '1.8s', '30us')}}: ${SERVER}: Success`,
+  /* 14 */ `2026-03-01T10:00:16.000000Z  INFO generate{${PARAMS} ${timings('1.2xs', '1ms', '12.3ms', '1s', '10ms')}}: ${SERVER}: Success`,
+  /* 15 */ `2026-03-01T10:00:27.000000Z ERROR generate_stream{${PARAMS}}:async_stream:generate_stream: text_generation_router::infer: router/src/infer/mod.rs:98: Input validation error: \`inputs\` tokens + \`max_new_tokens\` must be <= 4096. Given: 4000 \`inputs\` tokens and 200 \`max_new_tokens\``,
+  /* 16 */ '2026-03-01T10:00:28.000000Z ERROR batch{batch_size=1}:prefill:prefill{id=622 size=1}:prefill{id=622 size=1}: text_generation_router_v3::client: backends/v3/src/client/mod.rs:45: Server error: error trying to connect: Connection refused (os error 111)',
+  /* 17 */ '2026-03-01T10:00:29.000000Z ERROR text_generation_router::server: router/src/server.rs:863: Failed to send event. Receiver dropped.',
+  /* 18 */ '2026-03-01T10:00:35.000000Z  INFO text_generation_launcher: Args { model_id: "bigcode/starcoder", revision: None, sharded: None }',
+].join('\n');
+
+const T0 = Date.UTC(2026, 2, 1, 10, 0, 0);
+const W = [T0 + 10_000, T0 + 20_000, T0 + 30_000];
+
+/** A cumulative row over E2E_BUCKETS + Inf: the given head, then its last value to the end. */
+const row = (...head: number[]) => [...head, ...new Array<number>(E2E_BUCKETS.length + 1 - head.length).fill(head[head.length - 1])];
+
+function snapshots(r: Run, name: string): { t: number; counts: number[] }[] {
+  const s = seriesRows(r).filter((x) => x.name === name);
+  assert.equal(s.length, 1, name);
+  return r.store.histogramSnapshots(s[0].id).map((x) => ({ t: x.t, counts: x.counts }));
+}
+
+test('Rust durations: every unit TGI prints, converted exactly; anything else is not one', () => {
+  assert.equal(parseRustDuration('1.207716998s'), 1.207716998);
+  assert.equal(parseRustDuration('2s'), 2);
+  assert.equal(parseRustDuration('12.3ms'), 0.0123);
+  assert.equal(parseRustDuration('686.203µs'), 0.000686203);
+  assert.equal(parseRustDuration('456μs'), 0.000456); // Greek mu
+  assert.equal(parseRustDuration('456us'), 0.000456);
+  assert.equal(parseRustDuration('789ns'), 7.89e-7);
+  assert.equal(parseRustDuration('0ns'), 0);
+  assert.equal(parseRustDuration('161.454300714s'), 161.454300714);
+  for (const bad of ['1.2xs', '', '1.s', '.5s', '-1s', '1e3ms', '12 ms', 'None', '1.5S']) assert.equal(parseRustDuration(bad), null, bad);
+});
+
+test('span chains: braces and Debug strings nest, a line without spans has none', () => {
+  const c = textSpans(`compat_generate{default_return_full_text=true}:generate{${PARAMS} total_time="1s"}: ${SERVER}: Success`)!;
+  assert.deepEqual(c.spans, [
+    { name: 'compat_generate', fields: {} },
+    { name: 'generate', fields: { total_time: '1s' } },
+  ]);
+  assert.equal(c.rest, `${SERVER}: Success`);
+  assert.equal(textSpans('text_generation_router::server: router/src/server.rs:2266: Connected'), null);
+  assert.equal(textSpans('text_generation_launcher: Args {'), null);
+});
+
+test('TGI text log: request lines become e2e/queue histograms per 10 s window, errors count, banners start and restart', async () => {
+  const r = await runImporter(vllmLogImporter, { text: TGI, chunk: 97 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, [
+      'input.txt (line 14): TGI request line: total_time "1.2xs" is not a duration (digits and s, ms, µs, us or ns); left out of its series',
+    ]);
+    // e2e 0.2 s (le 0.3), 0.6505 s (le 0.8), 1.2 s (le 1.5) by 10:00:10; 3.000000001 s (le 5) by 10:00:20.
+    assert.deepEqual(snapshots(r, 'lat.e2e'), [
+      { t: W[0], counts: row(1, 1, 2, 2, 3) },
+      { t: W[1], counts: row(1, 1, 2, 2, 3, 3, 3, 4) },
+      { t: W[2], counts: row(1, 1, 2, 2, 3, 3, 3, 4) },
+    ]);
+    // queue 129.535 µs, 2 ms (le 0.3), 350 ms (le 0.5); then 1.2 s (le 1.5) and 12.3 ms of the line with a bad total.
+    assert.deepEqual(snapshots(r, 'lat.queue'), [
+      { t: W[0], counts: row(2, 3) },
+      { t: W[1], counts: row(3, 4, 4, 4, 5) },
+      { t: W[2], counts: row(3, 4, 4, 4, 5) },
+    ]);
+    assert.deepEqual(values(r, 'lat.e2e.count'), [{ ts: W[0], v: 3 }, { ts: W[1], v: 4 }, { ts: W[2], v: 4 }]);
+    assert.deepEqual(values(r, 'lat.queue.count').map((s) => s.v), [3, 5, 5]);
+    assert.deepEqual(values(r, 'lat.validation.count').map((s) => s.v), [3, 5, 5]);
+    assert.deepEqual(values(r, 'lat.inference.count').map((s) => s.v), [3, 5, 5]);
+    assert.deepEqual(values(r, 'lat.itl.count').map((s) => s.v), [3, 5, 5]);
+    assert.deepEqual(values(r, 'req.finished'), [{ ts: W[0], v: 3 }, { ts: W[1], v: 5 }, { ts: W[2], v: 6 }]);
+    assert.deepEqual(values(r, 'req.errors').map((s) => s.v), [0, 0, 1]);
+    assert.deepEqual(seriesRows(r).find((s) => s.name === 'lat.e2e')!.labels, { metric: 'vllm-log:total_time' });
+    assert.deepEqual(seriesRows(r).find((s) => s.name === 'lat.itl')!.labels, { metric: 'vllm-log:time_per_token' });
+    assert.equal(seriesRows(r).some((s) => s.name === 'lat.ttft'), false);
+
+    // Request lines stay searchable log events, with their facts; the DEBUG "Output" line is only a log.
+    const logs = events(r, 'log');
+    const at = (line: number) => logs.find((e) => e.line === line)!;
+    assert.deepEqual(at(9).attrs, {
+      level: 'INFO',
+      span: 'generate',
+      'request.e2e_s': 0.2,
+      'request.status': 'ok',
+      'request.validation_s': 0.0015,
+      'request.queue_s': 0.000129535,
+      'request.inference_s': 0.19,
+      'request.tpot_s': 0.019,
+    });
+    assert.equal(at(9).text, TGI.split('\n')[8].slice('2026-03-01T10:00:01.500000Z  INFO '.length));
+    assert.deepEqual(at(11).attrs, { level: 'DEBUG' });
+    assert.deepEqual([at(12).attrs.span, at(13).attrs.span, at(13).attrs['request.validation_s'], at(13).attrs['request.tpot_s']], ['generate', 'chat_completions', 7.89e-7, 0.00003]);
+    assert.equal(at(14).attrs['request.e2e_s'], undefined);
+    assert.deepEqual([at(15).severity, at(15).attrs.span, at(15).attrs['request.status'], at(15).attrs['http.status'], at(15).attrs.error_type], ['error', 'generate_stream', 'error', 422, 'validation']);
+    assert.match(String(at(15).attrs['request.error']), /^Input validation error: `inputs` tokens/);
+    assert.deepEqual([at(16).attrs, at(17).attrs], [{ level: 'ERROR' }, { level: 'ERROR' }]);
+
+    // Banners: the multi-line Args block is one version event; the one-line form after requests restarts.
+    const ver = events(r, 'version');
+    assert.deepEqual(ver.map((e) => [e.line, e.ts_ms, e.attrs]), [
+      [1, Date.UTC(2026, 2, 1, 9, 59), { engine: 'tgi', version: null, model: 'meta-llama/Meta-Llama-3.1-8B-Instruct', v1: null }],
+      [18, T0 + 35_000, { engine: 'tgi', version: null, model: 'bigcode/starcoder', v1: null }],
+    ]);
+    assert.equal(ver[0].text.split('\n').length, 7);
+    assert.deepEqual(events(r, 'engine_start').map((e) => [e.line, e.attrs]), [[1, { version: null }]]);
+    assert.deepEqual(events(r, 'engine_restart').map((e) => [e.line, e.severity, e.attrs]), [[18, 'warning', { version: null, starts: 2 }]]);
+    // 18 lines: Args block (7 lines) → version + start, 10 single lines, restart banner → version + restart.
+    assert.equal(events(r).length, 2 + 10 + 2);
+  } finally {
+    r.dispose();
+  }
+  assert.equal(vllmLogImporter.detect(Buffer.from(TGI), 'tgi.log'), 0.85);
+});
+
+const JSON_LOG = [
+  { timestamp: '2026-03-01T09:59:00.000000Z', level: 'INFO', fields: { message: 'Args { model_id: "google/flan-t5-small", revision: None, json_output: true }' }, target: 'text_generation_launcher' },
+  { timestamp: '2026-03-01T09:59:30.000000Z', level: 'INFO', message: 'Connected', target: 'text_generation_router', filename: 'router/src/main.rs', line_number: 247 },
+  {
+    timestamp: '2026-03-01T10:00:05.000000Z',
+    level: 'INFO',
+    message: 'Success',
+    target: 'text_generation_router::server',
+    filename: 'router/src/server.rs',
+    line_number: 511,
+    span: { inference_time: '1.1s', name: 'generate', parameters: 'GenerateParameters { seed: None }', queue_time: '456µs', seed: 'None', time_per_token: '55ms', total_time: '1.107s', validation_time: '5.544ms' },
+    spans: [{ inference_time: '1.1s', name: 'generate', parameters: 'GenerateParameters { seed: None }', queue_time: '456µs', seed: 'None', time_per_token: '55ms', total_time: '1.107s', validation_time: '5.544ms' }],
+  },
+  {
+    timestamp: '2026-03-01T10:00:12.000000Z',
+    level: 'ERROR',
+    message: 'Model is overloaded',
+    target: 'text_generation_router::infer',
+    filename: 'router/src/infer/mod.rs',
+    line_number: 88,
+    span: { name: 'generate_stream' },
+    spans: [{ name: 'chat_completions' }, { name: 'generate_stream' }],
+  },
+  { timestamp: '2026-03-01T10:00:13.000000Z', level: 'WARN', fields: { message: 'Shard 0 is slow\n' }, target: 'text_generation_launcher', span: { rank: 0, name: 'shard-manager' }, spans: [{ rank: 0, name: 'shard-manager' }] },
+]
+  .map((o) => JSON.stringify(o))
+  .join('\n');
+
+test('TGI --json-output: the same requests, banner and levels from JSON objects; detected before the generic JSON-lines importer', async () => {
+  assert.equal(vllmLogImporter.detect(Buffer.from(JSON_LOG), 'tgi.jsonl'), 0.85);
+  assert.ok(detectJsonlLog(Buffer.from(JSON_LOG)) < 0.85);
+  const r = await runImporter(vllmLogImporter, { text: JSON_LOG });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    assert.deepEqual(events(r, 'version').map((e) => [e.line, e.attrs]), [[1, { engine: 'tgi', version: null, model: 'google/flan-t5-small', v1: null }]]);
+    assert.deepEqual(events(r, 'engine_start').map((e) => e.line), [1]);
+    // 1.107 s: le 1.5 in the window ending 10:00:10; the overload error in the next.
+    assert.deepEqual(snapshots(r, 'lat.e2e'), [
+      { t: T0 + 10_000, counts: row(0, 0, 0, 0, 1) },
+      { t: T0 + 20_000, counts: row(0, 0, 0, 0, 1) },
+    ]);
+    assert.deepEqual(values(r, 'req.finished').map((s) => s.v), [1, 2]);
+    assert.deepEqual(values(r, 'req.errors').map((s) => s.v), [0, 1]);
+    const logs = events(r, 'log');
+    assert.deepEqual(logs.map((e) => [e.line, e.ts_ms, e.severity, e.text]), [
+      [2, Date.UTC(2026, 2, 1, 9, 59, 30), 'info', 'Connected'],
+      [3, T0 + 5_000, 'info', 'Success'],
+      [4, T0 + 12_000, 'error', 'Model is overloaded'],
+      [5, T0 + 13_000, 'warning', 'Shard 0 is slow'],
+    ]);
+    assert.deepEqual(logs[0].attrs, { level: 'INFO', file: 'router/src/main.rs:247', target: 'text_generation_router' });
+    assert.deepEqual(logs[1].attrs, {
+      level: 'INFO',
+      file: 'router/src/server.rs:511',
+      target: 'text_generation_router::server',
+      span: 'generate',
+      'request.e2e_s': 1.107,
+      'request.status': 'ok',
+      'request.validation_s': 0.005544,
+      'request.queue_s': 0.000456,
+      'request.inference_s': 1.1,
+      'request.tpot_s': 0.055,
+    });
+    assert.deepEqual([logs[2].attrs.span, logs[2].attrs['http.status'], logs[2].attrs.error_type], ['chat_completions', 429, 'overloaded']);
+    assert.equal(logs[3].attrs.span, 'shard-manager');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('TGI colours (ANSI codes) are dropped before parsing', async () => {
+  const line = '\x1b[2m2026-03-01T10:00:01.000000Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[1mgenerate\x1b[0m\x1b[1m{\x1b[0m\x1b[3mtotal_time\x1b[0m\x1b[2m=\x1b[0m"2s" \x1b[3mqueue_time\x1b[0m\x1b[2m=\x1b[0m"1ms"\x1b[1m}\x1b[0m\x1b[2m:\x1b[0m \x1b[2mtext_generation_router::server\x1b[0m\x1b[2m:\x1b[0m \x1b[2mrouter/src/server.rs\x1b[0m\x1b[2m:\x1b[0m\x1b[2m511:\x1b[0m Success';
+  const r = await runImporter(vllmLogImporter, { text: line });
+  try {
+    assert.deepEqual(events(r).map((e) => [e.ts_ms, e.text, e.attrs['request.e2e_s'], e.attrs['request.queue_s']]), [
+      [T0 + 1_000, 'generate{total_time="2s" queue_time="1ms"}: text_generation_router::server: router/src/server.rs:511: Success', 2, 0.001],
+    ]);
+    assert.deepEqual(values(r, 'lat.e2e.count').map((s) => s.v), [1]);
+  } finally {
+    r.dispose();
+  }
+});
+
+const SGLANG = [
+  "[2026-03-01 11:00:00] server_args=ServerArgs(model_path='/home/model/Qwen/QwQ-32B', tokenizer_path='/home/model/Qwen/QwQ-32B', tokenizer_mode='auto', tp_size=4)",
+  '[2026-03-01 11:00:30] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=60.12 GB',
+  "[2026-03-01 11:05:00] server_args=ServerArgs(model_path='/home/model/Qwen/QwQ-32B', tokenizer_path='/home/model/Qwen/QwQ-32B', tp_size=4)",
+  '[2026-03-01 11:06:00 TP0] Decode batch. #running-req: 12, #token: 40123, token usage: 0.87, gen throughput (token/s): 512.30, #queue-req: 4',
+  "[2026-03-01 11:09:00] server_args=ServerArgs(model_path=\"/models/it's-mine\", tp_size=1)",
+].join('\n');
+
+test('SGLang: server_args banners are version events; one after serving activity is a restart', async () => {
+  const r = await runImporter(vllmLogImporter, { text: SGLANG });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(events(r, 'version').map((e) => [e.line, e.ts_ms, e.attrs]), [
+      [1, Date.UTC(2026, 2, 1, 11, 0), { engine: 'sglang', version: null, model: '/home/model/Qwen/QwQ-32B', v1: null }],
+      [3, Date.UTC(2026, 2, 1, 11, 5), { engine: 'sglang', version: null, model: '/home/model/Qwen/QwQ-32B', v1: null }],
+      [5, Date.UTC(2026, 2, 1, 11, 9), { engine: 'sglang', version: null, model: "/models/it's-mine", v1: null }],
+    ]);
+    // The second banner follows no activity (a reload before serving): no restart; the third follows stats.
+    assert.deepEqual(events(r, 'engine_start').map((e) => e.line), [1]);
+    assert.deepEqual(events(r, 'engine_restart').map((e) => [e.line, e.attrs]), [[5, { version: null, starts: 2 }]]);
+  } finally {
+    r.dispose();
+  }
+  assert.equal(vllmLogImporter.detect(Buffer.from(SGLANG), 'sglang.log'), 0.85);
+});

@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { tempStore } from '../../helpers/import-file';
+
+const T = Date.UTC(2026, 0, 1);
+
+/** Writes `n` samples in one source and commits it. */
+function importSamples(ts: ReturnType<typeof tempStore>, inc: number, n: number): number {
+  const w = ts.store.beginSource(inc, { path: 'big', format: 'prometheus-text', bytes: 0 });
+  const id = w.series({ name: 'tokens.generated', kind: 'counter' });
+  for (let i = 0; i < n; i++) w.sample(id, T + i * 1000, i);
+  w.commit([]);
+  return id;
+}
+
+test('a large source is committed without its checkpoint; the checkpointer thread folds the WAL into the file', async () => {
+  const ts = tempStore();
+  try {
+    const inc = ts.store.createIncident('c');
+    const id = importSamples(ts, inc, 400_000);
+    // The rows are visible at once, from the reader connection.
+    assert.equal(ts.store.db.prepare('SELECT COUNT(*) FROM samples WHERE series_id = ?').pluck().get(id), 400_000);
+    await ts.store.checkpointsSettled();
+    // Checkpointed: the database file now holds the pages (> 4 MB), and a new checkpoint has nothing left to copy.
+    assert.ok(statSync(ts.store.file).size > 4_000_000, `db file ${statSync(ts.store.file).size} bytes`);
+    const [row] = ts.store.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    assert.equal(row.busy, 0);
+    assert.equal(row.checkpointed, row.log);
+  } finally {
+    ts.dispose();
+  }
+});
+
+test('foreign keys and auto-checkpoint are back on once a source commits or rolls back, and cascades still work', () => {
+  const ts = tempStore();
+  try {
+    const inc = ts.store.createIncident('c');
+    const w = ts.store.beginSource(inc, { path: 'a', format: 'prometheus-text', bytes: 0 });
+    assert.equal(ts.store.writer.pragma('foreign_keys', { simple: true }), 0);
+    w.sample(w.series({ name: 'x' }), T, 1);
+    w.rollback();
+    assert.equal(ts.store.writer.pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(ts.store.writer.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    importSamples(ts, inc, 1000);
+    assert.equal(ts.store.writer.pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(ts.store.writer.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    // An orphan insert is refused again, and deleting the incident cascades to its samples.
+    assert.throws(() => ts.store.writer.prepare('INSERT INTO samples (series_id, ts_ms, value) VALUES (999999, 0, 0)').run(), /FOREIGN KEY/);
+    ts.store.writer.prepare('DELETE FROM incidents WHERE id = ?').run(inc);
+    assert.equal(ts.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
+  } finally {
+    ts.dispose();
+  }
+});
