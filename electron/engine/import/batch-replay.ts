@@ -44,6 +44,7 @@ export class BatchReplay {
         free_ns: al[i + 4] as Ns | null,
         stack_id: stack === null ? null : this.stackIds[stack],
         source: al[i + 6] as string,
+        correlation_id: al[i + 7] as number | null,
       });
     }
     for (const e of b.events) w.event(e);

@@ -30,6 +30,12 @@ export function wantsWorker(importer: Importer, bytes: number | null): boolean {
   return bytes !== null && bytes >= WORKER_MIN_BYTES;
 }
 
+/** Runs the importer as the pipeline does: on a worker thread where wantsWorker says so, else here. */
+export async function runImport(importer: Importer, input: EntryInput, writer: SourceWriter, ctx: ImportContext, bytes: number | null): Promise<void> {
+  if (wantsWorker(importer, bytes)) await importInWorker(importer, input, writer, ctx);
+  else await importer.import(input, writer, ctx);
+}
+
 /** From the TypeScript sources the worker boots tsx first; from the engine bundle it is the bundle itself. */
 function startWorker(): Worker {
   const self = fileURLToPath(import.meta.url);

@@ -10,7 +10,7 @@ import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
 import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
 import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
 import type { Store } from '../store/store';
-import { importInWorker, wantsWorker } from './parallel-import';
+import { runImport } from './parallel-import';
 
 export interface ImportJobOptions {
   jobId?: string;
@@ -217,8 +217,7 @@ async function runImporter(
     return failed(importer.format, errorText(e, entry.path));
   }
   try {
-    if (wantsWorker(importer, entry.size ?? entry.storedBytes)) await importInWorker(importer, input, writer, ctx);
-    else await importer.import(input, writer, ctx);
+    await runImport(importer, input, writer, ctx, entry.size ?? entry.storedBytes);
     if (signal.aborted) throw new CancelledError();
     if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
     writer.commit(warnings);

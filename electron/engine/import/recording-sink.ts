@@ -134,7 +134,7 @@ export class RecordingSink implements Sink {
   }
 
   allocation(a: AllocationRecord): void {
-    this.allocations.push(a.device, a.addr, a.size, a.alloc_ns ?? null, a.free_ns ?? null, a.stack_id ?? null, a.source);
+    this.allocations.push(a.device, a.addr, a.size, a.alloc_ns ?? null, a.free_ns ?? null, a.stack_id ?? null, a.source, a.correlation_id ?? null);
     this.count++;
   }
 

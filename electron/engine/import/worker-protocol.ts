@@ -24,14 +24,14 @@ export interface Batch {
   spans: unknown[];
   /** KERNEL_WIDTH values a row: device, stream, name, start_ns, end_ns, correlation_id, attrs_json. */
   kernels: unknown[];
-  /** ALLOCATION_WIDTH values a row: device, addr, size, alloc_ns, free_ns, stack (local id or null), source. */
+  /** ALLOCATION_WIDTH values a row: device, addr, size, alloc_ns, free_ns, stack (local id or null), source, correlation_id. */
   allocations: unknown[];
   events: EventRecord[];
 }
 
 export const SPAN_WIDTH = 7;
 export const KERNEL_WIDTH = 7;
-export const ALLOCATION_WIDTH = 7;
+export const ALLOCATION_WIDTH = 8;
 
 export interface WorkerInit {
   format: FormatId;

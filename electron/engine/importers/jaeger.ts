@@ -1,14 +1,14 @@
 // Jaeger JSON: the query API / UI download `{data: [trace…]}`, or one bare trace `{traceID, spans,
-// processes}`. startTime/duration are µs; the first CHILD_OF reference is the parent.
+// processes}`. startTime/duration are µs; the first CHILD_OF reference is the parent. Read as a stream
+// (json-path-scanner.ts), with no size limit: see JaegerStream for what is held.
 //
 // spans: trace_id / span_id as written (lower-case hex), attrs = tags, plus service.name (from the
 // process), jaeger.logs (count), jaeger.references (non-parent references) and the request facts of
 // span-attributes.ts.
-import { ImportError, type Importer, type Sink } from './types';
+import { ImportError, type Importer, type Position, type Sink } from './types';
 import { requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
-import { lineOf, readText } from './read-text';
-import { jsonErrorOffset } from './json-error-offset';
+import { JsonScanError, parseAt, pathText, scanJson, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
@@ -28,76 +28,181 @@ function tags(list: unknown): Record<string, unknown> {
 
 const usToNs = (v: unknown): bigint | null => (typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.round(v)) * 1000n : typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) * 1000n : null);
 
-function importTrace(trace: Json, index: number, sink: Sink, reqs: RequestSeries, warn: (m: string, w: { key?: string }) => void): number {
-  const processes = isObj(trace.processes) ? trace.processes : {};
-  const spans = Array.isArray(trace.spans) ? trace.spans : null;
-  if (!spans) {
-    warn(`trace ${index} has no spans list`, { key: `data[${index}].spans` });
-    return 0;
+/** One Jaeger span to the sink; false when it lacks what a span needs (warned, skipped). */
+function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, warn: Warn): boolean {
+  const processes = trace.processes ?? {};
+  const traceId = typeof sp.traceID === 'string' ? sp.traceID.toLowerCase() : typeof trace.traceID === 'string' ? trace.traceID.toLowerCase() : null;
+  const spanId = typeof sp.spanID === 'string' ? sp.spanID.toLowerCase() : null;
+  const start = usToNs(sp.startTime);
+  const dur = usToNs(sp.duration) ?? 0n;
+  if (!traceId || !spanId || start === null) {
+    warn('span without traceID, spanID or startTime, skipped', { key: `data[${trace.index}].spans` });
+    return false;
   }
-  let n = 0;
-  for (const sp of spans) {
-    if (!isObj(sp)) continue;
-    const traceId = typeof sp.traceID === 'string' ? sp.traceID.toLowerCase() : typeof trace.traceID === 'string' ? trace.traceID.toLowerCase() : null;
-    const spanId = typeof sp.spanID === 'string' ? sp.spanID.toLowerCase() : null;
-    const start = usToNs(sp.startTime);
-    const dur = usToNs(sp.duration) ?? 0n;
-    if (!traceId || !spanId || start === null) {
-      warn('span without traceID, spanID or startTime, skipped', { key: `data[${index}].spans` });
-      continue;
-    }
-    const refs = Array.isArray(sp.references) ? sp.references.filter(isObj) : [];
-    const parentRef = refs.find((r) => r.refType === 'CHILD_OF') ?? null;
-    const own = tags(sp.tags);
-    const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : null;
-    const attrs: Record<string, unknown> = {
-      ...own,
-      'service.name': proc?.serviceName,
-      'jaeger.logs': Array.isArray(sp.logs) ? sp.logs.length : 0,
-    };
-    const others = refs.filter((r) => r !== parentRef);
-    if (others.length) attrs['jaeger.references'] = others.map((r) => ({ refType: r.refType, traceID: r.traceID, spanID: r.spanID }));
-    const end = start + dur;
-    const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: own.error === true });
-    if (facts) {
-      Object.assign(attrs, facts);
-      reqs.add(facts, Number(end / 1_000_000n));
-    }
-    sink.span({
-      trace_id: traceId,
-      span_id: spanId,
-      parent_id: parentRef && typeof parentRef.spanID === 'string' ? parentRef.spanID.toLowerCase() : null,
-      name: typeof sp.operationName === 'string' ? sp.operationName : '',
-      start_ns: start,
-      end_ns: end,
-      attrs,
-    });
-    n++;
+  const refs = Array.isArray(sp.references) ? sp.references.filter(isObj) : [];
+  const parentRef = refs.find((r) => r.refType === 'CHILD_OF') ?? null;
+  const own = tags(sp.tags);
+  const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : null;
+  const attrs: Record<string, unknown> = {
+    ...own,
+    'service.name': proc?.serviceName,
+    'jaeger.logs': Array.isArray(sp.logs) ? sp.logs.length : 0,
+  };
+  const others = refs.filter((r) => r !== parentRef);
+  if (others.length) attrs['jaeger.references'] = others.map((r) => ({ refType: r.refType, traceID: r.traceID, spanID: r.spanID }));
+  const end = start + dur;
+  const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: own.error === true });
+  if (facts) {
+    Object.assign(attrs, facts);
+    reqs.add(facts, Number(end / 1_000_000n));
   }
-  return n;
+  sink.span({
+    trace_id: traceId,
+    span_id: spanId,
+    parent_id: parentRef && typeof parentRef.spanID === 'string' ? parentRef.spanID.toLowerCase() : null,
+    name: typeof sp.operationName === 'string' ? sp.operationName : '',
+    start_ns: start,
+    end_ns: end,
+    attrs,
+  });
+  return true;
+}
+
+type Warn = (message: string, where: Position) => void;
+
+interface TraceState {
+  index: number;
+  /** null until the trace's `processes` member has been read. */
+  processes: Json | null;
+  traceID: unknown;
+  sawTraceID: boolean;
+  sawSpans: boolean;
+  /** Span texts read before `processes` (or `traceID`), parsed once it comes. */
+  held: { text: string; at: JsonPlace; path: string }[];
+}
+
+const newTrace = (index: number): TraceState => ({ index, processes: null, traceID: undefined, sawTraceID: false, sawSpans: false, held: [] });
+
+/**
+ * The document read as a stream, a span at a time. A span needs its trace's `processes` (for
+ * service.name) and `traceID`, and Jaeger writes `processes` AFTER `spans`: so a trace's spans are held,
+ * as text (about their size in memory, not the several times a parsed object takes), until its
+ * `processes` has been read or the trace ends. What is held is thus bounded by one element of `data`
+ * (for a bare trace, by the file: that is what a bare trace is). Where processes comes first, nothing is.
+ * A top level with both `data` and its own `spans` is read as {data} (as JSON.parse of the whole would),
+ * except for top-level spans that came before `data` with their processes already known.
+ */
+class JaegerStream implements JsonVisitor {
+  spans = 0;
+  sawData = false;
+  private trace: TraceState | null = null;
+  private readonly bare = newTrace(0);
+
+  get sawBareSpans(): boolean {
+    return this.bare.sawSpans;
+  }
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly reqs: RequestSeries,
+    private readonly warn: Warn,
+  ) {}
+
+  enter(path: JsonPath, kind: ValueKind): Take {
+    if (path.length === 0) return kind === 'object' ? 'walk' : 'skip';
+    // The members of a trace: data[i].x, or x at the top for a bare trace.
+    const inData = path[0] === 'data';
+    const depth = inData ? path.length - 2 : path.length;
+    if (inData && path.length === 1) {
+      if (kind !== 'array') return 'skip';
+      this.sawData = true;
+      return 'walk';
+    }
+    if (inData && path.length === 2) {
+      if (kind !== 'object') {
+        this.warn(`trace ${path[1]} is not an object`, { key: `data[${path[1]}]` });
+        return 'skip';
+      }
+      this.trace = newTrace(path[1] as number);
+      return 'walk';
+    }
+    // A document with `data` is not itself a trace: its own spans, if any, are ignored.
+    if (!inData && this.sawData) return 'skip';
+    const trace = inData ? this.trace! : this.bare;
+    const key = path[inData ? 2 : 0];
+    if (depth === 1) {
+      if (key === 'spans' && kind === 'array') {
+        trace.sawSpans = true;
+        return 'walk';
+      }
+      return key === 'processes' || key === 'traceID' ? 'parse' : 'skip';
+    }
+    if (depth === 2 && key === 'spans') return kind !== 'object' ? 'skip' : this.ready(trace) ? 'parse' : 'text';
+    return 'skip';
+  }
+
+  value(path: JsonPath, v: unknown): void {
+    const inData = path[0] === 'data';
+    const trace = inData ? this.trace! : this.bare;
+    const key = path[inData ? 2 : 0];
+    if ((inData ? path.length - 2 : path.length) === 2) {
+      if (inData || !this.sawData) this.emit(v, trace);
+    } else if (key === 'processes') {
+      trace.processes = isObj(v) ? v : {};
+      this.release(trace);
+    } else if (key === 'traceID') {
+      trace.traceID = v;
+      trace.sawTraceID = true;
+      this.release(trace);
+    }
+  }
+
+  text(path: JsonPath, text: string, at: JsonPlace): void {
+    (path[0] === 'data' ? this.trace! : this.bare).held.push({ text, at, path: pathText(path) });
+  }
+
+  leave(path: JsonPath): void {
+    const atTrace = path.length === 2 && path[0] === 'data';
+    if (!atTrace && path.length !== 0) return;
+    // {data: […]} is not itself a trace; a top level with neither is not a Jaeger file (said after the scan).
+    if (path.length === 0 && (this.sawData || !this.bare.sawSpans)) return;
+    const trace = atTrace ? this.trace! : this.bare;
+    trace.processes ??= {};
+    trace.sawTraceID = true;
+    this.release(trace);
+    if (!trace.sawSpans) this.warn(`trace ${trace.index} has no spans list`, { key: `data[${trace.index}].spans` });
+  }
+
+  /** Whether a span of this trace can go to the sink as it is read. */
+  private ready(trace: TraceState): boolean {
+    return trace.processes !== null && trace.sawTraceID && trace.held.length === 0;
+  }
+
+  private release(trace: TraceState): void {
+    if (trace.processes === null || !trace.sawTraceID || (trace === this.bare && this.sawData)) return;
+    for (const h of trace.held) this.emit(parseAt(h.text, h.at, h.path), trace);
+    trace.held.length = 0;
+  }
+
+  private emit(sp: unknown, trace: TraceState): void {
+    if (isObj(sp) && emitSpan(sp, trace, this.sink, this.reqs, this.warn)) this.spans++;
+  }
 }
 
 export const jaegerImporter: Importer = {
   format: 'jaeger-json',
   detect: (head) => detectJaeger(head),
   async import(input, sink, ctx) {
-    const text = await readText(input.stream());
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      const offset = jsonErrorOffset(text);
-      throw new ImportError(ctx.path, { line: lineOf(text, offset), offset }, `malformed JSON: ${(e as Error).message}`);
-    }
-    const traces = isObj(doc) && Array.isArray(doc.data) ? doc.data : isObj(doc) && Array.isArray(doc.spans) ? [doc] : null;
-    if (!traces) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]} or a trace with spans');
     const reqs = new RequestSeries();
-    let n = 0;
-    traces.forEach((t, i) => {
-      if (isObj(t)) n += importTrace(t, i, sink, reqs, ctx.warn);
-      else ctx.warn(`trace ${i} is not an object`, { key: `data[${i}]` });
-    });
-    if (n === 0) throw new ImportError(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
+    const doc = new JaegerStream(sink, reqs, ctx.warn);
+    try {
+      await scanJson(input.stream(), doc);
+    } catch (e) {
+      if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `malformed JSON: ${e.message}`);
+      throw e;
+    }
+    if (!doc.sawData && !doc.sawBareSpans) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]} or a trace with spans');
+    if (doc.spans === 0) throw new ImportError(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
     reqs.flush(sink);
   },
 };

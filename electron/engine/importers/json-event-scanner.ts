@@ -2,6 +2,7 @@
 // array of events) and cuts it into batches of whole event objects, so a multi-gigabyte trace never
 // becomes one string (V8 caps strings at 512 MiB). Top-level members other than `traceEvents` are small
 // and come back parsed. Only string/escape state and bracket depth are tracked; JSON.parse does the rest.
+import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-bytes';
 
 export type ScanItem =
   | { kind: 'events'; events: unknown[]; offset: number }
@@ -21,14 +22,6 @@ export interface ScanOptions {
   batchBytes?: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 

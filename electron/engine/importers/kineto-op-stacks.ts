@@ -162,8 +162,13 @@ export class OpStacks {
       while (next < n && start[order ? order[next] : next] <= ts) {
         const op = order ? order[next] : next;
         next++;
-        // Whatever ended before this op starts cannot enclose this point or any later one.
-        while (depth > 0 && end[open[depth - 1]] < start[op]) depth--;
+        // Whatever ended before this op starts cannot enclose this point or any later one. Ops that
+        // overlap without nesting can leave an ended one under the top, so the whole stack is swept:
+        // dropping only from the top let such a stack grow with the trace (quadratic on a trace whose
+        // ops overlap, measured 2.5x slower parsing on the benchmark trace).
+        let kept = 0;
+        for (let d = 0; d < depth; d++) if (end[open[d]] >= start[op]) open[kept++] = open[d];
+        depth = kept;
         open = withRoom(open, depth + 1);
         open[depth++] = op;
       }

@@ -10,9 +10,12 @@
 // - spans: CUDA runtime calls (trace_id 'nsys:<pid>', span_id 'c<correlationId>', attrs cat 'cuda_runtime',
 //   correlation, tid, return_value) and NVTX ranges (eventType 59 push/pop, 60 start/end) and marks (34,
 //   zero length) (span_id 'n<rowid>', attrs cat 'nvtx', domain_id, tid, event_type).
-// - allocations (source 'nsys'): CUDA_GPU_MEMORY_USAGE_EVENTS, memoryOperationType 0 alloc / 1 free,
-//   paired by device+address in time order; the stack is [runtime call, "next kernel: <short name>"]
-//   (the call with the same correlationId, the first kernel launched after it).
+// - allocations: CUDA_GPU_MEMORY_USAGE_EVENTS, memoryOperationType 0 alloc / 1 free, paired by
+//   device+address in time order; the stack is [runtime call, "next kernel: <short name>"] (the call with
+//   the same correlationId, the first kernel launched after it). correlation_id is the allocating call's
+//   (its span is 'c<correlationId>'; a free without its alloc keeps the free's): it is a column, not a
+//   frame, as the stack must stay the same for every allocation from one call site, or the leak view's
+//   grouping by stack would fall apart.
 // - series gpu.mem.total {gpu} (bytes) from TARGET_INFO_GPU.totalMemory, sampled at the first and last
 //   timestamp; one 'gpu_info' event per GPU.
 // Times: ns since session start + TARGET_INFO_SESSION_START_TIME.utcEpochNs (else a start time from the
@@ -209,7 +212,7 @@ function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string)
     return frames.length ? sink.stack(frames) : null;
   };
 
-  const open = new Map<string, { size: number; ns: bigint; stack: number | null }>();
+  const open = new Map<string, { size: number; ns: bigint; stack: number | null; corr: number | null }>();
   // Pages in time order (keyset): the connection cannot write while a SELECT is still stepping.
   const page = (after: [number, number]) =>
     q.all(
@@ -237,17 +240,17 @@ function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string)
     const corr = r.corr === null || r.corr === undefined ? null : Number(r.corr);
     if (Number(r.op) === 0) {
       const prev = open.get(key);
-      if (prev) sink.allocation({ device, addr, size: prev.size, alloc_ns: prev.ns, free_ns: ns, stack_id: prev.stack, source: 'nsys' });
-      open.set(key, { size, ns, stack: stackFor(corr) });
+      if (prev) sink.allocation({ device, addr, size: prev.size, alloc_ns: prev.ns, free_ns: ns, stack_id: prev.stack, source: 'nsys', correlation_id: prev.corr });
+      open.set(key, { size, ns, stack: stackFor(corr), corr });
     } else if (Number(r.op) === 1) {
       const a = open.get(key);
       open.delete(key);
-      sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr), source: 'nsys' });
+      sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr), source: 'nsys', correlation_id: a ? a.corr : corr });
     }
   }
   for (const [key, a] of open) {
     const i = key.indexOf(':');
-    sink.allocation({ device: Number(key.slice(0, i)), addr: key.slice(i + 1), size: a.size, alloc_ns: a.ns, free_ns: null, stack_id: a.stack, source: 'nsys' });
+    sink.allocation({ device: Number(key.slice(0, i)), addr: key.slice(i + 1), size: a.size, alloc_ns: a.ns, free_ns: null, stack_id: a.stack, source: 'nsys', correlation_id: a.corr });
   }
 }
 

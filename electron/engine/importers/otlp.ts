@@ -2,14 +2,19 @@
 // (one request per line). Old files say `instrumentationLibrarySpans`; ids are hex or base64; times
 // are decimal strings or numbers.
 //
+// Read as a stream, with no size limit: the first request a span at a time (json-path-scanner.ts), so
+// a multi-gigabyte single document never becomes one string; each later line, if any, whole (a line is
+// one request). A malformed line after the first is skipped with a warning (a truncated last line is
+// how a killed collector leaves its file); a malformed first request fails the import, since its spans
+// have already gone to the sink by the time the error shows (the failed source rolls them back).
+//
 // spans: trace_id / span_id / parent_id as lower-case hex; attrs = the span's attributes (AnyValue
 // flattened), plus service.name (from the resource), otel.kind, otel.scope, otel.status_code,
 // otel.status_message, otel.events (count), and the request facts of span-attributes.ts.
-import { ImportError, type Importer, type Sink } from './types';
+import { ImportError, type Importer, type Position, type Sink } from './types';
 import { requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
-import { lineOf, readText } from './read-text';
-import { jsonErrorOffset } from './json-error-offset';
+import { JsonPathScanner, JsonScanError, type JsonPath, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
@@ -59,9 +64,45 @@ export function nanos(v: unknown): bigint | null {
   return null;
 }
 
-function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, where: { line?: number }, warn: (m: string, w: { line?: number; key?: string }) => void): number {
+type Warn = (message: string, where: Position) => void;
+
+/** One OTLP span to the sink; false when it lacks what a span needs (warned, skipped). */
+function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink: Sink, reqs: RequestSeries, where: Position, warn: Warn): boolean {
+  const traceId = hexId(sp.traceId, 16);
+  const spanId = hexId(sp.spanId, 8);
+  const start = nanos(sp.startTimeUnixNano);
+  const end = nanos(sp.endTimeUnixNano) ?? start;
+  if (!traceId || !spanId || start === null || end === null) {
+    warn('span without traceId, spanId or startTimeUnixNano, skipped', { ...where, key: 'spans' });
+    return false;
+  }
+  const own = attributes(sp.attributes);
+  const status = isObj(sp.status) ? sp.status : {};
+  const code = status.code === 2 || status.code === 'STATUS_CODE_ERROR' ? 2 : status.code === 1 || status.code === 'STATUS_CODE_OK' ? 1 : 0;
+  const attrs: Record<string, unknown> = {
+    ...own,
+    'service.name': resource['service.name'],
+    'otel.kind': sp.kind,
+    'otel.scope': typeof scope.name === 'string' ? scope.name : undefined,
+    'otel.status_code': code,
+    'otel.status_message': typeof status.message === 'string' ? status.message : undefined,
+    'otel.events': Array.isArray(sp.events) ? sp.events.length : 0,
+  };
+  const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: code === 2, statusMessage: typeof status.message === 'string' ? status.message : null });
+  if (facts) {
+    Object.assign(attrs, facts);
+    reqs.add(facts, Number(end / 1_000_000n));
+  }
+  sink.span({ trace_id: traceId, span_id: spanId, parent_id: hexId(sp.parentSpanId, 8), name: typeof sp.name === 'string' ? sp.name : '', start_ns: start, end_ns: end, attrs });
+  return true;
+}
+
+const NOT_A_REQUEST = 'not an OTLP trace request (no resourceSpans)';
+
+/** One parsed request (a line of the collector's file). */
+function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, where: Position, warn: Warn): number {
   if (!isObj(doc) || !Array.isArray(doc.resourceSpans)) {
-    warn('not an OTLP trace request (no resourceSpans)', { ...where, key: 'resourceSpans' });
+    warn(NOT_A_REQUEST, { ...where, key: 'resourceSpans' });
     return 0;
   }
   let n = 0;
@@ -72,81 +113,216 @@ function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, where: { l
     for (const ss of scopes) {
       if (!isObj(ss) || !Array.isArray(ss.spans)) continue;
       const scope = isObj(ss.scope) ? ss.scope : isObj(ss.instrumentationLibrary) ? ss.instrumentationLibrary : {};
-      for (const sp of ss.spans) {
-        if (!isObj(sp)) continue;
-        const traceId = hexId(sp.traceId, 16);
-        const spanId = hexId(sp.spanId, 8);
-        const start = nanos(sp.startTimeUnixNano);
-        const end = nanos(sp.endTimeUnixNano) ?? start;
-        if (!traceId || !spanId || start === null || end === null) {
-          warn('span without traceId, spanId or startTimeUnixNano, skipped', { ...where, key: 'spans' });
-          continue;
-        }
-        const own = attributes(sp.attributes);
-        const status = isObj(sp.status) ? sp.status : {};
-        const code = status.code === 2 || status.code === 'STATUS_CODE_ERROR' ? 2 : status.code === 1 || status.code === 'STATUS_CODE_OK' ? 1 : 0;
-        const attrs: Record<string, unknown> = {
-          ...own,
-          'service.name': resource['service.name'],
-          'otel.kind': sp.kind,
-          'otel.scope': typeof scope.name === 'string' ? scope.name : undefined,
-          'otel.status_code': code,
-          'otel.status_message': typeof status.message === 'string' ? status.message : undefined,
-          'otel.events': Array.isArray(sp.events) ? sp.events.length : 0,
-        };
-        const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: code === 2, statusMessage: typeof status.message === 'string' ? status.message : null });
-        if (facts) {
-          Object.assign(attrs, facts);
-          reqs.add(facts, Number(end / 1_000_000n));
-        }
-        sink.span({ trace_id: traceId, span_id: spanId, parent_id: hexId(sp.parentSpanId, 8), name: typeof sp.name === 'string' ? sp.name : '', start_ns: start, end_ns: end, attrs });
-        n++;
-      }
+      for (const sp of ss.spans) if (isObj(sp) && emitSpan(sp, resource, scope, sink, reqs, where, warn)) n++;
     }
   }
   return n;
 }
 
+/**
+ * One request read as a stream, a span at a time: resourceSpans[i] → resource, scopeSpans[j] (or the
+ * old instrumentationLibrarySpans[j]) → scope, spans[k]. Exporters write resource before scopeSpans and
+ * scope before spans, and then nothing is held. When a file has them after, the spans wait for them
+ * (or for the end of their element), so what is held is bounded by one resourceSpans element. Where a
+ * file has both scopeSpans and instrumentationLibrarySpans (no exporter writes both), both are read,
+ * and the first of scope / instrumentationLibrary that is an object names the scope.
+ */
+class RequestStream implements JsonVisitor {
+  spans = 0;
+  sawResourceSpans = false;
+  private resource: Record<string, unknown> | null = null;
+  private scope: { of: Json | null } = { of: null };
+  private readonly pending: { sp: Json; scope: { of: Json | null } }[] = [];
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly reqs: RequestSeries,
+    private readonly warn: Warn,
+  ) {}
+
+  enter(path: JsonPath, kind: ValueKind): Take {
+    const container = kind === 'object' || kind === 'array';
+    switch (path.length) {
+      case 0:
+        return kind === 'object' ? 'walk' : 'skip';
+      case 1:
+        if (path[0] !== 'resourceSpans' || kind !== 'array') return 'skip';
+        this.sawResourceSpans = true;
+        return 'walk';
+      case 2:
+        if (kind !== 'object') return 'skip';
+        this.resource = null;
+        return 'walk';
+      case 3:
+        if (path[2] === 'resource') return 'parse';
+        return kind === 'array' && (path[2] === 'scopeSpans' || path[2] === 'instrumentationLibrarySpans') ? 'walk' : 'skip';
+      case 4:
+        if (kind !== 'object') return 'skip';
+        this.scope = { of: null };
+        return 'walk';
+      case 5:
+        if (path[4] === 'scope' || path[4] === 'instrumentationLibrary') return container ? 'parse' : 'skip';
+        return path[4] === 'spans' && kind === 'array' ? 'walk' : 'skip';
+      case 6:
+        return kind === 'object' ? 'parse' : 'skip';
+      default:
+        return 'skip';
+    }
+  }
+
+  value(path: JsonPath, v: unknown): void {
+    if (path.length === 6) {
+      if (!isObj(v)) return;
+      if (this.resource && this.scope.of && this.pending.length === 0) this.emit(v, this.scope.of);
+      else this.pending.push({ sp: v, scope: this.scope });
+    } else if (path.length === 3) {
+      this.resource = attributes(isObj(v) ? v.attributes : undefined);
+      this.flush();
+    } else if (path.length === 5 && isObj(v) && !this.scope.of) {
+      this.scope.of = v;
+      this.flush();
+    }
+  }
+
+  leave(path: JsonPath): void {
+    if (path.length === 4) {
+      this.scope.of ??= {};
+      this.flush();
+    } else if (path.length === 2) {
+      this.resource ??= {};
+      this.flush();
+    }
+  }
+
+  private flush(): void {
+    if (!this.resource) return;
+    let i = 0;
+    for (; i < this.pending.length && this.pending[i].scope.of; i++) this.emit(this.pending[i].sp, this.pending[i].scope.of!);
+    this.pending.splice(0, i);
+  }
+
+  private emit(sp: Json, scope: Json): void {
+    if (emitSpan(sp, this.resource!, scope, this.sink, this.reqs, {}, this.warn)) this.spans++;
+  }
+}
+
+/**
+ * Warnings of the first request, held until what follows it says whether it was line 1 of JSON lines
+ * (then they name the line) or the whole file. Repeats are counted, not stored.
+ */
+class HeldWarnings {
+  private readonly items: { message: string; key?: string; count: number }[] = [];
+
+  add = (message: string, where: Position): void => {
+    const last = this.items[this.items.length - 1];
+    if (last && last.message === message && last.key === where.key) last.count++;
+    else this.items.push({ message, key: where.key, count: 1 });
+  };
+
+  replay(warn: Warn, line?: number): void {
+    for (const w of this.items) for (let k = 0; k < w.count; k++) warn(w.message, line === undefined ? { key: w.key } : { line, key: w.key });
+    this.items.length = 0;
+  }
+}
+
+interface Line {
+  text: string;
+  line: number;
+  /** Byte offset of the line's start. */
+  offset: number;
+  /** Whether a newline ended it (the file's last line may lack one). */
+  terminated: boolean;
+}
+
+/** The lines from `first` on (then the rest of the stream), with their byte offsets. */
+async function* linesFrom(first: Buffer, rest: AsyncIterator<Buffer>, offset: number, line: number): AsyncGenerator<Line> {
+  let parts: Buffer[] = [];
+  let lineStart = offset;
+  let chunkStart = offset;
+  for (let chunk: Buffer | null = first; chunk; ) {
+    let from = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
+      parts.push(chunk.subarray(from, nl));
+      yield { text: (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8'), line: line++, offset: lineStart, terminated: true };
+      parts = [];
+      from = nl + 1;
+      lineStart = chunkStart + from;
+    }
+    if (from < chunk.length) parts.push(chunk.subarray(from));
+    chunkStart += chunk.length;
+    const r = await rest.next();
+    chunk = r.done ? null : r.value;
+  }
+  if (parts.length) yield { text: Buffer.concat(parts).toString('utf8'), line, offset: lineStart, terminated: false };
+}
+
+const leadingBytes = (text: string) => Buffer.byteLength(text.slice(0, text.length - text.trimStart().length));
+
 export const otlpImporter: Importer = {
   format: 'otlp-json',
   detect: (head) => detectOtlp(head),
   async import(input, sink, ctx) {
-    const text = await readText(input.stream());
     const reqs = new RequestSeries();
-    let doc: unknown;
-    let whole = true;
+    const held = new HeldWarnings();
+    // The first request streams (it may be the whole, multi-gigabyte file); whether more follow, one
+    // per line (the collector's file exporter), is known only after it.
+    const first = new RequestStream(sink, reqs, held.add);
+    const scanner = new JsonPathScanner(first, { after: 'stop' });
+    const chunks = input.stream()[Symbol.asyncIterator]();
+    let rest: Buffer | null = null;
     try {
-      doc = JSON.parse(text);
-    } catch {
-      whole = false;
+      for (;;) {
+        const r = await chunks.next();
+        if (r.done) {
+          scanner.end();
+          break;
+        }
+        const at = scanner.write(r.value);
+        if (at >= 0) {
+          rest = r.value.subarray(at);
+          break;
+        }
+      }
+    } catch (e) {
+      if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `not valid OTLP/JSON: ${e.message}`);
+      throw e;
     }
-    let spans = 0;
-    if (whole) spans = importRequest(doc, sink, reqs, {}, ctx.warn);
-    else {
-      // The collector's file exporter: one JSON request per line.
-      const lines = text.split('\n');
-      let bad = 0;
-      let good = 0;
-      for (let i = 0; i < lines.length; i++) {
-        const l = lines[i].trim();
-        if (!l) continue;
+    if (!first.sawResourceSpans) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
+    let spans = first.spans;
+    const firstEndLine = scanner.line;
+
+    let byLines = false;
+    let good = 1;
+    let bad = 0;
+    let firstBad: Position | null = null;
+    if (rest) {
+      for await (const l of linesFrom(rest, chunks, scanner.offset - rest.length, firstEndLine)) {
+        const text = l.text.trim();
+        if (!text) continue;
+        if (!byLines) {
+          // JSON lines only when the first request was all of line 1 and this is a later line.
+          if (firstEndLine !== 1 || l.line === 1) {
+            throw new ImportError(ctx.path, { line: l.line, offset: l.offset + leadingBytes(l.text) }, 'not valid OTLP/JSON: unexpected data after the end of the document');
+          }
+          byLines = true;
+          held.replay(ctx.warn, 1);
+        }
         let d: unknown;
         try {
-          d = JSON.parse(l);
+          d = JSON.parse(text);
         } catch (e) {
           bad++;
-          if (i === lines.length - 1 && good > 0) ctx.warn('truncated last line', { line: i + 1 });
-          else ctx.warn(`malformed JSON: ${(e as Error).message}`, { line: i + 1 });
+          firstBad ??= { line: l.line, offset: l.offset + leadingBytes(l.text) };
+          if (!l.terminated) ctx.warn('truncated last line', { line: l.line });
+          else ctx.warn(`malformed JSON: ${(e as Error).message}`, { line: l.line });
           continue;
         }
         good++;
-        spans += importRequest(d, sink, reqs, { line: i + 1 }, ctx.warn);
-      }
-      if (good === 0 || bad > good) {
-        const offset = jsonErrorOffset(text);
-        throw new ImportError(ctx.path, { line: lineOf(text, offset), offset }, 'not valid OTLP/JSON (neither one document nor JSON lines)');
+        spans += importRequest(d, sink, reqs, { line: l.line }, ctx.warn);
       }
     }
+    if (!byLines) held.replay(ctx.warn);
+    else if (bad > good) throw new ImportError(ctx.path, firstBad ?? {}, 'not valid OTLP/JSON (neither one document nor JSON lines)');
     if (spans === 0) throw new ImportError(ctx.path, { key: 'resourceSpans' }, 'no spans in this OTLP file');
     reqs.flush(sink);
   },

@@ -52,6 +52,8 @@ export interface AllocationRecord {
   stack_id?: number | null;
   /** Where the record came from: 'snapshot', 'kineto', 'nsys'. */
   source: string;
+  /** CUDA correlation id of the allocating runtime call (nsys), joining it to that call and its kernels. */
+  correlation_id?: number | null;
 }
 
 export interface Sink {

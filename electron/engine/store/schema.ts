@@ -164,4 +164,9 @@ export const MIGRATIONS: readonly string[] = [
     created_ms INTEGER NOT NULL
   );
   `,
+  // 2: the CUDA correlation id of an allocation's runtime call (nsys), so an allocation joins to that call
+  // (spans.span_id 'c<id>') and the kernels after it (kernels.correlation_id) without a frame per call site.
+  `
+  ALTER TABLE allocations ADD COLUMN correlation_id INTEGER;
+  `,
 ];

@@ -169,7 +169,7 @@ export class SourceWriter implements Sink {
       stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
       tile: db.prepare(tileUpsert(1)),
       tileBatch: db.prepare(tileUpsert(TILE_BATCH)),
-      allocation: db.prepare('INSERT INTO allocations (incident_id, source_id, device, addr, size, alloc_ns, free_ns, stack_id, source) VALUES (?,?,?,?,?,?,?,?,?)'),
+      allocation: db.prepare('INSERT INTO allocations (incident_id, source_id, device, addr, size, alloc_ns, free_ns, stack_id, source, correlation_id) VALUES (?,?,?,?,?,?,?,?,?,?)'),
     };
   }
 
@@ -442,7 +442,7 @@ export class SourceWriter implements Sink {
     this.begin();
     if (a.alloc_ns !== null && a.alloc_ns !== undefined) this.seenNs(a.alloc_ns);
     if (a.free_ns !== null && a.free_ns !== undefined) this.seenNs(a.free_ns);
-    this.stmts.allocation.run(this.incidentId, this.sourceId, a.device, a.addr, a.size, toInt(a.alloc_ns), toInt(a.free_ns), a.stack_id ?? null, a.source);
+    this.stmts.allocation.run(this.incidentId, this.sourceId, a.device, a.addr, a.size, toInt(a.alloc_ns), toInt(a.free_ns), a.stack_id ?? null, a.source, a.correlation_id ?? null);
     this.count++;
   }
 
