@@ -20,15 +20,30 @@ export function importWorkerMain(): void {
   const abort = new AbortController();
   const sink = new RecordingSink();
   let consumed = 0;
+  let pass = 0;
+  let streams = 0;
 
   const flush = () => {
     const batch = sink.take();
-    post({ t: 'batch', batch, chunks: consumed }, transferables(batch));
+    post({ t: 'batch', batch, pass, chunks: consumed }, transferables(batch));
     consumed = 0;
   };
 
-  async function* input(): AsyncGenerator<Buffer> {
+  /** The input from the start: a second call asks the engine thread to read it again. */
+  function stream(): AsyncGenerator<Buffer> {
+    if (streams++ > 0) {
+      pass++;
+      chunks.length = 0;
+      ended = false;
+      consumed = 0;
+      post({ t: 'rewind', pass });
+    }
+    return input(pass);
+  }
+
+  async function* input(mine: number): AsyncGenerator<Buffer> {
     for (;;) {
+      if (mine !== pass) return;
       while (!chunks.length && !ended) await new Promise<void>((r) => (wake = r));
       const c = chunks.shift();
       if (!c) return;
@@ -52,7 +67,7 @@ export function importWorkerMain(): void {
       progress: (bytes) => post({ t: 'progress', bytes }),
       warn: (message, where) => post({ t: 'warn', message, where }),
     };
-    await importer.import({ stream: input, file: () => Promise.reject(new Error('no file on a worker thread')) }, sink, ctx);
+    await importer.import({ stream, file: () => Promise.reject(new Error('no file on a worker thread')) }, sink, ctx);
     flush();
     post({ t: 'done' });
   };
@@ -63,10 +78,10 @@ export function importWorkerMain(): void {
         run(m.init).catch((e: unknown) => post({ t: 'error', message: e instanceof Error ? e.message : String(e), name: e instanceof Error ? e.name : 'Error' }));
         return;
       case 'chunk':
-        chunks.push(m.bytes);
+        if (m.pass === pass) chunks.push(m.bytes);
         break;
       case 'end':
-        ended = true;
+        if (m.pass === pass) ended = true;
         break;
       case 'abort':
         abort.abort();

@@ -42,12 +42,17 @@ export interface WorkerInit {
   options: ImportOptions;
 }
 
-/** Engine thread → worker. */
-export type ToWorker = { t: 'init'; init: WorkerInit } | { t: 'chunk'; bytes: Uint8Array } | { t: 'end' } | { t: 'abort' };
+/**
+ * Engine thread → worker. `pass` numbers the reading of the input: an importer that reads its input twice
+ * (Kineto, when baseTimeNanoseconds follows the events) asks for a rewind, and chunks of an earlier pass
+ * still on their way are dropped.
+ */
+export type ToWorker = { t: 'init'; init: WorkerInit } | { t: 'chunk'; pass: number; bytes: Uint8Array } | { t: 'end'; pass: number } | { t: 'abort' };
 
-/** Worker → engine thread. `chunks`: input chunks fully consumed by the importer before this batch. */
+/** Worker → engine thread. `chunks`: input chunks of `pass` fully consumed by the importer before this batch. */
 export type FromWorker =
-  | { t: 'batch'; batch: Batch; chunks: number }
+  | { t: 'batch'; batch: Batch; pass: number; chunks: number }
+  | { t: 'rewind'; pass: number }
   | { t: 'warn'; message: string; where?: Position }
   | { t: 'progress'; bytes: number }
   | { t: 'done' }

@@ -26,6 +26,7 @@ export class FbTotals {
   private readonly parts = new Map<string, Map<number, Parts>>();
   private size = 0;
 
+  /** `emit` gets the GPU's labels without `metric` (add FB_TOTAL_METRIC when making its series). */
   constructor(private readonly emit: (labels: Labels, labelsKey: string, ts: number, bytes: number) => void) {}
 
   /** `labels`: the canonical labels of the GPU without `metric`; `mib`: the raw DCGM value. */
@@ -47,12 +48,12 @@ export class FbTotals {
     else p.reserved = mib;
   }
 
-  /** Emits the totals, GPU by GPU in time order within each (`labels` gain `metric`). */
+  /** Emits the totals, GPU by GPU in time order within each. */
   flush(): void {
     for (const byTs of this.parts.values()) {
       for (const p of byTs.values()) {
         if (p.used === undefined || p.free === undefined) continue;
-        this.emit({ ...p.labels, metric: FB_TOTAL_METRIC }, p.labelsKey, p.ts, (p.used + p.free + (p.reserved ?? 0)) * MIB);
+        this.emit(p.labels, p.labelsKey, p.ts, (p.used + p.free + (p.reserved ?? 0)) * MIB);
       }
     }
     this.parts.clear();

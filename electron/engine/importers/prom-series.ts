@@ -4,7 +4,7 @@
 // by the caller.
 import type { SeriesKind } from '../../contract/types';
 import { canonicalLabels, canonicalMetric, isBlankSentinel, type Labels } from '../signals/canonical';
-import { FbTotals, isFbField } from './fb-total';
+import { FB_TOTAL_METRIC, FbTotals, isFbField } from './fb-total';
 import type { Sink } from './types';
 
 /** A `# TYPE` kind as written (OpenMetrics adds gaugehistogram, stateset, info, unknown). */
@@ -110,7 +110,7 @@ export class PromSeriesMapper {
   constructor(private readonly sink: Sink) {
     this.fb = new FbTotals((labels, labelsKey, ts, bytes) => {
       let id = this.fbSeries.get(labelsKey);
-      if (id === undefined) this.fbSeries.set(labelsKey, (id = this.sink.series({ name: 'gpu.mem.total', labels, unit: 'bytes', kind: 'gauge' })));
+      if (id === undefined) this.fbSeries.set(labelsKey, (id = this.sink.series({ name: 'gpu.mem.total', labels: { ...labels, metric: FB_TOTAL_METRIC }, unit: 'bytes', kind: 'gauge' })));
       this.sink.sample(id, ts, bytes);
     });
   }

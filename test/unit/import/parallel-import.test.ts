@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { importInWorker, wantsWorker, WORKER_MIN_BYTES } from '../../../electron/engine/import/parallel-import';
+import { importInWorker, wantsWorker, WORKER_MIN_BYTES, WORKER_MIN_CPUS } from '../../../electron/engine/import/parallel-import';
 import { prometheusTextImporter, scrapeHeader } from '../../../electron/engine/importers/prometheus-text';
 import type { EntryInput, ImportContext, Importer, Position } from '../../../electron/engine/importers/types';
 import { importFiles, tempStore } from '../../helpers/import-file';
@@ -137,15 +137,16 @@ test('cancelling a worker import stops the worker; nothing of the source is comm
   }
 });
 
-test('which imports use a worker: parallel formats from WORKER_MIN_BYTES, never one that needs its file', () => {
+test('which imports use a worker: parallel formats from WORKER_MIN_BYTES on WORKER_MIN_CPUS, never one that needs its file', () => {
   const prev = process.env.QUADSCOPE_IMPORT_WORKER;
   delete process.env.QUADSCOPE_IMPORT_WORKER;
   try {
-    assert.equal(wantsWorker(prometheusTextImporter, WORKER_MIN_BYTES), true);
-    assert.equal(wantsWorker(prometheusTextImporter, WORKER_MIN_BYTES - 1), false);
-    assert.equal(wantsWorker(prometheusTextImporter, null), false);
-    assert.equal(wantsWorker({ ...prometheusTextImporter, parallel: false }, 1e9), false);
-    assert.equal(wantsWorker({ ...prometheusTextImporter, needsFile: true }, 1e9), false);
+    assert.equal(wantsWorker(prometheusTextImporter, WORKER_MIN_BYTES, WORKER_MIN_CPUS), true);
+    assert.equal(wantsWorker(prometheusTextImporter, WORKER_MIN_BYTES, WORKER_MIN_CPUS - 1), false);
+    assert.equal(wantsWorker(prometheusTextImporter, WORKER_MIN_BYTES - 1, 16), false);
+    assert.equal(wantsWorker(prometheusTextImporter, null, 16), false);
+    assert.equal(wantsWorker({ ...prometheusTextImporter, parallel: false }, 1e9, 16), false);
+    assert.equal(wantsWorker({ ...prometheusTextImporter, needsFile: true }, 1e9, 16), false);
     process.env.QUADSCOPE_IMPORT_WORKER = 'never';
     assert.equal(wantsWorker(prometheusTextImporter, 1e9), false);
     process.env.QUADSCOPE_IMPORT_WORKER = 'always';
@@ -198,3 +199,24 @@ for (const rel of KINETO) {
     assert.deepEqual(runs[1], runs[0]);
   });
 }
+
+test('an importer that reads its input twice (Kineto: relative times, baseTimeNanoseconds after the events) does so on a worker too', async () => {
+  const base = 1_700_000_000_123_456_789n;
+  const events = Array.from({ length: 30_000 }, (_, i) => ({ ph: 'X', cat: 'kernel', name: `k${i % 7}`, pid: 0, tid: 7, ts: 10.5 + i * 3, dur: 2.25, args: { correlation: i, 'External id': i } }));
+  const text = JSON.stringify({ schemaVersion: 1, traceEvents: events, baseTimeNanoseconds: 0 }).replace(/"baseTimeNanoseconds":0/, `"baseTimeNanoseconds":${base}`);
+  assert.ok(text.length > 3 * 2 ** 20, 'several chunks a pass');
+  const a = await importWith(text, 'inline', kinetoImporter);
+  const b = await importWith(text, 'worker', kinetoImporter);
+  try {
+    assert.equal(a.error, null);
+    assert.equal(b.error, null);
+    const kernels = (ts: ReturnType<typeof tempStore>) => ts.store.db.prepare('SELECT name, start_ns, end_ns, correlation_id FROM kernels ORDER BY start_ns').safeIntegers().raw().all();
+    const ka = kernels(a.ts);
+    assert.equal(ka.length, 30_000);
+    assert.deepEqual(ka[0], ['k0', base + 10_500n, base + 12_750n, 0n]);
+    assert.deepEqual(kernels(b.ts), ka);
+  } finally {
+    a.ts.dispose();
+    b.ts.dispose();
+  }
+});
