@@ -40,14 +40,37 @@ export function wantsWorker(importer: Importer, bytes: number | null, cpus = ava
   return cpus >= WORKER_MIN_CPUS && bytes !== null && bytes >= WORKER_MIN_BYTES;
 }
 
-/** Runs the importer as the pipeline does: on a worker thread where wantsWorker says so, else here. */
+/** A worker that never answered: it could not start (a packaging that cannot run the bundle as a worker). */
+export class WorkerStartError extends Error {}
+
+/** Set once a worker failed to start: later imports go straight to one thread. */
+let workersBroken = false;
+
+/**
+ * Runs the importer as the pipeline does: on a worker thread where wantsWorker says so, else here. A
+ * worker that fails to start has written nothing, so the import runs again on this thread.
+ */
 export async function runImport(importer: Importer, input: EntryInput, writer: SourceWriter, ctx: ImportContext, bytes: number | null): Promise<void> {
-  if (wantsWorker(importer, bytes)) await importInWorker(importer, input, writer, ctx);
-  else await importer.import(input, writer, ctx);
+  if (!workersBroken && wantsWorker(importer, bytes)) {
+    try {
+      await importInWorker(importer, input, writer, ctx);
+      return;
+    } catch (e) {
+      if (!(e instanceof WorkerStartError)) throw e;
+      workersBroken = true;
+      ctx.warn(`parsed on one thread: ${e.message}`);
+    }
+  }
+  await importer.import(input, writer, ctx);
 }
 
-/** From the TypeScript sources the worker boots tsx first; from the engine bundle it is the bundle itself. */
+/**
+ * From the TypeScript sources the worker boots tsx first; from the engine bundle it is the bundle itself.
+ * QUADSCOPE_IMPORT_WORKER_ENTRY names another entry (tests of a worker that cannot start).
+ */
 function startWorker(): Worker {
+  const other = process.env.QUADSCOPE_IMPORT_WORKER_ENTRY;
+  if (other) return new Worker(other, { workerData: { role: IMPORT_WORKER_ROLE } });
   const self = fileURLToPath(import.meta.url);
   if (self.endsWith('.ts')) {
     return new Worker(new URL('./worker-boot.mjs', import.meta.url), {
@@ -100,7 +123,9 @@ export async function importInWorker(importer: Importer, input: EntryInput, writ
     wake();
   };
 
+  let heard = false;
   worker.on('message', (m: FromWorker) => {
+    heard = true;
     if (failure) return;
     try {
       switch (m.t) {
@@ -141,8 +166,8 @@ export async function importInWorker(importer: Importer, input: EntryInput, writ
       fail(e instanceof Error ? e : new Error(String(e)));
     }
   });
-  worker.on('error', (e) => fail(e));
-  worker.on('exit', (code) => fail(new Error(`the import worker stopped (exit code ${code})`)));
+  worker.on('error', (e) => fail(heard ? e : new WorkerStartError(`the import worker could not start (${e.message})`)));
+  worker.on('exit', (code) => fail(heard ? new Error(`the import worker stopped (exit code ${code})`) : new WorkerStartError(`the import worker exited at start (code ${code})`)));
   const onAbort = () => post({ t: 'abort' });
   ctx.signal.addEventListener('abort', onAbort, { once: true });
 

@@ -18,6 +18,8 @@ export function monthNumber(name: string): number | undefined {
 
 export class LogClock {
   private readonly tzMs: number;
+  private yearOf = NaN;
+  private anchorYear = 0;
   private warned = false;
 
   constructor(private readonly ctx: ImportContext) {
@@ -36,7 +38,12 @@ export class LogClock {
     const anchor = this.ctx.bundleEndMs;
     const mtime = anchor !== null && anchor !== undefined && Number.isFinite(anchor) ? anchor : this.ctx.mtimeMs;
     if (mtime !== null && Number.isFinite(mtime)) {
-      const year = new Date(mtime + this.tzMs).getUTCFullYear();
+      // Asked once a line: the anchor's year is worked out once.
+      if (mtime !== this.yearOf) {
+        this.yearOf = mtime;
+        this.anchorYear = new Date(mtime + this.tzMs).getUTCFullYear();
+      }
+      const year = this.anchorYear;
       const t = this.local(year, month, day, h, m, s, ms);
       // A day of slack: the mtime can trail the last line by clock skew or a late copy within a day.
       return t > mtime + DAY_MS ? this.local(year - 1, month, day, h, m, s, ms) : t;

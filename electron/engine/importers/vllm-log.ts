@@ -67,7 +67,28 @@ const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+
 const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)\)\s+/;
 const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
 const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
-const ACCESS = /^(?:INFO:\s+)?\S+:\d+ - "(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+/** A uvicorn access line (`INFO:     10.0.0.7:5123 - "POST /v1/chat/completions HTTP/1.1" 200`), matched by accessLine. */
+const ACCESS_HEAD = /^(?:INFO:\s+)?\S+:\d+$/;
+const ACCESS_TAIL = /"(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/y;
+
+/**
+ * What the access-line form matches, as [method, path, status], or null: cut at its fixed ` - "` first, so the
+ * backtracking `\S+:\d+` runs over the address alone (the whole-line regex was a tenth of the parse).
+ * The last line's answer is kept, as the prefix and the handler both ask for it.
+ */
+function accessLine(s: string): [string, string, string] | null {
+  if (s === lastAccessLine) return lastAccess;
+  lastAccessLine = s;
+  lastAccess = null;
+  if (s.length >= 2000) return null;
+  const cut = s.indexOf(' - "');
+  if (cut < 0 || !ACCESS_HEAD.test(s.slice(0, cut))) return null;
+  ACCESS_TAIL.lastIndex = cut + 3;
+  const m = ACCESS_TAIL.exec(s);
+  return (lastAccess = m ? [m[1], m[2], m[3]] : null);
+}
+let lastAccessLine = '';
+let lastAccess: [string, string, string] | null = null;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 const SEVERITY: Record<string, Severity> = {
@@ -236,7 +257,9 @@ class LogParser {
     let bracketTs = NaN;
     let tp: string | null = null;
     let known = false;
-    let m = RFC3339_PREFIX.exec(rest);
+    // Each prefix is tried only where its first character can start it: most lines have one or two.
+    const c0 = rest.charCodeAt(0);
+    let m = c0 >= 48 && c0 <= 57 ? RFC3339_PREFIX.exec(rest) : null;
     if (m) {
       ts = parseIsoZoned(m[1]);
       rest = rest.slice(m[0].length);
@@ -244,7 +267,7 @@ class LogParser {
     }
     const json = rest.startsWith('{"') ? tgiJson(rest) : null;
     if (json) return this.jsonPrefix(json, ts, rest);
-    m = BRACKET_PREFIX.exec(rest);
+    m = rest.charCodeAt(0) === 91 /* [ */ ? BRACKET_PREFIX.exec(rest) : null;
     if (m) {
       year = +m[1];
       bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
@@ -255,7 +278,7 @@ class LogParser {
     let process: string | null = null;
     let pid: number | null = null;
     let rank: number | null = null;
-    m = PROCESS_PREFIX.exec(rest);
+    m = rest.charCodeAt(0) === 40 /* ( */ ? PROCESS_PREFIX.exec(rest) : null;
     if (m) {
       process = m[1];
       rank = m[2] !== undefined ? Number(m[2]) : null;
@@ -279,7 +302,7 @@ class LogParser {
       const w = LEVEL_WORD.exec(rest);
       if (w && (known || /^\s*[A-Z]+:\s/.test(rest))) {
         level = w[1];
-        if (!ACCESS.test(rest)) rest = rest.slice(w[0].length);
+        if (!accessLine(rest)) rest = rest.slice(w[0].length);
         known = true;
       }
     }
@@ -354,9 +377,9 @@ class LogParser {
       this.stats(p, SGLANG_BATCH, 'sglang-log');
       return;
     }
-    const access = body.length < 2000 ? ACCESS.exec(body) : null;
+    const access = accessLine(body);
     if (access) {
-      this.access(p, no, access[1], access[2], access[3]);
+      this.access(p, no, access[0], access[1], access[2]);
       return;
     }
     this.flushHttp();

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { importInWorker, wantsWorker, WORKER_MIN_BYTES, WORKER_MIN_CPUS } from '../../../electron/engine/import/parallel-import';
+import { importInWorker, runImport, wantsWorker, WORKER_MIN_BYTES, WORKER_MIN_CPUS } from '../../../electron/engine/import/parallel-import';
 import { prometheusTextImporter, scrapeHeader } from '../../../electron/engine/importers/prometheus-text';
 import type { EntryInput, ImportContext, Importer, Position } from '../../../electron/engine/importers/types';
 import { importFiles, tempStore } from '../../helpers/import-file';
@@ -218,5 +218,28 @@ test('an importer that reads its input twice (Kineto: relative times, baseTimeNa
   } finally {
     a.ts.dispose();
     b.ts.dispose();
+  }
+});
+
+test('a worker that cannot start: the import runs on this thread instead, with a warning, and later ones skip the worker', async () => {
+  const saved = { mode: process.env.QUADSCOPE_IMPORT_WORKER, entry: process.env.QUADSCOPE_IMPORT_WORKER_ENTRY };
+  process.env.QUADSCOPE_IMPORT_WORKER = 'always';
+  process.env.QUADSCOPE_IMPORT_WORKER_ENTRY = '/nonexistent/quadscope-import-worker.cjs';
+  const ts = tempStore();
+  try {
+    const text = scrapes(2e5);
+    const w = ts.store.beginSource(ts.store.createIncident('f'), { path: 'm.prom', format: 'prometheus-text', bytes: text.length });
+    const ctx = context();
+    await runImport(prometheusTextImporter, input(text), w, ctx, text.length);
+    w.commit(ctx.warnings);
+    assert.equal(ctx.warnings.length, 1);
+    assert.match(ctx.warnings[0], /parsed on one thread: the import worker could not start/);
+    assert.ok(Number(ts.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get()) > 1000);
+  } finally {
+    ts.dispose();
+    for (const [k, v] of [['QUADSCOPE_IMPORT_WORKER', saved.mode], ['QUADSCOPE_IMPORT_WORKER_ENTRY', saved.entry]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
   }
 });
