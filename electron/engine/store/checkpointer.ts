@@ -27,6 +27,8 @@ export class Checkpointer {
   private again = false;
   private idle: Array<() => void> = [];
   private failed: string | null = null;
+  /** The worker died (or never started): requests are ignored, and SQLite's auto-checkpoint does the work. */
+  private dead = false;
 
   /** Throws where no worker thread can be started (the caller keeps SQLite's auto-checkpoint). */
   constructor(file: string) {
@@ -44,11 +46,15 @@ export class Checkpointer {
       this.worker.unref();
       for (const f of this.idle.splice(0)) f();
     });
-    this.worker.on('error', (e) => {
-      this.failed = e.message;
+    const die = (why: string) => {
+      this.failed = why;
+      this.dead = true;
       this.running = false;
+      this.again = false;
       for (const f of this.idle.splice(0)) f();
-    });
+    };
+    this.worker.on('error', (e) => die(e.message));
+    this.worker.on('exit', (code) => die(`checkpoint worker exited (code ${code})`));
   }
 
   /** The last checkpoint's error (a busy database is not one), for diagnostics. */
@@ -58,6 +64,7 @@ export class Checkpointer {
 
   /** Asks for a checkpoint soon; returns at once. */
   request(): void {
+    if (this.dead) return;
     if (this.running) {
       this.again = true;
       return;
@@ -77,6 +84,7 @@ export class Checkpointer {
   /** Waits for a running checkpoint, then stops the worker. */
   async close(): Promise<void> {
     await this.settled();
+    this.worker.removeAllListeners('exit');
     await this.worker.terminate();
   }
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
+import { Checkpointer } from '../../../electron/engine/store/checkpointer';
 import { tempStore } from '../../helpers/import-file';
 
 const T = Date.UTC(2026, 0, 1);
@@ -52,4 +53,14 @@ test('foreign keys and auto-checkpoint are back on once a source commits or roll
   } finally {
     ts.dispose();
   }
+});
+
+test('a checkpointer whose worker dies answers at once from then on, and says why', async () => {
+  const c = new Checkpointer('/nonexistent/quadscope/workspace.db');
+  c.request();
+  await c.settled();
+  assert.match(c.lastError ?? '', /unable to open|exist|directory/i);
+  c.request(); // ignored: nothing left to run it
+  await c.settled();
+  await c.close();
 });
