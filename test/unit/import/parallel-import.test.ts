@@ -2,7 +2,9 @@
 // nothing left behind when it fails or is cancelled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { importInWorker, runImport, wantsWorker, WORKER_MIN_BYTES, WORKER_MIN_CPUS } from '../../../electron/engine/import/parallel-import';
 import { prometheusTextImporter, scrapeHeader } from '../../../electron/engine/importers/prometheus-text';
 import type { EntryInput, ImportContext, Importer, Position } from '../../../electron/engine/importers/types';
@@ -218,6 +220,28 @@ test('an importer that reads its input twice (Kineto: relative times, baseTimeNa
   } finally {
     a.ts.dispose();
     b.ts.dispose();
+  }
+});
+
+const BUNDLE = fileURLToPath(new URL('../../../out/engine/host.cjs', import.meta.url));
+
+test('the built engine bundle runs as the import worker (as in the desktop app)', { skip: existsSync(BUNDLE) ? false : 'out/engine/host.cjs not built (npm run build)' }, async () => {
+  const saved = process.env.QUADSCOPE_IMPORT_WORKER_ENTRY;
+  process.env.QUADSCOPE_IMPORT_WORKER_ENTRY = BUNDLE;
+  try {
+    const text = scrapes(1e6);
+    const a = await importWith(text, 'inline');
+    const b = await importWith(text, 'worker');
+    try {
+      assert.equal(b.error, null);
+      assert.deepEqual(b.rows, a.rows);
+    } finally {
+      a.ts.dispose();
+      b.ts.dispose();
+    }
+  } finally {
+    if (saved === undefined) delete process.env.QUADSCOPE_IMPORT_WORKER_ENTRY;
+    else process.env.QUADSCOPE_IMPORT_WORKER_ENTRY = saved;
   }
 });
 
