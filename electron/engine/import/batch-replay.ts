@@ -3,7 +3,7 @@
 import type { Ns } from '../importers/types';
 import type { SourceWriter } from '../store/source-writer';
 import { unpack } from './packed-rows';
-import { ALLOCATION_WIDTH, type Batch } from './worker-protocol';
+import { ALLOCATION_WIDTH, KERNEL_WIDTH, SPAN_WIDTH, type Batch } from './worker-protocol';
 
 export class BatchReplay {
   private readonly seriesIds: number[] = [];
@@ -18,21 +18,19 @@ export class BatchReplay {
     const ids = this.seriesIds;
     for (const a of b.samples) for (let i = 0; i < a.length; i += 3) w.sample(ids[a[i]], a[i + 1], a[i + 2]);
     for (const a of b.histograms) for (let i = 0; i < a.length; i += 4) w.histogram(ids[a[i]], a[i + 1], a[i + 2], a[i + 3]);
-    if (b.packedSpans.rows) {
-      const rows: unknown[] = [];
-      unpack(b.packedSpans, 5, 2, 0, (t, ns, at) => void rows.push(t[0], t[1], t[2], t[3], ns[at], ns[at + 1], t[4]));
-      w.writeSpanRows(rows);
+    unpack(b.packedSpans, 5, 2, 0, (t, ns, at) => w.spanRow(t[0]!, t[1]!, t[2], t[3]!, ns[at], ns[at + 1], t[4]!));
+    unpack(b.packedKernels, 2, 2, 3, (t, ns, at, nums, n) => {
+      const corr = nums[n + 2];
+      w.kernelRow(nums[n], nums[n + 1], t[0]!, ns[at], ns[at + 1], Number.isNaN(corr) ? null : corr, t[1]!);
+    });
+    const sp = b.spans;
+    for (let i = 0; i + SPAN_WIDTH <= sp.length; i += SPAN_WIDTH) {
+      w.spanRow(sp[i] as string, sp[i + 1] as string, sp[i + 2] as string | null, sp[i + 3] as string, sp[i + 4] as Ns, sp[i + 5] as Ns, sp[i + 6] as string);
     }
-    if (b.packedKernels.rows) {
-      const rows: unknown[] = [];
-      unpack(b.packedKernels, 2, 2, 3, (t, ns, at, nums, n) => {
-        const corr = nums[n + 2];
-        rows.push(nums[n], nums[n + 1], t[0], ns[at], ns[at + 1], Number.isNaN(corr) ? null : corr, t[1]);
-      });
-      w.writeKernelRows(rows);
+    const ke = b.kernels;
+    for (let i = 0; i + KERNEL_WIDTH <= ke.length; i += KERNEL_WIDTH) {
+      w.kernelRow(ke[i] as number, ke[i + 1] as number, ke[i + 2] as string, ke[i + 3] as Ns, ke[i + 4] as Ns, ke[i + 5] as number | null, ke[i + 6] as string);
     }
-    if (b.spans.length) w.writeSpanRows(b.spans);
-    if (b.kernels.length) w.writeKernelRows(b.kernels);
     const al = b.allocations;
     for (let i = 0; i + ALLOCATION_WIDTH <= al.length; i += ALLOCATION_WIDTH) {
       const stack = al[i + 5] as number | null;

@@ -11,6 +11,9 @@ export function canonicalLabelsJson(labels: Record<string, string> | undefined):
   return JSON.stringify(out);
 }
 
+/** The key from labels already in their stored form. */
+export const seriesKeyOf = (name: string, labelsJson: string): string => `${name}\u0000${labelsJson}`;
+
 export function seriesKey(name: string, labels: Record<string, string> | undefined): string {
-  return `${name}\u0000${canonicalLabelsJson(labels)}`;
+  return seriesKeyOf(name, canonicalLabelsJson(labels));
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
-import { canonicalLabelsJson } from './series-key';
+import { canonicalLabelsJson, seriesKeyOf } from './series-key';
 import type {
   AllocationRecord,
   AttachedQuery,
@@ -193,7 +193,7 @@ export class SourceWriter implements Sink {
 
   series(def: SeriesDef): number {
     const labels = canonicalLabelsJson(def.labels);
-    const key = `${def.name}\u0000${labels}`;
+    const key = seriesKeyOf(def.name, labels);
     const known = this.seriesIds.get(key);
     if (known !== undefined) return known;
     this.begin();
@@ -362,11 +362,20 @@ export class SourceWriter implements Sink {
   }
 
   span(s: SpanRecord): void {
+    this.spanRow(s.trace_id, s.span_id, s.parent_id ?? null, s.name, s.start_ns, s.end_ns, s.attrs ? JSON.stringify(s.attrs) : '{}');
+  }
+
+  kernel(k: KernelRecord): void {
+    this.kernelRow(k.device, k.stream, k.name, k.start_ns, k.end_ns, k.correlation_id ?? null, k.attrs ? JSON.stringify(k.attrs) : '{}');
+  }
+
+  /** A span with its attributes already JSON (rows made on a worker thread come this way, see import/batch-replay.ts). */
+  spanRow(traceId: string, spanId: string, parentId: string | null, name: string, start: Ns, end: Ns, attrsJson: string): void {
     this.begin();
-    this.seenNs(s.start_ns);
-    this.seenNs(s.end_ns);
+    this.seenNs(start);
+    this.seenNs(end);
     const rows = this.spanRows;
-    rows.push(this.incidentId, this.sourceId, s.trace_id, s.span_id, s.parent_id ?? null, s.name, toInt(s.start_ns), toInt(s.end_ns), s.attrs ? JSON.stringify(s.attrs) : '{}');
+    rows.push(this.incidentId, this.sourceId, traceId, spanId, parentId, name, toInt(start), toInt(end), attrsJson);
     if (rows.length === RECORD_BATCH * 9) {
       this.stmts.spanBatch.run(rows);
       rows.length = 0;
@@ -374,56 +383,18 @@ export class SourceWriter implements Sink {
     this.count++;
   }
 
-  kernel(k: KernelRecord): void {
+  /** A kernel with its attributes already JSON. */
+  kernelRow(device: number, stream: number, name: string, start: Ns, end: Ns, correlationId: number | null, attrsJson: string): void {
     this.begin();
-    this.seenNs(k.start_ns);
-    this.seenNs(k.end_ns);
+    this.seenNs(start);
+    this.seenNs(end);
     const rows = this.kernelRows;
-    rows.push(this.incidentId, this.sourceId, k.device, k.stream, k.name, toInt(k.start_ns), toInt(k.end_ns), k.correlation_id ?? null, k.attrs ? JSON.stringify(k.attrs) : '{}');
+    rows.push(this.incidentId, this.sourceId, device, stream, name, toInt(start), toInt(end), correlationId, attrsJson);
     if (rows.length === RECORD_BATCH * 9) {
       this.stmts.kernelBatch.run(rows);
       rows.length = 0;
     }
     this.count++;
-  }
-
-  /**
-   * Span rows made on a worker thread (import/worker-protocol.ts): trace_id, span_id, parent_id, name,
-   * start_ns, end_ns, attrs_json — 7 values a row, the attributes already JSON.
-   */
-  writeSpanRows(rows: readonly unknown[]): void {
-    this.begin();
-    const out = this.spanRows;
-    for (let i = 0; i + 7 <= rows.length; i += 7) {
-      const start = rows[i + 4] as Ns;
-      const end = rows[i + 5] as Ns;
-      this.seenNs(start);
-      this.seenNs(end);
-      out.push(this.incidentId, this.sourceId, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], toInt(start), toInt(end), rows[i + 6]);
-      if (out.length === RECORD_BATCH * 9) {
-        this.stmts.spanBatch.run(out);
-        out.length = 0;
-      }
-      this.count++;
-    }
-  }
-
-  /** Kernel rows made on a worker thread: device, stream, name, start_ns, end_ns, correlation_id, attrs_json. */
-  writeKernelRows(rows: readonly unknown[]): void {
-    this.begin();
-    const out = this.kernelRows;
-    for (let i = 0; i + 7 <= rows.length; i += 7) {
-      const start = rows[i + 3] as Ns;
-      const end = rows[i + 4] as Ns;
-      this.seenNs(start);
-      this.seenNs(end);
-      out.push(this.incidentId, this.sourceId, rows[i], rows[i + 1], rows[i + 2], toInt(start), toInt(end), rows[i + 5], rows[i + 6]);
-      if (out.length === RECORD_BATCH * 9) {
-        this.stmts.kernelBatch.run(out);
-        out.length = 0;
-      }
-      this.count++;
-    }
   }
 
   stack(frames: string[]): number {
