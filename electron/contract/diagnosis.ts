@@ -48,6 +48,8 @@ export interface Condition {
   condition: string;
   value: number | string | boolean | null;
   held: boolean;
+  /** The threshold the value was compared with, as configured for this run (null where the test is not a comparison). */
+  threshold?: number | null;
 }
 
 export interface Evidence {
@@ -67,6 +69,31 @@ export interface CauseResult {
   require: Condition[];
   support: Condition[];
   veto: Condition[];
+  evidence: Evidence[];
+  /** Instance label values (instance, else pod, else host) where the cause holds; empty when the whole fleet is affected or there is one instance. */
+  instances?: string[];
+}
+
+/**
+ * healthy: nothing abnormal. explained: a rule names the cause (causes[0] is the root cause).
+ * unexplained: something is wrong (a crash, an OOM, an Xid, an outage, a stall, the joint trigger or an alert)
+ * but no rule fires — never shown as healthy.
+ */
+export type DiagnosisStatus = 'healthy' | 'explained' | 'unexplained';
+
+/** One cause as it was checked: fired (with its conditions), not fired (the conditions that failed), or not assessable. */
+export interface CauseCheck {
+  id: CauseId;
+  verdict: 'fired' | 'not_fired' | 'not_assessable';
+  /** REQUIRE conditions that did not hold (not_fired), each with its value and threshold. */
+  failed: Condition[];
+  /** Signals the rule needs and the bundle lacks (not_assessable). */
+  missing: string[];
+}
+
+/** What makes an incident abnormal with no rule firing: its evidence and onset. */
+export interface Unexplained {
+  onset_ms: number | null;
   evidence: Evidence[];
 }
 
@@ -92,6 +119,15 @@ export interface Diagnosis {
   trigger?: LatencyTrigger;
   /** Time from the onset until the top cause stopped changing (four-quadrant-model.md §6); null without an onset or a cause. */
   convergence_ms?: number | null;
+  status: DiagnosisStatus;
+  /** Every cause of root-causes.md as checked, fired first (in rank order), then not fired, then not assessable. */
+  checked: CauseCheck[];
+  /** Set when status is 'unexplained'. */
+  unexplained: Unexplained | null;
+  /** Window width and step the analysis used (ms), and the gaps it skipped (no data from any source). */
+  window_ms?: number;
+  step_ms?: number;
+  gaps?: { start_ms: number; end_ms: number }[];
 }
 
 export interface LatencyTrigger {

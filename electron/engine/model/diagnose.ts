@@ -6,7 +6,7 @@
 // baseline (change-onset.ts) to the end. Without either, they read everything after the baseline, so a
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. The reported onset is where the top cause's chain began (incidentOnset).
-import type { AnalyzeOptions, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
+import type { AnalyzeOptions, CauseCheck, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
 import type { Store } from '../store/store';
 import { evaluateAlerts } from './alerts';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
@@ -124,6 +124,11 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     not_assessable: results.filter((r) => r.missing.length).map((r) => ({ id: r.id, missing: r.missing })),
     leak: leakReport(trend, sig.sites, leakFires),
     convergence_ms: onsetMs !== null && causes.length ? convergence(ctx, causes[0].id, onsetMs) : null,
+    status: causes.length ? 'explained' : 'healthy',
+    checked: checkedCauses(results, causes),
+    unexplained: null,
+    window_ms: grid.W,
+    step_ms: grid.step,
   };
   return {
     diagnosis,
@@ -151,6 +156,16 @@ function incidentOnset(causes: CauseResult[], triggerMs: number | null): number 
   if (!top) return triggerMs;
   const onsets = top.chain.map((id) => causes.find((c) => c.id === id)?.onset_ms ?? null).filter((x): x is number => x !== null);
   return onsets.length ? Math.min(...onsets) : triggerMs;
+}
+
+/** Every cause as checked: fired in rank order, then not fired (with the conditions that failed), then not assessable. */
+function checkedCauses(results: RuleResult[], causes: CauseResult[]): CauseCheck[] {
+  const fired: CauseCheck[] = causes.map((c) => ({ id: c.id, verdict: 'fired', failed: [], missing: [] }));
+  const firedIds = new Set(causes.map((c) => c.id));
+  const rest = results.filter((r) => !firedIds.has(r.id));
+  const notFired: CauseCheck[] = rest.filter((r) => !r.missing.length).map((r) => ({ id: r.id, verdict: 'not_fired', failed: [...r.require.filter((c) => !c.held), ...r.veto.filter((c) => c.held)], missing: [] }));
+  const na: CauseCheck[] = rest.filter((r) => r.missing.length).map((r) => ({ id: r.id, verdict: 'not_assessable', failed: [], missing: r.missing }));
+  return [...fired, ...notFired, ...na];
 }
 
 function runRules(ctx: CauseContext): RuleResult[] {

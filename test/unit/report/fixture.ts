@@ -144,5 +144,8 @@ export function diagnosisFor(errorEventId: number): Diagnosis {
     ],
     not_assessable: [{ id: 'gpu_throttling', missing: ['gpu.sm_clock', 'gpu.throttle_reasons'] }],
     leak: null,
+    status: 'explained',
+    checked: [{ id: 'gpu_throttling', verdict: 'not_assessable', failed: [], missing: ['gpu.sm_clock', 'gpu.throttle_reasons'] }],
+    unexplained: null,
   };
 }
