@@ -15,6 +15,10 @@ export interface ModelConfig {
   step_ms: number;
   /** A window holds at least this many scrape intervals (15 s scrapes → W ≥ 30 s). */
   min_samples_per_window: number;
+  /** The grid never holds more windows than this: a 30-day span gets a wider step, not 500 k windows. */
+  max_windows: number;
+  /** Data silent for longer than this (every source) splits the incident; the dense part is analysed, the rest reported as gaps. */
+  gap_split_ms: number;
   /** Default baseline: this share of the incident's span, capped at baseline_max_ms. */
   baseline_fraction: number;
   baseline_max_ms: number;
@@ -71,6 +75,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
   window_ms: 10_000,
   step_ms: 5_000,
   min_samples_per_window: 2,
+  max_windows: 20_000,
+  gap_split_ms: 60 * 60_000,
   baseline_fraction: 0.2,
   baseline_max_ms: 10 * 60_000,
   presets: {

@@ -9,6 +9,7 @@
 import type { AnalyzeOptions, CauseCheck, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
 import type { Store } from '../store/store';
 import { evaluateAlerts } from './alerts';
+import { EV } from '../signals/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
 import type { CauseContext, Range, RuleResult } from './causes/context';
 import { rankCauses } from './causes/rank';
@@ -22,7 +23,7 @@ import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type Me
 import { normalize, type Dimensions, type References } from './normalize';
 import { quadrantOf, quadrantPath } from './quadrants';
 import { loadSignals, type Signals } from './signals-from-store';
-import { makeGrid, samplingInterval, windowsWithin } from './windows';
+import { denseSpan, engineInterval, makeGrid, windowsWithin } from './windows';
 
 export interface AnalysisDetail {
   diagnosis: Diagnosis;
@@ -52,13 +53,18 @@ export function analyzeIncidentDetailed(store: Store, incidentId: number, option
 export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
   const preset = options.preset ?? 'default';
   const th = cfg.presets[preset];
-  const times: Float64Array[] = [];
-  for (const list of sig.series.values()) for (const s of list) times.push(s.t);
-  const interval = samplingInterval(times);
-  const grid = makeGrid(sig.start_ms, sig.end_ms, interval, cfg);
+  const timed: { name: string; t: ArrayLike<number> }[] = [];
+  for (const list of sig.series.values()) for (const s of list) timed.push(s);
+  for (const list of sig.histograms.values()) for (const h of list) timed.push({ name: h.name, t: Float64Array.from(h.snaps, (x) => x.t) });
+  // The grid covers the dense part of the data only; silent stretches longer than gap_split_ms are reported, not gridded.
+  const dense = denseSpan(timed, cfg.gap_split_ms);
+  const startMs = dense?.start_ms ?? sig.start_ms;
+  const endMs = dense?.end_ms ?? sig.end_ms;
+  const interval = engineInterval(timed);
+  const grid = makeGrid(startMs, endMs, interval, cfg);
   const f = buildFrame(sig, grid, cfg.causes.kv_full);
 
-  const baselineSpan = options.baseline ?? defaultBaselineSpan(sig.start_ms, sig.end_ms, cfg.baseline_fraction, cfg.baseline_max_ms);
+  const baselineSpan = options.baseline ?? defaultBaselineSpan(startMs, endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
   const base = windowsWithin(grid, baselineSpan.start_ms, baselineSpan.end_ms);
   const inBase = (i: number) => i >= base[0] && i <= base[1];
   const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);
@@ -99,7 +105,7 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   );
 
   const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base);
-  const ooms = sig.events.filter((e) => e.kind === 'oom');
+  const ooms = sig.events.filter((e) => e.kind === EV.oom);
   const trend = pickMemoryTrend(f, base, ooms);
   const frag = fragmentation(f, ooms);
   const kv = analyzeKv(f, span, cfg.causes.kv_full);
@@ -114,7 +120,7 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     windows[i] = { t_ms: f.t[i], R: r4(dims.R[i]), S: r4(dims.S[i]), quadrant: quadrants[i], scores: { gpu_mem: r4(dims.gpuMem[i]), kv: r4(dims.kv[i]), tokens: r4(dims.tokens[i]), queue: r4(dims.queue[i]) } };
   }
   const diagnosis: Diagnosis = {
-    incident: { start_ms: sig.start_ms, end_ms: sig.end_ms },
+    incident: { start_ms: startMs, end_ms: endMs },
     baseline: { start_ms: Math.round(baselineSpan.start_ms), end_ms: Math.round(baselineSpan.end_ms) },
     preset,
     onset_ms: onsetMs,
@@ -129,6 +135,7 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     unexplained: null,
     window_ms: grid.W,
     step_ms: grid.step,
+    gaps: dense?.gaps ?? [],
   };
   return {
     diagnosis,

@@ -6,6 +6,7 @@ import { histogramEntropy, histogramQuantile, bucketDelta } from './quantiles';
 import { bucketCounter } from './rates';
 import type { LoadedHistogram, LoadedSeries, RequestFact, Signals } from './signals-from-store';
 import { bucketGauge, gaugeWindows, rateWindows, windowStart, type GaugeWindows, type WindowGrid } from './windows';
+import { SIG, countOf } from '../signals/names';
 
 export interface GpuWindows {
   key: string;
@@ -287,20 +288,20 @@ function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
     return x;
   };
   const fields: [string, keyof GpuWindows, 'mean' | 'max'][] = [
-    ['gpu.mem.used', 'memUsed', 'mean'],
-    ['gpu.mem.total', 'memTotal', 'max'],
-    ['gpu.sm_clock', 'clk', 'mean'],
-    ['gpu.temp', 'temp', 'mean'],
-    ['gpu.power', 'power', 'mean'],
-    ['gpu.sm_active', 'smAct', 'mean'],
-    ['gpu.util', 'util', 'mean'],
+    [SIG.gpuMemUsed, 'memUsed', 'mean'],
+    [SIG.gpuMemTotal, 'memTotal', 'max'],
+    [SIG.gpuSmClock, 'clk', 'mean'],
+    [SIG.gpuTemp, 'temp', 'mean'],
+    [SIG.gpuPower, 'power', 'mean'],
+    [SIG.gpuSmActive, 'smAct', 'mean'],
+    [SIG.gpuUtil, 'util', 'mean'],
   ];
   for (const [name, field, how] of fields)
     for (const s of sig.series.get(name) ?? []) {
       const w = gaugeWindows(bucketGauge(s.t, s.v, g), g);
       (slot(s)[field] as Float64Array).set(w[how]);
     }
-  for (const s of sig.series.get('gpu.throttle_reasons') ?? []) {
+  for (const s of sig.series.get(SIG.gpuThrottleReasons) ?? []) {
     const bits = nan(g.nb);
     for (let i = 0; i < s.t.length; i++) {
       const j = Math.floor((s.t[i] - g.t0) / g.step);
@@ -329,33 +330,33 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const t = new Float64Array(n);
   for (let i = 0; i < n; i++) t[i] = windowStart(g, i);
 
-  const kvW = gauges(seriesOf(sig, 'kv.usage'), g, kvFull);
-  const runW = gauges(seriesOf(sig, 'req.running'), g);
-  const waitW = gauges(seriesOf(sig, 'req.waiting'), g);
+  const kvW = gauges(seriesOf(sig, SIG.kvUsage), g, kvFull);
+  const runW = gauges(seriesOf(sig, SIG.reqRunning), g);
+  const waitW = gauges(seriesOf(sig, SIG.reqWaiting), g);
   const hist = (name: string) => histogramWindows(histogramsOf(sig, name), g);
-  const e2e = hist('lat.e2e');
-  const ttft = hist('lat.ttft');
-  const itl = hist('lat.itl');
-  const queue = hist('lat.queue');
-  const plenH = hist('req.prompt_len');
-  const glenH = hist('req.gen_len');
+  const e2e = hist(SIG.latE2e);
+  const ttft = hist(SIG.latTtft);
+  const itl = hist(SIG.latItl);
+  const queue = hist(SIG.latQueue);
+  const plenH = hist(SIG.reqPromptLen);
+  const glenH = hist(SIG.reqGenLen);
 
-  let lamOut = combine(rates(seriesOf(sig, 'req.finished'), g), n, 'sum');
-  if (!have.has('req.finished')) {
-    const c = combine(rates(seriesOf(sig, 'lat.e2e.count'), g), n, 'sum');
+  let lamOut = combine(rates(seriesOf(sig, SIG.reqFinished), g), n, 'sum');
+  if (!have.has(SIG.reqFinished)) {
+    const c = combine(rates(seriesOf(sig, countOf(SIG.latE2e)), g), n, 'sum');
     if (c.some(Number.isFinite)) lamOut = c;
     else if (e2e) lamOut = e2e.count.map((x) => x / (g.W / 1000));
   }
-  const abort = combine(rates(seriesOf(sig, 'req.finished'), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
-  const errRate = combine(rates(seriesOf(sig, 'req.errors'), g), n, 'sum');
+  const abort = combine(rates(seriesOf(sig, SIG.reqFinished), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
+  const errRate = combine(rates(seriesOf(sig, SIG.reqErrors), g), n, 'sum');
   const errFrac = nan(n);
   for (let i = 0; i < n; i++) {
     if (!Number.isFinite(errRate[i])) continue;
     const done = Number.isFinite(lamOut[i]) ? lamOut[i] : 0;
     errFrac[i] = errRate[i] > 0 ? errRate[i] / Math.max(errRate[i], done) : 0;
   }
-  const hits = combine(rates(seriesOf(sig, 'kv.prefix_hits'), g), n, 'sum');
-  const queries = combine(rates(seriesOf(sig, 'kv.prefix_queries'), g), n, 'sum');
+  const hits = combine(rates(seriesOf(sig, SIG.kvPrefixHits), g), n, 'sum');
+  const queries = combine(rates(seriesOf(sig, SIG.kvPrefixQueries), g), n, 'sum');
   const hit = nan(n);
   for (let i = 0; i < n; i++) if (queries[i] > 0) hit[i] = Math.min(1, hits[i] / queries[i]);
 
@@ -364,8 +365,8 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     sig.requests.length ? spansBy(f).map((v) => (q === 'mean' ? sortedMean(v) : sortedQuantile(v, q))) : nan(n);
   const histOr = (h: HistogramWindows | null, q: number, f: (r: RequestFact) => number | null) => (h ? h.quantile(q) : Float64Array.from(fromSpans(f, q)));
 
-  const ptok = rateOrGauge(sig, 'tokens.prompt', 'tokens.prompt_rate', g);
-  const gtok = rateOrGauge(sig, 'tokens.generation', 'tokens.generation_rate', g);
+  const ptok = rateOrGauge(sig, SIG.tokensPrompt, SIG.tokensPromptRate, g);
+  const gtok = rateOrGauge(sig, SIG.tokensGeneration, SIG.tokensGenerationRate, g);
   const lengthMean = (name: string, h: HistogramWindows | null, f: (r: RequestFact) => number | null, tokRate: Float64Array) => {
     const m = histogramMean(sig, name, g);
     if (m.some(Number.isFinite)) return m;
@@ -399,7 +400,7 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     lamIn: nan(n),
     abort,
     errFrac,
-    preempt: combine(rates(seriesOf(sig, 'kv.preemptions'), g), n, 'sum'),
+    preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), n, 'sum'),
     hit,
     e2e99: histOr(e2e, 0.99, (r) => r.e2e_s),
     e2e50: histOr(e2e, 0.5, (r) => r.e2e_s),
@@ -407,16 +408,16 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     ttft50: histOr(ttft, 0.5, (r) => r.ttft_s),
     itl50: itl ? itl.quantile(0.5) : nan(n),
     itl99: itl ? itl.quantile(0.99) : nan(n),
-    itlMean: histogramMean(sig, 'lat.itl', g),
+    itlMean: histogramMean(sig, SIG.latItl, g),
     q95: histOr(queue, 0.95, (r) => r.queue_s),
     q99: histOr(queue, 0.99, (r) => r.queue_s),
-    ttftMean: histogramMean(sig, 'lat.ttft', g),
-    e2eMean: histogramMean(sig, 'lat.e2e', g),
-    queueMean: histogramMean(sig, 'lat.queue', g),
-    prefillMean: histogramMean(sig, 'lat.prefill', g),
-    plenMean: lengthMean('req.prompt_len', plenH, promptOf, ptok),
+    ttftMean: histogramMean(sig, SIG.latTtft, g),
+    e2eMean: histogramMean(sig, SIG.latE2e, g),
+    queueMean: histogramMean(sig, SIG.latQueue, g),
+    prefillMean: histogramMean(sig, SIG.latPrefill, g),
+    plenMean: lengthMean(SIG.reqPromptLen, plenH, promptOf, ptok),
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
-    glenMean: lengthMean('req.gen_len', glenH, outputOf, gtok),
+    glenMean: lengthMean(SIG.reqGenLen, glenH, outputOf, gtok),
     glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
     lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
     util: combine(gpus.map((x) => x.util), n, 'mean'),
@@ -425,16 +426,16 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     temp: combine(gpus.map((x) => x.temp), n, 'max'),
     thr: combineBits(gpus.map((x) => x.thr), n),
     gpus,
-    torchAlloc: perDeviceMax(seriesOf(sig, 'torch.allocated'), g),
-    torchResv: perDeviceMax(seriesOf(sig, 'torch.reserved'), g),
+    torchAlloc: perDeviceMax(seriesOf(sig, SIG.torchAllocated), g),
+    torchResv: perDeviceMax(seriesOf(sig, SIG.torchReserved), g),
     accLen: accLen(sig, g),
-    loraActive: combine(gauges(seriesOf(sig, 'lora.active'), g).map((w) => w.max), n, 'sum'),
-    loraMax: holdLimit(seriesOf(sig, 'lora.max'), g),
-    rss: combine(gauges(seriesOf(sig, 'host.rss'), g).map((w) => w.mean), n, 'sum'),
-    memAvail: combine(gauges(seriesOf(sig, 'host.mem_available'), g).map((w) => w.mean), n, 'min'),
-    swap: combine(rates(seriesOf(sig, 'host.swap'), g), n, 'sum'),
+    loraActive: combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), n, 'sum'),
+    loraMax: holdLimit(seriesOf(sig, SIG.loraMax), g),
+    rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), n, 'sum'),
+    memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), n, 'min'),
+    swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), n, 'sum'),
     kvCapacityTokens: kvCapacity(sig),
-    cudaGraphMax: lastValue(seriesOf(sig, 'engine.cuda_graph_max')),
+    cudaGraphMax: lastValue(seriesOf(sig, SIG.engineCudaGraphMax)),
     stalled: new Uint8Array(n),
   };
   markovBound(frame.q95, frame.queueMean, 0.95);
@@ -469,27 +470,39 @@ function markovBound(qx: Float64Array, mean: Float64Array, q: number): void {
   for (let i = 0; i < qx.length; i++) if (Number.isFinite(qx[i]) && mean[i] >= 0) qx[i] = Math.min(qx[i], mean[i] / (1 - q));
 }
 
+/**
+ * lam_in ≈ lam_out + d(run + wait)/dt. The occupancy difference is taken between the nearest windows
+ * on either side that have data: a window without a scrape is unknown, and reading it as an empty
+ * engine would swing the arrival rate by ±occupancy/W around every gap.
+ */
 function arrivals(f: Frame): void {
   const n = f.grid.n;
-  const occ = (i: number) => (Number.isFinite(f.run[i]) ? f.run[i] : 0) + (Number.isFinite(f.wait[i]) ? f.wait[i] : 0);
-  const known = f.run.some(Number.isFinite) || f.wait.some(Number.isFinite);
+  const occ = new Float64Array(n).fill(NaN);
+  for (let i = 0; i < n; i++) {
+    const r = f.run[i];
+    const w = f.wait[i];
+    if (Number.isFinite(r) || Number.isFinite(w)) occ[i] = (Number.isFinite(r) ? r : 0) + (Number.isFinite(w) ? w : 0);
+  }
   for (let i = 0; i < n; i++) {
     if (!Number.isFinite(f.lamOut[i])) continue;
-    if (!known || n < 2) {
-      f.lamIn[i] = f.lamOut[i];
-      continue;
-    }
-    const a = Math.max(0, i - 1);
-    const b = Math.min(n - 1, i + 1);
-    const dOcc = b > a ? ((occ(b) - occ(a)) / ((b - a) * f.grid.step)) * 1000 : 0;
+    let a = i - 1;
+    while (a >= 0 && i - a <= ARRIVAL_REACH && !Number.isFinite(occ[a])) a--;
+    let b = i + 1;
+    while (b < n && b - i <= ARRIVAL_REACH && !Number.isFinite(occ[b])) b++;
+    if (!(a >= 0 && i - a <= ARRIVAL_REACH && Number.isFinite(occ[a]))) a = Number.isFinite(occ[i]) ? i : -1;
+    if (!(b < n && b - i <= ARRIVAL_REACH && Number.isFinite(occ[b]))) b = Number.isFinite(occ[i]) ? i : -1;
+    const dOcc = a >= 0 && b > a ? ((occ[b] - occ[a]) / ((f.t[b] - f.t[a]) / 1000)) : 0;
     f.lamIn[i] = Math.max(0, f.lamOut[i] + dOcc);
   }
 }
 
+/** Windows searched on either side for an occupancy reading (a missed scrape or two). */
+const ARRIVAL_REACH = 3;
+
 /** Sum over engines of num_gpu_blocks × block_size, read off the cache-config info series' labels. */
 function kvCapacity(sig: Signals): number {
   let total = 0;
-  for (const s of seriesOf(sig, 'engine.cache_config')) {
+  for (const s of seriesOf(sig, SIG.engineCacheConfig)) {
     const blocks = Number(s.labels.num_gpu_blocks);
     const size = Number(s.labels.block_size);
     if (blocks > 0 && size > 0) total += blocks * size;
@@ -532,10 +545,10 @@ function combineBits(parts: Float64Array[], n: number): Float64Array {
 
 /** Mean accepted length of speculative decoding: a gauge, or 1 + accepted ÷ drafts from counters. */
 function accLen(sig: Signals, g: WindowGrid): Float64Array {
-  const direct = combine(gauges(seriesOf(sig, 'spec.acc_len'), g).map((w) => w.mean), g.n, 'mean');
+  const direct = combine(gauges(seriesOf(sig, SIG.specAcceptLen), g).map((w) => w.mean), g.n, 'mean');
   if (direct.some(Number.isFinite)) return direct;
-  const acc = combine(rates(seriesOf(sig, 'spec.accepted_tokens'), g), g.n, 'sum');
-  const drafts = combine(rates(seriesOf(sig, 'spec.drafts'), g), g.n, 'sum');
+  const acc = combine(rates(seriesOf(sig, SIG.specAcceptedTokens), g), g.n, 'sum');
+  const drafts = combine(rates(seriesOf(sig, SIG.specDrafts), g), g.n, 'sum');
   const out = nan(g.n);
   for (let i = 0; i < g.n; i++) if (drafts[i] > 0) out[i] = 1 + acc[i] / drafts[i];
   return out;

@@ -7,11 +7,12 @@ import { max, median } from './baseline';
 import type { Frame } from './frame';
 import { rampStart } from './change-point';
 import { monotonicity, olsSlope } from './trend';
+import { SIG } from '../signals/names';
 
 export type GrowthShape = 'ramp' | 'staircase' | 'sawtooth' | 'flat';
 
 export interface MemoryTrend {
-  signal: 'torch.allocated' | 'gpu.mem.used';
+  signal: typeof SIG.torchAllocated | typeof SIG.gpuMemUsed;
   /** Evidence ref: the canonical name with the GPU's labels. */
   ref: string;
   /** Where the growth starts (the ramp's start when it begins mid-incident). */
@@ -117,13 +118,13 @@ export function pickMemoryTrend(f: Frame, baseline: [number, number], ooms: Even
   const totals = f.gpus.map((g) => max(g.memTotal)).filter(Number.isFinite);
   const cap = Number.isFinite(capFromOom) ? capFromOom : totals.length ? max(totals) : null;
   if (f.torchAlloc.some(Number.isFinite)) {
-    return memoryTrend('torch.allocated', 'torch.allocated', f.t, f.torchAlloc, median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1)), cap);
+    return memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, f.torchAlloc, median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1)), cap);
   }
   let worst: MemoryTrend | null = null;
   for (const g of f.gpus) {
     if (!g.memUsed.some(Number.isFinite)) continue;
     const total = max(g.memTotal);
-    const tr = memoryTrend('gpu.mem.used', `gpu.mem.used${labelText(g.labels)}`, f.t, g.memUsed, median(g.memUsed.subarray(baseline[0], baseline[1] + 1)), Number.isFinite(total) ? total : null);
+    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, g.memUsed, median(g.memUsed.subarray(baseline[0], baseline[1] + 1)), Number.isFinite(total) ? total : null);
     if (tr && (!worst || tr.growth_bytes > worst.growth_bytes)) worst = tr;
   }
   return worst;

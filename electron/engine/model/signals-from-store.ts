@@ -3,6 +3,7 @@
 // is here; everything after it is pure.
 import type { AllocationSite, EventRow, SeriesKind } from '../../contract/types';
 import type { Store } from '../store/store';
+import { EV, type EventKind } from '../signals/names';
 
 export interface LoadedSeries {
   id: number;
@@ -69,7 +70,10 @@ export const REQUEST_ATTRS = {
 } as const;
 
 /** Event kinds the rules read. */
-export const EVENT_KINDS = ['oom', 'xid', 'engine_restart', 'version', 'config', 'deploy', 'nccl_timeout', 'preemption', 'traceback', 'abort', 'oom_kill'];
+export const EVENT_KINDS: EventKind[] = [
+  EV.oom, EV.hostOomKill, EV.xid, EV.gpuFallenOff, EV.engineStart, EV.engineRestart, EV.engineCrash, EV.version, EV.config, EV.deploy,
+  EV.ncclTimeout, EV.ncclError, EV.preemption, EV.traceback, EV.abort,
+];
 
 /** Labels that name where a series came from rather than what it measures. */
 const PROVENANCE_LABELS = new Set(['source', 'job', 'file']);

@@ -17,31 +17,119 @@ export interface WindowGrid {
   n: number;
 }
 
+/** Median step of one series' timestamps; NaN with fewer than two samples. */
+function medianStep(t: ArrayLike<number>): number {
+  if (t.length < 2) return NaN;
+  const d = new Float64Array(t.length - 1);
+  for (let i = 1; i < t.length; i++) d[i - 1] = t[i] - t[i - 1];
+  const m = median(d);
+  return m > 0 ? m : NaN;
+}
+
 /** Typical sampling interval: the median over series of each series' median step. */
 export function samplingInterval(times: ArrayLike<number>[]): number {
   const per: number[] = [];
   for (const t of times) {
-    if (t.length < 2) continue;
-    const d = new Float64Array(t.length - 1);
-    for (let i = 1; i < t.length; i++) d[i - 1] = t[i] - t[i - 1];
-    const m = median(d);
+    const m = medianStep(t);
     if (m > 0) per.push(m);
   }
   return per.length ? median(per) : NaN;
 }
 
 /**
+ * The serving engine's own scrape interval. Windows must hold ≥ 2 of its scrapes: per-GPU nvidia-smi
+ * series sampled every second outnumber the engine's series and would set a window that 15 s scrapes
+ * leave empty a third of the time. Each engine signal counts once, at its best-sampled source (a 10 s
+ * stats log line beside 5 s Prometheus scrapes of the same signal is the fallback, not the cadence);
+ * the median over signals is the engine's interval.
+ */
+export function engineInterval(series: Iterable<{ name: string; t: ArrayLike<number> }>): number {
+  const best = new Map<string, number>();
+  const all: number[] = [];
+  for (const s of series) {
+    const m = medianStep(s.t);
+    if (!(m > 0)) continue;
+    all.push(m);
+    if (ENGINE_FAMILY.test(s.name)) best.set(s.name, Math.min(best.get(s.name) ?? Infinity, m));
+  }
+  if (best.size) return median([...best.values()]);
+  return all.length ? median(all) : NaN;
+}
+
+/** Signals the serving engine itself reports (its scrape or log cadence), as opposed to GPU telemetry. */
+const ENGINE_FAMILY = /^(req|kv|lat|tokens|spec|lora|batch)\./;
+
+/**
  * W and step from the configuration, widened when the data are sparser than the window: a window must
  * hold `min_samples_per_window` intervals (15 s scrapes → W ≥ 30 s), and the step keeps its ratio to W.
+ * A long span widens them again so the grid never exceeds `max_windows`: analysis cost and memory
+ * follow the data, not the span.
  */
-export function makeGrid(startMs: number, endMs: number, intervalMs: number, cfg: Pick<ModelConfig, 'window_ms' | 'step_ms' | 'min_samples_per_window'>): WindowGrid {
+export function makeGrid(startMs: number, endMs: number, intervalMs: number, cfg: Pick<ModelConfig, 'window_ms' | 'step_ms' | 'min_samples_per_window' | 'max_windows'>): WindowGrid {
   const k = Math.max(1, Math.round(cfg.window_ms / cfg.step_ms));
   let W = cfg.window_ms;
   if (Number.isFinite(intervalMs) && intervalMs * cfg.min_samples_per_window > W) W = Math.ceil((intervalMs * cfg.min_samples_per_window) / 1000) * 1000;
-  const step = W / k;
   const span = Math.max(0, endMs - startMs);
+  const minStep = Math.ceil(span / Math.max(1, cfg.max_windows) / 1000) * 1000;
+  if (W / k < minStep) W = minStep * k;
+  const step = W / k;
   const nb = Math.max(k, Math.floor(span / step) + 1);
   return { t0: startMs, end: endMs, step, k, W: step * k, nb, n: nb - k + 1 };
+}
+
+export interface DenseSpan {
+  start_ms: number;
+  end_ms: number;
+  /** Stretches of the data's whole extent left out: before, between and after the dense part. */
+  gaps: { start_ms: number; end_ms: number }[];
+}
+
+/**
+ * The dense part of the data: series are cut where they fall silent for longer than `gapMs`, the pieces
+ * of all series merged, and the merged stretch with the most series-time kept. Two sources a year apart
+ * (a stray old sample, a profile from another day) would otherwise stretch the grid over the year.
+ */
+export function denseSpan(series: Iterable<{ t: ArrayLike<number> }>, gapMs: number): DenseSpan | null {
+  const pieces: { a: number; b: number; w: number }[] = [];
+  for (const s of series) {
+    const t = s.t;
+    if (!t.length) continue;
+    let a = t[0];
+    for (let i = 1; i <= t.length; i++) {
+      if (i < t.length && t[i] - t[i - 1] <= gapMs) continue;
+      const b = t[i - 1];
+      pieces.push({ a, b, w: Math.max(b - a, 1) });
+      if (i < t.length) a = t[i];
+    }
+  }
+  if (!pieces.length) return null;
+  pieces.sort((x, y) => x.a - y.a);
+  const merged: { a: number; b: number; w: number }[] = [];
+  for (const p of pieces) {
+    const last = merged[merged.length - 1];
+    if (last && p.a - last.b <= gapMs) {
+      last.b = Math.max(last.b, p.b);
+      last.w += p.w;
+    } else merged.push({ ...p });
+  }
+  let best = merged[0];
+  for (const m of merged) if (m.w > best.w) best = m;
+  const gaps: { start_ms: number; end_ms: number }[] = [];
+  for (let i = 0; i < merged.length; i++) {
+    if (i > 0) gaps.push({ start_ms: merged[i - 1].b, end_ms: merged[i].a });
+    if (merged[i] !== best) gaps.push({ start_ms: merged[i].a, end_ms: merged[i].b });
+  }
+  return { start_ms: best.a, end_ms: best.b, gaps: mergeRanges(gaps) };
+}
+
+function mergeRanges(r: { start_ms: number; end_ms: number }[]): { start_ms: number; end_ms: number }[] {
+  const out: { start_ms: number; end_ms: number }[] = [];
+  for (const x of [...r].sort((p, q) => p.start_ms - q.start_ms)) {
+    const last = out[out.length - 1];
+    if (last && x.start_ms <= last.end_ms) last.end_ms = Math.max(last.end_ms, x.end_ms);
+    else out.push({ ...x });
+  }
+  return out;
 }
 
 export const windowStart = (g: WindowGrid, i: number): number => g.t0 + i * g.step;

@@ -6,7 +6,7 @@ import { mad, median, quantile, ratio, zScore, defaultBaselineSpan } from '../..
 import { olsSlope, spearman } from '../../../electron/engine/model/trend';
 import { changePoint, rampStart } from '../../../electron/engine/model/change-point';
 import { oscillation } from '../../../electron/engine/model/oscillation';
-import { bucketGauge, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../electron/engine/model/windows';
+import { bucketGauge, denseSpan, engineInterval, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../electron/engine/model/windows';
 import { growthMode } from '../../../electron/engine/model/kvcache';
 import { growthShape } from '../../../electron/engine/model/leak';
 
@@ -80,16 +80,30 @@ test('oscillation: see-saw near 1, ramp 0', () => {
 });
 
 test('window grid widens W for sparse scrapes and windows read off buckets', () => {
-  const cfg = { window_ms: 10_000, step_ms: 5_000, min_samples_per_window: 2 };
+  const cfg = { window_ms: 10_000, step_ms: 5_000, min_samples_per_window: 2, max_windows: 20_000 };
   const dense = makeGrid(0, 60_000, 1000, cfg);
   assert.deepEqual([dense.W, dense.step, dense.k, dense.n], [10_000, 5_000, 2, 12]);
   const sparse = makeGrid(0, 600_000, 15_000, cfg);
   assert.deepEqual([sparse.W, sparse.step], [30_000, 15_000]);
   assert.equal(samplingInterval([[0, 15_000, 30_000, 45_000], [0, 1000]]), 8000);
+  // The engine's scrapes set W, not per-GPU telemetry sampled every second beside them.
+  const engineT = Array.from({ length: 40 }, (_, i) => i * 15_000);
+  const smiT = Array.from({ length: 600 }, (_, i) => i * 1000);
+  assert.equal(engineInterval([{ name: 'gpu.util', t: smiT }, { name: 'gpu.temp', t: smiT }, { name: 'kv.usage', t: engineT }]), 15_000);
+  // A month of data: the step widens so the grid stays within max_windows.
+  const month = makeGrid(0, 30 * 86_400_000, 5000, cfg);
+  assert.ok(month.n <= 20_000 && month.n > 10_000, `${month.n} windows`);
   const g = makeGrid(0, 20_000, 1000, cfg);
   const t = Array.from({ length: 21 }, (_, i) => i * 1000);
   const w = gaugeWindows(bucketGauge(t, t.map((x) => (x >= 10_000 ? 1 : 0)), g, 0.5), g);
   assert.deepEqual(Array.from(w.mean).slice(0, 3), [0, 0.5, 1]);
+  // Two bursts a year apart: the denser one is the incident, the rest is reported as gaps.
+  const year = 365 * 86_400_000;
+  const a = { t: Array.from({ length: 240 }, (_, i) => i * 5000) };
+  const b = { t: Array.from({ length: 20 }, (_, i) => year + i * 5000) };
+  const d = denseSpan([a, b], 3_600_000)!;
+  assert.deepEqual([d.start_ms, d.end_ms], [0, 239 * 5000]);
+  assert.deepEqual(d.gaps, [{ start_ms: 239 * 5000, end_ms: year + 19 * 5000 }]);
   assert.deepEqual(Array.from(w.frac).slice(0, 3), [0, 0.5, 1]);
   assert.equal(w.max[1], 1);
   const c = bucketCounter(t, t.map((x) => x / 100), 0, g.step, g.nb);

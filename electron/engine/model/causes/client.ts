@@ -5,6 +5,7 @@ import type { RequestFact } from '../signals-from-store';
 import { changePoint } from '../change-point';
 import { windowAt } from '../windows';
 import { cond, fmt, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type Rule } from './context';
+import { SIG } from '../../signals/names';
 
 /**
  * Client and server spans of one request, keyed by request id. Where the spans do not say their side,
@@ -63,7 +64,7 @@ export const networkClientSlowness: Rule = (c) => {
     ],
     support: [cond('joined request pairs', pairs.length, pairs.length >= 10)],
     veto: [cond('the server metrics moved (|z| ≥ 2)', z, !serverCalm)],
-    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, 'lat.e2e', `server P99 z = ${fmt(z)}`, from, to)],
+    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}`, from, to)],
     onset_ms: from,
   };
 };

@@ -2,6 +2,7 @@
 // the evaluation span E vs the baseline B, conditions with their measured values, evidence links.
 import type { CauseId, Condition, Evidence } from '../../../contract/diagnosis';
 import type { EventRow } from '../../../contract/types';
+import type { EventKind } from '../../signals/names';
 import { mad, max, median, min, ratio } from '../baseline';
 import type { ModelConfig } from '../config';
 import type { Frame } from '../frame';
@@ -96,20 +97,32 @@ export function firstE(c: CauseContext, pred: (i: number) => boolean): number | 
   return null;
 }
 
-/** The longest run of consecutive span windows where `pred` holds, in ms of windows' starts, and where it began. */
-export function longestRun(c: CauseContext, pred: (i: number) => boolean): { ms: number; start: number | null; end: number | null } {
+/**
+ * The longest stretch of span windows where `pred` holds, in ms, and where it began and ended. A window
+ * where `pred` cannot be judged (null: no data) neither breaks nor extends a run — a 600 s stall with a
+ * missed scrape is one 600 s stall — and a run's length is the time from its first window's start to
+ * its last window's end, whatever the step.
+ */
+export function longestRun(c: CauseContext, pred: (i: number) => boolean | null): { ms: number; start: number | null; end: number | null } {
   let best = { ms: 0, start: null as number | null, end: null as number | null };
-  let from = -1;
-  const step = c.f.grid.step;
-  for (let i = c.span[0]; i <= c.span[1] + 1; i++) {
-    const ok = i <= c.span[1] && pred(i);
-    if (ok && from < 0) from = i;
-    if (!ok && from >= 0) {
-      const ms = (i - from - 1) * step + c.f.grid.W;
-      if (ms > best.ms) best = { ms, start: c.f.t[from], end: c.f.t[i - 1] + c.f.grid.W };
-      from = -1;
-    }
+  let first = -1;
+  let last = -1;
+  const close = () => {
+    if (first < 0) return;
+    const end = c.f.t[last] + c.f.grid.W;
+    const ms = end - c.f.t[first];
+    if (ms > best.ms) best = { ms, start: c.f.t[first], end };
+    first = last = -1;
+  };
+  for (let i = c.span[0]; i <= c.span[1]; i++) {
+    const p = pred(i);
+    if (p === null) continue;
+    if (p) {
+      if (first < 0) first = i;
+      last = i;
+    } else close();
   }
+  close();
   return best;
 }
 
@@ -138,8 +151,8 @@ export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, st
   // (window centres: a window's mean is the signal's value at its centre) and date the move's start.
   // The fit reaches only a little past the departure, so a long concave approach (a heat soak) is read
   // by its first, steepest part rather than bent back by its tail.
-  const a = Math.max(c.base[0], i - KNEE_REACH);
-  const z2 = Math.min(c.f.grid.n - 1, i + KNEE_AFTER);
+  const a = Math.max(c.base[0], i - Math.ceil(KNEE_REACH_MS / c.f.grid.step));
+  const z2 = Math.min(c.f.grid.n - 1, i + Math.ceil(KNEE_AFTER_MS / c.f.grid.step));
   const centres = new Float64Array(z2 - a + 1);
   for (let k = a; k <= z2; k++) centres[k - a] = c.f.t[k] + half;
   const fit = kneeFit(centres, x.subarray(a, z2 + 1));
@@ -149,12 +162,12 @@ export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, st
 }
 
 /**
- * Windows before a departure that the knee fit reads (a 5 s step: 3 min), and after it (80 s): far
+ * Time before a departure that the knee fit reads (3 min), and after it (80 s): far
  * enough to see a minute-long ramp arrive at its new level, without which a noisy ramp's start is
  * placed late; not so far that a heat soak's long tail bends the fit back.
  */
-const KNEE_REACH = 36;
-const KNEE_AFTER = 16;
+const KNEE_REACH_MS = 180_000;
+const KNEE_AFTER_MS = 80_000;
 
 export const spanStart = (c: CauseContext) => c.f.t[c.span[0]];
 export const spanEnd = (c: CauseContext) => c.f.t[c.span[1]] + c.f.grid.W;
@@ -167,7 +180,7 @@ export function eventEvidence(e: EventRow, text?: string): Evidence {
   return { kind: 'event', ref: String(e.id), start_ms: e.ts_ms, end_ms: e.ts_ms, text: text ?? e.text.slice(0, 200) };
 }
 
-export const events = (c: CauseContext, ...kinds: string[]) => c.sig.events.filter((e) => kinds.includes(e.kind));
+export const events = (c: CauseContext, ...kinds: EventKind[]) => c.sig.events.filter((e) => (kinds as string[]).includes(e.kind));
 
 export const inSpan = (c: CauseContext, t: number, lookbackMs = 0) => t >= spanStart(c) - lookbackMs && t <= spanEnd(c);
 

@@ -9,15 +9,16 @@ import {
 } from './context';
 import { hardwareFaults } from './gpu';
 import type { RequestFact } from '../signals-from-store';
+import { EV, SIG, type EventKind } from '../../signals/names';
 
 export const engineHang: Rule = (c) => {
-  const missing = missingInputs(c.f, [['tokens.generation', 'tokens.generation_rate'], ['req.running', 'req.waiting']]);
+  const missing = missingInputs(c.f, [[SIG.tokensGeneration, SIG.tokensGenerationRate], [SIG.reqRunning, SIG.reqWaiting]]);
   if (missing.length) return notAssessable('engine_hang', missing);
   const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
-  const run = longestRun(c, (i) => c.f.gtok[i] === 0 && inFlight(i) > 0);
+  const run = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0));
   const { hw } = hardwareFaults(c);
-  const restarts = run.start === null ? [] : events(c, 'engine_restart').filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
-  const nccl = events(c, 'nccl_timeout').filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
+  const restarts = run.start === null ? [] : events(c, EV.engineRestart).filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
+  const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
   const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
   const utilDuring = during(c.f.util);
   // Nothing running, a queue, and the pool full: the scheduler has no free blocks to admit anyone
@@ -36,8 +37,8 @@ export const engineHang: Rule = (c) => {
       cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
     ],
     evidence: [
-      seriesEvidence(c, c.f.have.has('tokens.generation') ? 'tokens.generation' : 'tokens.generation_rate', `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
-      seriesEvidence(c, c.f.have.has('req.running') ? 'req.running' : 'req.waiting', 'requests still in flight', run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      seriesEvidence(c, c.f.have.has(SIG.tokensGeneration) ? SIG.tokensGeneration : SIG.tokensGenerationRate, `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      seriesEvidence(c, c.f.have.has(SIG.reqRunning) ? SIG.reqRunning : SIG.reqWaiting, 'requests still in flight', run.start ?? spanStart(c), run.end ?? spanEnd(c)),
       ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
     ],
     // The first wholly silent window starts after the last token; the fall itself began in the windows before it.
@@ -45,7 +46,7 @@ export const engineHang: Rule = (c) => {
   };
 };
 
-const CHANGE_KINDS = ['version', 'config', 'deploy', 'engine_restart'];
+const CHANGE_KINDS: EventKind[] = [EV.version, EV.config, EV.deploy, EV.engineRestart];
 
 export const deployRegression: Rule = (c) => {
   if (!c.f.have.has('events')) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart)']);
@@ -80,13 +81,13 @@ export const deployRegression: Rule = (c) => {
     ],
     support: [],
     veto: [cond('no change event', changes.length === 0, changes.length === 0)],
-    evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? 'lat.itl' : found.kpi === 'e2e99' ? 'lat.e2e' : found.kpi === 'ttft99' ? 'lat.ttft' : 'tokens.generation', `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
+    evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
     onset_ms: found?.e.ts_ms ?? null,
   };
 };
 
 export const cudaGraphFallback: Rule = (c) => {
-  const missing = missingInputs(c.f, ['lat.itl', 'req.running']);
+  const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
   if (missing.length) return notAssessable('cuda_graph_fallback', missing);
   // The engine's own capture max from its startup log; the configured value (vLLM's default) without one.
   const cap = Number.isFinite(c.f.cudaGraphMax) ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
@@ -105,14 +106,14 @@ export const cudaGraphFallback: Rule = (c) => {
     ],
     support: [],
     veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
-    evidence: [seriesEvidence(c, 'req.running', `running above ${cap} from ${cross ?? 'never'}`), seriesEvidence(c, 'lat.itl', `median ITL ×${fmt(rItl)}`)],
+    evidence: [seriesEvidence(c, SIG.reqRunning, `running above ${cap} from ${cross ?? 'never'}`), seriesEvidence(c, SIG.latItl, `median ITL ×${fmt(rItl)}`)],
     // The fallback is the end of a rise in load: the incident began where arrivals left their baseline on the way up.
     onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.runMax[i] > cap, 2) ?? cross,
   };
 };
 
 export const specDecodeDegradation: Rule = (c) => {
-  const missing = missingInputs(c.f, [['spec.acc_len', 'spec.accepted_tokens'], 'lat.itl']);
+  const missing = missingInputs(c.f, [[SIG.specAcceptLen, SIG.specAcceptedTokens], SIG.latItl]);
   if (missing.length) return notAssessable('spec_decode_degradation', missing);
   const accB = medB(c, c.f.accLen);
   const accE = medE(c, c.f.accLen);
@@ -128,7 +129,7 @@ export const specDecodeDegradation: Rule = (c) => {
     ],
     support: [],
     veto: [cond('acc_len and run both stable', stable, stable)],
-    evidence: [seriesEvidence(c, c.f.have.has('spec.acc_len') ? 'spec.acc_len' : 'spec.accepted_tokens', `acceptance length ${fmt(accE)} vs ${fmt(accB)}`)],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.specAcceptLen) ? SIG.specAcceptLen : SIG.specAcceptedTokens, `acceptance length ${fmt(accE)} vs ${fmt(accB)}`)],
     onset_ms: departureOnset(c, c.f.accLen, -1, (i) => c.f.accLen[i] <= 0.75 * accB),
   };
 };
@@ -161,7 +162,7 @@ export const loraThrash: Rule = (c) => {
   const withLora = server.filter((r) => adapterOf(r, served) !== null);
   const maxLoras = c.cfg.causes.max_loras ?? medE(c, c.f.loraMax);
   const missing: string[] = [];
-  if (!withLora.length && !c.f.have.has('lora.active')) missing.push('spans naming a LoRA adapter (request.lora, or a model other than the served one), or lora.active');
+  if (!withLora.length && !c.f.have.has(SIG.loraActive)) missing.push('spans naming a LoRA adapter (request.lora, or a model other than the served one), or lora.active');
   if (!Number.isFinite(maxLoras)) missing.push('lora.max (or causes.max_loras in the config)');
   if (missing.length) return notAssessable('lora_thrash', missing);
   const s0 = spanStart(c);
@@ -186,7 +187,7 @@ export const loraThrash: Rule = (c) => {
     require: [cond('distinct active adapters > max_loras', `${active} > ${maxLoras}`, active > maxLoras), cond("LoRA requests' r(ttft99) ≥ 2", rLora, rLora >= 2)],
     support: [],
     veto: [cond('base-model requests equally slow', rBase, rBase >= 0.8 * rLora)],
-    evidence: [seriesEvidence(c, 'lat.ttft', `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
+    evidence: [seriesEvidence(c, SIG.latTtft, `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
     onset_ms: loraOnset(c, withLora, 2 * p99(withLora.filter(inB))) ?? spanStart(c),
   };
 };
@@ -219,7 +220,7 @@ function maxE(x: Float64Array, c: CauseContext): number {
 }
 
 export const cpuFrontendBottleneck: Rule = (c) => {
-  const missing = missingInputs(c.f, [['gpu.sm_active', 'gpu.util'], 'kv.usage', ['req.waiting', 'lat.ttft', 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil], SIG.kvUsage, [SIG.reqWaiting, SIG.latTtft, 'spans']]);
   if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
   const sm = medE(c, c.f.smAct);
   const rSm = rE(c, c.f.smAct);
@@ -251,7 +252,7 @@ export const cpuFrontendBottleneck: Rule = (c) => {
       cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9),
       cond('engine not serving (r(gtok) ≤ 0.1): an idle GPU behind a crash or hang is not a starved one', rGtok, down),
     ],
-    evidence: [seriesEvidence(c, c.f.have.has('gpu.sm_active') ? 'gpu.sm_active' : 'gpu.util', `GPU ${c.f.have.has('gpu.sm_active') ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)],
     onset_ms: departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB),
   };
 };

@@ -7,6 +7,7 @@ import {
   cond, departureOnset, eventEvidence, events, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
+import { EV, SIG } from '../../signals/names';
 
 const gpuRef = (name: string, g: GpuWindows) => (g.labels.gpu !== undefined ? `${name}{gpu="${g.labels.gpu}"}` : name);
 
@@ -17,7 +18,7 @@ const orBits = (x: Float64Array) => {
 };
 
 export const gpuThrottling: Rule = (c) => {
-  const missing = missingInputs(c.f, ['gpu.sm_clock', ['gpu.util', 'gpu.sm_active'], 'gpu.throttle_reasons']);
+  const missing = missingInputs(c.f, [SIG.gpuSmClock, [SIG.gpuUtil, SIG.gpuSmActive], SIG.gpuThrottleReasons]);
   if (missing.length) return notAssessable('gpu_throttling', missing);
   const cc = c.cfg.causes;
   let best: { g: GpuWindows; run: ReturnType<typeof longestRun>; clkB: number; clkE: number; bitsE: number; bitsB: number; util: number } | null = null;
@@ -25,12 +26,12 @@ export const gpuThrottling: Rule = (c) => {
     if (!g.clk.some(Number.isFinite)) continue;
     const clkB = median(slice(g.clk, c.base));
     const busy = g.smAct.some(Number.isFinite) && !g.util.some(Number.isFinite) ? g.smAct : g.util;
-    const run = longestRun(c, (i) => busy[i] >= 0.5 && g.clk[i] <= cc.throttle_clock_ratio * clkB);
+    const run = longestRun(c, (i) => (Number.isFinite(g.clk[i]) ? busy[i] >= 0.5 && g.clk[i] <= cc.throttle_clock_ratio * clkB : null));
     const bitsE = run.start === null ? orBits(slice(g.thr, c.span)) : orBits(g.thr.subarray(Math.floor((run.start - c.f.grid.t0) / c.f.grid.step), Math.floor((run.end! - c.f.grid.W - c.f.grid.t0) / c.f.grid.step) + 1));
     const cand = { g, run, clkB, clkE: median(slice(g.clk, c.span)), bitsE, bitsB: orBits(slice(g.thr, c.base)), util: median(slice(busy, c.span)) };
     if (!best || run.ms > best.run.ms) best = cand;
   }
-  if (!best) return notAssessable('gpu_throttling', ['gpu.sm_clock']);
+  if (!best) return notAssessable('gpu_throttling', [SIG.gpuSmClock]);
   const slow = best.bitsE & cc.throttle_bits;
   const idleOnly = best.bitsE !== 0 && (best.bitsE & ~0x1) === 0;
   const sameAsBaseline = slow !== 0 && (best.bitsB & slow) === slow;
@@ -48,8 +49,8 @@ export const gpuThrottling: Rule = (c) => {
       cond('the same slowdown bits already in the baseline (a permanent cap is a baseline, not an incident)', `0x${best.bitsB.toString(16)}`, sameAsBaseline),
     ],
     evidence: [
-      seriesEvidence(c, gpuRef('gpu.sm_clock', best.g), `SM clock ${fmt(best.clkE)} MHz vs baseline ${fmt(best.clkB)} MHz`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
-      seriesEvidence(c, gpuRef('gpu.throttle_reasons', best.g), `throttle reasons 0x${best.bitsE.toString(16)}`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
+      seriesEvidence(c, gpuRef(SIG.gpuSmClock, best.g), `SM clock ${fmt(best.clkE)} MHz vs baseline ${fmt(best.clkB)} MHz`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
+      seriesEvidence(c, gpuRef(SIG.gpuThrottleReasons, best.g), `throttle reasons 0x${best.bitsE.toString(16)}`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
     ],
     // A heat-soak ramp starts the incident before the clock is cut: date it where the temperature left its baseline.
     onset_ms: best.run.start === null ? null : departureOnset(c, best.g.temp, 1, (i) => c.f.t[i] >= best!.run.start!, 3, 0.01) ?? best.run.start,
@@ -69,10 +70,10 @@ const HW_TEXT = /uncorrectable ECC|fallen off the bus|double[- ]bit ECC|row[- ]r
 /** Xid/ECC faults from events, the gpu.xid series (value = code) and gpu.ecc_dbe increases. */
 function faults(c: CauseContext): Fault[] {
   const out: Fault[] = [];
-  for (const e of events(c, 'xid')) out.push({ t: e.ts_ms, code: Number.isFinite(Number(e.attrs.code)) ? Number(e.attrs.code) : null, text: e.text, event: e, ref: null });
-  for (const e of events(c, 'traceback')) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
-  for (const s of c.sig.series.get('gpu.xid') ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.xid{gpu="${s.labels.gpu}"}` : 'gpu.xid' });
-  for (const s of c.sig.series.get('gpu.ecc_dbe') ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.ecc_dbe{gpu="${s.labels.gpu}"}` : 'gpu.ecc_dbe' });
+  for (const e of events(c, EV.xid)) out.push({ t: e.ts_ms, code: Number.isFinite(Number(e.attrs.code)) ? Number(e.attrs.code) : null, text: e.text, event: e, ref: null });
+  for (const e of events(c, EV.traceback)) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
+  for (const s of c.sig.series.get(SIG.gpuXid) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.xid{gpu="${s.labels.gpu}"}` : SIG.gpuXid });
+  for (const s of c.sig.series.get(SIG.gpuEccDbe) ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.ecc_dbe{gpu="${s.labels.gpu}"}` : SIG.gpuEccDbe });
   return out.sort((a, b) => a.t - b.t);
 }
 
@@ -89,7 +90,7 @@ export function hardwareFaults(c: CauseContext): { hw: Fault[]; soft: Fault[] } 
 }
 
 export const gpuHardwareFault: Rule = (c) => {
-  const missing = missingInputs(c.f, [['events', 'gpu.xid', 'gpu.ecc_dbe']]);
+  const missing = missingInputs(c.f, [['events', SIG.gpuXid, SIG.gpuEccDbe]]);
   if (missing.length) return notAssessable('gpu_hardware_fault', missing);
   const { hw, soft } = hardwareFaults(c);
   const codes = [...new Set(hw.map((x) => x.code ?? 'HW text'))].join(', ');
@@ -99,12 +100,12 @@ export const gpuHardwareFault: Rule = (c) => {
     require: [cond('HW-class Xid (79/48/94/95/74/119/120…), double-bit ECC or HW CUDA error in the window', hw.length ? codes : 'none', hw.length > 0)],
     support: [cond('GPU stopped producing tokens after the fault', medE(c, c.f.gtok), hw.length > 0 && medE(c, c.f.gtok) < 0.5 * medB(c, c.f.gtok))],
     veto: [cond('only Xid 13/31/43/45 (software bug or secondary cleanup)', soft.map((x) => x.code).join(', ') || 'none', soft.length > 0 && hw.length === 0)],
-    evidence: hw.slice(0, 5).map((x) => (x.event ? eventEvidence(x.event) : { kind: 'series' as const, ref: x.ref ?? 'gpu.xid', start_ms: x.t, end_ms: x.t, text: x.text })),
+    evidence: hw.slice(0, 5).map((x) => (x.event ? eventEvidence(x.event) : { kind: 'series' as const, ref: x.ref ?? SIG.gpuXid, start_ms: x.t, end_ms: x.t, text: x.text })),
     onset_ms: hw[0]?.t ?? null,
   };
 };
 
-const SPREAD_FIELDS: [keyof GpuWindows, string][] = [['clk', 'gpu.sm_clock'], ['temp', 'gpu.temp'], ['power', 'gpu.power'], ['smAct', 'gpu.sm_active']];
+const SPREAD_FIELDS: [keyof GpuWindows, string][] = [['clk', SIG.gpuSmClock], ['temp', SIG.gpuTemp], ['power', SIG.gpuPower], ['smAct', SIG.gpuSmActive]];
 
 /** max ÷ min across GPUs per window for one field. */
 function spread(gpus: GpuWindows[], field: keyof GpuWindows, n: number): Float64Array {
@@ -127,7 +128,7 @@ function spread(gpus: GpuWindows[], field: keyof GpuWindows, n: number): Float64
 
 export const tpStraggler: Rule = (c) => {
   const multi = SPREAD_FIELDS.some(([f]) => c.f.gpus.filter((g) => (g[f] as Float64Array).some(Number.isFinite)).length >= 2);
-  const missing = missingInputs(c.f, ['lat.itl']);
+  const missing = missingInputs(c.f, [SIG.latItl]);
   if (!multi) missing.push('per-GPU gpu.sm_clock / gpu.temp / gpu.power / gpu.sm_active for ≥ 2 GPUs');
   if (missing.length) return notAssessable('tp_straggler', missing);
   let best: { name: string; e: number; b: number; s: Float64Array | null } = { name: '', e: NaN, b: NaN, s: null };
@@ -158,7 +159,7 @@ export const tpStraggler: Rule = (c) => {
     ],
     support: [],
     veto: [cond('the same spread already in the baseline (ranks were never uniform)', best.b, best.b >= th)],
-    evidence: [seriesEvidence(c, best.name || 'gpu.sm_clock', `cross-GPU spread ${fmt(best.e)} (baseline ${fmt(best.b)})`), seriesEvidence(c, 'lat.itl', `median ITL ×${fmt(rItl)}`)],
+    evidence: [seriesEvidence(c, best.name || SIG.gpuSmClock, `cross-GPU spread ${fmt(best.e)} (baseline ${fmt(best.b)})`), seriesEvidence(c, SIG.latItl, `median ITL ×${fmt(rItl)}`)],
     onset_ms: best.s ? departureOnset(c, best.s, 1, (i) => best.s![i] >= th) ?? spanStart(c) : spanStart(c),
   };
 };

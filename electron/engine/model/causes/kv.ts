@@ -7,18 +7,19 @@ import {
   cond, departureOnset, events, firstE, fmt, fracE, inSpan, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
+import { EV, SIG } from '../../signals/names';
 
-const LATENCY_OR_TOKENS = ['lat.itl', 'lat.e2e', 'tokens.generation', 'tokens.generation_rate', 'spans'];
+const LATENCY_OR_TOKENS = [SIG.latItl, SIG.latE2e, SIG.tokensGeneration, SIG.tokensGenerationRate, 'spans'];
 
 /** Preemptions counted over the span: counter increase (rate × step per window) plus logged preemptions. */
 function preemptions(c: CauseContext): number {
   let n = 0;
   for (let i = c.span[0]; i <= c.span[1]; i++) if (Number.isFinite(c.f.preempt[i])) n += (c.f.preempt[i] * c.f.grid.step) / 1000;
-  return n + events(c, 'preemption').filter((e) => inSpan(c, e.ts_ms)).length;
+  return n + events(c, EV.preemption).filter((e) => inSpan(c, e.ts_ms)).length;
 }
 
 export const kvExhaustion: Rule = (c) => {
-  const missing = missingInputs(c.f, ['kv.usage', ['kv.preemptions', 'events'], LATENCY_OR_TOKENS]);
+  const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.kvPreemptions, 'events'], LATENCY_OR_TOKENS]);
   if (missing.length) return notAssessable('kv_exhaustion', missing);
   const frac = medE(c, c.f.kvFrac);
   const pre = preemptions(c);
@@ -48,16 +49,16 @@ export const kvExhaustion: Rule = (c) => {
       cond('preemption counter flat', pre, pre === 0),
     ],
     evidence: [
-      seriesEvidence(c, 'kv.usage', `KV usage ≥ ${full} in a median ${(frac * 100).toFixed(0)}% of the samples per window`),
-      seriesEvidence(c, 'kv.preemptions', `${Math.round(pre)} preemptions`),
-      ...(c.f.have.has('lat.itl') ? [seriesEvidence(c, 'lat.itl', `P99 ITL ×${fmt(rItl)} the baseline`)] : []),
+      seriesEvidence(c, SIG.kvUsage, `KV usage ≥ ${full} in a median ${(frac * 100).toFixed(0)}% of the samples per window`),
+      seriesEvidence(c, SIG.kvPreemptions, `${Math.round(pre)} preemptions`),
+      ...(c.f.have.has(SIG.latItl) ? [seriesEvidence(c, SIG.latItl, `P99 ITL ×${fmt(rItl)} the baseline`)] : []),
     ],
     onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= 0.5 && c.f.preempt[i] > 0) ?? departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= 0.5),
   };
 };
 
 export const kvBloat: Rule = (c) => {
-  const missing = missingInputs(c.f, ['kv.usage', 'req.running', ['req.prompt_len', 'req.gen_len', 'spans', 'tokens.prompt', 'tokens.prompt_rate']]);
+  const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning, [SIG.reqPromptLen, SIG.reqGenLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate]]);
   if (missing.length) return notAssessable('kv_bloat', missing);
   const kv = medE(c, c.f.kv);
   const run = medE(c, c.f.run);
@@ -80,7 +81,7 @@ export const kvBloat: Rule = (c) => {
     ],
     support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
     veto: [cond('kv floor at idle > 0.05 (→ kv_block_leak)', lastFloor, lastFloor > 0.05)],
-    evidence: [seriesEvidence(c, 'kv.usage', `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, 'req.running', 'few requests hold the pool')],
+    evidence: [seriesEvidence(c, SIG.kvUsage, `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, SIG.reqRunning, 'few requests hold the pool')],
     onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
   };
 };
@@ -103,7 +104,7 @@ export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
 }
 
 export const kvBlockLeak: Rule = (c) => {
-  const missing = missingInputs(c.f, ['kv.usage', 'req.running']);
+  const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning]);
   if (missing.length) return notAssessable('kv_block_leak', missing);
   const floor = idleFloor(c);
   const last = floor.v.length ? median(floor.v.slice(-3)) : NaN;
@@ -119,7 +120,7 @@ export const kvBlockLeak: Rule = (c) => {
     ],
     support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
     veto: [cond('kv returns to ~0 when idle (late idle minimum ≤ 0.02)', lateMin, lateMin <= 0.02)],
-    evidence: floor.t.length ? [seriesEvidence(c, 'kv.usage', `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
+    evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
     onset_ms: leakOnset(c, floor),
   };
 };
@@ -142,7 +143,7 @@ function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number
 }
 
 export const prefixCacheCollapse: Rule = (c) => {
-  const missing = missingInputs(c.f, ['kv.prefix_queries', 'kv.prefix_hits', ['lat.ttft', 'spans'], ['tokens.prompt', 'tokens.prompt_rate']]);
+  const missing = missingInputs(c.f, [SIG.kvPrefixQueries, SIG.kvPrefixHits, [SIG.latTtft, 'spans'], [SIG.tokensPrompt, SIG.tokensPromptRate]]);
   if (missing.length) return notAssessable('prefix_cache_collapse', missing);
   const hitB = medB(c, c.f.hit);
   const hitE = medE(c, c.f.hit);
@@ -163,7 +164,7 @@ export const prefixCacheCollapse: Rule = (c) => {
     ],
     support: [],
     veto: [cond('preemption dominates (→ kv_exhaustion)', preemptDominates, preemptDominates), cond('prompt length up ≥ 1.5× (→ long_prompt_interference)', rPlen, rPlen >= 1.5)],
-    evidence: [seriesEvidence(c, 'kv.prefix_hits', `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, 'lat.ttft', `P99 TTFT ×${fmt(rTtft)}`)],
+    evidence: [seriesEvidence(c, SIG.kvPrefixHits, `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, SIG.latTtft, `P99 TTFT ×${fmt(rTtft)}`)],
     onset_ms: firstE(c, (i) => c.f.hit[i] <= 0.5 * hitB),
   };
 };

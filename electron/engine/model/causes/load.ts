@@ -7,6 +7,7 @@ import {
   cond, departureOnset, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
+import { SIG, countOf } from '../../signals/names';
 
 /** OLS slope of `x` per minute over the span up to its peak: the ramp part of a queue. */
 function rampSlope(c: CauseContext, x: Float64Array): number {
@@ -18,7 +19,7 @@ function rampSlope(c: CauseContext, x: Float64Array): number {
 }
 
 export const trafficSurge: Rule = (c) => {
-  const missing = missingInputs(c.f, [['req.finished', 'lat.e2e', 'lat.e2e.count'], 'req.waiting', ['lat.queue', 'spans'], ['lat.e2e', 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
   if (missing.length) return notAssessable('traffic_surge', missing);
   const rLam = rE(c, c.f.lamIn);
   const waitSlope = rampSlope(c, c.f.wait);
@@ -44,13 +45,13 @@ export const trafficSurge: Rule = (c) => {
       cond('r(lam_in) < 1.1 (capacity loss instead)', rLam, rLam < 1.1),
       cond('GPU utilisation low ≤ 0.5 (→ cpu_frontend_bottleneck)', util, util <= 0.5),
     ],
-    evidence: [seriesEvidence(c, 'req.waiting', `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, 'lat.queue', `P99 queue time ×${fmt(rQ)}`)],
+    evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
     onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= 1.3, 2),
   };
 };
 
 export const longPromptInterference: Rule = (c) => {
-  const missing = missingInputs(c.f, [['req.prompt_len', 'spans', 'tokens.prompt', 'tokens.prompt_rate'], ['lat.ttft', 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans']]);
   if (missing.length) return notAssessable('long_prompt_interference', missing);
   const rP90 = rE(c, c.f.plenP90);
   const rPtok = rE(c, c.f.ptok);
@@ -70,7 +71,7 @@ export const longPromptInterference: Rule = (c) => {
     ],
     support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
     veto: [cond('hit-rate collapse with unchanged prompts (→ prefix_cache_collapse)', hitCollapse, hitCollapse), cond('preemption storm', storm, storm)],
-    evidence: [seriesEvidence(c, c.f.have.has('req.prompt_len') ? 'req.prompt_len' : 'tokens.prompt', `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, 'lat.ttft', `P99 TTFT ×${fmt(rTtft)}`)],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.reqPromptLen) ? SIG.reqPromptLen : SIG.tokensPrompt, `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, SIG.latTtft, `P99 TTFT ×${fmt(rTtft)}`)],
     // Dated on prompt tokens/s, which count at prefill: the prompt-length histogram counts a request when it
     // finishes, a whole request later.
     onset_ms: departureOnset(c, c.f.ptok, 1, (i) => ratio(c.f.ptok[i], medB(c, c.f.ptok)) >= 1.5 || ratio(c.f.plenP90[i], medB(c, c.f.plenP90)) >= 2),
@@ -90,7 +91,7 @@ function lengthOnset(c: CauseContext, len: Float64Array): number | null {
 }
 
 export const workloadDrift: Rule = (c) => {
-  const missing = missingInputs(c.f, [['req.gen_len', 'spans', 'tokens.generation', 'tokens.generation_rate'], 'lat.itl', ['lat.e2e', 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.reqGenLen, 'spans', SIG.tokensGeneration, SIG.tokensGenerationRate], SIG.latItl, [SIG.latE2e, 'spans']]);
   if (missing.length) return notAssessable('workload_drift', missing);
   const hasP90 = slice(c.f.glenP90, c.base).some(Number.isFinite);
   const glen = hasP90 ? c.f.glenP90 : c.f.glenMean;
@@ -108,7 +109,7 @@ export const workloadDrift: Rule = (c) => {
     ],
     support: [],
     veto: [],
-    evidence: [seriesEvidence(c, c.f.have.has('req.gen_len') ? 'req.gen_len' : 'tokens.generation', `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.reqGenLen) ? SIG.reqGenLen : SIG.tokensGeneration, `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
     onset_ms: lengthOnset(c, onsetLen),
   };
 };

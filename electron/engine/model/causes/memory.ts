@@ -7,16 +7,17 @@ import {
   cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
+import { EV, SIG } from '../../signals/names';
 
 const GiB = 2 ** 30;
 
-export const ooms = (c: CauseContext): EventRow[] => events(c, 'oom');
+export const ooms = (c: CauseContext): EventRow[] => events(c, EV.oom);
 
 /** The oom events that were the host kernel's OOM killer rather than CUDA running out. */
-const isHostOom = (e: EventRow) => e.kind === 'oom_kill' || e.attrs.host === true || /Out of memory: Kill|oom-kill|OOMKilled/i.test(e.text);
+const isHostOom = (e: EventRow) => e.kind === EV.hostOomKill || e.attrs.host === true || /Out of memory: Kill|oom-kill|OOMKilled/i.test(e.text);
 
 export const gpuMemoryLeak: Rule = (c) => {
-  const missing = missingInputs(c.f, [['torch.allocated', 'gpu.mem.used']]);
+  const missing = missingInputs(c.f, [[SIG.torchAllocated, SIG.gpuMemUsed]]);
   if (missing.length) return notAssessable('gpu_memory_leak', missing);
   const tr = c.trend;
   if (!tr) return notAssessable('gpu_memory_leak', ['torch.allocated or gpu.mem.used with ≥ 3 windows']);
@@ -26,7 +27,7 @@ export const gpuMemoryLeak: Rule = (c) => {
   const peaksMeasured = Number.isFinite(runPeak) || Number.isFinite(plenPeak);
   const peaksFlat = (!Number.isFinite(runPeak) || runPeak <= 1.3) && (!Number.isFinite(plenPeak) || plenPeak <= 1.3);
   const oomAfter = ooms(c).filter((e) => e.ts_ms >= tr.start_ms && !isHostOom(e));
-  const fragInstead = tr.signal === 'torch.allocated' && reservedOutgrowsAllocated(c);
+  const fragInstead = tr.signal === SIG.torchAllocated && reservedOutgrowsAllocated(c);
   const require = [
     cond(`slope(${tr.signal} beyond the baseline level) > 0 bytes/min`, tr.slope_bytes_per_min, tr.slope_bytes_per_min > 0),
     cond(`mono(${tr.signal}) ≥ ${c.cfg.causes.leak_mono}`, tr.mono, tr.mono >= c.cfg.causes.leak_mono),
@@ -62,7 +63,7 @@ export const gpuMemoryLeak: Rule = (c) => {
 
 /** torch.reserved's trend (reported under gpu.mem.used's signal kind: bytes the GPU holds). */
 function reservedTrend(c: CauseContext): MemoryTrend | null {
-  return c.f.torchResv.some(Number.isFinite) ? memoryTrend('gpu.mem.used', 'torch.reserved', c.f.t, c.f.torchResv, NaN, null) : null;
+  return c.f.torchResv.some(Number.isFinite) ? memoryTrend(SIG.gpuMemUsed, SIG.torchReserved, c.f.t, c.f.torchResv, NaN, null) : null;
 }
 
 /**
@@ -75,7 +76,7 @@ function reservedOutgrowsAllocated(c: CauseContext): boolean {
   const resv = reservedTrend(c);
   const tr = c.trend;
   if (!resv || resv.mono < c.cfg.causes.leak_mono || !(resv.growth_bytes > 0)) return false;
-  if (!tr || tr.signal !== 'torch.allocated') return false;
+  if (!tr || tr.signal !== SIG.torchAllocated) return false;
   return tr.mono < 0.5 || tr.growth_bytes <= ALLOC_SHARE_OF_RESERVED_GROWTH * resv.growth_bytes;
 }
 
@@ -100,7 +101,7 @@ export const allocatorFragmentation: Rule = (c) => {
   const nearCap = Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
   const unalloc = fr.oom_unallocated_bytes;
   const need = Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
-  const allocRising = c.trend?.signal === 'torch.allocated' && c.trend.mono >= c.cfg.causes.leak_mono && c.trend.growth_bytes >= c.cfg.causes.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
+  const allocRising = c.trend?.signal === SIG.torchAllocated && c.trend.mono >= c.cfg.causes.leak_mono && c.trend.growth_bytes >= c.cfg.causes.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
   // The stranded reserve began to build where reserved started to climb, not where it peaked.
   const resv = reservedTrend(c);
   const onset = resv && resv.mono >= c.cfg.causes.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : fr.at_ms;
@@ -121,7 +122,7 @@ export const allocatorFragmentation: Rule = (c) => {
       cond('≥ 1 GiB held outside PyTorch ("Process X has Y in use")', fr.oom_outside_bytes, (fr.oom_outside_bytes ?? 0) >= GiB),
     ],
     evidence: [
-      ...(c.f.have.has('torch.reserved') ? [seriesEvidence(c, 'torch.reserved', `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fr.frag * 100).toFixed(0)}%)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),
+      ...(c.f.have.has(SIG.torchReserved) ? [seriesEvidence(c, SIG.torchReserved, `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fr.frag * 100).toFixed(0)}%)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),
       ...(ev ? [eventEvidence(ev)] : []),
     ],
     onset_ms: onset,
@@ -144,10 +145,10 @@ export const oomCrashLoop: Rule = (c) => {
   if (!c.f.have.has('events')) return notAssessable('oom_crash_loop', ['events (oom, engine_restart)']);
   const gpuOoms = ooms(c).filter((e) => !isHostOom(e));
   const hostOoms = c.sig.events.filter(isHostOom);
-  const restarts = events(c, 'engine_restart');
+  const restarts = events(c, EV.engineRestart);
   const loop = maxInWindow(restarts.map((e) => e.ts_ms), c.cfg.causes.crash_loop_window_ms);
   const firstOom = gpuOoms[0]?.ts_ms ?? Infinity;
-  const xidBefore = events(c, 'xid').filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
+  const xidBefore = events(c, EV.xid).filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
   return {
     id: 'oom_crash_loop',
     missing: [],
@@ -166,9 +167,9 @@ export const oomCrashLoop: Rule = (c) => {
 };
 
 export const hostMemoryLeak: Rule = (c) => {
-  const missing = missingInputs(c.f, [['host.rss', 'host.swap', 'host.mem_available']]);
+  const missing = missingInputs(c.f, [[SIG.hostRss, SIG.hostSwap, SIG.hostMemAvailable]]);
   if (missing.length) return notAssessable('host_memory_leak', missing);
-  const tr = c.f.rss.some(Number.isFinite) ? memoryTrend('gpu.mem.used', 'host.rss', c.f.t, c.f.rss, medB(c, c.f.rss), null) : null;
+  const tr = c.f.rss.some(Number.isFinite) ? memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, c.f.rss, medB(c, c.f.rss), null) : null;
   const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= 0.8;
   const swap = max(c.f.swap);
   const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
@@ -180,7 +181,7 @@ export const hostMemoryLeak: Rule = (c) => {
     require: [cond('slope(rss, H) > 0 with mono ≥ 0.8, OR swap in/out > 0 with MemAvailable ≤ 5%', `rss mono ${fmt(tr?.mono ?? NaN)}, swap ${fmt(swap)}, avail ${fmt(avail)}`, rssLeak || swapping)],
     support: [cond('host OOM kills', killed.length, killed.length > 0), cond('r(rss)', rE(c, c.f.rss), rE(c, c.f.rss) > 1.2)],
     veto: [cond('RSS plateau (late slope ÷ slope < 0.1)', tr?.late_slope_ratio ?? null, !!tr && tr.late_slope_ratio < 0.1)],
-    evidence: [...(tr ? [seriesEvidence(c, 'host.rss', `RSS +${fmtBytes(tr.growth_bytes)}`, tr.start_ms, tr.end_ms)] : []), ...killed.slice(0, 3).map((e) => eventEvidence(e))],
+    evidence: [...(tr ? [seriesEvidence(c, SIG.hostRss, `RSS +${fmtBytes(tr.growth_bytes)}`, tr.start_ms, tr.end_ms)] : []), ...killed.slice(0, 3).map((e) => eventEvidence(e))],
     onset_ms: tr?.start_ms ?? null,
   };
 };

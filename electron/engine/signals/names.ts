@@ -1,0 +1,99 @@
+// The canonical vocabulary, one typed constant each: signal names (four-quadrant-model.md §1) and the
+// event kinds importers write. Importers, features and rules share these, so a misspelt name does not
+// compile — `spec.acc_len` read where importers wrote `spec.accept_len` left speculative decoding
+// unassessable from every SGLang metric and vLLM log, and `oom_kill` read where the kernel-log importer
+// writes `host_oom_kill` hid every host OOM kill.
+// Units, kinds and sources of each signal are documented beside their mapping in canonical.ts.
+
+export const SIG = {
+  gpuMemUsed: 'gpu.mem.used',
+  gpuMemTotal: 'gpu.mem.total',
+  gpuMemFree: 'gpu.mem.free',
+  gpuMemReserved: 'gpu.mem.reserved',
+  gpuUtil: 'gpu.util',
+  gpuSmActive: 'gpu.sm_active',
+  gpuMemUtil: 'gpu.mem_util',
+  gpuSmClock: 'gpu.sm_clock',
+  gpuMemClock: 'gpu.mem_clock',
+  gpuPower: 'gpu.power',
+  gpuPowerLimit: 'gpu.power_limit',
+  gpuTemp: 'gpu.temp',
+  gpuThrottleReasons: 'gpu.throttle_reasons',
+  gpuThrottleTime: 'gpu.throttle_time',
+  gpuXid: 'gpu.xid',
+  gpuEccDbe: 'gpu.ecc_dbe',
+  gpuEccSbe: 'gpu.ecc_sbe',
+  gpuRowRemapPending: 'gpu.row_remap_pending',
+  procGpuMemUsed: 'proc.gpu_mem.used',
+  kvUsage: 'kv.usage',
+  kvCpuUsage: 'kv.cpu_usage',
+  kvUsedTokens: 'kv.used_tokens',
+  kvPrefixQueries: 'kv.prefix_queries',
+  kvPrefixHits: 'kv.prefix_hits',
+  kvPrefixHitRate: 'kv.prefix_hit_rate',
+  kvPreemptions: 'kv.preemptions',
+  kvRetracted: 'kv.retracted',
+  reqRunning: 'req.running',
+  reqWaiting: 'req.waiting',
+  reqSwapped: 'req.swapped',
+  reqFinished: 'req.finished',
+  reqArrivals: 'req.arrivals',
+  reqErrors: 'req.errors',
+  reqPromptLen: 'req.prompt_len',
+  reqGenLen: 'req.gen_len',
+  httpRequests: 'http.requests',
+  tokensPrompt: 'tokens.prompt',
+  tokensGeneration: 'tokens.generation',
+  tokensPromptRate: 'tokens.prompt_rate',
+  tokensGenerationRate: 'tokens.generation_rate',
+  latE2e: 'lat.e2e',
+  latTtft: 'lat.ttft',
+  latItl: 'lat.itl',
+  latQueue: 'lat.queue',
+  latPrefill: 'lat.prefill',
+  latDecode: 'lat.decode',
+  latInference: 'lat.inference',
+  specAcceptLen: 'spec.accept_len',
+  specAcceptanceRate: 'spec.acceptance_rate',
+  specAcceptedTokens: 'spec.accepted_tokens',
+  specDraftTokens: 'spec.draft_tokens',
+  specDrafts: 'spec.drafts',
+  loraActive: 'lora.active',
+  loraMax: 'lora.max',
+  engineCacheConfig: 'engine.cache_config',
+  engineCudaGraphMax: 'engine.cuda_graph_max',
+  hostRss: 'host.rss',
+  hostMemAvailable: 'host.mem_available',
+  hostSwap: 'host.swap',
+  hostCpuSeconds: 'host.cpu_seconds',
+  torchAllocated: 'torch.allocated',
+  torchReserved: 'torch.reserved',
+} as const;
+
+export type SignalName = (typeof SIG)[keyof typeof SIG];
+
+/** A histogram's companion counters (`<name>.sum`, `<name>.count`). */
+export const sumOf = (h: SignalName): string => `${h}.sum`;
+export const countOf = (h: SignalName): string => `${h}.count`;
+
+export const EV = {
+  oom: 'oom',
+  hostOomKill: 'host_oom_kill',
+  xid: 'xid',
+  gpuFallenOff: 'gpu_fallen_off',
+  engineStart: 'engine_start',
+  engineRestart: 'engine_restart',
+  engineCrash: 'engine_crash',
+  version: 'version',
+  config: 'config',
+  deploy: 'deploy',
+  ncclTimeout: 'nccl_timeout',
+  ncclError: 'nccl_error',
+  preemption: 'preemption',
+  traceback: 'traceback',
+  httpError: 'http_error',
+  abort: 'abort',
+  log: 'log',
+} as const;
+
+export type EventKind = (typeof EV)[keyof typeof EV];
