@@ -1,6 +1,7 @@
 // Layering, enforced (see ../shared/design/style.md): the contract imports nothing of ours and no
-// platform; the renderer imports only the contract (and the bridge client); the engine never imports
-// electron; better-sqlite3 only in the store; ipcRenderer only in the preload.
+// platform; common/ (names and formatters shared by the workstation and the report) imports only the
+// contract; the renderer imports only the contract, common/ (and the bridge client); the engine never
+// imports electron; better-sqlite3 only in the store; ipcRenderer only in the preload.
 import tseslint from 'typescript-eslint';
 
 const platformModules = ['electron', 'better-sqlite3', 'ws', 'fs', 'path', 'child_process', 'os'];
@@ -17,6 +18,10 @@ export default tseslint.config(
   {
     files: ['electron/contract/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '../engine/*', '../main/*', '../preload/*', '../bridge/*', '**/renderer/**'] }] },
+  },
+  {
+    files: ['common/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '**/electron/engine/**', '**/electron/main/**', '**/electron/preload/**', '**/electron/bridge/**', '**/electron/cli/**', '**/renderer/**'] }] },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],

@@ -10,8 +10,8 @@ import { Store } from '../../electron/engine/store/store';
 import { importPaths } from '../../electron/engine/import/pipeline';
 import { analyzeIncident } from '../../electron/engine/model/diagnose';
 import { writeReport } from '../../electron/engine/report/index';
-import { causeName } from '../../electron/engine/report/cause-names';
-import { fmtTime } from '../../electron/engine/report/formatting';
+import { causeName } from '../../common/causes';
+import { formatTime as fmtTime } from '../../common/format';
 import { escapeHtml } from '../../electron/engine/report/html';
 import { escapeMd } from '../../electron/engine/report/markdown';
 

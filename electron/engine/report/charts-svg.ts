@@ -5,7 +5,8 @@
 import type { AlertFamily, Quadrant, WindowScore } from '../../contract/diagnosis';
 import type { ChartData, ChartUnit } from './chart-series';
 import type { QuadrantRun } from './report-data';
-import { fmtClock, fmtSi } from './formatting';
+import { formatClock } from '../../../common/format';
+import { fmtSi } from './formatting';
 
 export interface Overlay {
   span: { start_ms: number; end_ms: number };
@@ -152,7 +153,7 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   for (const t of timeTicks(t0, t1)) {
     const x = X(t);
     parts.push(`<line x1="${f(x)}" y1="${y1}" x2="${f(x)}" y2="${y1 + 4}" stroke="#888888"/>`);
-    parts.push(`<text x="${f(x)}" y="${y1 + 16}" text-anchor="${tickAnchor(x, x1)}" fill="#444444">${fmtClock(t)}</text>`);
+    parts.push(`<text x="${f(x)}" y="${y1 + 16}" text-anchor="${tickAnchor(x, x1)}" fill="#444444">${formatClock(t)}</text>`);
   }
   parts.push(`<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${PLOT_H}" fill="none" stroke="#9a9a9a" stroke-width="0.8"/>`);
 
@@ -299,7 +300,7 @@ export function quadrantStripSvg(runs: QuadrantRun[], overlay: Pick<Overlay, 'sp
   for (const t of timeTicks(t0, t1)) {
     const x = X(t);
     parts.push(`<line x1="${f(x)}" y1="32" x2="${f(x)}" y2="36" stroke="#888888"/>`);
-    parts.push(`<text x="${f(x)}" y="48" text-anchor="${tickAnchor(x, x1)}" fill="#444444">${fmtClock(t)}</text>`);
+    parts.push(`<text x="${f(x)}" y="48" text-anchor="${tickAnchor(x, x1)}" fill="#444444">${formatClock(t)}</text>`);
   }
   const qs: Quadrant[] = ['healthy', 'saturated', 'exhausted', 'contended'];
   qs.forEach((q, i) => {

@@ -2,9 +2,9 @@
 // and figure slots) with every value already turned into text. HTML and Markdown render this one
 // model, so both formats state the same facts in the same order.
 import type { CauseResult, Condition } from '../../contract/diagnosis';
-import { causeName } from './cause-names';
+import { causeName, chainText } from '../../../common/causes';
+import { formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatTime, formatTimeAt } from '../../../common/format';
 import type { Figure } from './figures';
-import { fmtAt, fmtBytes, fmtDuration, fmtNum, fmtPct, fmtTime, fmtValue } from './formatting';
 import type { ReportData } from './report-data';
 
 export type Tone = 'good' | 'bad' | 'warn' | 'muted' | 'mono' | 'nowrap';
@@ -40,7 +40,7 @@ const RUNS_SHOWN = 60;
 
 export function buildDocument(d: ReportData, figures: Figure[]): ReportDocument {
   const origin = d.span.start_ms;
-  const at = (ms: number | null) => fmtAt(ms, origin);
+  const at = (ms: number | null) => formatTimeAt(ms, origin);
   const dg = d.diagnosis;
   const sources = d.sources;
   const count = (s: string) => sources.filter((x) => x.status === s).length;
@@ -48,14 +48,14 @@ export function buildDocument(d: ReportData, figures: Figure[]): ReportDocument 
 
   const meta: [string, string][] = [
     ['Incident', `#${d.incident.id} ${d.incident.name}`],
-    ['Time span', `${fmtTime(d.span.start_ms)} — ${fmtTime(d.span.end_ms)}`],
-    ['Duration', fmtDuration(d.span.end_ms - d.span.start_ms)],
+    ['Time span', `${formatTime(d.span.start_ms)} — ${formatTime(d.span.end_ms)}`],
+    ['Duration', formatDuration(d.span.end_ms - d.span.start_ms)],
     ['Sources', `${sources.length} (${count('ok')} imported, ${count('failed')} failed, ${count('skipped')} skipped)`],
     [
       'Data',
       `${d.incident.counts.series} series, ${d.incident.counts.samples} samples, ${d.incident.counts.events} log events, ${d.incident.counts.spans} spans, ${d.incident.counts.kernels} kernels, ${d.incident.counts.allocations} allocations`,
     ],
-    ['Analysis preset', `${dg.preset} (latency θℓ ${th.latency_ms} ms, throughput θt ${fmtPct(th.throughput_drop, 0)})`],
+    ['Analysis preset', `${dg.preset} (latency θℓ ${th.latency_ms} ms, throughput θt ${formatPercent(th.throughput_drop, 0)})`],
   ];
 
   const top = dg.causes[0] ?? null;
@@ -73,12 +73,10 @@ export function buildDocument(d: ReportData, figures: Figure[]): ReportDocument 
     title: d.incident.name,
     kicker: 'Incident postmortem · Quadscope',
     meta,
-    stamp: `Generated ${fmtTime(d.generated_ms)} by Quadscope.`,
+    stamp: `Generated ${formatTime(d.generated_ms)} by Quadscope.`,
     sections,
   };
 }
-
-const chainText = (c: CauseResult) => (c.chain.length ? c.chain : [c.id]).map(causeName).join(' → ');
 
 function summary(d: ReportData, top: CauseResult | null, at: (ms: number | null) => string): Block[] {
   const dg = d.diagnosis;
@@ -98,7 +96,7 @@ function summary(d: ReportData, top: CauseResult | null, at: (ms: number | null)
   if (others.length) rows.push(['Other candidates', others.map((c) => `${causeName(c.id)} (${c.confidence.toFixed(2)})`).join('; ')]);
   rows.push(['Quadrant path', d.quadrant_path.length ? collapsePath(d.quadrant_path.map((r) => r.quadrant)) : '—']);
   rows.push(['Alerts', dg.alerts.length ? [...dg.alerts].sort((a, b) => a.first_fired_ms - b.first_fired_ms).map((a) => `${a.family} from ${at(a.first_fired_ms)}`).join('; ') : 'none fired']);
-  if (dg.leak) rows.push(['Memory leak', `${fmtBytes(dg.leak.slope_bytes_per_min)}/min; projected OOM ${dg.leak.projected_oom_ms === null ? 'not projected' : at(dg.leak.projected_oom_ms)}`]);
+  if (dg.leak) rows.push(['Memory leak', `${formatBytes(dg.leak.slope_bytes_per_min)}/min; projected OOM ${dg.leak.projected_oom_ms === null ? 'not projected' : at(dg.leak.projected_oom_ms)}`]);
   rows.push(['Not assessable', dg.not_assessable.length ? dg.not_assessable.map((n) => causeName(n.id)).join('; ') : 'none']);
   rows.push(['Annotations', String(d.annotations.length)]);
   blocks.push({ t: 'kv', rows });
@@ -121,7 +119,7 @@ function conditionRows(kind: 'require' | 'support' | 'veto', list: Condition[]):
         : kind === 'support'
           ? { text: c.held ? 'found' : 'not found', tone: c.held ? 'good' : 'muted' }
           : { text: c.held ? 'fired' : 'did not fire', tone: c.held ? 'bad' : 'good' };
-    return [kind.toUpperCase(), { text: c.condition, tone: 'mono' }, fmtValue(c.value), result];
+    return [kind.toUpperCase(), { text: c.condition, tone: 'mono' }, formatConditionValue(c.value, c.condition), result];
   });
 }
 
@@ -164,7 +162,7 @@ function trajectory(d: ReportData, figures: Figure[], at: (ms: number | null) =>
       t: 'table',
       columns: ['Quadrant', 'From', 'To', 'Duration', 'Windows'],
       numeric: [4],
-      rows: runs.slice(0, RUNS_SHOWN).map((r) => [r.quadrant, at(r.start_ms), at(r.end_ms), fmtDuration(r.end_ms - r.start_ms), String(r.windows)]),
+      rows: runs.slice(0, RUNS_SHOWN).map((r) => [r.quadrant, at(r.start_ms), at(r.end_ms), formatDuration(r.end_ms - r.start_ms), String(r.windows)]),
     });
     if (runs.length > RUNS_SHOWN) blocks.push({ t: 'p', tone: 'note', text: `${runs.length - RUNS_SHOWN} later stretches not listed.` });
   }
@@ -192,8 +190,8 @@ function timeline(d: ReportData, at: (ms: number | null) => string): Block[] {
         a.family,
         at(a.first_fired_ms),
         a.resolved_ms === null ? { text: 'unresolved at end of data', tone: 'bad' } : at(a.resolved_ms),
-        a.resolved_ms === null ? '—' : fmtDuration(a.resolved_ms - a.first_fired_ms),
-        dg.onset_ms === null ? '—' : fmtDuration(a.first_fired_ms - dg.onset_ms),
+        a.resolved_ms === null ? '—' : formatDuration(a.resolved_ms - a.first_fired_ms),
+        dg.onset_ms === null ? '—' : formatDuration(a.first_fired_ms - dg.onset_ms),
       ]),
     });
   else blocks.push({ t: 'p', text: 'No alert fired.' });
@@ -216,12 +214,12 @@ function resources(d: ReportData, at: (ms: number | null) => string): Block[] {
       t: 'table',
       columns: ['GPU', 'Peak used', 'Capacity', 'Peak share'],
       numeric: [1, 2, 3],
-      rows: d.gpu_memory.map((g) => [g.gpu, fmtBytes(g.peak_used), g.capacity === null ? '—' : fmtBytes(g.capacity), g.capacity ? fmtPct(g.peak_used / g.capacity) : '—']),
+      rows: d.gpu_memory.map((g) => [g.gpu, formatBytes(g.peak_used), g.capacity === null ? '—' : formatBytes(g.capacity), g.capacity ? formatPercent(g.peak_used / g.capacity, 1) : '—']),
     });
   else blocks.push({ t: 'p', text: 'No GPU memory series in the bundle.' });
 
   const leak = d.diagnosis.leak;
-  if (leak) blocks.push({ t: 'kv', rows: [['Leak slope', `${fmtBytes(leak.slope_bytes_per_min)}/min`], ['Projected OOM', leak.projected_oom_ms === null ? 'not projected' : at(leak.projected_oom_ms)]] });
+  if (leak) blocks.push({ t: 'kv', rows: [['Leak slope', `${formatBytes(leak.slope_bytes_per_min)}/min`], ['Projected OOM', leak.projected_oom_ms === null ? 'not projected' : at(leak.projected_oom_ms)]] });
 
   blocks.push({ t: 'h3', text: 'Top leaking stacks' });
   if (d.leak_sites.length) {
@@ -236,7 +234,7 @@ function resources(d: ReportData, at: (ms: number | null) => string): Block[] {
       numeric: [1, 2],
       rows: d.leak_sites.map((s, i) => [
         String(i + 1),
-        fmtBytes(s.live_bytes),
+        formatBytes(s.live_bytes),
         String(s.allocs),
         { text: s.frames.slice(0, FRAMES_SHOWN).join(' | ') || '(no stack recorded)', tone: 'mono', lines: s.frames.length ? [...s.frames.slice(0, FRAMES_SHOWN), ...(s.frames.length > FRAMES_SHOWN ? [`… ${s.frames.length - FRAMES_SHOWN} more frames`] : [])] : ['(no stack recorded)'] },
       ]),
@@ -250,14 +248,14 @@ function resources(d: ReportData, at: (ms: number | null) => string): Block[] {
       t: 'table',
       columns: ['Series', 'Peak usage', 'Mean usage', 'Time at ≥ 95%'],
       numeric: [1, 2, 3],
-      rows: kv.usage.map((u) => [u.label, fmtPct(u.peak), fmtPct(u.mean), fmtPct(u.near_full)]),
+      rows: kv.usage.map((u) => [u.label, formatPercent(u.peak, 1), formatPercent(u.mean, 1), formatPercent(u.near_full, 1)]),
     });
   blocks.push({
     t: 'kv',
     rows: [
       ['Preemptions', kv.preemptions === null ? 'no preemption counter in the bundle' : String(kv.preemptions)],
-      ['Peak preemption rate', kv.peak_preemption_rate === null ? '—' : `${fmtNum(kv.peak_preemption_rate)}/s`],
-      ['Prefix-cache hit rate', kv.prefix_hit_rate === null ? '—' : fmtPct(kv.prefix_hit_rate)],
+      ['Peak preemption rate', kv.peak_preemption_rate === null ? '—' : `${formatNumber(kv.peak_preemption_rate)}/s`],
+      ['Prefix-cache hit rate', kv.prefix_hit_rate === null ? '—' : formatPercent(kv.prefix_hit_rate, 1)],
     ],
   });
   return blocks;
@@ -272,7 +270,7 @@ function logs(d: ReportData): Block[] {
       t: 'table',
       columns: ['Time', 'Severity', 'Source', 'Line'],
       rows: lines.map((l) => [
-        { text: fmtTime(l.ts_ms), tone: 'nowrap' },
+        { text: formatTime(l.ts_ms), tone: 'nowrap' },
         { text: l.evidence ? `${l.severity} · cited` : l.severity, tone: l.severity === 'error' || l.severity === 'critical' ? 'bad' : l.severity === 'warning' ? 'warn' : 'muted' },
         { text: l.source_path ? `${l.source_path}${l.line === null ? '' : `:${l.line}`}` : '—', tone: 'mono' },
         { text: l.text.length > LOG_TEXT_CAP ? `${l.text.slice(0, LOG_TEXT_CAP)}…` : l.text, tone: 'mono' },
@@ -292,7 +290,7 @@ function sourcesAndMethod(d: ReportData): Block[] {
         String(i + 1),
         { text: s.path, tone: 'mono' },
         s.format,
-        fmtBytes(s.bytes),
+        formatBytes(s.bytes),
         String(s.rows),
         { text: s.status, tone: s.status === 'ok' ? 'good' : s.status === 'failed' ? 'bad' : 'muted' },
         s.error ?? '—',
@@ -317,12 +315,12 @@ function sourcesAndMethod(d: ReportData): Block[] {
     rows: [
       ['Preset', dg.preset],
       ['Latency trigger θℓ (ΔP99 against baseline)', `${th.latency_ms} ms`],
-      ['Throughput trigger θt (ΔTPS% against baseline)', fmtPct(th.throughput_drop, 0)],
+      ['Throughput trigger θt (ΔTPS% against baseline)', formatPercent(th.throughput_drop, 0)],
       ['Resource-pressure boundary θR', th.resource_R.toFixed(2)],
       ['Service-degradation boundary θS', th.service_S.toFixed(2)],
-      ['Error-rate threshold θe', fmtPct(th.error_rate, 0)],
-      ['Analysed span', `${fmtTime(dg.incident.start_ms)} — ${fmtTime(dg.incident.end_ms)}`],
-      ['Baseline', `${fmtTime(dg.baseline.start_ms)} — ${fmtTime(dg.baseline.end_ms)}`],
+      ['Error-rate threshold θe', formatPercent(th.error_rate, 0)],
+      ['Analysed span', `${formatTime(dg.incident.start_ms)} — ${formatTime(dg.incident.end_ms)}`],
+      ['Baseline', `${formatTime(dg.baseline.start_ms)} — ${formatTime(dg.baseline.end_ms)}`],
       ['Windows scored', String(dg.windows.length)],
     ],
   });

@@ -1,7 +1,7 @@
 // One incident: the quadrant map and replay on the left, the timeline and the detail tabs on the right,
 // all on the shared time axis. Splitter sizes are remembered per incident.
 import { useEffect, useRef } from 'react';
-import { formatTime } from './format';
+import { formatTime } from '../../../common/format';
 import { Splitter } from './Splitter';
 import { useCursor } from '../state/cursor';
 import { useIncidents } from '../state/incidents';

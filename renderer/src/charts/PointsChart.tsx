@@ -2,7 +2,7 @@
 // visible range, with the shared cursor line.
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import { formatValue } from '../app/format';
+import { formatValue } from '../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useLayout } from '../state/layout';
 import { SYNC_KEY } from './TimeChart';

@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, errorText } from '../api';
-import { formatNumber, formatValue } from '../app/format';
+import { formatDuration, formatNumber, formatValue } from '../../../common/format';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
@@ -54,7 +54,8 @@ function timeSpace(span: number, plotPx: number): number {
 
 /** Axis ticks stay short: the unit is in the chart title. */
 function axisValue(v: number, unit: string): string {
-  if (unit === 'bytes' || unit === 'fraction' || unit === 'seconds') return formatValue(v, unit).replace(/ (ms|s|µs|min)$/, '$1');
+  if (unit === 'seconds' || unit === 's') return formatDuration(v * 1000, { compact: true });
+  if (unit === 'bytes' || unit === 'fraction') return formatValue(v, unit);
   return formatNumber(v);
 }
 

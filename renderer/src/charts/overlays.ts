@@ -4,6 +4,7 @@ import type uPlot from 'uplot';
 import { useAnnotations } from '../state/annotations';
 import { useDiagnosis } from '../state/diagnosis';
 import { useMarkers } from '../state/markers';
+import { currentOnset } from '../state/verdict';
 import type { ChartColors } from './theme-colors';
 
 function band(u: uPlot, from: number, to: number, fill: string): void {
@@ -42,7 +43,8 @@ export function drawOverlays(u: uPlot, colors: ChartColors): void {
   if (draft) band(u, Math.min(draft.start_ms, draft.end_ms), Math.max(draft.start_ms, draft.end_ms), colors.annotation);
   ctx.restore();
   for (const e of useMarkers.getState().events) vline(u, e.ts_ms, colors.event, [2, 3]);
-  if (diag?.onset_ms !== null && diag?.onset_ms !== undefined) vline(u, diag.onset_ms, colors.onset, [6, 3], 2);
+  const onset = currentOnset();
+  if (onset !== null) vline(u, onset, colors.onset, [6, 3], 2);
 }
 
 /** The trigger threshold (ms) in a latency chart's unit, or null before the diagnosis has one. */

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Annotation } from '../../../electron/contract/types';
 import { errorText } from '../api';
-import { formatDuration, formatTime } from '../app/format';
+import { formatDuration, formatTime } from '../../../common/format';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 

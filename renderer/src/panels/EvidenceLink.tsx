@@ -1,6 +1,6 @@
 // One piece of evidence as a link: moves the cursor to it and opens the panel that shows it.
 import type { Evidence } from '../../../electron/contract/diagnosis';
-import { formatTime } from '../app/format';
+import { formatTime } from '../../../common/format';
 import { useNavigation } from '../state/navigation';
 
 const KIND_PANEL: Record<Evidence['kind'], string> = { series: 'timeline', event: 'logs', span: 'traces', allocation: 'memory' };

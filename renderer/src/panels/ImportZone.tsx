@@ -2,7 +2,7 @@
 // per-file progress, errors and a cancel button.
 import { useRef, useState } from 'react';
 import type { DroppedFile } from '../../../electron/contract/api';
-import { formatBytes } from '../app/format';
+import { formatBytes } from '../../../common/format';
 import { type ImportJob, useImports } from '../state/imports';
 import { useNavigation } from '../state/navigation';
 import { useIncidents } from '../state/incidents';

@@ -2,7 +2,7 @@
 // and the per-kernel summary of the range (count, total, mean, p99).
 import { useEffect, useMemo, useRef } from 'react';
 import type { KernelRow } from '../../../electron/contract/types';
-import { formatDuration } from '../app/format';
+import { formatDuration } from '../../../common/format';
 import { beginInteraction } from '../charts/draw-tracker';
 import { readChartColors } from '../charts/theme-colors';
 import { useCursor } from '../state/cursor';

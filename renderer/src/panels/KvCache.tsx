@@ -1,7 +1,8 @@
 // KV cache: usage, preemptions, the waiting queue and prefix-cache traffic, with the verdicts of the
 // KV-related causes.
 import { useMemo } from 'react';
-import { causeTitle, formatPercent } from '../app/format';
+import { formatPercent } from '../../../common/format';
+import { causeName } from '../../../common/causes';
 import { TimeChart } from '../charts/TimeChart';
 import { groupSeries } from '../charts/series-groups';
 import { useDiagnosis } from '../state/diagnosis';
@@ -22,7 +23,7 @@ export function KvCache() {
       <div className="facts">
         {causes.map((c) => (
           <div key={c.id}>
-            <span className="muted small">{causeTitle(c.id)}</span>
+            <span className="muted small">{causeName(c.id)}</span>
             <div>{formatPercent(c.confidence)}</div>
             {c.evidence.slice(0, 2).map((e, i) => (
               <EvidenceLink key={i} e={e} />
@@ -32,7 +33,7 @@ export function KvCache() {
         {!causes.length ? <p className="muted">No KV-cache cause matched.</p> : null}
         {missing.map((n) => (
           <div key={n.id} className="muted small">
-            {causeTitle(n.id)}: needs {n.missing.join(', ')}
+            {causeName(n.id)}: needs {n.missing.join(', ')}
           </div>
         ))}
       </div>

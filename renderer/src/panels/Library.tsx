@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { Incident } from '../../../electron/contract/types';
 import { errorText } from '../api';
-import { formatDuration, formatTime } from '../app/format';
+import { formatDuration, formatTime } from '../../../common/format';
 import { useIncidents } from '../state/incidents';
 import { useNavigation } from '../state/navigation';
 

@@ -1,6 +1,6 @@
 // Live recording: endpoints to scrape, NVML sampling, start/stop, and each endpoint's health.
 import { useEffect, useState } from 'react';
-import { formatTime } from '../app/format';
+import { formatTime } from '../../../common/format';
 import { useLive } from '../state/live';
 import { useNavigation } from '../state/navigation';
 

@@ -2,7 +2,7 @@
 // cursor to its time.
 import { useEffect, useRef, useState } from 'react';
 import type { Severity } from '../../../electron/contract/types';
-import { formatClock, formatTime } from '../app/format';
+import { formatClock, formatTime } from '../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useIncidents } from '../state/incidents';
 import { SEVERITIES, useLogs } from '../state/logs';
@@ -98,7 +98,7 @@ export function Logs() {
                 }}
               >
                 <td className="mono" title={formatTime(r.ts_ms)}>
-                  {formatClock(r.ts_ms)}
+                  {formatClock(r.ts_ms, true)}
                 </td>
                 <td>{r.severity}</td>
                 <td>{r.kind}</td>

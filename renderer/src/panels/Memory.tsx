@@ -1,7 +1,8 @@
 // GPU memory: the leak verdict (slope, projected OOM), used vs total, PyTorch allocated vs reserved
 // (the gap is fragmentation), live bytes from allocation records, and the stacks holding memory.
 import { useEffect, useMemo } from 'react';
-import { causeTitle, formatBytes, formatPercent, formatTime } from '../app/format';
+import { formatBytes, formatPercent, formatTime } from '../../../common/format';
+import { causeName } from '../../../common/causes';
 import { PointsChart } from '../charts/PointsChart';
 import { TimeChart } from '../charts/TimeChart';
 import { groupSeries } from '../charts/series-groups';
@@ -39,7 +40,7 @@ export function Memory() {
         </div>
         {causes.map((c) => (
           <div key={c.id}>
-            <span className="muted small">{causeTitle(c.id)}</span>
+            <span className="muted small">{causeName(c.id)}</span>
             <div>{formatPercent(c.confidence)}</div>
           </div>
         ))}

@@ -1,16 +1,19 @@
 // The incident at a glance: what was imported (and what failed), the span, the diagnosis headline and
 // the alerts over time.
 import type { Alert } from '../../../electron/contract/diagnosis';
-import { causeTitle, formatBytes, formatDuration, formatPercent, formatTime } from '../app/format';
+import { formatBytes, formatDuration, formatTime } from '../../../common/format';
 import { useCursor } from '../state/cursor';
 import { hasData, useDiagnosis } from '../state/diagnosis';
 import { useIncidents } from '../state/incidents';
+import { useVerdict } from '../state/verdict';
+import { STATUS_LABEL } from './Headline';
 
 const FAMILIES: Alert['family'][] = ['latency', 'errors', 'throughput', 'resources'];
 
 function AlertsTimeline({ start, end }: { start: number; end: number }) {
   const raw = useDiagnosis((s) => s.diagnosis);
   const diagnosis = hasData(raw) ? raw : null;
+  const onset = useVerdict()?.onset_ms ?? null;
   const alerts = diagnosis?.alerts ?? [];
   const span = Math.max(1, end - start);
   const x = (t: number) => (100 * (t - start)) / span;
@@ -33,7 +36,7 @@ function AlertsTimeline({ start, end }: { start: number; end: number }) {
                   onClick={() => useCursor.getState().focus(a.first_fired_ms, a.resolved_ms ?? end)}
                 />
               ))}
-            {diagnosis?.onset_ms !== null && diagnosis?.onset_ms !== undefined ? <span className="onset-tick" style={{ left: `${x(diagnosis.onset_ms)}%` }} title="onset" /> : null}
+            {onset !== null ? <span className="onset-tick" style={{ left: `${x(onset)}%` }} title="onset" /> : null}
           </div>
         </div>
       ))}
@@ -46,11 +49,11 @@ function AlertsTimeline({ start, end }: { start: number; end: number }) {
 export function Overview() {
   const { detail, detailState, detailError } = useIncidents();
   const diagnosis = useDiagnosis((s) => s.diagnosis);
+  const verdict = useVerdict();
   if (detailError) return <div className="panel error-text" role="alert">Could not open the incident: {detailError}</div>;
   if (!detail) return <div className="panel muted" data-state={detailState}>Loading…</div>;
   const start = detail.start_ms ?? 0;
   const end = detail.end_ms ?? start;
-  const top = diagnosis?.causes[0];
   return (
     <div className="panel overview" data-state="ready" data-testid="overview">
       <div className="facts">
@@ -62,11 +65,11 @@ export function Overview() {
         </div>
         <div>
           <span className="muted small">diagnosis</span>
-          <div>{!diagnosis ? '…' : !hasData(diagnosis) ? 'not enough data yet' : top ? `${causeTitle(top.id)} (${formatPercent(top.confidence)})` : diagnosis.onset_ms === null ? 'healthy' : 'no cause matched'}</div>
+          <div data-testid="overview-verdict">{!diagnosis ? '…' : !verdict ? 'not enough data yet' : `${STATUS_LABEL[verdict.status]}: ${verdict.title.replace(/^Unexplained incident: /, '')}`}</div>
         </div>
         <div>
           <span className="muted small">onset</span>
-          <div>{formatTime(hasData(diagnosis) ? diagnosis.onset_ms : null)}</div>
+          <div>{formatTime(verdict?.onset_ms)}</div>
         </div>
         <div>
           <span className="muted small">holds</span>

@@ -2,7 +2,7 @@
 // and the four normalised dimensions at the cursor as gauges.
 import { useEffect, useState } from 'react';
 import type { WindowScore } from '../../../electron/contract/diagnosis';
-import { formatTime } from '../app/format';
+import { formatTime } from '../../../common/format';
 import { useCursor } from '../state/cursor';
 import { replayWindows, useDiagnosis, windowIndexAt } from '../state/diagnosis';
 import { SPEEDS, useReplay } from '../state/replay';

@@ -1,7 +1,7 @@
 // Stacked charts of every signal the incident has, on the shared time axis, with zoom/pan/reset, note
 // drafting and event markers.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { formatDuration, formatTime } from '../app/format';
+import { formatDuration, formatTime } from '../../../common/format';
 import { TimeChart } from '../charts/TimeChart';
 import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
 import { groupHasSeries, groupSeries } from '../charts/series-groups';

@@ -1,6 +1,6 @@
 // Request traces: the list, and a waterfall of the chosen trace's spans. A span moves the cursor.
 import { useEffect, useMemo } from 'react';
-import { formatDuration, formatTime } from '../app/format';
+import { formatDuration, formatTime } from '../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useIncidents } from '../state/incidents';
 import { useNavigation } from '../state/navigation';

@@ -2,9 +2,11 @@
 // gauges use.
 import { create } from 'zustand';
 import type { Diagnosis, Preset, WindowScore } from '../../../electron/contract/diagnosis';
+import { DISRUPTION_KINDS as DISRUPTIONS, onsetOf, type VerdictEvent } from '../../../common/verdict';
 import { api, errorText } from '../api';
 import { type Range, useCursor } from './cursor';
 import type { LoadState } from './incidents';
+import { useMarkers } from './markers';
 
 interface DiagnosisState {
   incidentId: number | null;
@@ -30,7 +32,7 @@ export const useDiagnosis = create<DiagnosisState>((set, get) => ({
       if (get().incidentId !== incidentId) return;
       set({ diagnosis, state: 'ready' });
       const cursor = useCursor.getState();
-      if (cursor.cursor_ms === null) cursor.setCursor(initialCursor(diagnosis, cursor.full));
+      if (cursor.cursor_ms === null) cursor.setCursor(initialCursor(diagnosis, cursor.full, useMarkers.getState().events));
       performance.measure('qs:analyze', { start: t0 });
     } catch (e) {
       if (get().incidentId === incidentId) set({ state: 'error', error: errorText(e) });
@@ -54,11 +56,12 @@ export function replayWindows(d: Diagnosis | null): WindowScore[] {
   return hasData(d) ? d.windows : NO_WINDOWS;
 }
 
-/** Where the cursor starts: the onset, else the first window, and only ever a time inside the span. */
-export function initialCursor(d: Diagnosis, full: Range): number | null {
+/** Where the cursor starts: the onset (the verdict's: a crash where nothing else marks one), else the first window, and only ever a time inside the span. */
+export function initialCursor(d: Diagnosis, full: Range, events: readonly VerdictEvent[] = []): number | null {
   const inside = (ms: number | null | undefined): ms is number => typeof ms === 'number' && ms >= full[0] && ms <= full[1];
   if (!hasData(d)) return null;
-  if (inside(d.onset_ms)) return d.onset_ms;
+  const onset = onsetOf(d, events.filter((e) => e.kind in DISRUPTIONS));
+  if (inside(onset)) return onset;
   return replayWindows(d).find((w) => inside(w.t_ms))?.t_ms ?? null;
 }
 

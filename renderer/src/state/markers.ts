@@ -1,9 +1,12 @@
-// Discrete events drawn as markers on the timeline: Xids, OOMs, restarts and error-level log lines.
+// Discrete events drawn as markers on the timeline: Xids, OOMs, crashes, restarts, deploys and
+// error-level log lines. The verdict reads the disruptions among them.
 import { create } from 'zustand';
 import type { EventRow } from '../../../electron/contract/types';
+import { DISRUPTION_KINDS } from '../../../common/verdict';
 import { api, errorText } from '../api';
 
-export const MARKER_KINDS = ['xid', 'gpu_fallen_off', 'oom', 'host_oom_kill', 'engine_restart', 'crash', 'preemption', 'deploy', 'hang'];
+/** Crashes, OOMs, Xids and restarts (what makes an incident never "healthy"), and deploys. */
+export const MARKER_KINDS = [...Object.keys(DISRUPTION_KINDS), 'deploy'];
 
 interface MarkersState {
   incidentId: number | null;

@@ -1,6 +1,8 @@
-// A small incident bundle in real formats, written by the test itself: vLLM Prometheus scrapes with
-// millisecond timestamps (a traffic surge fills the KV cache, requests queue, preemptions start) and a
-// kernel log with one Xid. 10 minutes at a 5 s scrape interval.
+// Small incident bundles in real formats, written by the test itself. The surge bundle: vLLM Prometheus
+// scrapes with millisecond timestamps (a traffic surge fills the KV cache, requests queue, preemptions
+// start) and a kernel log with one Xid, 10 minutes at a 5 s scrape interval. The crash bundle: healthy
+// traffic until a CUDA out-of-memory kills the engine at CRASH_AT_MS; the scrapes stop there (an
+// outage) and no rule names a cause.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -12,7 +14,11 @@ export const XID_AT_MS = BUNDLE_START_MS + 90 * SCRAPE_MS;
 
 const LE = [0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function promText(): string {
+export const CRASH_AT = 80;
+export const CRASH_AT_MS = BUNDLE_START_MS + CRASH_AT * SCRAPE_MS;
+
+export function promText(opts: { surgeAt?: number; scrapes?: number } = {}): string {
+  const surgeAt = opts.surgeAt ?? SURGE_AT;
   const out: string[] = [
     '# HELP vllm:num_requests_running Number of requests in model execution batches.',
     '# TYPE vllm:num_requests_running gauge',
@@ -33,14 +39,14 @@ export function promText(): string {
   const buckets = LE.map(() => 0);
   let count = 0;
   let sum = 0;
-  for (let i = 0; i < SCRAPES; i++) {
+  for (let i = 0; i < (opts.scrapes ?? SCRAPES); i++) {
     const ts = BUNDLE_START_MS + i * SCRAPE_MS;
-    const surge = i >= SURGE_AT;
+    const surge = i >= surgeAt;
     const running = surge ? 48 : 20 + (i % 4);
-    const waiting = surge ? Math.min(200, (i - SURGE_AT) * 3) : 0;
-    const kv = surge ? Math.min(0.99, 0.55 + (i - SURGE_AT) * 0.02) : 0.4 + (i % 5) * 0.01;
+    const waiting = surge ? Math.min(200, (i - surgeAt) * 3) : 0;
+    const kv = surge ? Math.min(0.99, 0.55 + (i - surgeAt) * 0.02) : 0.4 + (i % 5) * 0.01;
     tokens += surge ? 2500 * 5 : 4000 * 5;
-    if (surge && i > SURGE_AT + 10) preempt += 2;
+    if (surge && i > surgeAt + 10) preempt += 2;
     const lat = surge ? 4 : 0.4;
     const reqs = surge ? 30 : 50;
     for (let k = 0; k < LE.length; k++) if (lat <= LE[k]) buckets[k] += reqs;
@@ -80,5 +86,41 @@ export function writeSmallBundle(dir: string): { name: string; path: string; rel
     const path = join(root, f.name);
     writeFileSync(path, f.text);
     return { name: f.name, path, relative: `bundle/${f.name}` };
+  });
+}
+
+/** vLLM's log as the engine died: start banner, stats lines, the OOM, the engine core's death. */
+export function crashLog(): string {
+  const t = (ms: number) => {
+    const d = new Date(ms);
+    const p = (n: number) => String(n).padStart(2, '0');
+    return `${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+  };
+  const api = '(APIServer pid=4242) ';
+  const core = '(EngineCore_0 pid=4300) ';
+  const lines = [`${api}INFO ${t(BUNDLE_START_MS)} [api_server.py:1043] vLLM API server version 0.9.1`];
+  for (let i = 1; i < CRASH_AT; i += 2) {
+    lines.push(`${api}INFO ${t(BUNDLE_START_MS + i * SCRAPE_MS)} [loggers.py:118] Engine 000: Avg prompt throughput: 2100.0 tokens/s, Avg generation throughput: 4000.0 tokens/s, Running: 21 reqs, Waiting: 0 reqs, GPU KV cache usage: 41.0%, Prefix cache hit rate: 62.0%`);
+  }
+  lines.push(
+    `${core}ERROR ${t(CRASH_AT_MS)} [core.py:588] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.12 GiB memory in use. Of the allocated memory 74.50 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated.`,
+    `${api}ERROR ${t(CRASH_AT_MS + 1000)} [async_llm.py:420] AsyncLLM output_handler failed. vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** The crash bundle: metrics until the crash, then nothing; the log with the OOM. */
+export function writeCrashBundle(dir: string): { name: string; path: string }[] {
+  const root = join(dir, 'crash-bundle');
+  mkdirSync(root, { recursive: true });
+  const files = [
+    { name: 'vllm-metrics.prom', text: promText({ surgeAt: Infinity, scrapes: CRASH_AT }) },
+    { name: 'vllm-server.log', text: crashLog() },
+  ];
+  return files.map((f) => {
+    const path = join(root, f.name);
+    writeFileSync(path, f.text);
+    return { name: f.name, path };
   });
 }

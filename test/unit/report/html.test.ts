@@ -39,7 +39,7 @@ test('the HTML report states the diagnosis facts and escapes data text', async (
   try {
     const b = buildIncident(ts.store);
     const html = await reportHtml(ts.store, b.incidentId, { diagnosis: b.diagnosis, generatedAt: GENERATED });
-    assert.match(html, /Most likely cause: KV-cache exhaustion, confidence 0\.87, onset 2026-03-14 09:06:00 UTC \(T\+6m00s\)/);
+    assert.match(html, /Most likely cause: KV-cache exhaustion, confidence 0\.87, onset 2026-03-14 09:06:00 UTC \(T\+6 min 0 s\)/);
     assert.match(html, /kv_exhaustion/);
     assert.match(html, /Traffic surge → KV-cache exhaustion/);
     assert.match(html, /frac\(kv &gt;= 0\.95, W\) &gt;= 0\.5/);

@@ -1,0 +1,128 @@
+// What an incident's diagnosis says in one line, the same in the headline, the overview and the report:
+// healthy, explained (root cause → chain → mechanism) or unexplained (something broke and no rule names
+// it). A crash, an OOM, an Xid or an outage is never shown as healthy, even from a diagnosis that says
+// so: the events the bundle holds are checked here too. One onset everywhere: the diagnosis' own.
+import type { CauseId, Diagnosis, DiagnosisStatus, Evidence } from '../electron/contract/diagnosis';
+import { causeChain, causeMechanism, causeName } from './causes';
+import { formatClock, formatDuration } from './format';
+
+/** An event as both the store and the workstation have it. */
+export interface VerdictEvent {
+  id?: number;
+  ts_ms: number;
+  kind: string;
+  severity: string;
+  text: string;
+}
+
+/** Event kinds that mean the service broke rather than slowed: what makes an incident never "healthy". */
+export const DISRUPTION_KINDS: Record<string, string> = {
+  oom: 'CUDA out of memory',
+  engine_crash: 'engine crash',
+  host_oom_kill: 'host OOM kill',
+  gpu_fallen_off: 'GPU fell off the bus',
+  xid: 'GPU Xid error',
+  nccl_timeout: 'NCCL timeout',
+  nccl_error: 'NCCL error',
+  engine_restart: 'engine restart',
+  hang: 'engine hang',
+};
+
+export const isDisruption = (e: Pick<VerdictEvent, 'kind'>): boolean => Object.prototype.hasOwnProperty.call(DISRUPTION_KINDS, e.kind);
+
+export interface Verdict {
+  status: DiagnosisStatus;
+  /** "Traffic surge → KV-cache exhaustion", "Unexplained incident: CUDA out of memory", "Healthy". */
+  title: string;
+  /** One sentence under the title. */
+  detail: string;
+  /** The cause the chain starts from (what to fix), null unless explained. */
+  root: CauseId | null;
+  /** causes[0]: the cause the rules ranked first (the chain ends with it). */
+  top: CauseId | null;
+  chain: string[];
+  mechanism: string;
+  confidence: number | null;
+  onset_ms: number | null;
+  /** Crashes, OOMs, Xids, restarts, in time order. */
+  disruptions: VerdictEvent[];
+  /** Stretches with no data from any source inside the incident (outages, crashed collectors). */
+  gaps: { start_ms: number; end_ms: number }[];
+  /** What makes an unexplained incident abnormal (the diagnosis' evidence). */
+  evidence: Evidence[];
+}
+
+/** The incident onset every view shows: the diagnosis' onset, else the unexplained evidence's, else the first disruption. */
+export function onsetOf(d: Diagnosis, disruptions: VerdictEvent[] = []): number | null {
+  return d.onset_ms ?? d.unexplained?.onset_ms ?? disruptions[0]?.ts_ms ?? null;
+}
+
+export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): Verdict {
+  const disruptions = events.filter(isDisruption).sort((a, b) => a.ts_ms - b.ts_ms);
+  const gaps = d.gaps ?? [];
+  const top = d.causes[0] ?? null;
+  const evidence = d.unexplained?.evidence ?? [];
+  const onset = onsetOf(d, disruptions);
+  const abnormal = disruptions.length > 0 || gaps.length > 0 || d.onset_ms !== null || d.alerts.length > 0 || evidence.length > 0;
+  const status: DiagnosisStatus = top ? 'explained' : d.status === 'unexplained' || abnormal ? 'unexplained' : 'healthy';
+  const base = { top: top?.id ?? null, onset_ms: onset, disruptions, gaps, evidence };
+
+  if (status === 'explained' && top) {
+    const chain = causeChain(top);
+    const root = chain[0] as CauseId;
+    const mechanism = causeMechanism(chain[chain.length - 1]);
+    const broke = disruptions.length ? ` ${disruptionSummary(disruptions)}.` : '';
+    return {
+      ...base,
+      status,
+      title: chain.map(causeName).join(' → '),
+      detail: `${causeName(root)}${chain.length > 1 ? `, through ${chain.slice(1).map(causeName).join(' then ')}` : ''}: ${mechanism}.${broke}`,
+      root,
+      chain,
+      mechanism,
+      confidence: top.confidence,
+    };
+  }
+  if (status === 'unexplained') {
+    const what = disruptions.length
+      ? disruptionSummary(disruptions)
+      : gaps.length
+        ? `no data for ${formatDuration(gaps.reduce((s, g) => s + g.end_ms - g.start_ms, 0))} (an outage or a stopped collector)`
+        : evidence.length
+          ? evidence[0].text
+          : d.alerts.length
+            ? `${[...new Set(d.alerts.map((a) => a.family))].join(' and ')} alert${d.alerts.length > 1 ? 's' : ''} fired`
+            : 'latency and throughput crossed the trigger';
+    return {
+      ...base,
+      status,
+      title: `Unexplained incident: ${disruptions.length ? DISRUPTION_KINDS[disruptions[0].kind] : gaps.length ? 'outage' : 'service degraded'}`,
+      detail: `${capitalise(what)}, and no cause's rule matched; see what was checked and what data would decide it.`,
+      root: null,
+      chain: [],
+      mechanism: '',
+      confidence: null,
+    };
+  }
+  return {
+    ...base,
+    status,
+    title: 'Healthy',
+    detail: 'No onset, no alert, no crash: latency and throughput stayed within the thresholds.',
+    root: null,
+    chain: [],
+    mechanism: '',
+    confidence: null,
+  };
+}
+
+/** "CUDA out of memory at 09:20:01, then 2 engine restarts" */
+export function disruptionSummary(list: VerdictEvent[]): string {
+  const first = list[0];
+  const byKind = new Map<string, number>();
+  for (const e of list.slice(1)) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
+  const rest = [...byKind].map(([k, n]) => `${n} ${DISRUPTION_KINDS[k]}${n > 1 && !DISRUPTION_KINDS[k].endsWith('memory') ? 's' : ''}`);
+  return `${DISRUPTION_KINDS[first.kind]} at ${formatClock(first.ts_ms)} UTC${rest.length ? `, then ${rest.join(', ')}` : ''}`;
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
