@@ -73,7 +73,7 @@ export async function importJsonlLog(input: EntryInput, sink: Sink, ctx: ImportC
   const clock = new LogClock(ctx);
   const guard = new GarbageGuard(ctx, 'a JSON-lines log');
   let no = 0;
-  for await (const batch of lineBatches(input.stream())) {
+  for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const line of batch) {
       no++;
       const s = line.trim();

@@ -180,7 +180,7 @@ class KernelParser {
 export async function importKernelLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const p = new KernelParser(sink, ctx);
   let no = 0;
-  for await (const batch of lineBatches(input.stream())) for (const l of batch) p.line(l, ++no);
+  for await (const batch of lineBatches(input.stream(), ctx)) for (const l of batch) p.line(l, ++no);
   p.finish(no);
 }
 

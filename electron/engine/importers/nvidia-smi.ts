@@ -231,7 +231,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
   let inBlock = false;
   let commandFields: string[] | null = null;
   let no = 0;
-  for await (const batch of lineBatches(input.stream())) {
+  for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const line of batch) {
       no++;
       if (no <= 3 && line.includes('nvidia_gpu_exporter GPU capture')) capture = true;
@@ -325,7 +325,7 @@ async function importDmon(input: EntryInput, sink: Sink, ctx: ImportContext): Pr
     });
   };
 
-  for await (const batch of lineBatches(input.stream())) {
+  for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const line of batch) {
       no++;
       if (!line.trim()) continue;

@@ -247,7 +247,7 @@ class TextParser {
 export async function importPrometheusText(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const p = new TextParser(sink, ctx);
   let no = 0;
-  for await (const batch of lineBatches(input.stream())) {
+  for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const l of batch) p.line(l, ++no);
   }
   p.finish(no);

@@ -660,7 +660,7 @@ function tgiJson(s: string): Record<string, unknown> | null {
 export async function importVllmLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const p = new LogParser(sink, ctx);
   let no = 0;
-  for await (const batch of lineBatches(input.stream())) {
+  for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const l of batch) {
       p.line(l, ++no);
       if (p.waiting) p.drainUntimed();
