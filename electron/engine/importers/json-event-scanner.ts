@@ -2,6 +2,11 @@
 // array of events) and cuts it into batches of whole event objects, so a multi-gigabyte trace never
 // becomes one string (V8 caps strings at 512 MiB). Top-level members other than `traceEvents` are small
 // and come back parsed. Only string/escape state and bracket depth are tracked; JSON.parse does the rest.
+//
+// Work is linear in the input: new bytes are appended into spare room of a buffer that grows by
+// doubling (concatenating the unfinished tail to every chunk made a 128 MB unclosed event take 35 s),
+// and each byte is scanned once. What one value may hold open is capped (MAX_OPEN_BYTES), as is the
+// nesting inside an event (MAX_DEPTH: JSON.parse would overflow its stack long before 100 k levels).
 import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-bytes';
 
 export type ScanItem =
@@ -20,8 +25,67 @@ export interface ScanOptions {
   skipEvents?: boolean;
   /** Largest batch of event text handed to one JSON.parse. */
   batchBytes?: number;
+  /** Largest single event, key or top-level value (default MAX_OPEN_BYTES). */
+  maxOpenBytes?: number;
 }
 
+/** No trace event or top-level member comes near this; a value still open past it is refused. */
+export const MAX_OPEN_BYTES = 64 * 2 ** 20;
+/** Nesting inside one event (Kineto events are 2–4 deep). */
+export const MAX_DEPTH = 512;
+
+/**
+ * Bytes not yet consumed, in one Buffer whose spare room takes the next chunk: appending is a copy of the
+ * chunk alone, and the backing store doubles when full, so holding a long unfinished value costs linear time.
+ */
+class Pending {
+  private store: Buffer = Buffer.alloc(0);
+  /** Whether `store` is ours to write into (else it is a caller's chunk, read only). */
+  private owned = false;
+  private start = 0;
+  private end = 0;
+
+  /** The pending bytes (a view, valid until the next append or drop). */
+  view(): Buffer {
+    return this.store.subarray(this.start, this.end);
+  }
+
+  append(chunk: Buffer): void {
+    const len = this.end - this.start;
+    if (len === 0) {
+      // Nothing held: the chunk itself is the buffer (no copy on the usual path).
+      this.store = chunk;
+      this.owned = false;
+      this.start = 0;
+      this.end = chunk.length;
+      return;
+    }
+    const need = len + chunk.length;
+    if (!this.owned || this.end + chunk.length > this.store.length) {
+      if (this.owned && need <= this.store.length / 2) {
+        this.store.copyWithin(0, this.start, this.end);
+      } else {
+        const grown = Buffer.allocUnsafe(Math.max(1 << 16, 2 * need));
+        this.store.copy(grown, 0, this.start, this.end);
+        this.store = grown;
+        this.owned = true;
+      }
+      this.start = 0;
+      this.end = len;
+    }
+    chunk.copy(this.store, this.end);
+    this.end += chunk.length;
+  }
+
+  drop(n: number): void {
+    this.start += n;
+    if (this.start >= this.end) {
+      this.store = Buffer.alloc(0);
+      this.owned = false;
+      this.start = this.end = 0;
+    }
+  }
+}
 
 const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
@@ -37,7 +101,9 @@ type Mode =
 
 export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOptions = {}): AsyncGenerator<ScanItem> {
   const batchBytes = opts.batchBytes ?? 1 << 20;
+  const maxOpen = opts.maxOpenBytes ?? MAX_OPEN_BYTES;
   let mode: Mode = 'start';
+  const pending = new Pending();
   let buf: Buffer = Buffer.alloc(0);
   let base = 0; // absolute offset of buf[0]
   let depth = 0; // depth relative to the current capture (value or event)
@@ -82,11 +148,12 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
   };
 
   for await (const chunk of src) {
-    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    pending.append(chunk);
+    buf = pending.view();
     let i = buf.length - chunk.length;
     const n = buf.length;
     if (mode === 'events' && byLines) {
-      const cut = linesBatch(buf, eventStart >= 0 ? eventStart : i, n, batchBytes);
+      const cut = linesBatch(buf, eventStart >= 0 ? eventStart : i, i, n, batchBytes);
       if (cut === null) byLines = false;
       else if (cut) {
         yield { kind: 'events', events: cut.events, offset: base + cut.start };
@@ -179,8 +246,9 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
             else if (b === BACKSLASH) escaped = true;
             else if (b === QUOTE) inString = false;
           } else if (b === QUOTE) inString = true;
-          else if (b === LBRACE || b === LBRACKET) depth++;
-          else if ((b === RBRACE || b === RBRACKET) && depth > 0) depth--;
+          else if (b === LBRACE || b === LBRACKET) {
+            if (++depth > MAX_DEPTH) throw new ScanError(base + i, `a value nested deeper than ${MAX_DEPTH} levels: refused`, key);
+          } else if ((b === RBRACE || b === RBRACKET) && depth > 0) depth--;
           else if (depth === 0 && (b === COMMA || b === RBRACE)) {
             const text = buf.toString('utf8', captureStart, i).trim();
             let value: unknown;
@@ -208,7 +276,12 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
       if (item) yield item;
     }
     const keep = Math.min(...[eventStart, captureStart, keyStart].filter((x) => x >= 0), n);
+    if (n - keep > maxOpen) {
+      const what = eventStart >= 0 ? 'a trace event' : captureStart >= 0 ? 'the value' : 'a key';
+      throw new ScanError(base + keep, `${what} longer than ${maxOpen / 2 ** 20} MiB is still open: refused (a trace event is a few hundred bytes; the file is damaged or hostile)`, eventStart >= 0 ? 'traceEvents' : key || undefined);
+    }
     if (keep > 0) {
+      pending.drop(keep);
       buf = buf.subarray(keep);
       base += keep;
       if (eventStart >= 0) eventStart -= keep;
@@ -262,8 +335,9 @@ function scanEvents(buf: Buffer, i: number, n: number, st: EventScanState, batch
         throw new ScanError(base + i - 1, `expected an event object in traceEvents, found ${JSON.stringify(String.fromCharCode(b))}`, 'traceEvents');
       }
     } else if (b === QUOTE) inString = true;
-    else if (b === LBRACE || b === LBRACKET) depth++;
-    else if (b === RBRACE || b === RBRACKET) {
+    else if (b === LBRACE || b === LBRACKET) {
+      if (++depth > MAX_DEPTH) throw new ScanError(base + i - 1, `a trace event nested deeper than ${MAX_DEPTH} levels: refused`, 'traceEvents');
+    } else if (b === RBRACE || b === RBRACKET) {
       depth--;
       if (depth === 0) {
         batchEnd = i;
@@ -287,8 +361,13 @@ function scanEvents(buf: Buffer, i: number, n: number, st: EventScanState, batch
  * the events, where they start and where scanning goes on; undefined when there is nothing to try,
  * null when the text was not such a run.
  */
-function linesBatch(buf: Buffer, from: number, n: number, batchBytes: number): { events: unknown[]; start: number; end: number } | null | undefined {
-  const nl = buf.lastIndexOf(0x0a, n - 1);
+function linesBatch(buf: Buffer, from: number, fresh: number, n: number, batchBytes: number): { events: unknown[]; start: number; end: number } | null | undefined {
+  // Only the new chunk is searched: a newline before it was seen by an earlier call (or is past
+  // batchBytes from `from`), and searching back through a long open event would be quadratic.
+  const lo = Math.max(from, fresh);
+  if (lo - from > batchBytes) return undefined;
+  const at = buf.subarray(lo, n).lastIndexOf(0x0a);
+  const nl = at < 0 ? -1 : lo + at;
   if (nl <= from || nl - from > batchBytes) return undefined;
   let a = from;
   while (a < nl && isSpace(buf[a])) a++;
