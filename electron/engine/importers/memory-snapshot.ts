@@ -15,14 +15,24 @@
 //   reserved = segment bytes).
 // - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream).
 // Times: trace `time_us` is epoch µs → ns.
+// Bounds: memo references let a few bytes stand for a container many times over (a 12 KB pickle of
+// 3,000 references to one 3,000-entry trace was 9 M entries). The unpickler caps that fan-out; here the
+// entries, blocks, segments and frames visited are capped too, at VISIT_BASE + VISIT_PER_BYTE × the
+// file's size, and a file past it fails naming the byte of the memo reference that repeated a container.
 import { ImportError, type Importer, type Sink } from './types';
 import { PickleError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
 import { toHexAddr } from './hex-address';
 
 const PROTO = 0x80;
 
+/** Items the importer may visit: a base, plus this many per byte of pickle (a trace entry is 40+ bytes). */
+export const VISIT_BASE = 1_000_000;
+export const VISIT_PER_BYTE = 4;
+
 export function detectMemorySnapshot(head: Buffer): number {
-  if (head.length < 4 || head[0] !== PROTO || head[1] < 2 || head[1] > 5) return 0;
+  // Protocols 2–5 open with PROTO; 0 and 1 (no PROTO) with a dict: MARK … DICT, or EMPTY_DICT.
+  const textual = head.length >= 4 && (head[0] === 0x28 || head[0] === 0x7d) && (head[1] === 0x64 || head[1] === 0x71 || head[1] === 0x28);
+  if (!textual && (head.length < 4 || head[0] !== PROTO || head[1] < 2 || head[1] > 5)) return 0;
   const s = head.toString('latin1');
   if (s.includes('segments') && (s.includes('device_traces') || s.includes('total_size') || s.includes('blocks'))) return 0.95;
   if (s.includes('total_size') && s.includes('blocks')) return 0.9;
@@ -75,16 +85,43 @@ export function readSnapshot(root: PyValue): Snapshot {
   return { segments, traces };
 }
 
+/** Counts what the importer visits against its budget; past it, fails naming the repeated container. */
+export class VisitBudget {
+  private used = 0;
+  constructor(
+    private readonly path: string,
+    private readonly max: number,
+    private readonly bytes: number,
+    private readonly sharedAt: Map<object, number>,
+  ) {}
+
+  /** `n` more items, read out of `container` (in `parent`): the memo reference that repeated either is named. */
+  take(n: number, container: object, what: string, parent?: object): void {
+    this.used += n;
+    if (this.used <= this.max) return;
+    const at = this.sharedAt.get(container) ?? (parent ? this.sharedAt.get(parent) : undefined);
+    throw new ImportError(
+      this.path,
+      at === undefined ? {} : { offset: at },
+      `more than ${this.max.toLocaleString('en-US')} ${what} and other items to read from ${this.bytes.toLocaleString('en-US')} bytes: refused as amplifying input (memo references repeat a container${at === undefined ? '' : ' first repeated at this byte'})`,
+    );
+  }
+}
+
 class SnapshotWriter {
   private readonly stackByFrames = new Map<PyValue, number | null>();
 
-  constructor(private readonly sink: Sink) {}
+  constructor(
+    private readonly sink: Sink,
+    private readonly budget: VisitBudget,
+  ) {}
 
   stackOf(frames: PyValue | undefined): number | null {
     if (!Array.isArray(frames) || frames.length === 0) return null;
     // Frame lists are memoised in the pickle: the same array object recurs, so cache by identity.
     const known = this.stackByFrames.get(frames);
     if (known !== undefined) return known;
+    this.budget.take(frames.length, frames, 'frames');
     const id = this.sink.stack(frames.map(formatFrame));
     this.stackByFrames.set(frames, id);
     return id;
@@ -177,6 +214,8 @@ class SnapshotWriter {
     let reservedEnd = 0;
     for (const seg of segments) {
       reservedEnd += num(seg.total_size);
+      if (Array.isArray(seg.blocks)) this.budget.take(seg.blocks.length, seg.blocks, 'blocks', seg);
+      this.budget.take(1, seg, 'segments');
       const blocks = Array.isArray(seg.blocks) ? seg.blocks.filter(isDict) : [];
       for (const b of blocks) {
         const state = str(b.state);
@@ -226,11 +265,19 @@ export const memorySnapshotImporter: Importer = {
   async import(input, sink, ctx) {
     const buf = await readAll(input.stream());
     let root: PyValue;
+    const shared = new Map<object, number>();
     try {
-      root = unpickle(buf);
+      root = unpickle(buf, { shared });
     } catch (e) {
       if (e instanceof PickleError) throw new ImportError(ctx.path, { offset: e.offset }, e.message.replace(/ \(byte \d+\)$/, ''));
       throw e;
+    }
+    const budget = new VisitBudget(ctx.path, VISIT_BASE + VISIT_PER_BYTE * buf.length, buf.length, shared);
+    // Each device's trace is read once (filtered, then replayed): counted before either.
+    const tracesRaw = isDict(root) ? root.device_traces : undefined;
+    if (Array.isArray(tracesRaw)) {
+      budget.take(tracesRaw.length, tracesRaw, 'device traces');
+      for (const t of tracesRaw) if (Array.isArray(t)) budget.take(t.length, t, 'trace entries', tracesRaw);
     }
     let snap: Snapshot;
     try {
@@ -238,12 +285,19 @@ export const memorySnapshotImporter: Importer = {
     } catch (e) {
       throw new ImportError(ctx.path, { key: 'segments' }, (e as Error).message);
     }
-    const writer = new SnapshotWriter(sink);
-    const devices = new Set<number>();
-    for (const s of snap.segments) devices.add(num(s.device));
+    budget.take(snap.segments.length, snap.segments, 'segments');
+    const writer = new SnapshotWriter(sink, budget);
+    const segmentsOf = new Map<number, PyDict[]>();
+    for (const s of snap.segments) {
+      const d = num(s.device);
+      let list = segmentsOf.get(d);
+      if (!list) segmentsOf.set(d, (list = []));
+      list.push(s);
+    }
+    const devices = new Set<number>(segmentsOf.keys());
     snap.traces.forEach((t, i) => t.length && devices.add(i));
     for (const d of [...devices].sort((a, b) => a - b)) {
-      writer.device(d, snap.traces[d] ?? [], snap.segments.filter((s) => num(s.device) === d));
+      writer.device(d, snap.traces[d] ?? [], segmentsOf.get(d) ?? []);
     }
   },
 };

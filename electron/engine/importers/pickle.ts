@@ -41,12 +41,76 @@ type Slot = PyValue | typeof MARK;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** Binary integers (LONG1/LONG4) longer than this are refused: no plain data holds a 8-million-bit number. */
+export const MAX_LONG_BYTES = 2 ** 20;
+
+/**
+ * A little-endian two's-complement integer. Read through one hex string, which BigInt parses in linear
+ * time (shifting a BigInt a byte at a time was quadratic: 256 KiB took a minute).
+ */
 function intFromLE(buf: Buffer, at: number, n: number): number | bigint {
   if (n === 0) return 0;
-  let v = 0n;
-  for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(buf[at + i]);
+  if (n <= 6) {
+    let v = 0;
+    for (let i = n - 1; i >= 0; i--) v = v * 256 + buf[at + i];
+    return buf[at + n - 1] & 0x80 ? v - 2 ** (8 * n) : v;
+  }
+  let v = BigInt(`0x${Buffer.from(buf.subarray(at, at + n)).reverse().toString('hex')}`);
   if (buf[at + n - 1] & 0x80) v -= 1n << BigInt(8 * n);
   return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;
+}
+
+/**
+ * The argument of protocol 0's STRING opcode: a Python repr, quoted with ' or ", whose backslash escapes
+ * (\\n, \\xhh, octal \\ooo, …) give bytes; those bytes are read as Latin-1, as for BINSTRING.
+ */
+function stringArg(s: string, at: number): string {
+  const q = s[0];
+  if (s.length < 2 || (q !== "'" && q !== '"') || s[s.length - 1] !== q) throw new PickleError(at, 'the STRING opcode argument must be quoted', 'STRING');
+  const body = s.slice(1, -1);
+  if (!body.includes('\\')) return body;
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\' || i + 1 >= body.length) {
+      out += c;
+      continue;
+    }
+    const e = body[++i];
+    const simple = ESCAPES[e];
+    if (simple !== undefined) out += simple;
+    else if (e === 'x') {
+      const h = body.slice(i + 1, i + 3);
+      if (!/^[0-9a-fA-F]{2}$/.test(h)) throw new PickleError(at, `invalid \\x escape in STRING: ${JSON.stringify(body.slice(i - 1, i + 3))}`, 'STRING');
+      out += String.fromCharCode(parseInt(h, 16));
+      i += 2;
+    } else if (e >= '0' && e <= '7') {
+      let j = i;
+      while (j < i + 3 && j < body.length && body[j] >= '0' && body[j] <= '7') j++;
+      out += String.fromCharCode(parseInt(body.slice(i, j), 8) & 0xff);
+      i = j - 1;
+    } else out += `\\${e}`;
+  }
+  return out;
+}
+
+const ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v', '\n': '' };
+
+/**
+ * Memo fan-out: a memo GET of a container hands out every item in it again, so a few bytes can stand for
+ * any number of items (a list of 3,000 references to one 3,000-entry trace is 12 KB and 9 M entries).
+ * The items handed out by GETs of containers — plus items added later to a container already fetched,
+ * once per fetch — may reach FANOUT_BASE + FANOUT_PER_BYTE × the pickle's size. Real snapshots share
+ * frame lists (a few hundred frames, referenced by entries of tens of bytes): far below this.
+ */
+export const FANOUT_BASE = 4_000_000;
+export const FANOUT_PER_BYTE = 64;
+
+export interface UnpickleOptions {
+  /** Overrides the memo fan-out budget (items). */
+  maxFanout?: number;
+  /** Filled with each container fetched by a memo GET and the byte offset of its first fetch. */
+  shared?: Map<object, number>;
 }
 
 /** Python's own cap on int/str conversion (sys.int_info.str_digits_check_threshold): parsing is quadratic. */
@@ -60,13 +124,43 @@ function textInt(s: string, at: number): number | bigint {
   return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;
 }
 
-export function unpickle(buf: Buffer): PyValue {
+export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
   const stack: Slot[] = [];
   const marks: number[] = [];
   const memo: PyValue[] = [];
   let pos = 0;
   let op = 0;
   let opAt = 0;
+  const maxFanout = opts.maxFanout ?? FANOUT_BASE + FANOUT_PER_BYTE * buf.length;
+  let fanout = 0;
+  /** Containers fetched from the memo → how many times. */
+  const fetched = new Map<object, number>();
+  const sharedAt = opts.shared;
+  const spend = (items: number, what: string) => {
+    fanout += items;
+    if (fanout > maxFanout) {
+      throw new PickleError(
+        opAt,
+        `memo references repeat more than ${maxFanout.toLocaleString('en-US')} items (${what}) from ${buf.length.toLocaleString('en-US')} bytes: refused as amplifying input (a pickle that expands itself by repeated references)`,
+        opName(op),
+      );
+    }
+  };
+  const fetch = (v: PyValue): PyValue => {
+    if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
+      const n = Array.isArray(v) ? v.length : countKeys(v);
+      fetched.set(v, (fetched.get(v) ?? 0) + 1);
+      if (sharedAt && !sharedAt.has(v)) sharedAt.set(v, opAt);
+      if (n) spend(n, `a container of ${n} items fetched again`);
+    }
+    return v;
+  };
+  /** Items added to a container that memo GETs already handed out count once per fetch. */
+  const grow = (c: PyValue, items: number) => {
+    if (fetched.size === 0 || c === null || typeof c !== 'object') return;
+    const k = fetched.get(c);
+    if (k) spend(k * items, `items added to a container already fetched ${k} times`);
+  };
 
   const need = (n: number) => {
     if (pos + n > buf.length) throw new PickleError(opAt, `truncated pickle: ${opName(op)} needs ${n} more bytes`, opName(op));
@@ -116,10 +210,11 @@ export function unpickle(buf: Buffer): PyValue {
   };
   const memoGet = (i: number) => {
     if (i >= memo.length || memo[i] === undefined) throw new PickleError(opAt, `memo key ${i} was never stored`, opName(op));
-    return memo[i];
+    return fetch(memo[i]);
   };
   const setItems = (d: PyValue, items: PyValue[]) => {
     if (!isDict(d)) throw new PickleError(opAt, 'SETITEM(S) on something that is not a dict', opName(op));
+    grow(d, items.length >> 1);
     for (let i = 0; i + 1 < items.length; i += 2) {
       const k = keyOf(items[i], opAt);
       // A key named __proto__ must become data, not a prototype (plain objects stay fast; null-prototype ones do not).
@@ -129,6 +224,7 @@ export function unpickle(buf: Buffer): PyValue {
   };
   const appendItems = (l: PyValue, items: PyValue[]) => {
     if (!Array.isArray(l)) throw new PickleError(opAt, 'APPEND(S) on something that is not a list', opName(op));
+    grow(l, items.length);
     for (const x of items) l.push(x);
   };
 
@@ -162,7 +258,7 @@ export function unpickle(buf: Buffer): PyValue {
         popMark();
         break;
       case 0x32: // DUP
-        stack.push(top());
+        stack.push(fetch(top()));
         break;
       case 0x4e: // NONE
         stack.push(null);
@@ -194,6 +290,7 @@ export function unpickle(buf: Buffer): PyValue {
       case 0x8b: {
         const n = u32();
         need(n);
+        if (n > MAX_LONG_BYTES) throw new PickleError(opAt, `integer of ${n} bytes is longer than ${MAX_LONG_BYTES}`, 'LONG4');
         stack.push(intFromLE(buf, pos, n));
         pos += n;
         break;
@@ -232,6 +329,9 @@ export function unpickle(buf: Buffer): PyValue {
       }
       case 0x56: // UNICODE (text, raw-unicode-escape; plain text in practice)
         stack.push(line());
+        break;
+      case 0x53: // STRING (protocol 0: a quoted Python repr)
+        stack.push(stringArg(line(), opAt));
         break;
       case 0x55: {
         // SHORT_BINSTRING (py2 str)
@@ -365,6 +465,12 @@ export function unpickle(buf: Buffer): PyValue {
   }
 }
 
+function countKeys(d: object): number {
+  let n = 0;
+  for (const _ in d) n++;
+  return n;
+}
+
 export function isDict(v: PyValue | undefined): v is PyDict {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
 }
@@ -390,6 +496,9 @@ const NAMES: Record<number, string> = {
   0x42: 'BINBYTES', 0x8e: 'BINBYTES8', 0x96: 'BYTEARRAY8', 0x55: 'SHORT_BINSTRING', 0x54: 'BINSTRING', 0x71: 'BINPUT',
   0x72: 'LONG_BINPUT', 0x68: 'BINGET', 0x6a: 'LONG_BINGET', 0x61: 'APPEND', 0x65: 'APPENDS', 0x73: 'SETITEM', 0x75: 'SETITEMS',
   0x6c: 'LIST', 0x74: 'TUPLE', 0x64: 'DICT', 0x85: 'TUPLE1', 0x86: 'TUPLE2', 0x87: 'TUPLE3', 0x30: 'POP', 0x31: 'POP_MARK', 0x32: 'DUP',
+  0x53: 'STRING', 0x56: 'UNICODE', 0x49: 'INT', 0x4c: 'LONG', 0x46: 'FLOAT', 0x70: 'PUT', 0x67: 'GET', 0x94: 'MEMOIZE',
+  0x5d: 'EMPTY_LIST', 0x7d: 'EMPTY_DICT', 0x29: 'EMPTY_TUPLE', 0x8f: 'EMPTY_SET', 0x90: 'ADDITEMS', 0x91: 'FROZENSET',
+  0x4e: 'NONE', 0x88: 'NEWTRUE', 0x89: 'NEWFALSE',
 };
 
 function opName(op: number): string {
