@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EngineApi, Req, Res } from '../contract/api';
 import { EngineError } from '../contract/api';
-import type { EngineEvent, ImportResult, LiveStatus } from '../contract/types';
+import type { EngineEvent, ImportResult, LiveStatus, PullResult } from '../contract/types';
 import type { Diagnosis } from '../contract/diagnosis';
 import { importPaths } from './import/pipeline';
 import { runUserSqlInChild } from './store/user-sql-process';
@@ -28,6 +28,7 @@ export class Engine implements EngineApi {
   /** Imports run one at a time: each holds the writer connection's transaction. */
   private queue: Promise<unknown> = Promise.resolve();
   private live: import('./live/live-session').LiveSession | null = null;
+  private readonly pulls = new Map<string, { controller: AbortController; done: Promise<PullResult> }>();
 
   constructor(dbFile: string, private readonly opts: EngineOptions = {}) {
     this.store = new Store(dbFile);
@@ -38,8 +39,8 @@ export class Engine implements EngineApi {
   }
 
   async close(): Promise<void> {
-    for (const j of this.jobs.values()) j.controller.abort();
-    await Promise.allSettled([...this.jobs.values()].map((j) => j.done));
+    for (const j of [...this.jobs.values(), ...this.pulls.values()]) j.controller.abort();
+    await Promise.allSettled([...this.jobs.values(), ...this.pulls.values()].map((j) => j.done));
     await this.live?.stop().catch(() => undefined);
     this.store.close();
   }
@@ -162,9 +163,8 @@ export class Engine implements EngineApi {
 
   async analyze(req: Req<'analyze'>): Promise<Diagnosis> {
     if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
-    const [{ analyzeIncidentDetailed }, { DEFAULT_CONFIG }, { latencyTrigger }] = await Promise.all([import('./model/diagnose'), import('./model/config'), import('./series/latency-threshold')]);
-    const detail = analyzeIncidentDetailed(this.store, req.incident_id, req.options ?? {}, DEFAULT_CONFIG);
-    const d: Diagnosis = { ...detail.diagnosis, trigger: latencyTrigger(detail, DEFAULT_CONFIG) };
+    const { analyzeIncident } = await import('./model/diagnose');
+    const d: Diagnosis = analyzeIncident(this.store, req.incident_id, req.options ?? {});
     this.store.saveDiagnosis(req.incident_id, JSON.stringify(d));
     return d;
   }
@@ -229,5 +229,49 @@ export class Engine implements EngineApi {
     const s = await (await this.liveSession()).stop();
     this.emit({ type: 'incidents-changed' });
     return s;
+  }
+
+  // ---- pull from a Prometheus-compatible server
+
+  async startPull(req: Req<'startPull'>): Promise<Res<'startPull'>> {
+    const jobId = randomUUID();
+    const controller = new AbortController();
+    const { pullIncident } = await import('./pull/pull');
+    const run = () =>
+      pullIncident(this.store, req, {
+        jobId,
+        signal: controller.signal,
+        onProgress: (progress) => this.emit({ type: 'pull-progress', progress }),
+      });
+    // The pull writes through the import writer: it waits its turn behind imports, and they behind it.
+    const done = this.queue.then(run, run);
+    this.queue = done.catch(() => undefined);
+    this.pulls.set(jobId, { controller, done });
+    done
+      .then(
+        (r) => {
+          if (r.incident_id !== null) this.emit({ type: 'incidents-changed' });
+        },
+        (e: unknown) =>
+          this.emit({
+            type: 'pull-progress',
+            progress: { job_id: jobId, state: 'failed', requests_done: 0, requests_total: null, series: 0, samples: 0, bytes: 0, error: e instanceof Error ? e.message : String(e) },
+          }),
+      )
+      .finally(() => setTimeout(() => this.pulls.delete(jobId), 60_000).unref());
+    return { job_id: jobId };
+  }
+
+  async cancelPull({ job_id }: Req<'cancelPull'>): Promise<Res<'cancelPull'>> {
+    const job = this.pulls.get(job_id);
+    if (!job) return { cancelled: false };
+    job.controller.abort();
+    return { cancelled: true };
+  }
+
+  async awaitPull({ job_id }: Req<'awaitPull'>): Promise<PullResult> {
+    const job = this.pulls.get(job_id);
+    if (!job) throw notFound('pull job', job_id);
+    return job.done;
   }
 }

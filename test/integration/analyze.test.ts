@@ -3,7 +3,8 @@
 // generated bundle imported and diagnosed against its ground truth.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +47,9 @@ test('analyze <db> --json prints the §7 diagnosis and saves it in the diagnoses
     const { code, out } = await capture([file, '--json']);
     assert.equal(code, 0);
     const d = JSON.parse(out) as Diagnosis;
-    assert.deepEqual(Object.keys(d), ['incident', 'baseline', 'preset', 'onset_ms', 'windows', 'alerts', 'causes', 'not_assessable', 'leak', 'convergence_ms']);
+    assert.deepEqual(Object.keys(d), ['incident', 'baseline', 'preset', 'onset_ms', 'windows', 'alerts', 'causes', 'not_assessable', 'leak', 'convergence_ms', 'trigger', 'status', 'checked', 'unexplained', 'window_ms', 'step_ms', 'gaps']);
+    assert.equal(d.status, 'explained');
+    assert.equal(d.checked.length, 21, 'every cause is listed as checked');
     assert.equal(d.preset, 'default');
     assert.equal(d.causes[0].id, 'engine_hang');
     assert.deepEqual(Object.keys(d.windows[0]), ['t_ms', 'R', 'S', 'quadrant', 'scores']);
@@ -60,6 +63,62 @@ test('analyze <db> --json prints the §7 diagnosis and saves it in the diagnoses
     assert.match(text.out, /1\. engine_hang {2}confidence/);
     assert.match(text.out, /require ✓ gtok = 0 AND run \+ wait > 0/);
     assert.match(text.out, /not assessable\n {2}prefix_cache_collapse: missing kv\.prefix_queries; kv\.prefix_hits/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a workspace is told by its contents, not its name: one named .sqlite opens, a plain SQLite file is imported', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-analyze-kind-'));
+  try {
+    const { file } = hangDb(dir);
+    const renamed = join(dir, 'incident.sqlite');
+    copyFileSync(file, renamed);
+    const { code, out } = await capture([renamed, '--json']);
+    assert.equal(code, 0);
+    assert.equal((JSON.parse(out) as Diagnosis).causes[0].id, 'engine_hang');
+    // An SQLite file that is not a workspace (as an Nsight Systems export is) goes through the importers
+    // and is never opened as an empty workspace that reads "healthy".
+    const other = join(dir, 'other.db');
+    const db = new Database(other);
+    db.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);');
+    db.close();
+    const r = await capture([other, '--json', '--db', join(dir, 'fresh.db')]).catch((e: Error) => ({ code: -1, out: e.message }));
+    assert.ok(r.code !== 0 || (JSON.parse(r.out) as Diagnosis).status !== 'explained', r.out.slice(0, 200));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two bursts of samples a year apart: the dense burst is analysed, the year is a reported gap, in bounded time and memory', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-analyze-gap-'));
+  try {
+    const file = join(dir, 'ws.db');
+    const store = new Store(file);
+    const id = store.createIncident('bursts');
+    const w = store.beginSource(id, { path: 'bursts', format: 'prometheus-text', bytes: 0 });
+    const kv = w.series({ name: 'kv.usage', kind: 'gauge' });
+    const run = w.series({ name: 'req.running', kind: 'gauge' });
+    const year = 365 * 86_400_000;
+    const t0 = Date.UTC(2025, 0, 1);
+    for (const [from, n] of [[t0, 200], [t0 + year, 40]] as const)
+      for (let i = 0; i < n; i++) {
+        w.sample(kv, from + i * 5000, 0.3);
+        w.sample(run, from + i * 5000, 10);
+      }
+    w.commit([]);
+    store.close();
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const { code, out } = await capture([file, '--json']);
+    const ms = performance.now() - started;
+    assert.equal(code, 0);
+    const d = JSON.parse(out) as Diagnosis;
+    assert.deepEqual([d.incident.start_ms, d.incident.end_ms], [t0, t0 + 199 * 5000]);
+    assert.equal(d.gaps?.length, 1);
+    assert.ok(d.windows.length < 500, `${d.windows.length} windows`);
+    // Not a timing test: a year gridded at 5 s steps is 6.3 M windows and gigabytes; the dense part is a few hundred.
+    assert.ok(process.memoryUsage().rss - before < 200 * 2 ** 20, `grew ${(process.memoryUsage().rss - before) / 2 ** 20} MiB in ${ms} ms`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

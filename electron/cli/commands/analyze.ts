@@ -1,5 +1,6 @@
-// `quadscope analyze <bundle|db>`: diagnoses an incident. A .db opens that workspace (newest incident
-// unless --incident); anything else is imported first, into --db or a temporary workspace. Prints the
+// `quadscope analyze <bundle|db>`: diagnoses an incident. A workspace database (told by its contents,
+// whatever its name) opens that workspace (newest incident unless --incident); anything else — a folder,
+// an archive, files, an Nsight Systems SQLite export — is imported first, into --db or a temporary workspace. Prints the
 // diagnosis JSON of four-quadrant-model.md §7 with --json, else a readable summary; the diagnosis is
 // also saved in the workspace's diagnoses table.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { importPaths } from '../../engine/import/pipeline';
 import { DEFAULT_CONFIG, PRESETS, isPreset, mergeConfig, type ModelConfig } from '../../engine/model/config';
 import { analyzeIncidentDetailed, type AnalysisDetail } from '../../engine/model/diagnose';
 import { Store } from '../../engine/store/store';
+import { fileKind } from '../../engine/store/workspace-file';
 import type { Command } from '../main';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
@@ -25,7 +27,7 @@ export const command: Command = {
     const baseline = flags.baseline === undefined ? undefined : parseBaseline(flags.baseline as string);
     const config = flags.config === undefined ? DEFAULT_CONFIG : loadConfig(flags.config as string);
 
-    const isDb = positional.length === 1 && positional[0].endsWith('.db');
+    const isDb = positional.length === 1 && fileKind(positional[0]) === 'workspace';
     let tempDir: string | null = null;
     const dbFile = isDb ? positional[0] : ((flags.db as string | undefined) ?? join((tempDir = mkdtempSync(join(tmpdir(), 'quadscope-analyze-'))), 'workspace.db'));
     const store = new Store(dbFile);
@@ -82,14 +84,17 @@ export function summary(d: AnalysisDetail): string {
   const out: string[] = [];
   out.push(`incident   ${iso(g.incident.start_ms)} → ${iso(g.incident.end_ms)}  (${g.windows.length} windows of ${d.frame.grid.W / 1000} s, step ${d.frame.grid.step / 1000} s)`);
   out.push(`baseline   ${iso(g.baseline.start_ms)} → ${iso(g.baseline.end_ms)}   preset ${g.preset}`);
-  out.push(`onset      ${g.onset_ms === null ? 'none (the joint trigger never fired)' : iso(g.onset_ms)}`);
+  out.push(`status     ${g.status === 'explained' ? `explained: ${g.causes[0].chain.join(' → ')}` : g.status === 'unexplained' ? 'UNEXPLAINED incident: something went wrong that no rule explains (evidence below)' : 'healthy'}`);
+  out.push(`onset      ${g.onset_ms === null ? 'none' : iso(g.onset_ms)}`);
+  if (g.gaps?.length) out.push(`gaps       ${g.gaps.map((x) => `${iso(x.start_ms)} → ${iso(x.end_ms)}`).join('; ')} (no data; left out of the analysis)`);
   out.push(`quadrants  ${d.path.map((p) => `${p.quadrant} (${iso(p.from_ms).slice(11, 19)})`).join(' → ')}`);
   out.push('alerts');
   if (!g.alerts.length) out.push('  none');
   for (const a of g.alerts) out.push(`  ${a.family.padEnd(10)} fired ${iso(a.first_fired_ms)}  resolved ${a.resolved_ms === null ? 'still firing' : iso(a.resolved_ms)}`);
   if (d.convergence_ms !== null) out.push(`  top cause settled ${d.convergence_ms / 1000} s after the start of the episode`);
   out.push('causes');
-  if (!g.causes.length) out.push(g.onset_ms === null ? '  none: healthy' : '  none matched; see not assessable below');
+  if (!g.causes.length) out.push(g.status === 'healthy' ? '  none: healthy' : '  none matched; see the evidence and what was ruled out below');
+  if (g.unexplained) for (const e of g.unexplained.evidence.slice(0, 8)) out.push(`  evidence ${iso(e.start_ms).slice(11, 19)}: ${e.text}`);
   g.causes.forEach((c, i) => {
     out.push(`  ${i + 1}. ${c.id}  confidence ${c.confidence}  onset ${iso(c.onset_ms)}${c.chain.length > 1 ? `  chain ${c.chain.join(' → ')}` : ''}`);
     for (const [label, list] of [['require', c.require], ['support', c.support], ['veto', c.veto]] as const) {
@@ -97,6 +102,11 @@ export function summary(d: AnalysisDetail): string {
     }
     for (const e of c.evidence.slice(0, 4)) out.push(`       evidence ${e.kind} ${e.ref} ${iso(e.start_ms).slice(11, 19)}–${iso(e.end_ms).slice(11, 19)}: ${e.text}`);
   });
+  const ruledOut = g.checked.filter((c) => c.verdict === 'not_fired');
+  if (ruledOut.length) {
+    out.push('ruled out');
+    for (const c of ruledOut) out.push(`  ${c.id}: ${c.failed.map((k) => `${k.condition} = ${val(k.value)}`).join('; ') || 'no condition held'}`);
+  }
   if (g.not_assessable.length) {
     out.push('not assessable');
     for (const n of g.not_assessable) out.push(`  ${n.id}: missing ${n.missing.join('; ')}`);

@@ -27,21 +27,17 @@ export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds:
 
 export interface AlertInputs {
   t: ArrayLike<number>;
-  /**
-   * P99 latency in ms for the absolute threshold (NaN without data). TTFT where measured: an 800 ms bound
-   * is a first-token SLO; LLM end-to-end latencies run to seconds when healthy.
-   */
-  p99ms: ArrayLike<number>;
-  latencyTerm: ArrayLike<number>;
+  /** A latency family's P99 is beyond its baseline band (latency-bands.ts) or its absolute SLO. */
+  latencyHigh: ArrayLike<boolean>;
   errFrac: ArrayLike<number>;
   throughputTerm: ArrayLike<number>;
   R: ArrayLike<number>;
 }
 
 export interface AlertThresholds {
-  latency_p99_ms: number;
   error_rate: number;
   theta_R: number;
+  /** Consecutive windows a condition must hold: the configured `for` time over the grid's step. */
   for_windows: number;
 }
 
@@ -49,7 +45,7 @@ export function evaluateAlerts(x: AlertInputs, th: AlertThresholds): Alert[] {
   const n = x.t.length;
   const cond = (f: (i: number) => boolean) => Array.from({ length: n }, (_, i) => f(i));
   const alerts = [
-    ...alertLifecycle('latency', x.t, cond((i) => x.p99ms[i] > th.latency_p99_ms || x.latencyTerm[i] >= 0.5), th.for_windows),
+    ...alertLifecycle('latency', x.t, cond((i) => x.latencyHigh[i]), th.for_windows),
     ...alertLifecycle('errors', x.t, cond((i) => x.errFrac[i] > th.error_rate), th.for_windows),
     ...alertLifecycle('throughput', x.t, cond((i) => x.throughputTerm[i] >= 0.5), th.for_windows),
     ...alertLifecycle('resources', x.t, cond((i) => x.R[i] >= th.theta_R), th.for_windows),

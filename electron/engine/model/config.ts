@@ -38,15 +38,20 @@ export interface ModelConfig {
   /** Above this used/total, memory pressure is the absolute share (the headroom is gone). */
   memory_absolute_above: number;
   alerts: {
-    /** Consecutive windows a condition must hold before the alert fires (3 = two distinct steps of data at k = 2). */
-    for_windows: number;
+    /** How long a condition must hold before the alert fires (Prometheus' `for`), ms. */
+    for_ms: number;
+    /** Absolute TTFT P99 SLO, ms: counts only where the baseline sat below 80% of it. */
     latency_p99_ms: number;
+    /** A latency family's P99 must also rise by this share of its baseline median to count. */
+    latency_rel_rise: number;
   };
   causes: {
     kv_full: number;
     kv_high: number;
     kv_max_veto: number;
     hang_min_ms: number;
+    /** The engine silent this long after the baseline is an outage (the status is never healthy). */
+    outage_min_ms: number;
     throttle_min_ms: number;
     throttle_clock_ratio: number;
     /** Throttle bits that mean a real slowdown: HW_SLOWDOWN 0x8, SW_THERMAL 0x20, HW_THERMAL 0x40, POWER_BRAKE 0x80. */
@@ -93,12 +98,13 @@ export const DEFAULT_CONFIG: ModelConfig = {
   token_peak: null,
   memory_epsilon_bytes: 1 << 20,
   memory_absolute_above: 0.97,
-  alerts: { for_windows: 3, latency_p99_ms: 800 },
+  alerts: { for_ms: 60_000, latency_p99_ms: 800, latency_rel_rise: 0.25 },
   causes: {
     kv_full: 0.95,
     kv_high: 0.9,
     kv_max_veto: 0.85,
     hang_min_ms: 60_000,
+    outage_min_ms: 5 * 60_000,
     throttle_min_ms: 60_000,
     throttle_clock_ratio: 0.85,
     throttle_bits: 0x8 | 0x20 | 0x40 | 0x80,

@@ -6,7 +6,7 @@
 // baseline (change-onset.ts) to the end. Without either, they read everything after the baseline, so a
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. The reported onset is where the top cause's chain began (incidentOnset).
-import type { AnalyzeOptions, CauseCheck, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
+import type { AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../contract/diagnosis';
 import type { Store } from '../store/store';
 import { evaluateAlerts } from './alerts';
 import { EV } from '../signals/names';
@@ -17,7 +17,9 @@ import { RULES } from './causes/registry';
 import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './config';
 import { changeOnset } from './change-onset';
 import { buildFrame, type Frame } from './frame';
-import { jointTrigger } from './joint-trigger';
+import { jointOnset } from './joint-trigger';
+import { latencyBands, latencyRise } from './latency-bands';
+import { abnormalEvidence } from './unexplained';
 import { analyzeKv, type KvAnalysis } from './kvcache';
 import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
 import { normalize, type Dimensions, type References } from './normalize';
@@ -70,11 +72,15 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);
 
   const latencyRef = f.e2e99.some(Number.isFinite) ? f.e2e99 : f.ttft99;
+  const q95B = b(f.q95);
+  const queueSigmaMs = 1.4826 * mad(q95B) * 1000;
   const refs: References = {
     p99: median(b(latencyRef)),
     tps: median(b(f.gtok)),
     tokenPeak: cfg.token_peak ?? quantile(b(f.gtok), 0.95),
     memUsed: new Map(f.gpus.map((g) => [g.key, median(b(g.memUsed))])),
+    q95ms: median(q95B) * 1000,
+    queueRiseMs: Math.max(cfg.queue_latency_ms / 2, cfg.trigger_noise_z * (Number.isFinite(queueSigmaMs) ? queueSigmaMs : 0)),
   };
   // ΔP99 and ΔTPS do not depend on the thresholds: a first pass measures the baseline's own spread of
   // them, and the latency and throughput terms then reach 0.5 at θ or at trigger_noise_z spreads,
@@ -89,19 +95,17 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   };
   const dims = normalize(f, refs, cfg, noiseAware);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
-  const onsetIndex = jointTrigger(dims.dP99ms, dims.dTps, th, 0, inBase, {
-    hold: cfg.trigger_hold_windows,
-    noise_z: cfg.trigger_noise_z,
-    latency_sigma_ms: latencySigmaMs,
-    tps_sigma: tpsSigma,
-  });
+  const bands = latencyBands(f, base, cfg, th);
+  const latencyHigh = Array.from({ length: grid.n }, (_, i) => latencyRise(bands, i) !== null);
+  // The joint trigger (§5): e2e P99 beyond θℓ and its noise guard, or TTFT / ITL / queue beyond their bands, with the token rate down.
+  const latRise = Array.from({ length: grid.n }, (_, i) => dims.dP99ms[i] > noiseAware.latency_ms || latencyHigh[i]);
+  const tpsFall = Array.from({ length: grid.n }, (_, i) => dims.dTps[i] < -noiseAware.throughput_drop);
+  const onsetIndex = jointOnset(latRise, tpsFall, cfg.trigger_hold_windows, 0, inBase);
 
-  const alertLatency = f.ttft99.some(Number.isFinite) ? f.ttft99 : latencyRef;
-  const p99ms = new Float64Array(grid.n);
-  for (let i = 0; i < grid.n; i++) p99ms[i] = alertLatency[i] * 1000;
+  const forWindows = Math.max(1, Math.ceil(cfg.alerts.for_ms / grid.step));
   const alerts = evaluateAlerts(
-    { t: f.t, p99ms, latencyTerm: dims.latencyTerm, errFrac: f.errFrac, throughputTerm: dims.throughputTerm, R: dims.R },
-    { latency_p99_ms: cfg.alerts.latency_p99_ms, error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: cfg.alerts.for_windows },
+    { t: f.t, latencyHigh, errFrac: f.errFrac, throughputTerm: dims.throughputTerm, R: dims.R },
+    { error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: forWindows },
   );
 
   const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base);
@@ -112,7 +116,10 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
   const results = runRules(ctx);
   const causes = rankCauses(results, episode ? f.t[span[0]] : null);
-  const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null);
+  const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex });
+  const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : 'healthy';
+  const unexplained = status === 'unexplained' ? { onset_ms: abnormal[0].start_ms, evidence: abnormal } : null;
+  const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null) ?? unexplained?.onset_ms ?? null;
   const leakFires = causes.some((c) => c.id === 'gpu_memory_leak');
 
   const windows: WindowScore[] = new Array(grid.n);
@@ -130,9 +137,12 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
     not_assessable: results.filter((r) => r.missing.length).map((r) => ({ id: r.id, missing: r.missing })),
     leak: leakReport(trend, sig.sites, leakFires),
     convergence_ms: onsetMs !== null && causes.length ? convergence(ctx, causes[0].id, onsetMs) : null,
-    status: causes.length ? 'explained' : 'healthy',
+    trigger: Number.isFinite(refs.p99) && dims.latencySignal
+      ? { signal: dims.latencySignal === 'e2e99' ? 'lat.e2e' : 'lat.ttft', baseline_p99_ms: refs.p99 * 1000, theta_ms: th.latency_ms, threshold_ms: refs.p99 * 1000 + th.latency_ms }
+      : undefined,
+    status,
     checked: checkedCauses(results, causes),
-    unexplained: null,
+    unexplained,
     window_ms: grid.W,
     step_ms: grid.step,
     gaps: dense?.gaps ?? [],

@@ -30,3 +30,18 @@ export function jointTrigger(dP99ms: ArrayLike<number>, dTps: ArrayLike<number>,
   }
   return -1;
 }
+
+/**
+ * The first window at or after `from`, not excluded, that starts a streak of `hold` windows where a
+ * latency rise and a throughput fall hold together; -1 when none. The callers decide what a rise is
+ * (e2e beyond its noise guard, or any latency family beyond its band).
+ */
+export function jointOnset(latRise: ArrayLike<boolean>, tpsFall: ArrayLike<boolean>, hold: number, from = 0, excluded?: (i: number) => boolean): number {
+  let run = 0;
+  const h = Math.max(1, hold);
+  for (let i = from; i < latRise.length; i++) {
+    run = !excluded?.(i) && latRise[i] && tpsFall[i] ? run + 1 : 0;
+    if (run >= h) return i - h + 1;
+  }
+  return -1;
+}

@@ -12,6 +12,10 @@ export interface References {
   tokenPeak: number;
   /** Baseline used bytes per GPU key. */
   memUsed: Map<string, number>;
+  /** Baseline queue P95, ms (NaN without one): the queue term reads the rise above it. */
+  q95ms: number;
+  /** Queue P95 rise that puts the queue term at 0.5, ms: half the configured queue latency, or the baseline's noise. */
+  queueRiseMs: number;
 }
 
 export interface Dimensions {
@@ -85,7 +89,10 @@ export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: Trigg
     if (ref.tps > 0 && Number.isFinite(f.gtok[i])) d.dTps[i] = (f.gtok[i] - ref.tps) / ref.tps;
     d.latencyTerm[i] = clamp01(or0(d.dP99ms[i]) / (2 * th.latency_ms));
     d.throughputTerm[i] = clamp01(-or0(d.dTps[i]) / (2 * th.throughput_drop));
-    d.queueTerm[i] = 1 - d.queue[i];
+    // The term S reads is the rise over the baseline's own queue: vLLM's first queue bucket is 0.3 s wide,
+    // and one slow request in a quiet window lifts an interpolated P95 to a third of a second.
+    const qBase = Number.isFinite(ref.q95ms) ? ref.q95ms : 0;
+    d.queueTerm[i] = Number.isFinite(q95ms) ? clamp01(Math.max(0, q95ms - qBase) / (2 * ref.queueRiseMs)) : 0;
     d.errorTerm[i] = clamp01(or0(f.errFrac[i]) / (2 * cfg.error_rate));
     d.S[i] = Math.max(d.latencyTerm[i], d.throughputTerm[i], d.queueTerm[i], d.errorTerm[i]);
   }

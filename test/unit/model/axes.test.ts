@@ -49,8 +49,8 @@ test('alerts fire after `for` windows, resolve, and fold when they overlap', () 
     { family: 'latency', first_fired_ms: 30, resolved_ms: null },
   ]);
   const alerts = evaluateAlerts(
-    { t, p99ms: [100, 900, 900, 900, 100, 100, 100], latencyTerm: t.map(() => 0), errFrac: [0, 0, 0.1, 0.1, 0.1, 0, 0], throughputTerm: t.map(() => 0), R: t.map(() => 0.9) },
-    { latency_p99_ms: 800, error_rate: 0.05, theta_R: 0.85, for_windows: 2 },
+    { t, latencyHigh: [false, true, true, true, false, false, false], errFrac: [0, 0, 0.1, 0.1, 0.1, 0, 0], throughputTerm: t.map(() => 0), R: t.map(() => 0.9) },
+    { error_rate: 0.05, theta_R: 0.85, for_windows: 2 },
   );
   assert.deepEqual(alerts.map((a) => [a.family, a.first_fired_ms, a.resolved_ms]), [['resources', 5, null], ['latency', 10, 20], ['errors', 15, 25]]);
   assert.deepEqual(foldAlerts(alerts.slice(1), 30), { start_ms: 10, end_ms: 25 });
