@@ -7,6 +7,7 @@ export type FormatId =
   | 'nvidia-smi-csv'
   | 'nvidia-smi-apps-csv'
   | 'nvidia-smi-dmon'
+  | 'nvidia-smi-pmon'
   | 'vllm-log'
   | 'kernel-log'
   | 'jsonl-log'

@@ -71,7 +71,7 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
   // (which a copy or a fresh checkout resets).
   const detected: { entry: BundleEntry; d: Detection }[] = [];
   for (const entry of bundle.entries) detected.push({ entry, d: await detectEntry(entry, importers) });
-  const yearless = (x: { d: Detection }) => 'importer' in x.d && YEARLESS_FORMATS.has(x.d.importer.format);
+  const yearless = (x: { d: Detection }) => 'importer' in x.d && x.d.importer.yearless === true;
   const ordered = [...detected.filter((x) => !yearless(x)), ...detected.filter(yearless)];
   const span: BundleSpan = { endMs: null };
 
@@ -100,9 +100,6 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
   emit({ path: '', format: null, entry_bytes_done: 0, entry_bytes_total: null, state: cancelled ? 'cancelled' : 'done', result }, true);
   return result;
 }
-
-/** Formats whose timestamps need a year (or a start) from elsewhere. */
-const YEARLESS_FORMATS: ReadonlySet<FormatId> = new Set<FormatId>(['vllm-log', 'kernel-log', 'nvidia-smi-dmon', 'ncu-csv']);
 
 type Detection = { importer: Importer } | { failed: string } | { skipped: string };
 
@@ -222,7 +219,7 @@ async function runImporter(
     if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
     writer.commit(warnings);
     const range = writer.timeRange;
-    if (range && !YEARLESS_FORMATS.has(importer.format)) span.endMs = Math.max(span.endMs ?? -Infinity, range.end_ms);
+    if (range && importer.yearless !== true) span.endMs = Math.max(span.endMs ?? -Infinity, range.end_ms);
     return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };
   } catch (e) {
     writer.rollback();

@@ -180,7 +180,7 @@ class KernelParser {
 export async function importKernelLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const p = new KernelParser(sink, ctx);
   let no = 0;
-  for await (const batch of lineBatches(input.stream(), ctx)) for (const l of batch) p.line(l, ++no);
+  for await (const batch of lineBatches(input.stream())) for (const l of batch) p.line(l, ++no);
   p.finish(no);
 }
 
@@ -195,6 +195,7 @@ export function detectKernelLog(head: Buffer): number {
 
 export const kernelLogImporter: Importer = {
   format: 'kernel-log',
+  yearless: true,
   detect: (head) => detectKernelLog(head),
   import: importKernelLog,
 };

@@ -7,6 +7,9 @@
 //      before it). A checkout or copy resets mtimes, so the bundle's span comes first;
 //   3. neither: the current year, with one warning per file, so a guessed year is never silent.
 // The zone defaults to UTC (tzOffsetMinutes 0) when the user gave none: logs from containers mostly are.
+// Times of day without a date (SGLang `[04:40:55 TP0]`, `nvidia-smi dmon -o T`) take the date of the
+// bundle's time, else the mtime (timeOfDay), and a file with no times at all takes its mtime (fallback):
+// both always with one warning, as the time shown is then a guess.
 import type { ImportContext } from './types';
 
 const DAY_MS = 86_400_000;
@@ -21,6 +24,11 @@ export class LogClock {
   private yearOf = NaN;
   private anchorYear = 0;
   private warned = false;
+  private warnedMtime = false;
+  private warnedAnchor = false;
+  /** timeOfDay(): the epoch ms of the current day's local midnight, and the last time of day seen. */
+  private dayStart = NaN;
+  private lastTod = 0;
 
   constructor(private readonly ctx: ImportContext) {
     this.tzMs = (ctx.options.tzOffsetMinutes ?? 0) * 60_000;
@@ -55,15 +63,68 @@ export class LogClock {
     return this.local(new Date().getUTCFullYear(), month, day, h, m, s, ms);
   }
 
-  /** When the file says nothing about time at all: its mtime, else now (warned once). */
-  fallback(line?: number): number {
+  /**
+   * When the file says nothing about time at all: its mtime, else now. Either is a guess, said once in
+   * a warning naming what was used (`what`: what lacked a time, for the message).
+   */
+  fallback(line?: number, what = 'no timestamps in the file'): number {
     const mtime = this.ctx.mtimeMs;
-    if (mtime !== null && Number.isFinite(mtime)) return mtime;
+    const where = line === undefined ? undefined : { line };
+    if (mtime !== null && Number.isFinite(mtime)) {
+      if (!this.warnedMtime) {
+        this.warnedMtime = true;
+        this.ctx.warn(`${what}: used the file's modification time (${new Date(mtime).toISOString()})`, where);
+      }
+      return mtime;
+    }
     if (!this.warned) {
       this.warned = true;
-      this.ctx.warn('no timestamps in the file and no modification time: used the import time', line === undefined ? undefined : { line });
+      this.ctx.warn(`${what} and no modification time: used the import time`, where);
     }
     return Date.now();
+  }
+
+  /**
+   * The instant a file without dates is placed at: the bundle's own time (ctx.bundleEndMs), else the
+   * file's mtime, else now. Always a guess: warned once with `what` (what lacked a date).
+   */
+  anchor(what: string, line?: number): number {
+    const b = this.ctx.bundleEndMs;
+    const where = line === undefined ? undefined : { line };
+    let t: number;
+    let from: string;
+    if (b !== null && b !== undefined && Number.isFinite(b)) {
+      t = b;
+      from = "the end of the bundle's other sources";
+    } else if (this.ctx.mtimeMs !== null && Number.isFinite(this.ctx.mtimeMs)) {
+      t = this.ctx.mtimeMs;
+      from = "the file's modification time";
+    } else {
+      t = Date.now();
+      from = 'the import time (no modification time)';
+    }
+    if (!this.warnedAnchor) {
+      this.warnedAnchor = true;
+      this.ctx.warn(`${what}: placed at ${from}, ${new Date(t).toISOString()}`, where);
+    }
+    return t;
+  }
+
+  /**
+   * A local time of day without a date (`[04:40:55 TP0]`, `dmon -o T`), as epoch ms. The date is the
+   * anchor's (see anchor(); the day before when the first time of day falls after the anchor's), and
+   * moves a day forward each time the clock goes back by more than an hour (midnight passed).
+   */
+  timeOfDay(h: number, m: number, s: number, ms = 0, line?: number): number {
+    const tod = ((h * 60 + m) * 60 + s) * 1000 + ms;
+    if (Number.isNaN(this.dayStart)) {
+      const anchor = this.anchor('times of day without a date', line);
+      const local = anchor + this.tzMs;
+      this.dayStart = local - (((local % DAY_MS) + DAY_MS) % DAY_MS) - this.tzMs;
+      if (this.dayStart + tod > anchor + 60_000) this.dayStart -= DAY_MS;
+    } else if (tod < this.lastTod - 3_600_000) this.dayStart += DAY_MS;
+    this.lastTod = tod;
+    return this.dayStart + tod;
   }
 }
 

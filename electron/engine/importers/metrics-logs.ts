@@ -2,7 +2,7 @@
 import type { Importer } from './types';
 import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
-import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter } from './nvidia-smi';
+import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from './nvidia-smi';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
 import { vllmLogImporter } from './vllm-log';
@@ -13,6 +13,7 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   nvidiaSmiCsvImporter,
   nvidiaSmiAppsCsvImporter,
   nvidiaSmiDmonImporter,
+  nvidiaSmiPmonImporter,
   vllmLogImporter,
   kernelLogImporter,
   jsonlLogImporter,

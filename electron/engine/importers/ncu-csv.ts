@@ -87,6 +87,7 @@ interface Kernel {
 
 export const ncuCsvImporter: Importer = {
   format: 'ncu-csv',
+  yearless: true,
   detect: (head) => detectNcuCsv(head),
   async import(input, sink, ctx) {
     const lines = (await readText(input.stream())).split(/\r?\n/);

@@ -2,10 +2,15 @@
 //   'nvidia-smi-csv'       `--query-gpu=… --format=csv[,nounits][,noheader]`
 //   'nvidia-smi-apps-csv'  `--query-compute-apps=… --format=csv` (memory per process)
 //   'nvidia-smi-dmon'      `nvidia-smi dmon [-o DT]` fixed-width text
+//   'nvidia-smi-pmon'      `nvidia-smi pmon [-s um] [-o DT]` fixed-width text, one row per process: per-process
+//                          series proc.sm_util, proc.mem_util, proc.enc_util, proc.dec_util, proc.jpg_util,
+//                          proc.ofa_util (fractions), proc.gpu_mem.used, proc.gpu_mem.ccpm (bytes) {gpu, pid, process}
 // Times: the `timestamp` column ("2026/07/03 22:11:09.763") and dmon's Date/Time columns are the
 // machine's local time: read in ctx.options.tzOffsetMinutes, UTC when not given. A CSV without a
-// timestamp column takes the file's mtime. dmon without Date/Time columns: one row per GPU per second
-// (dmon's default interval), the last interval ending at the file's mtime.
+// timestamp column takes the file's mtime (warned). dmon/pmon without Date/Time columns: one row per GPU
+// (pmon: per process) per second (the default interval), the last interval ending at the file's mtime
+// (warned); with a Time column but no Date, the bundle's date (warned). A CSV whose header repeats
+// (`-l 1 >> file` run several times) is one table, said in one warning.
 // Values: units in the header ("memory.used [MiB]") or on the value ("32362 MiB") are converted to
 // canonical units; "[N/A]", "[Not Supported]", "N/A", "[…deprecated]" and dmon's "-" are no reading.
 // Throttle reasons: clocks_event_reasons.active (older clocks_throttle_reasons.active), a hex bitmask,
@@ -120,12 +125,55 @@ function parseHeader(line: string): Column[] {
 
 const isHeader = (line: string) => /^\s*[a-z_][a-z0-9_.]*(\s*\[[^\]]*\])?\s*(,\s*[a-z_][a-zA-Z0-9_.]*(\s*\[[^\]]*\])?\s*)*$/.test(line) && line.includes(',');
 
+/** What a column is, worked out once per header (not once per cell). */
+type Plan =
+  | { t: 'time' }
+  | { t: 'identity'; label: string }
+  | { t: 'skip' }
+  | { t: 'reason-active' }
+  | { t: 'reason-bit'; bit: number }
+  | { t: 'value'; name: string; unit: string; kind: SeriesKind; metric: string | null; reason: string | null };
+
+function planOf(c: Column, apps: boolean): Plan {
+  const f = c.field;
+  if (f === 'timestamp') return { t: 'time' };
+  if (IDENTITY[f]) return { t: 'identity', label: IDENTITY[f] };
+  if (apps) return f === 'used_gpu_memory' || f === 'used_memory' ? { t: 'value', name: 'proc.gpu_mem.used', unit: 'bytes', kind: 'gauge', metric: `nvidia-smi:${f}`, reason: null } : { t: 'skip' };
+  const reason = /^clocks_(?:event|throttle)_reasons\.(.+)$/.exec(f);
+  if (reason) {
+    if (reason[1] === 'active') return { t: 'reason-active' };
+    return REASON_BITS[reason[1]] !== undefined ? { t: 'reason-bit', bit: REASON_BITS[reason[1]] } : { t: 'skip' };
+  }
+  const counter = /^clocks_(?:event|throttle)_reasons_counters\.(.+)$/.exec(f);
+  if (counter) return { t: 'value', name: 'gpu.throttle_time', unit: 'seconds', kind: 'counter', metric: `nvidia-smi:${f}`, reason: counter[1] };
+  const rule = GPU_FIELDS[f];
+  if (rule) return { t: 'value', name: rule.name, unit: rule.unit, kind: rule.kind ?? 'gauge', metric: `nvidia-smi:${f}`, reason: null };
+  if (NOT_A_READING.test(f)) return { t: 'skip' };
+  // A field Quadscope has no name for: under its own name, without a metric label.
+  return { t: 'value', name: f, unit: SCALED_UNIT[c.unit] ?? c.unit, kind: 'gauge', metric: null, reason: null };
+}
+
+const GPU_NAMING = new Set(['gpu', 'gpu_uuid', 'bus_id']);
+
+const sameColumns = (a: Column[], b: Column[]) => a.length === b.length && a.every((c, i) => c.field === b[i].field && c.unit === b[i].unit);
+
 /** One --query-gpu or --query-compute-apps table: a header, then rows of cells. */
 class QueryTable {
   private cols: Column[] = [];
-  private readonly series = new Map<string, number>();
+  private plans: Plan[] = [];
+  private idCols: number[] = [];
+  private timeCol = -1;
+  /**
+   * Series ids per identity (the row's identity cells joined): one slot per column, and one more for
+   * gpu.throttle_reasons; -1 until first written. A row costs one string key and one map lookup, not a
+   * label object and a JSON key per cell.
+   */
+  private readonly series = new Map<string, Int32Array>();
   private ordinal = 0;
   private lastTs = '';
+  private lastTsValue = NaN;
+  /** Header lines repeated in the body (runs appended to one file with `-l … >> log`). */
+  repeats = 0;
 
   constructor(private readonly apps: boolean, private readonly sink: Sink, private readonly ctx: ImportContext, private readonly clock: LogClock) {}
 
@@ -135,16 +183,24 @@ class QueryTable {
 
   header(cols: Column[]): void {
     this.cols = cols;
+    this.plans = cols.map((c) => planOf(c, this.apps));
+    this.idCols = [];
+    this.timeCol = -1;
+    this.plans.forEach((p, i) => {
+      if (p.t === 'identity') this.idCols.push(i);
+      else if (p.t === 'time') this.timeCol = i;
+    });
+    this.series.clear();
   }
 
-  private id(name: string, labels: Labels, unit: string, kind: SeriesKind): number {
-    const key = `${name}\u0000${JSON.stringify(labels)}`;
-    let id = this.series.get(key);
-    if (id === undefined) {
-      id = this.sink.series({ name, labels, unit, kind });
-      this.series.set(key, id);
-    }
-    return id;
+  /** A header line met after rows: the same header again is skipped (counted); another one replaces it. */
+  maybeHeader(line: string): boolean {
+    if (!isHeader(line)) return false;
+    const cols = parseHeader(line);
+    if (sameColumns(cols, this.cols)) this.repeats++;
+    else if (cols.some((c) => c.field === 'timestamp' || c.field in GPU_FIELDS || c.field in IDENTITY)) this.header(cols);
+    else return false;
+    return true;
   }
 
   /** Answers false when the row does not fit the header. */
@@ -152,69 +208,83 @@ class QueryTable {
     let cells = line.split(', ');
     if (cells.length !== this.cols.length) cells = line.split(',');
     if (cells.length !== this.cols.length) return false;
-    const identity: Labels = {};
-    let ts = NaN;
+    let ts: number;
     let tsText = '';
-    this.cols.forEach((c, i) => {
+    if (this.timeCol >= 0) {
+      tsText = cells[this.timeCol].trim();
+      if (tsText === this.lastTs) ts = this.lastTsValue;
+      else {
+        ts = smiTime(tsText, this.clock);
+        if (!Number.isFinite(ts)) return false;
+        this.ordinal = 0;
+        this.lastTs = tsText;
+        this.lastTsValue = ts;
+      }
+    } else ts = this.clock.fallback(no, 'no timestamp column in the CSV');
+    // The row's identity: its cells as written (no reading: empty), and a key of them.
+    let key = '';
+    let named = false;
+    const ids: string[] = [];
+    for (const i of this.idCols) {
       const v = cells[i].trim();
-      if (c.field === 'timestamp') {
-        tsText = v;
-        ts = smiTime(v, this.clock);
-      } else if (IDENTITY[c.field] && v && v[0] !== '[' && v !== 'N/A') identity[IDENTITY[c.field]] = v;
-    });
-    if (tsText && !Number.isFinite(ts)) return false;
-    if (!tsText) ts = this.clock.fallback(no);
-    if (tsText !== this.lastTs) {
-      this.ordinal = 0;
-      this.lastTs = tsText;
+      const id = v && v[0] !== '[' && v !== 'N/A' ? v : '';
+      ids.push(id);
+      key += `${id}\u0001`;
+      if (id && GPU_NAMING.has((this.plans[i] as { label: string }).label)) named = true;
     }
-    if (!this.apps && identity.gpu === undefined) identity.gpu = identity.gpu_uuid ?? identity.bus_id ?? String(this.ordinal);
+    // A GPU without index, uuid or bus id is told apart by its place among the rows of one timestamp.
+    if (!this.apps && !named) key += String(this.ordinal);
     this.ordinal++;
-    const labels = canonicalLabels(identity);
-    if (this.apps) this.appRow(cells, labels, ts);
-    else this.gpuRow(cells, labels, ts);
-    return true;
-  }
-
-  private appRow(cells: string[], labels: Labels, ts: number): void {
-    this.cols.forEach((c, i) => {
-      if (c.field !== 'used_gpu_memory' && c.field !== 'used_memory') return;
-      const v = cellNumber(cells[i], c.unit);
-      if (v !== null) this.sink.sample(this.id('proc.gpu_mem.used', { ...labels, metric: `nvidia-smi:${c.field}` }, 'bytes', 'gauge'), ts, v);
-    });
-  }
-
-  private gpuRow(cells: string[], labels: Labels, ts: number): void {
+    let slots = this.series.get(key);
+    if (slots === undefined) {
+      slots = new Int32Array(this.cols.length + 1).fill(-1);
+      this.series.set(key, slots);
+    }
+    const labels = () => this.labels(ids);
     let activeMask: number | null = null;
     let bits = 0;
     let sawBits = false;
-    this.cols.forEach((c, i) => {
-      const f = c.field;
-      const raw = cells[i].trim();
-      if (f === 'timestamp' || IDENTITY[f]) return;
-      const reason = /^clocks_(?:event|throttle)_reasons\.(.+)$/.exec(f);
-      if (reason) {
-        if (reason[1] === 'active') {
-          if (/^0x[0-9a-fA-F]+$/.test(raw)) activeMask = Number.parseInt(raw, 16);
-        } else if (REASON_BITS[reason[1]] !== undefined && (raw === 'Active' || raw === 'Not Active')) {
-          sawBits = true;
-          if (raw === 'Active') bits |= REASON_BITS[reason[1]];
+    for (let i = 0; i < cells.length; i++) {
+      const p = this.plans[i];
+      if (p.t === 'value') {
+        const v = cellNumber(cells[i], this.cols[i].unit);
+        if (v === null) continue;
+        let id = slots[i];
+        if (id < 0) {
+          const l = labels();
+          if (p.reason !== null) l.reason = p.reason;
+          if (p.metric !== null) l.metric = p.metric;
+          slots[i] = id = this.sink.series({ name: p.name, labels: l, unit: p.unit, kind: p.kind });
         }
-        return;
+        this.sink.sample(id, ts, v);
+      } else if (p.t === 'reason-active') {
+        const raw = cells[i].trim();
+        if (/^0x[0-9a-fA-F]+$/.test(raw)) activeMask = Number.parseInt(raw, 16);
+      } else if (p.t === 'reason-bit') {
+        const raw = cells[i].trim();
+        if (raw === 'Active' || raw === 'Not Active') {
+          sawBits = true;
+          if (raw === 'Active') bits |= p.bit;
+        }
       }
-      const v = cellNumber(raw, c.unit);
-      if (v === null) return;
-      const counter = /^clocks_(?:event|throttle)_reasons_counters\.(.+)$/.exec(f);
-      if (counter) {
-        this.sink.sample(this.id('gpu.throttle_time', { ...labels, reason: counter[1], metric: `nvidia-smi:${f}` }, 'seconds', 'counter'), ts, v);
-        return;
-      }
-      const rule = GPU_FIELDS[f];
-      if (rule) this.sink.sample(this.id(rule.name, { ...labels, metric: `nvidia-smi:${f}` }, rule.unit, rule.kind ?? 'gauge'), ts, v);
-      else if (!/^0x/.test(raw) && !NOT_A_READING.test(f)) this.sink.sample(this.id(f, labels, SCALED_UNIT[c.unit] ?? c.unit, 'gauge'), ts, v);
-    });
+    }
     const mask: number | null = activeMask ?? (sawBits ? bits : null);
-    if (mask !== null) this.sink.sample(this.id('gpu.throttle_reasons', { ...labels, metric: 'nvidia-smi:clocks_event_reasons' }, 'bitmask', 'gauge'), ts, mask);
+    if (mask !== null) {
+      const k = this.cols.length;
+      if (slots[k] < 0) slots[k] = this.sink.series({ name: 'gpu.throttle_reasons', labels: { ...labels(), metric: 'nvidia-smi:clocks_event_reasons' }, unit: 'bitmask', kind: 'gauge' });
+      this.sink.sample(slots[k], ts, mask);
+    }
+    return true;
+  }
+
+  /** The canonical identity labels of a row (built only when one of its series is new). */
+  private labels(ids: string[]): Labels {
+    const identity: Labels = {};
+    this.idCols.forEach((c, k) => {
+      if (ids[k]) identity[(this.plans[c] as { label: string }).label] = ids[k];
+    });
+    if (!this.apps && identity.gpu === undefined) identity.gpu = identity.gpu_uuid ?? identity.bus_id ?? String(this.ordinal - 1);
+    return canonicalLabels(identity);
   }
 }
 
@@ -231,7 +301,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
   let inBlock = false;
   let commandFields: string[] | null = null;
   let no = 0;
-  for await (const batch of lineBatches(input.stream(), ctx)) {
+  for await (const batch of lineBatches(input.stream())) {
     for (const line of batch) {
       no++;
       if (no <= 3 && line.includes('nvidia_gpu_exporter GPU capture')) capture = true;
@@ -259,6 +329,11 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
         else guard.malformed(no, 'row does not match the CSV header');
         continue;
       }
+      if (table.ready && line.charCodeAt(0) > 57 && table.maybeHeader(line)) {
+        // A header again (runs appended to one file), or a new one: not a malformed row.
+        guard.ok();
+        continue;
+      }
       if (!table.ready) {
         if (isHeader(line)) {
           table.header(parseHeader(line));
@@ -274,6 +349,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
       else guard.malformed(no, 'row does not match the CSV header');
     }
   }
+  if (table.repeats > 0) ctx.warn(`the CSV header is repeated ${table.repeats} time${table.repeats === 1 ? '' : 's'} in the file (several runs appended to one file, as \`-l … >> file\` does): read as one table`);
   guard.finish(no);
 }
 
@@ -297,74 +373,128 @@ const DMON: Record<string, { name: string; unit: string; scale: number; kind?: S
   tviol: { name: 'gpu.thermal_violation', unit: 'fraction', scale: 0.01 },
 };
 
-async function importDmon(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+/** pmon columns → per-process series (labels gpu, pid, process); % → fraction, MB (MiB) → bytes. */
+const PMON: Record<string, { name: string; unit: string; scale: number }> = {
+  sm: { name: 'proc.sm_util', unit: 'fraction', scale: 0.01 },
+  mem: { name: 'proc.mem_util', unit: 'fraction', scale: 0.01 },
+  enc: { name: 'proc.enc_util', unit: 'fraction', scale: 0.01 },
+  dec: { name: 'proc.dec_util', unit: 'fraction', scale: 0.01 },
+  jpg: { name: 'proc.jpg_util', unit: 'fraction', scale: 0.01 },
+  ofa: { name: 'proc.ofa_util', unit: 'fraction', scale: 0.01 },
+  fb: { name: 'proc.gpu_mem.used', unit: 'bytes', scale: MIB },
+  ccpm: { name: 'proc.gpu_mem.ccpm', unit: 'bytes', scale: MIB },
+};
+/** Columns that name a row rather than measure it. */
+const MONITOR_KEYS = new Set(['gpu', 'Date', 'Time', 'pid', 'type', 'command']);
+
+/**
+ * `nvidia-smi dmon` (one row per GPU per interval) and `nvidia-smi pmon` (one row per process per GPU per
+ * interval; a GPU without processes prints one row of `-`): fixed-width text under `# gpu …` / `# Idx …`
+ * header rows, with optional Date (YYYYMMDD) and Time (HH:MM:SS) columns from `-o D`/`-o T`/`-o DT`.
+ * Without a date, times of day take the bundle's date (log-time.ts timeOfDay, warned); without times,
+ * rows are one interval of 1 s (the tools' default) each, the last ending at the mtime (warned): a new
+ * interval starts when the GPU index goes back (pmon: or a GPU/pid pair repeats).
+ */
+async function importMonitor(pmon: boolean, input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  const tool = pmon ? 'pmon' : 'dmon';
   const clock = new LogClock(ctx);
-  const guard = new GarbageGuard(ctx, 'nvidia-smi dmon output');
+  const guard = new GarbageGuard(ctx, `nvidia-smi ${tool} output`);
   const ids = new Map<string, number>();
   let cols: string[] = [];
+  let gi = -1;
+  let pi = -1;
+  let ci = -1;
+  let di = -1;
+  let ti = -1;
   // Rows without a time wait for the end, when their interval's time is known.
-  const untimed: { interval: number; gpu: string; values: (number | null)[] }[] = [];
+  const untimed: { interval: number; gpu: string; pid: string; process: string; values: (number | null)[] }[] = [];
   let interval = -1;
   let lastGpu = Infinity;
+  const inInterval = new Set<string>();
   let no = 0;
 
-  const write = (gpu: string, ts: number, values: (number | null)[]) => {
+  const write = (gpu: string, pid: string, process: string, ts: number, values: (number | null)[]) => {
     values.forEach((v, k) => {
+      if (v === null) return;
       const col = cols[k];
-      if (v === null || col === 'gpu' || col === 'Date' || col === 'Time') return;
-      const rule = DMON[col];
-      const name = rule?.name ?? `dmon.${col}`;
-      const labels = { gpu, metric: `nvidia-smi-dmon:${col}` };
-      const key = `${name}\u0000${col}\u0000${gpu}`;
+      const rule = pmon ? PMON[col] : DMON[col];
+      const name = rule?.name ?? `${tool}.${col}`;
+      const key = `${col}\u0000${gpu}\u0000${pid}\u0000${process}`;
       let id = ids.get(key);
       if (id === undefined) {
-        id = sink.series({ name, labels, unit: rule?.unit ?? '', kind: rule?.kind ?? 'gauge' });
+        const labels: Labels = pmon ? { gpu, pid, process, metric: `nvidia-smi-pmon:${col}` } : { gpu, metric: `nvidia-smi-dmon:${col}` };
+        const kind: SeriesKind = (!pmon && DMON[col]?.kind) || 'gauge';
+        id = sink.series({ name, labels, unit: rule?.unit ?? '', kind });
         ids.set(key, id);
       }
       sink.sample(id, ts, v * (rule?.scale ?? 1));
     });
   };
 
-  for await (const batch of lineBatches(input.stream(), ctx)) {
+  for await (const batch of lineBatches(input.stream())) {
     for (const line of batch) {
       no++;
       if (!line.trim()) continue;
       if (line.startsWith('#')) {
         const tokens = line.slice(1).trim().split(/\s+/);
-        if (tokens.includes('gpu') && !tokens.includes('Idx')) cols = tokens;
+        if (tokens.includes('gpu') && !tokens.includes('Idx')) {
+          cols = tokens;
+          gi = cols.indexOf('gpu');
+          pi = cols.indexOf('pid');
+          ci = cols.indexOf('command');
+          di = cols.indexOf('Date');
+          ti = cols.indexOf('Time');
+        }
         guard.ok();
         continue;
       }
       const cells = line.trim().split(/\s+/);
-      if (!cols.length || cells.length !== cols.length) {
+      // pmon's command name is the last column and may hold spaces.
+      const fits = ci >= 0 && ci === cols.length - 1 ? cells.length >= cols.length : cells.length === cols.length;
+      if (!cols.length || !fits) {
         guard.malformed(no, cols.length ? `expected ${cols.length} columns, found ${cells.length}` : 'data row before the "# gpu …" header');
         continue;
       }
-      const gi = cols.indexOf('gpu');
       const gpu = cells[gi];
-      const values = cells.map((c, k) => (k === gi || cols[k] === 'Date' || cols[k] === 'Time' ? null : cellNumber(c, '')));
-      const di = cols.indexOf('Date');
-      const ti = cols.indexOf('Time');
-      if (di >= 0 && ti >= 0) {
-        const d = /^(\d{4})(\d\d)(\d\d)$/.exec(cells[di]);
-        const t = /^(\d\d):(\d\d):(\d\d)$/.exec(cells[ti]);
-        if (!d || !t) {
-          guard.malformed(no, `bad date/time "${cells[di]} ${cells[ti]}"`);
+      const pid = pi >= 0 ? cells[pi] : '';
+      if (pmon && !/^\d+$/.test(pid)) {
+        // "-": no process on this GPU in this interval.
+        guard.ok();
+        continue;
+      }
+      const process = ci >= 0 ? cells.slice(ci).join(' ') : '';
+      const values = cols.map((c, k) => (MONITOR_KEYS.has(c) ? null : cellNumber(cells[k], '')));
+      let ts = NaN;
+      if (di >= 0 || ti >= 0) {
+        const d = di >= 0 ? /^(\d{4})(\d\d)(\d\d)$/.exec(cells[di]) : null;
+        const t = ti >= 0 ? /^(\d\d):(\d\d):(\d\d)$/.exec(cells[ti]) : null;
+        if ((di >= 0 && !d) || (ti >= 0 && !t)) {
+          guard.malformed(no, `bad date/time "${[di >= 0 ? cells[di] : '', ti >= 0 ? cells[ti] : ''].join(' ').trim()}"`);
           continue;
         }
-        write(gpu, clock.local(+d[1], +d[2], +d[3], +t[1], +t[2], +t[3]), values);
-      } else {
+        if (d && t) ts = clock.local(+d[1], +d[2], +d[3], +t[1], +t[2], +t[3]);
+        else if (t) ts = clock.timeOfDay(+t[1], +t[2], +t[3], 0, no);
+        // A date without a time of day: the rows of one day can only be told apart by order.
+        else if (d) ts = clock.local(+d[1], +d[2], +d[3], 0, 0, 0);
+      }
+      if (Number.isFinite(ts) && !(di >= 0 && ti < 0)) write(gpu, pid, process, ts, values);
+      else {
         const g = Number(gpu);
-        if (!(g > lastGpu)) interval++;
+        const pair = `${gpu}/${pid}`;
+        if (!(g > lastGpu) && !(pmon && g === lastGpu && !inInterval.has(pair))) {
+          interval++;
+          inInterval.clear();
+        }
+        inInterval.add(pair);
         lastGpu = g;
-        untimed.push({ interval, gpu, values });
+        untimed.push({ interval, gpu, pid, process, values });
       }
       guard.ok();
     }
   }
   if (untimed.length) {
-    const end = clock.fallback(no);
-    for (const r of untimed) write(r.gpu, end - (interval - r.interval) * 1000, r.values);
+    const end = clock.fallback(no, `no Time column (nvidia-smi ${tool} without -o DT): one row per ${pmon ? 'process' : 'GPU'} per second assumed, the last second`);
+    for (const r of untimed) write(r.gpu, r.pid, r.process, end - (interval - r.interval) * 1000, r.values);
   }
   guard.finish(no);
 }
@@ -392,10 +522,20 @@ export function detectAppsCsv(head: Buffer): number {
   return fields.includes('pid') && (fields.includes('used_gpu_memory') || fields.includes('used_memory')) ? 0.9 : 0;
 }
 
-export function detectDmon(head: Buffer): number {
+/** The `# gpu …` header of dmon or pmon output (and whether it is pmon's, with a pid column), or null. */
+function monitorHeader(head: Buffer): 'dmon' | 'pmon' | null {
   const lines = headLines(head, 10);
-  const i = lines.findIndex((l) => /^#\s*(Date\s+Time\s+)?gpu\s+\S/.test(l));
-  return i >= 0 && /^#\s*(YYYYMMDD\s+HH:MM:SS\s+)?Idx\b/.test(lines[i + 1] ?? '') ? 0.9 : 0;
+  const i = lines.findIndex((l) => /^#\s*(Date\s+)?(Time\s+)?gpu\s+\S/.test(l));
+  if (i < 0 || !/^#\s*(YYYYMMDD\s+)?(HH:MM:SS\s+)?Idx\b/.test(lines[i + 1] ?? '')) return null;
+  return /\bpid\b/.test(lines[i]) ? 'pmon' : 'dmon';
+}
+
+export function detectDmon(head: Buffer): number {
+  return monitorHeader(head) === 'dmon' ? 0.9 : 0;
+}
+
+export function detectPmon(head: Buffer): number {
+  return monitorHeader(head) === 'pmon' ? 0.9 : 0;
 }
 
 export const nvidiaSmiCsvImporter: Importer = {
@@ -413,5 +553,13 @@ export const nvidiaSmiAppsCsvImporter: Importer = {
 export const nvidiaSmiDmonImporter: Importer = {
   format: 'nvidia-smi-dmon',
   detect: (head) => detectDmon(head),
-  import: importDmon,
+  yearless: true,
+  import: (input, sink, ctx) => importMonitor(false, input, sink, ctx),
+};
+
+export const nvidiaSmiPmonImporter: Importer = {
+  format: 'nvidia-smi-pmon',
+  detect: (head) => detectPmon(head),
+  yearless: true,
+  import: (input, sink, ctx) => importMonitor(true, input, sink, ctx),
 };

@@ -128,6 +128,12 @@ export interface Importer {
    * decompressed) and the name: 0 = not mine, 1 = certain. The highest score wins.
    */
   detect(head: Buffer, name: string): number;
+  /**
+   * Its times need a year, a date or a start from elsewhere (log lines without a year, times of day,
+   * boot-relative seconds, no times at all): the pipeline imports it after the sources with absolute
+   * times, so ctx.bundleEndMs can anchor it, and its own times never move that anchor.
+   */
+  readonly yearless?: boolean;
   /** The entry must be a SQLite file on disk, attached as `ext` before the source's transaction opens. */
   readonly needsFile?: boolean;
   /**

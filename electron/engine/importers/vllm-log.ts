@@ -694,6 +694,7 @@ export function detectVllmLog(head: Buffer): number {
 
 export const vllmLogImporter: Importer = {
   format: 'vllm-log',
+  yearless: true,
   detect: (head) => detectVllmLog(head),
   import: importVllmLog,
 };

@@ -14,7 +14,9 @@
 //   gpu.xid — code — gauge (value = Xid code; DCGM XID_ERRORS = last Xid, 0 = none; kernel log: label bus_id)
 //   gpu.ecc_dbe, gpu.ecc_sbe — count — counter;  gpu.row_remap_pending, gpu.row_remap_failure — count — gauge
 //   gpu.pcie_replays — count — counter;  gpu.energy — J — counter
-//   proc.gpu_mem.used — bytes — gauge, labels pid, process (nvidia-smi --query-compute-apps)
+//   proc.gpu_mem.used — bytes — gauge, labels pid, process (nvidia-smi --query-compute-apps; pmon fb, with gpu)
+//   proc.sm_util, proc.mem_util, proc.enc_util, proc.dec_util, proc.jpg_util, proc.ofa_util — fraction — gauge,
+//       labels gpu, pid, process (nvidia-smi pmon: one process's share of the GPU);  proc.gpu_mem.ccpm — bytes
 //   kv.usage, kv.cpu_usage — fraction — gauge;  kv.used_tokens — tokens — gauge (SGLang)
 //   kv.prefix_queries, kv.prefix_hits — tokens — counter;  kv.prefix_hit_rate — fraction — gauge (SGLang
 //       cache_hit_rate, vLLM V0 gpu_prefix_cache_hit_rate, log lines: a windowed rate, not a counter)

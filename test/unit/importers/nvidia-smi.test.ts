@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { cellNumber, nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter } from '../../../electron/engine/importers/nvidia-smi';
+import { readFileSync } from 'node:fs';
+import { cellNumber, detectDmon, detectPmon, nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from '../../../electron/engine/importers/nvidia-smi';
+import { detectImporter } from '../../../electron/engine/importers/registry';
 import { MIB } from '../../../electron/engine/signals/canonical';
 import { runImporter, seriesRows, values } from './run-importer';
 
@@ -146,4 +148,98 @@ test('cells: units, sentinels, states', () => {
   assert.equal(cellNumber('P8', ''), 8);
   assert.equal(cellNumber('Yes', ''), 1);
   assert.equal(cellNumber('Enabled', ''), null);
+});
+
+const sample = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('pmon is told from dmon by its pid column (it was read as dmon: SM% of a process as the GPU utilisation)', () => {
+  for (const f of ['nvidia-smi-pmon-su.txt', 'nvidia-smi-pmon-dt.txt']) {
+    const head = readFileSync(sample(f));
+    assert.equal(detectPmon(head), 0.9, f);
+    assert.equal(detectDmon(head), 0, f);
+    assert.equal(detectImporter(head, f)?.format, 'nvidia-smi-pmon', f);
+  }
+  const dmon = Buffer.from('# gpu    pwr  gtemp  mtemp     sm    mem\n# Idx      W      C      C      %      %\n    0     71     40     38     12      3\n');
+  assert.equal(detectImporter(dmon, 'dmon.txt')?.format, 'nvidia-smi-dmon');
+});
+
+test('pmon -s um without times: per-process series, one interval a second ending at the mtime (warned)', async () => {
+  const r = await runImporter(nvidiaSmiPmonImporter, { file: sample('nvidia-smi-pmon-su.txt'), mtimeMs: 1_800_000_000_000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'proc.sm_util', { gpu: '0', pid: '41234' }), [
+      { ts: 1_800_000_000_000 - 1000, v: 0.87 },
+      { ts: 1_800_000_000_000, v: 0.9 },
+    ]);
+    assert.deepEqual(values(r, 'proc.sm_util', { gpu: '1', pid: '41235' }).map((x) => x.v), [0.85, 0.12]);
+    assert.deepEqual(values(r, 'proc.mem_util', { pid: '41235' }).map((x) => x.v), [0.39, 0.03]);
+    assert.deepEqual(values(r, 'proc.gpu_mem.used', { pid: '41234' }).map((x) => x.v), [70112 * MIB, 70112 * MIB]);
+    const sm = seriesRows(r).find((x) => x.name === 'proc.sm_util' && x.labels.pid === '41234')!;
+    assert.deepEqual(sm.labels, { gpu: '0', pid: '41234', process: 'python3', metric: 'nvidia-smi-pmon:sm' });
+    assert.equal(sm.unit, 'fraction');
+    // Nothing lands on the GPU's own series, and no pid becomes a gauge.
+    assert.equal(seriesRows(r).some((x) => x.name.startsWith('gpu.') || x.name.includes('pid')), false);
+    assert.equal(seriesRows(r).some((x) => x.name === 'proc.enc_util'), false);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /no Time column \(nvidia-smi pmon without -o DT\).*used the file's modification time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('pmon -o DT (jpg/ofa/fb/ccpm columns): its own times, idle-GPU rows skipped, graphics processes kept', async () => {
+  const r = await runImporter(nvidiaSmiPmonImporter, { file: sample('nvidia-smi-pmon-dt.txt') });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    const t = Date.UTC(2025, 0, 21, 4, 40, 55);
+    assert.deepEqual(values(r, 'proc.sm_util', { pid: '9912' }), [
+      { ts: t, v: 0.71 },
+      { ts: t + 1000, v: 0.73 },
+    ]);
+    assert.deepEqual(values(r, 'proc.gpu_mem.used', { pid: '9950', process: 'Xorg' }).map((x) => x.v), [12 * MIB, 12 * MIB]);
+    assert.deepEqual(values(r, 'proc.gpu_mem.ccpm', { pid: '9912' }).map((x) => x.v), [0, 0]);
+    assert.equal(seriesRows(r).some((x) => x.labels.gpu === '1'), false);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('dmon -o T (a time of day, no date): the bundle\'s date, midnight passed forward, warned', async () => {
+  const text = ['#Time        gpu    pwr', '#HH:MM:SS    Idx      W', ' 23:59:59      0    300', ' 00:00:00      0    301', ''].join('\n');
+  const r = await runImporter(nvidiaSmiDmonImporter, { text, mtimeMs: Date.UTC(2025, 0, 22, 0, 0, 30) });
+  try {
+    assert.deepEqual(values(r, 'gpu.power'), [
+      { ts: Date.UTC(2025, 0, 21, 23, 59, 59), v: 300 },
+      { ts: Date.UTC(2025, 0, 22, 0, 0, 0), v: 301 },
+    ]);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /times of day without a date: placed at the file's modification time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a CSV whose header repeats before every row (-l 1 >> file): every row read, one warning (it was one a row)', async () => {
+  const r = await runImporter(nvidiaSmiCsvImporter, { file: sample('nvidia-smi-query-repeated-header.csv') });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => x.v), [65010 * MIB, 65012 * MIB, 65020 * MIB]);
+    assert.deepEqual(values(r, 'gpu.util').map((x) => x.ts), [Date.UTC(2025, 0, 21, 4, 40, 55, 101), Date.UTC(2025, 0, 21, 4, 40, 56, 104), Date.UTC(2025, 0, 21, 4, 40, 57, 99)]);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /the CSV header is repeated 2 times/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('per-cell series cache: GPUs told apart by index, uuid or (without either) their place in a timestamp', async () => {
+  const text = ['timestamp, memory.used [MiB]', '2025/01/21 04:40:55.101, 1 MiB', '2025/01/21 04:40:55.101, 2 MiB', '2025/01/21 04:40:56.101, 3 MiB', '2025/01/21 04:40:56.101, 4 MiB', ''].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text });
+  try {
+    assert.deepEqual(values(r, 'gpu.mem.used', { gpu: '0' }).map((x) => x.v), [1 * MIB, 3 * MIB]);
+    assert.deepEqual(values(r, 'gpu.mem.used', { gpu: '1' }).map((x) => x.v), [2 * MIB, 4 * MIB]);
+  } finally {
+    r.dispose();
+  }
 });
