@@ -2,9 +2,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
+import { DEMO_NAME } from '../../common/demo';
 import type { Engine } from './api';
 
-export const DEMO_NAME = 'Demo: KV-cache exhaustion after a traffic surge';
+export { DEMO_NAME };
 
 export function demoBundleDir(): string {
   return process.env.QUADSCOPE_DEMO_BUNDLE ?? resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'demo');

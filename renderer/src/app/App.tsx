@@ -17,7 +17,7 @@ import { installEngineEvents } from './engine-events';
 import { HelpOverlay } from './HelpOverlay';
 import { IncidentView } from './IncidentView';
 import { openIncident } from './open-incident';
-import { installRouting } from './routing';
+import { installDemoLanding, installRouting } from './routing';
 import { installShortcuts } from './shortcuts';
 
 function useWindowDrops(): void {
@@ -50,7 +50,7 @@ export function App() {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
   useEffect(() => {
-    const offs = [installEngineEvents(), installRouting(), installShortcuts(), installLiveFollow()];
+    const offs = [installEngineEvents(), installRouting(), installDemoLanding(), installShortcuts(), installLiveFollow()];
     void useIncidents.getState().refresh();
     return () => offs.forEach((f) => f());
   }, []);

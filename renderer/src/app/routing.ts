@@ -1,4 +1,6 @@
 // Keeps the URL hash and the navigation store in step, so reload and back/forward keep the view.
+import { DEMO_NAME } from '../../../common/demo';
+import { useIncidents } from '../state/incidents';
 import { formatHash, parseHash, useNavigation } from '../state/navigation';
 
 export function installRouting(): () => void {
@@ -20,4 +22,28 @@ export function installRouting(): () => void {
     window.removeEventListener('hashchange', fromHash);
     window.removeEventListener('popstate', fromHash);
   };
+}
+
+/**
+ * A first start (no view in the URL, a workspace holding only the demo incident, perhaps still
+ * importing) lands on the demo rather than on an empty page; once the user goes anywhere, never again.
+ */
+export function installDemoLanding(): () => void {
+  if (location.hash.replace(/^#\/?/, '') !== '') return () => undefined;
+  let done = false;
+  const offs: (() => void)[] = [];
+  const check = () => {
+    if (done) return;
+    const nav = useNavigation.getState();
+    const { list } = useIncidents.getState();
+    if (nav.view !== 'home') done = true;
+    else if (list.length === 1 && list[0].name === DEMO_NAME) {
+      done = true;
+      nav.go('incident', list[0].id);
+    } else if (list.some((i) => i.name !== DEMO_NAME)) done = true;
+    if (done) offs.forEach((f) => f());
+  };
+  offs.push(useIncidents.subscribe(check), useNavigation.subscribe(check));
+  check();
+  return () => offs.forEach((f) => f());
 }

@@ -12,13 +12,15 @@ import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
 import { useLayout } from '../state/layout';
 import { useMarkers } from '../state/markers';
+import { useTimeline } from '../state/timeline';
 import { beginInteraction, chartBusy, chartIdle } from './draw-tracker';
 import { bucketFor, bufferedWindow, type FetchWindow } from './buffered-window';
 import { freshEntry, loadOnce, onChartRefresh } from './chart-data-cache';
-import { alignColumns, ratioColumns, seriesColumns } from './minmax-columns';
+import { arrivals, ratio, sumRates } from './derive-columns';
+import { alignColumns, seriesColumns } from './minmax-columns';
 import { drawOverlays, drawThreshold, quantileRange } from './overlays';
 import { querySeriesBatched } from './series-batch';
-import type { ChartGroup } from './series-groups';
+import { deriveInputs, type ChartGroup, type ChartSeries } from './series-groups';
 import { readChartColors } from './theme-colors';
 
 export const SYNC_KEY = 'quadscope-time';
@@ -52,18 +54,36 @@ function timeSpace(span: number, plotPx: number): number {
   return step < 1000 ? 13 * CHAR_PX : step < 60_000 ? 9.5 * CHAR_PX : 50;
 }
 
-/** Axis ticks stay short: the unit is in the chart title. */
-function axisValue(v: number, unit: string): string {
-  if (unit === 'seconds' || unit === 's') return formatDuration(v * 1000, { compact: true });
-  if (unit === 'bytes' || unit === 'fraction') return formatValue(v, unit);
-  return formatNumber(v);
+/** Axis ticks stay short (the unit is in the chart title) and never repeat a label. */
+function axisValues(splits: number[], unit: string): string[] {
+  if (unit === 'seconds' || unit === 's') return splits.map((v) => formatDuration(v * 1000, { compact: true }));
+  if (unit === 'bytes') return bytesTicks(splits);
+  if (unit === 'fraction') return splits.map((v) => formatValue(v, unit));
+  return splits.map((v) => formatNumber(v));
 }
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** One binary unit for the whole axis, with the decimals its tick step needs ("71.80 GiB", "71.85 GiB"). */
+function bytesTicks(splits: number[]): string[] {
+  const max = Math.max(1, ...splits.map(Math.abs));
+  const k = Math.min(BYTE_UNITS.length - 1, Math.floor(Math.log2(max) / 10));
+  const scale = 1024 ** k;
+  const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) / scale : 1;
+  const digits = Math.max(0, Math.min(3, Math.ceil(-Math.log10(step || 1))));
+  return splits.map((v) => `${(v / scale).toFixed(digits)} ${BYTE_UNITS[k]}`);
+}
+
+/** Lines drawn from counter rates follow the timeline's rate window. */
+const usesRate = (s: ChartSeries) => s.asRate || s.derive?.kind === 'sum-rate' || s.derive?.kind === 'arrivals' || (s.derive?.kind === 'ratio' && s.derive.rates);
 
 export function TimeChart({ group, height, highlighted }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const theme = useLayout((s) => s.theme);
-  const trigger = useDiagnosis((s) => (group.quantiles ? s.diagnosis?.trigger : undefined));
-  const seriesKey = group.series.map((s) => `${s.info.id}${s.asRate ? 'r' : ''}${s.per ? `/${s.per.id}` : ''}`).join(',');
+  const signal = group.quantiles?.histogram.name ?? '';
+  const trigger = useDiagnosis((s) => (signal && s.diagnosis?.trigger?.signal === signal ? s.diagnosis.trigger : undefined));
+  const rateWindowMs = useTimeline((s) => (group.series.some(usesRate) ? s.rateWindowMs : 0));
+  const seriesKey = group.series.map((s) => `${s.info.id}${s.asRate ? 'r' : ''}${s.derive ? `:${s.derive.kind}(${deriveInputs(s.derive).map((x) => x.id).join('+')})` : ''}`).join(',');
 
   useEffect(() => {
     const el = box.current;
@@ -98,7 +118,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
         points: { show: false },
       },
       legend: { show: true, live: true },
-      scales: { x: { time: true, range: () => xRange() }, y: group.quantiles ? { auto: true, range: (_u, min, max) => quantileRange(min, max, group.unit) } : { auto: true } },
+      scales: { x: { time: true, range: () => xRange() }, y: group.quantiles ? { auto: true, range: (_u, min, max) => quantileRange(min, max, group.unit, signal) } : { auto: true } },
       axes: [
         {
           stroke: colors.axis,
@@ -113,7 +133,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
           ticks: { stroke: colors.grid },
           // Wide enough for the longest tick ("3 min 20s"), fixed per chart so plot widths stay equal.
           size: 84,
-          values: (_u, splits) => splits.map((v) => axisValue(v, group.unit)),
+          values: (_u, splits) => axisValues(splits, group.unit),
         },
       ],
       series: [
@@ -133,7 +153,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
         draw: [
           (u) => {
             drawOverlays(u, colors);
-            if (group.quantiles) drawThreshold(u, colors, group.unit);
+            if (group.quantiles) drawThreshold(u, colors, group.unit, signal);
             // The first data change the plot width (the y axis appears once it has ticks): ask again.
             if (asked && plotWidth() !== asked && u.over.clientWidth >= 16) schedule();
           },
@@ -180,9 +200,9 @@ export function TimeChart({ group, height, highlighted }: Props) {
       tl.style.setProperty('--plot-width', `${r.width}px`);
     };
 
-    const ids = group.series.flatMap((x) => (x.per ? [x.info.id, x.per.id] : [x.info.id]));
+    const ids = [...new Set(group.series.flatMap((x) => (x.derive ? deriveInputs(x.derive).map((s) => s.id) : [x.info.id])))];
     const quant = group.quantiles;
-    const key = quant ? `q:${quant.histogram.id}:${quant.q.join(',')}` : `s:${seriesKey}`;
+    const key = quant ? `q:${quant.histogram.id}:${quant.q.join(',')}` : `s:${seriesKey}@${rateWindowMs}`;
     const load = async (w: FetchWindow): Promise<uPlot.AlignedData> => {
       if (quant) {
         const r = await api.queryQuantiles({ series_id: quant.histogram.id, quantiles: quant.q, start_ms: w.start_ms, end_ms: w.end_ms, points: w.points });
@@ -191,10 +211,13 @@ export function TimeChart({ group, height, highlighted }: Props) {
       }
       const byId = await querySeriesBatched(ids, w);
       const cols = group.series.map((x) => {
+        const data = (list: { id: number }[]) => list.map((s) => byId.get(s.id)).filter((d) => d !== undefined);
+        const dv = x.derive;
+        if (dv?.kind === 'sum-rate') return sumRates(data(dv.of), w, rateWindowMs);
+        if (dv?.kind === 'arrivals') return arrivals(data(dv.finished), data(dv.queue), w, rateWindowMs);
+        if (dv?.kind === 'ratio') return ratio(data(dv.num), data(dv.den), w, { rates: dv.rates, windowMs: rateWindowMs });
         const d = byId.get(x.info.id);
-        const per = x.per ? byId.get(x.per.id) : undefined;
-        if (d && per) return ratioColumns(d, per);
-        return d ? seriesColumns(d, x.asRate, w.bucket_ms) : { t: new Float64Array(0), v: new Float64Array(0) };
+        return d ? seriesColumns(d, x.asRate, w.bucket_ms, rateWindowMs) : { t: new Float64Array(0), v: new Float64Array(0) };
       });
       return alignColumns(cols) as uPlot.AlignedData;
     };
@@ -308,7 +331,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       u.destroy();
     };
     // group.series is captured by seriesKey: a new array with the same series must not rebuild the chart.
-  }, [seriesKey, height, theme, group.unit, group.title, group.id]);
+  }, [seriesKey, height, theme, group.unit, group.title, group.id, rateWindowMs]);
 
   const onKey = (e: React.KeyboardEvent) => {
     const c = useCursor.getState();

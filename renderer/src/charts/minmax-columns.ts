@@ -4,8 +4,8 @@
 import type { SeriesData } from '../../../electron/contract/types';
 import { counterRate } from './counter-rate';
 
-export function seriesColumns(d: SeriesData, asRate: boolean, bucketMs: number): { t: Float64Array; v: Float64Array } {
-  if (asRate) return counterRate(d.t, d.max);
+export function seriesColumns(d: SeriesData, asRate: boolean, bucketMs: number, rateWindowMs = 0): { t: Float64Array; v: Float64Array } {
+  if (asRate) return counterRate(d.t, d.max, rateWindowMs);
   if (!d.downsampled) return { t: Float64Array.from(d.t), v: Float64Array.from(d.max) };
   const n = d.t.length;
   const t = new Float64Array(n * 2);
@@ -20,27 +20,6 @@ export function seriesColumns(d: SeriesData, asRate: boolean, bucketMs: number):
     v[2 * i + 1] = rising ? d.max[i] : d.min[i];
   }
   return { t, v };
-}
-
-/** rate(num) / rate(den) where both have a point at the same time (a histogram's mean per event). */
-export function ratioColumns(num: SeriesData, den: SeriesData): { t: Float64Array; v: Float64Array } {
-  const a = counterRate(num.t, num.max);
-  const b = counterRate(den.t, den.max);
-  const t: number[] = [];
-  const v: number[] = [];
-  for (let i = 0, j = 0; i < a.t.length && j < b.t.length; ) {
-    if (a.t[i] < b.t[j]) i++;
-    else if (a.t[i] > b.t[j]) j++;
-    else {
-      if (b.v[j] > 0) {
-        t.push(a.t[i]);
-        v.push(a.v[i] / b.v[j]);
-      }
-      i++;
-      j++;
-    }
-  }
-  return { t: Float64Array.from(t), v: Float64Array.from(v) };
 }
 
 /** Aligns several (t, v) columns on one shared, sorted x column, with nulls where a series has no point. */

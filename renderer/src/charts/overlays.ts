@@ -47,23 +47,24 @@ export function drawOverlays(u: uPlot, colors: ChartColors): void {
   if (onset !== null) vline(u, onset, colors.onset, [6, 3], 2);
 }
 
-/** The trigger threshold (ms) in a latency chart's unit, or null before the diagnosis has one. */
-export function thresholdIn(unit: string): number | null {
-  const th = useDiagnosis.getState().diagnosis?.trigger?.threshold_ms;
-  if (th === undefined || !Number.isFinite(th)) return null;
+/** The trigger threshold (ms) in a latency chart's unit, or null before the diagnosis has one or on another signal's chart. */
+export function thresholdIn(unit: string, signal: string): number | null {
+  const trigger = useDiagnosis.getState().diagnosis?.trigger;
+  const th = trigger?.threshold_ms;
+  if (trigger?.signal !== signal || th === undefined || !Number.isFinite(th)) return null;
   return unit === 'ms' ? th : th / 1000;
 }
 
 /** The quantile chart's y range: from zero, high enough to show the threshold line. */
-export function quantileRange(min: number | null, max: number | null, unit: string): [number, number] {
-  const th = thresholdIn(unit);
+export function quantileRange(min: number | null, max: number | null, unit: string, signal: string): [number, number] {
+  const th = thresholdIn(unit, signal);
   const hi = Math.max(max ?? 0, th !== null ? th * 1.15 : 0);
   return [Math.min(0, min ?? 0), hi > 0 ? hi * 1.05 : 1];
 }
 
 /** Dashed horizontal line at baseline P99 + θℓ (the chart title says what it is). */
-export function drawThreshold(u: uPlot, colors: ChartColors, unit: string): void {
-  const th = thresholdIn(unit);
+export function drawThreshold(u: uPlot, colors: ChartColors, unit: string, signal: string): void {
+  const th = thresholdIn(unit, signal);
   if (th === null) return;
   const { top, height, left, width } = u.bbox;
   const y = Math.round(u.valToPos(th, 'y', true)) + 0.5;

@@ -1,13 +1,23 @@
-// Which charts the timeline stacks: the canonical series present, grouped by meaning (four-quadrant-model.md §1),
-// then whatever else the bundle held, grouped by its first name segment.
+// Which charts the timeline stacks. First the canonical views of LLM serving (four-quadrant-model.md §1,
+// root-causes.md §0), each from the best source of its signal (the engine's own metrics before its log
+// lines, before what was derived from spans): latency P50/P95/P99 of e2e, TTFT, ITL and queue time;
+// arrivals and finishes; tokens in and out; running and waiting; KV usage and KV per running request;
+// prompt and output length; preemptions; errors (never successful finishes); prefix-cache hit rate;
+// and per GPU memory, utilisation, clock, power and temperature. Everything else, other sources of the
+// same signals included, is folded behind the timeline's filter box, grouped by name.
 import type { SeriesInfo } from '../../../electron/contract/types';
+
+/** How a line is computed from several series (see derive-columns.ts). */
+export type Derive =
+  | { kind: 'sum-rate'; of: SeriesInfo[] }
+  | { kind: 'arrivals'; finished: SeriesInfo[]; queue: SeriesInfo[] }
+  | { kind: 'ratio'; num: SeriesInfo[]; den: SeriesInfo[]; rates: boolean };
 
 export interface ChartSeries {
   info: SeriesInfo;
   label: string;
   asRate: boolean;
-  /** A histogram's `.count` counter: the series is then rate(info) / rate(per), the mean per event. */
-  per?: SeriesInfo;
+  derive?: Derive;
 }
 
 export interface ChartGroup {
@@ -17,37 +27,35 @@ export interface ChartGroup {
   series: ChartSeries[];
   /** A quantile chart: api.queryQuantiles over this histogram, one line per quantile (`series` in order). */
   quantiles?: { histogram: SeriesInfo; q: number[] };
+  /** Shown by default; the others wait behind the filter box. */
+  canonical: boolean;
+  /** What the filter box matches: names and labels of every series drawn. */
+  search: string;
 }
 
-interface GroupDef {
-  id: string;
-  title: string;
-  match: (name: string) => boolean;
-  /** Unit shown on the axis; counters become "<unit>/s". */
-  unit?: string;
-}
-
-const GROUPS: GroupDef[] = [
-  { id: 'latency', title: 'Latency', match: (n) => n.startsWith('lat.') },
-  { id: 'tokens', title: 'Token rate', match: (n) => n.startsWith('tokens.') },
-  { id: 'queue', title: 'Requests running / waiting', match: (n) => n === 'req.running' || n === 'req.waiting' },
-  { id: 'kv', title: 'KV-cache usage', match: (n) => n === 'kv.usage' },
-  { id: 'gpu-mem', title: 'GPU memory', match: (n) => n === 'gpu.mem.used' || n === 'gpu.mem.total' },
-  { id: 'torch-mem', title: 'PyTorch allocated / reserved', match: (n) => n === 'torch.allocated' || n === 'torch.reserved' },
-  { id: 'preemptions', title: 'Preemptions', match: (n) => n === 'kv.preemptions' },
-  { id: 'errors', title: 'Errors', match: (n) => n === 'req.errors' || n === 'req.finished' },
-  { id: 'prefix', title: 'Prefix cache', match: (n) => n === 'kv.prefix_queries' || n === 'kv.prefix_hits' },
-  { id: 'gpu-util', title: 'GPU utilisation', match: (n) => n === 'gpu.util' || n === 'gpu.sm_active' },
-  { id: 'gpu-clock', title: 'SM clock', match: (n) => n === 'gpu.sm_clock' },
-  { id: 'gpu-power', title: 'GPU power', match: (n) => n === 'gpu.power' },
-  { id: 'gpu-temp', title: 'GPU temperature', match: (n) => n === 'gpu.temp' },
-];
-
+export const LATENCY_QUANTILES = [0.5, 0.95, 0.99];
 const MAX_SERIES_PER_CHART = 16;
 
 /** Labels that identify where a series came from rather than what it is: shown only when nothing else differs. */
-const PROVENANCE = new Set(['metric', 'gpu_uuid', 'bus_id', 'gpu_model', 'device', 'model_name']);
+const PROVENANCE = new Set(['metric', 'gpu_uuid', 'bus_id', 'gpu_model', 'device', 'model_name', 'model']);
 const MAX_LABEL_CHARS = 60;
+
+/** Series the engine derived from other records (labels {from: 'spans'}) rather than read from the engine itself. */
+const derivedFrom = (s: SeriesInfo): string | undefined => s.labels.from;
+
+/** 0: the engine's own metrics; 1: its log lines; 2: derived from other records (spans). */
+export function sourceRank(s: SeriesInfo): number {
+  if (derivedFrom(s)) return 2;
+  return /-log:/.test(s.labels.metric ?? '') ? 1 : 0;
+}
+
+/** The series of `name` from its best source (every label set of that source: per GPU, per reason). */
+export function bestSource(all: SeriesInfo[], name: string, usable: (s: SeriesInfo) => boolean = (s) => s.points > 0): SeriesInfo[] {
+  const list = all.filter((s) => s.name === name && usable(s));
+  if (!list.length) return [];
+  const best = Math.min(...list.map(sourceRank));
+  return list.filter((s) => sourceRank(s) === best);
+}
 
 /** Short legend text: the name where the chart mixes names, plus the labels that tell series apart. */
 export function seriesLabel(s: SeriesInfo, mixedNames: boolean, varying: Set<string>): string {
@@ -69,12 +77,9 @@ function varyingLabels(list: SeriesInfo[]): Set<string> {
   return out;
 }
 
-/** Series the engine derived from other records (labels {from: 'spans'}) rather than read from the engine itself. */
-const derivedFrom = (s: SeriesInfo): string | undefined => s.labels.from;
-
 /** The engine's own series before the ones derived from other records, otherwise in the order given. */
 function ownFirst<T extends { info: SeriesInfo }>(list: T[]): T[] {
-  return list.map((x, i) => [x, i] as const).sort((a, b) => Number(!!derivedFrom(a[0].info)) - Number(!!derivedFrom(b[0].info)) || a[1] - b[1]).map(([x]) => x);
+  return list.map((x, i) => [x, i] as const).sort((a, b) => sourceRank(a[0].info) - sourceRank(b[0].info) || a[1] - b[1]).map(([x]) => x);
 }
 
 const countLabels = (list: ChartSeries[]) => list.reduce((m, s) => m.set(s.label, (m.get(s.label) ?? 0) + 1), new Map<string, number>());
@@ -110,105 +115,238 @@ export function uniqueLabels(series: ChartSeries[]): ChartSeries[] {
   return out;
 }
 
-function unitOf(list: SeriesInfo[], asRate: boolean): string {
-  const u = list[0]?.unit ?? '';
-  return asRate ? `${u || 'count'}/s` : u;
+const searchText = (series: SeriesInfo[]) =>
+  series
+    .map((s) => `${s.name} ${Object.entries(s.labels).map(([k, v]) => `${k}=${v}`).join(' ')}`)
+    .join('\n')
+    .toLowerCase();
+
+function group(id: string, title: string, unit: string, series: ChartSeries[], canonical: boolean, extra: Partial<ChartGroup> = {}): ChartGroup {
+  const members = series.flatMap((s) => [s.info, ...(s.derive ? deriveInputs(s.derive) : [])]);
+  return { id, title, unit, series: uniqueLabels(series.slice(0, MAX_SERIES_PER_CHART)), canonical, search: searchText(members), ...extra };
 }
 
-function build(id: string, title: string, list: SeriesInfo[]): ChartGroup[] {
-  // A chart shows one kind of value: counters (as rates) apart from gauges.
-  const out: ChartGroup[] = [];
-  const byRate = new Map<boolean, SeriesInfo[]>();
-  for (const s of list) {
-    const r = s.kind === 'counter';
-    (byRate.get(r) ?? byRate.set(r, []).get(r)!).push(s);
+export function deriveInputs(d: Derive): SeriesInfo[] {
+  switch (d.kind) {
+    case 'sum-rate':
+      return d.of;
+    case 'arrivals':
+      return [...d.finished, ...d.queue];
+    case 'ratio':
+      return [...d.num, ...d.den];
   }
-  for (const [asRate, members] of byRate) {
-    const shown = ownFirst(members.map((info) => ({ info }))).map((x) => x.info).slice(0, MAX_SERIES_PER_CHART);
-    const mixed = new Set(shown.map((s) => s.name)).size > 1;
-    const varying = varyingLabels(shown);
-    out.push({
-      id: byRate.size > 1 ? `${id}${asRate ? '-rate' : ''}` : id,
-      title: asRate ? `${title} (rate)` : title,
-      unit: unitOf(shown, asRate),
-      series: uniqueLabels(shown.map((info) => ({ info, label: seriesLabel(info, mixed, varying), asRate }))),
-    });
+}
+
+/** One line per series, labelled by what tells them apart ("gpu=0"), prefixed with `prefix` where several names share a chart. */
+function lines(list: SeriesInfo[], asRate: boolean, prefix?: (s: SeriesInfo) => string): ChartSeries[] {
+  const mixed = new Set(list.map((s) => s.name)).size > 1;
+  const varying = varyingLabels(list);
+  return ownFirst(
+    list.map((info) => {
+      const own = seriesLabel(info, false, varying);
+      const label = prefix ? (own === info.name ? prefix(info) : `${prefix(info)} ${own}`) : seriesLabel(info, mixed, varying);
+      return { info, label, asRate };
+    }),
+  );
+}
+
+/** The histogram with buckets scraped at least twice, its own `.count` counter deciding. */
+function histogram(all: SeriesInfo[], name: string): SeriesInfo | null {
+  const scrapes = (h: SeriesInfo) => all.find((c) => c.name === `${name}.count` && JSON.stringify(c.labels) === JSON.stringify(h.labels))?.points ?? 0;
+  return bestSource(all, name, (s) => s.kind === 'histogram' && scrapes(s) >= 2).sort((a, b) => scrapes(b) - scrapes(a))[0] ?? null;
+}
+
+const LATENCIES: [string, string, string][] = [
+  ['lat.e2e', 'latency-e2e', 'E2E latency'],
+  ['lat.ttft', 'latency-ttft', 'Time to first token (TTFT)'],
+  ['lat.itl', 'latency-itl', 'Inter-token latency (ITL)'],
+  ['lat.queue', 'latency-queue', 'Queue time'],
+];
+
+interface Built {
+  groups: ChartGroup[];
+  used: Set<number>;
+}
+
+/** The canonical views, in reading order, for the signals the incident has. */
+function canonicalGroups(all: SeriesInfo[]): Built {
+  const used = new Set<number>();
+  const groups: ChartGroup[] = [];
+  const take = (list: SeriesInfo[]) => list.forEach((s) => used.add(s.id));
+  const best = (name: string) => bestSource(all, name);
+  const counter = (name: string) => bestSource(all, name, (s) => s.points > 0 && s.kind === 'counter');
+  const gauge = (name: string) => bestSource(all, name, (s) => s.points > 0 && s.kind !== 'counter' && s.kind !== 'histogram' && s.kind !== 'info');
+
+  for (const [name, id, title] of LATENCIES) {
+    const h = histogram(all, name);
+    if (h) {
+      take([h, ...all.filter((s) => (s.name === `${name}.count` || s.name === `${name}.sum`) && JSON.stringify(s.labels) === JSON.stringify(h.labels))]);
+      groups.push(
+        group(
+          id,
+          `${title} P50 / P95 / P99`,
+          h.unit || 'seconds',
+          LATENCY_QUANTILES.map((q) => ({ info: h, label: `P${Math.round(q * 100)}`, asRate: false })),
+          true,
+          { quantiles: { histogram: h, q: LATENCY_QUANTILES } },
+        ),
+      );
+      continue;
+    }
+    const mean = meanLine(all, name, `${title.split(' (')[0]} mean`);
+    if (mean) {
+      take(deriveInputs(mean.derive!));
+      groups.push(group(id, `${title}, mean per request`, 'seconds', [mean], true));
+    }
+  }
+
+  const finished = counter('req.finished');
+  const running = gauge('req.running');
+  const waiting = gauge('req.waiting');
+  const finishes = finished.length ? finished : counter('lat.e2e.count');
+  if (finishes.length) {
+    const series: ChartSeries[] = [];
+    if (running.length || waiting.length) series.push({ info: finishes[0], label: 'arrivals (finishes + queue growth)', asRate: true, derive: { kind: 'arrivals', finished: finishes, queue: [...running, ...waiting] } });
+    series.push({ info: finishes[0], label: 'finishes', asRate: true, derive: { kind: 'sum-rate', of: finishes } });
+    take(finished);
+    groups.push(group('requests', 'Requests: arrivals and finishes', 'req/s', series, true));
+  }
+
+  const tokIn = counter('tokens.prompt');
+  const tokOut = counter('tokens.generation');
+  if (tokIn.length || tokOut.length) {
+    take([...tokIn, ...tokOut]);
+    groups.push(group('tokens', 'Tokens: prompt (in) and generation (out)', 'tokens/s', [...lines(tokIn, true, () => 'prompt'), ...lines(tokOut, true, () => 'generation')], true));
+  } else {
+    const rIn = gauge('tokens.prompt_rate');
+    const rOut = gauge('tokens.generation_rate');
+    if (rIn.length || rOut.length) {
+      take([...rIn, ...rOut]);
+      groups.push(group('tokens', 'Tokens: prompt (in) and generation (out)', 'tokens/s', [...lines(rIn, false, () => 'prompt'), ...lines(rOut, false, () => 'generation')], true));
+    }
+  }
+
+  if (running.length || waiting.length) {
+    take([...running, ...waiting]);
+    groups.push(group('queue', 'Requests running / waiting', 'count', [...lines(running, false, () => 'running'), ...lines(waiting, false, () => 'waiting')], true));
+  }
+
+  const kv = gauge('kv.usage');
+  if (kv.length) {
+    take(kv);
+    groups.push(group('kv', 'KV-cache usage', 'fraction', lines(kv, false, () => 'KV usage'), true));
+    if (running.length) {
+      groups.push(group('kv-per-request', 'KV cache per running request (KV usage ÷ running)', 'fraction', [{ info: kv[0], label: 'KV per running request', asRate: false, derive: { kind: 'ratio', num: kv, den: running, rates: false } }], true));
+    }
+  }
+
+  const lengths = [meanLine(all, 'req.prompt_len', 'prompt length'), meanLine(all, 'req.gen_len', 'output length')].filter((x): x is ChartSeries => !!x);
+  if (lengths.length) {
+    lengths.forEach((l) => take(deriveInputs(l.derive!)));
+    groups.push(group('lengths', 'Prompt and output length, mean per request', 'tokens', lengths, true));
+  }
+
+  const preempt = counter('kv.preemptions');
+  if (preempt.length) {
+    take(preempt);
+    groups.push(group('preemptions', 'Preemptions', 'count/s', lines(preempt, true, () => 'preemptions'), true));
+  }
+
+  // Errors are errors: the error counter and requests that ended aborted or failed, never successful finishes.
+  const errors = all.filter((s) => s.name === 'req.errors' && s.kind === 'counter' && s.points > 0);
+  const failed = all.filter((s) => s.name === 'req.finished' && s.kind === 'counter' && s.points > 0 && /^(abort|error)$/.test(s.labels.reason ?? '') && sourceRank(s) === Math.min(...finished.map(sourceRank), 9));
+  if (errors.length || failed.length) {
+    take(errors);
+    groups.push(group('errors', 'Errors and aborted requests', 'count/s', [...lines(errors, true, () => 'errors'), ...failed.map((info) => ({ info, label: `finished: ${info.labels.reason}`, asRate: true }))], true));
+  }
+
+  const hits = counter('kv.prefix_hits');
+  const queries = counter('kv.prefix_queries');
+  if (hits.length && queries.length) {
+    take([...hits, ...queries]);
+    groups.push(group('prefix', 'Prefix-cache hit rate (hits ÷ queries)', 'fraction', [{ info: hits[0], label: 'hit rate', asRate: false, derive: { kind: 'ratio', num: hits, den: queries, rates: true } }], true));
+  } else {
+    const rate = gauge('kv.prefix_hit_rate');
+    if (rate.length) {
+      take(rate);
+      groups.push(group('prefix', 'Prefix-cache hit rate', 'fraction', lines(rate, false, () => 'hit rate'), true));
+    }
+  }
+
+  const perGpu: [string, string, string[]][] = [
+    ['gpu-mem', 'GPU memory used (per GPU)', ['gpu.mem.used']],
+    ['torch-mem', 'PyTorch allocated / reserved', ['torch.allocated', 'torch.reserved']],
+    ['gpu-util', 'GPU utilisation and SM active (per GPU)', ['gpu.util', 'gpu.sm_active']],
+    ['gpu-clock', 'SM clock (per GPU)', ['gpu.sm_clock']],
+    ['gpu-power', 'GPU power (per GPU)', ['gpu.power']],
+    ['gpu-temp', 'GPU temperature (per GPU)', ['gpu.temp']],
+  ];
+  for (const [id, title, names] of perGpu) {
+    const list = names.flatMap((n) => gauge(n));
+    if (!list.length) continue;
+    take(list);
+    const mixed = names.length > 1;
+    groups.push(group(id, title, list[0].unit, lines(list, false, mixed ? (s) => s.name.replace(/^(gpu|torch)\./, '') : undefined), true));
+  }
+  return { groups, used };
+}
+
+/** rate(<name>.sum) ÷ rate(<name>.count): the mean per event of a histogram, from its best source. */
+function meanLine(all: SeriesInfo[], name: string, label: string): ChartSeries | null {
+  const sums = bestSource(all, `${name}.sum`, (s) => s.points > 0 && s.kind === 'counter');
+  const pairs = sums
+    .map((sum) => [sum, all.find((c) => c.name === `${name}.count` && c.points > 0 && JSON.stringify(c.labels) === JSON.stringify(sum.labels))] as const)
+    .filter((p): p is readonly [SeriesInfo, SeriesInfo] => !!p[1]);
+  if (!pairs.length) return null;
+  return { info: pairs[0][0], label, asRate: false, derive: { kind: 'ratio', num: pairs.map((p) => p[0]), den: pairs.map((p) => p[1]), rates: true } };
+}
+
+/** Every series not drawn by a canonical view: one chart per name and unit (counters as rates). */
+function otherGroups(all: SeriesInfo[], used: Set<number>): ChartGroup[] {
+  const rest = all.filter((s) => s.points > 0 && s.kind !== 'info' && !used.has(s.id));
+  const out: ChartGroup[] = [];
+  // Histogram means of the signals without a canonical view (prefill, decode, …) and other sources'.
+  const means: ChartSeries[] = [];
+  for (const sum of rest) {
+    if (!sum.name.endsWith('.sum') || sum.kind !== 'counter') continue;
+    const base = sum.name.slice(0, -4);
+    const count = rest.find((c) => c.name === `${base}.count` && JSON.stringify(c.labels) === JSON.stringify(sum.labels));
+    if (!count) continue;
+    used.add(sum.id).add(count.id);
+    means.push({ info: sum, label: `${base} mean`, asRate: false, derive: { kind: 'ratio', num: [sum], den: [count], rates: true } });
+  }
+  if (means.length) {
+    const byUnit = new Map<string, ChartSeries[]>();
+    const unitOf = (s: SeriesInfo) => (s.unit === 's' ? 'seconds' : s.unit || '');
+    for (const m of ownFirst(means)) (byUnit.get(unitOf(m.info)) ?? byUnit.set(unitOf(m.info), []).get(unitOf(m.info))!).push(m);
+    for (const [unit, list] of byUnit) out.push(group(`means-${unit || 'count'}`, 'Means per event (histogram sum ÷ count)', unit, list, false));
+  }
+  const byName = new Map<string, SeriesInfo[]>();
+  for (const s of rest) {
+    if (used.has(s.id)) continue;
+    const k = `${s.name}|${s.unit}|${s.kind === 'counter' ? 'rate' : 'value'}`;
+    (byName.get(k) ?? byName.set(k, []).get(k)!).push(s);
+  }
+  for (const [key, list] of [...byName].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const asRate = list[0].kind === 'counter';
+    out.push(group(`other-${key}`, asRate ? `${list[0].name} (rate)` : list[0].name, asRate ? `${list[0].unit || 'count'}/s` : list[0].unit, lines(list, asRate), false));
   }
   return out;
 }
 
-const sameLabels = (a: SeriesInfo, b: SeriesInfo) => JSON.stringify(a.labels) === JSON.stringify(b.labels);
-
-/**
- * Latency histograms arrive as `<name>.sum` and `<name>.count` counters (their buckets are not series
- * points): rate(sum) / rate(count) is the mean latency per window, which is what a chart can honestly show.
- */
-function latencyMeans(chartable: SeriesInfo[], used: Set<number>): ChartGroup[] {
-  const out: ChartSeries[] = [];
-  for (const sum of chartable) {
-    if (!sum.name.startsWith('lat.') || !sum.name.endsWith('.sum')) continue;
-    const base = sum.name.slice(0, -4);
-    const count = chartable.find((c) => c.name === `${base}.count` && sameLabels(c, sum));
-    if (!count) continue;
-    used.add(sum.id).add(count.id);
-    out.push({ info: sum, per: count, label: `${base} mean`, asRate: false });
-  }
-  if (!out.length) return [];
-  return [{ id: 'latency-mean', title: 'Latency, mean per request (histogram sum ÷ count)', unit: 'seconds', series: uniqueLabels(ownFirst(out).slice(0, MAX_SERIES_PER_CHART)) }];
-}
-
-export const LATENCY_QUANTILES = [0.5, 0.95, 0.99];
-
-/**
- * P50/P95/P99 of the e2e latency histogram (TTFT when there is none): the engine's own histogram before
- * one derived from spans, then the one whose `.count` counter has the most scrapes, as the model's latency signal.
- */
-function latencyQuantiles(all: SeriesInfo[]): ChartGroup[] {
-  for (const name of ['lat.e2e', 'lat.ttft']) {
-    const scrapes = (h: SeriesInfo) => all.find((c) => c.name === `${name}.count` && sameLabels(c, h))?.points ?? 0;
-    const hist = all
-      .filter((s) => s.name === name && s.kind === 'histogram' && scrapes(s) >= 2)
-      .sort((a, b) => Number(!!derivedFrom(a)) - Number(!!derivedFrom(b)) || scrapes(b) - scrapes(a))[0];
-    if (!hist) continue;
-    return [
-      {
-        id: 'latency-quantiles',
-        title: `Latency ${name.slice(4)} P50 / P95 / P99`,
-        unit: hist.unit || 'seconds',
-        series: LATENCY_QUANTILES.map((q) => ({ info: hist, label: `P${Math.round(q * 100)}`, asRate: false })),
-        quantiles: { histogram: hist, q: LATENCY_QUANTILES },
-      },
-    ];
-  }
-  return [];
-}
-
 export function groupSeries(all: SeriesInfo[]): ChartGroup[] {
-  const chartable = all.filter((s) => s.points > 0 && s.kind !== 'info');
-  const used = new Set<number>();
-  const groups: ChartGroup[] = [...latencyQuantiles(all), ...latencyMeans(chartable, used)];
-  for (const g of GROUPS) {
-    const members = chartable.filter((s) => !used.has(s.id) && g.match(s.name));
-    members.forEach((s) => used.add(s.id));
-    if (members.length) groups.push(...build(g.id, g.title, members));
-  }
-  const rest = new Map<string, SeriesInfo[]>();
-  for (const s of chartable) {
-    if (used.has(s.id)) continue;
-    const key = s.name.split(/[.:_]/)[0] || s.name;
-    (rest.get(key) ?? rest.set(key, []).get(key)!).push(s);
-  }
-  for (const [, members] of [...rest].sort((a, b) => a[0].localeCompare(b[0]))) {
-    // Series of different names and units get their own charts so an axis means one thing.
-    const byName = new Map<string, SeriesInfo[]>();
-    for (const s of members) (byName.get(`${s.name}|${s.unit}`) ?? byName.set(`${s.name}|${s.unit}`, []).get(`${s.name}|${s.unit}`)!).push(s);
-    for (const [nameUnit, list] of byName) groups.push(...build(`other-${nameUnit}`, list[0].name, list));
-  }
-  return groups;
+  const { groups, used } = canonicalGroups(all);
+  return [...groups, ...otherGroups(all, used)];
+}
+
+/** Groups whose series match every word of `filter` in their names or labels ("dcgm gpu=1"). */
+export function matchGroups(groups: ChartGroup[], filter: string): ChartGroup[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  return words.length ? groups.filter((g) => words.every((w) => g.search.includes(w) || g.title.toLowerCase().includes(w))) : groups;
 }
 
 /** Whether a diagnosis evidence ref ("kv.usage", "gpu.mem.used{gpu=0}") names a series of this chart. */
 export function groupHasSeries(g: ChartGroup, ref: string): boolean {
   const name = ref.split('{')[0];
-  return g.series.some((s) => s.info.name === name || s.per?.name === name || s.info.name === `${name}.sum`);
+  return g.series.some((s) => s.info.name === name || s.info.name === `${name}.sum` || (s.derive ? deriveInputs(s.derive).some((x) => x.name === name || x.name === `${name}.sum`) : false)) || (g.quantiles?.histogram.name === name);
 }

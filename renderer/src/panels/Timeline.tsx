@@ -1,16 +1,18 @@
-// Stacked charts of every signal the incident has, on the shared time axis, with zoom/pan/reset, note
-// drafting and event markers.
+// The canonical charts of LLM serving stacked on the shared time axis (series-groups.ts), with
+// zoom/pan/reset, note drafting, event markers and the rate window of counters; every other series is
+// folded behind a filter box (by name and label).
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { formatDuration, formatTime } from '../../../common/format';
 import { TimeChart } from '../charts/TimeChart';
 import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
-import { groupHasSeries, groupSeries } from '../charts/series-groups';
+import { groupHasSeries, groupSeries, matchGroups, type ChartGroup } from '../charts/series-groups';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { useLiveFollow } from '../state/live-follow';
 import { useMarkers } from '../state/markers';
 import { useNavigation } from '../state/navigation';
 import { useSeries } from '../state/series';
+import { RATE_WINDOWS, useTimeline } from '../state/timeline';
 
 const CHART_HEIGHT = 130;
 
@@ -58,6 +60,8 @@ function Toolbar() {
   const zoomed = range[0] !== full[0] || range[1] !== full[1];
   const live = useLiveFollow((s) => s.active);
   const following = useLiveFollow((s) => s.following);
+  const rateWindow = useTimeline((s) => s.rateWindowMs);
+  const setRateWindow = useTimeline((s) => s.setRateWindow);
   return (
     <div className="toolbar" role="toolbar" aria-label="Timeline controls">
       <button type="button" onClick={act('qs:pan', () => c().pan(-0.25))} aria-label="Pan left">
@@ -78,6 +82,16 @@ function Toolbar() {
       <button type="button" aria-pressed={armed} onClick={() => arm(!armed)} title="Then drag on a chart (or shift+drag any time)">
         {armed ? 'Drag a range…' : 'Add note'}
       </button>
+      <label className="row small" title="Counters are drawn as rates over this window (Prometheus rate(x[window]))">
+        rate over
+        <select value={rateWindow} onChange={(e) => setRateWindow(Number(e.target.value))} aria-label="Rate window for counters" data-testid="rate-window">
+          {RATE_WINDOWS.map((r) => (
+            <option key={r.ms} value={r.ms}>
+              {r.label}
+            </option>
+          ))}
+        </select>
+      </label>
       {live ? (
         <button type="button" className="live-follow" aria-pressed={following} onClick={() => useLiveFollow.getState().setFollowing(!following)} data-testid="follow-live" title="Keep the newest data in view">
           ● {following ? 'Following live' : 'Follow live'}
@@ -90,17 +104,61 @@ function Toolbar() {
   );
 }
 
+const MAX_OTHER_CHARTS = 24;
+
+/** The series the canonical charts leave out, drawn only once the filter names them (or "show all"). */
+function OtherSeries({ groups, focus }: { groups: ChartGroup[]; focus: string | null }) {
+  const { filter, showAll, setFilter, setShowAll } = useTimeline();
+  const seriesCount = groups.reduce((n, g) => n + g.series.length, 0);
+  const matched = showAll ? groups : filter.trim() ? matchGroups(groups, filter) : [];
+  if (!groups.length) return null;
+  return (
+    <section className="other-series" aria-label="Other series" data-testid="other-series">
+      <div className="row wrap other-head">
+        <strong className="small">
+          {seriesCount} more series in {groups.length} charts
+        </strong>
+        <input
+          type="search"
+          className="series-filter"
+          placeholder="Filter by name or label: dcgm, gpu=1, prefill…"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          aria-label="Filter the other series by name or label"
+          data-testid="series-filter"
+        />
+        <label className="small">
+          <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> show all
+        </label>
+        {filter.trim() && !showAll ? (
+          <span className="muted small" data-testid="series-filter-count">
+            {matched.length} of {groups.length} charts match
+          </span>
+        ) : null}
+      </div>
+      {matched.length > MAX_OTHER_CHARTS ? <p className="muted small">Showing the first {MAX_OTHER_CHARTS} of {matched.length}; narrow the filter to see the rest.</p> : null}
+      {matched.slice(0, MAX_OTHER_CHARTS).map((g) => (
+        <TimeChart key={g.id} group={g} height={CHART_HEIGHT} highlighted={!!focus && groupHasSeries(g, focus)} />
+      ))}
+    </section>
+  );
+}
+
 export function Timeline() {
   const { list, state, error } = useSeries();
   const focusSeries = useNavigation((s) => s.selection.series);
   const groups = useMemo(() => groupSeries(list), [list]);
+  const canonical = useMemo(() => groups.filter((g) => g.canonical), [groups]);
+  const others = useMemo(() => groups.filter((g) => !g.canonical), [groups]);
   const root = useRef<HTMLElement>(null);
   const [idle, setIdle] = useState(isIdle());
   useEffect(() => onIdleChange(setIdle), []);
   useEffect(() => {
     if (!focusSeries) return;
     const g = groups.find((x) => groupHasSeries(x, focusSeries));
-    if (g) root.current?.querySelector(`[data-chart="${CSS.escape(g.id)}"]`)?.scrollIntoView({ block: 'nearest' });
+    // Evidence on a series folded away unfolds it through the filter.
+    if (g && !g.canonical) useTimeline.getState().setFilter(focusSeries.split('{')[0]);
+    if (g) requestAnimationFrame(() => root.current?.querySelector(`[data-chart="${CSS.escape(g.id)}"]`)?.scrollIntoView({ block: 'nearest' }));
   }, [focusSeries, groups]);
   const dataState = state !== 'ready' ? state : !groups.length ? 'empty' : idle ? 'ready' : 'loading';
   return (
@@ -110,9 +168,10 @@ export function Timeline() {
       <div className="charts">
         {error ? <div className="error-text" role="alert">Could not list series: {error}</div> : null}
         {state === 'ready' && !groups.length ? <p className="muted pad">This incident has no time series; see Logs, Traces and Kernels.</p> : null}
-        {groups.map((g) => (
+        {canonical.map((g) => (
           <TimeChart key={g.id} group={g} height={CHART_HEIGHT} highlighted={!!focusSeries && groupHasSeries(g, focusSeries)} />
         ))}
+        <OtherSeries groups={others} focus={focusSeries} />
       </div>
     </section>
   );
