@@ -115,7 +115,7 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   const kv = analyzeKv(f, span, cfg.causes.kv_full);
   const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
   const results = runRules(ctx);
-  const causes = rankCauses(results, episode ? f.t[span[0]] : null);
+  const causes = rankCauses(results, episode ? f.t[span[0]] : null, 2 * grid.W);
   const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex });
   const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : 'healthy';
   const unexplained = status === 'unexplained' ? { onset_ms: abnormal[0].start_ms, evidence: abnormal } : null;
@@ -214,7 +214,7 @@ function convergence(ctx: CauseContext, finalTop: CauseId, onsetMs: number): num
   marks.push(z);
   let settled: number | null = null;
   for (const m of marks) {
-    const top = rankCauses(runRules({ ...ctx, span: [a, m] }), null)[0]?.id;
+    const top = rankCauses(runRules({ ...ctx, span: [a, m] }), null, 2 * ctx.f.grid.W)[0]?.id;
     if (top === finalTop) settled ??= m;
     else settled = null;
   }

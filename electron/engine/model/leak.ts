@@ -154,6 +154,8 @@ export interface Fragmentation {
   oom_unallocated_bytes: number | null;
   oom_capacity_bytes: number | null;
   oom_outside_bytes: number | null;
+  /** The allocation the OOM failed on: stranded memory larger than it means the free space was there, in pieces. */
+  oom_tried_bytes: number | null;
   oom_event: EventRow | null;
 }
 
@@ -176,6 +178,7 @@ export function fragmentation(f: Frame, ooms: EventRow[]): Fragmentation | null 
     oom_unallocated_bytes: unalloc,
     oom_capacity_bytes: num(oom?.attrs.capacity_bytes),
     oom_outside_bytes: process !== null && allocated !== null && unalloc !== null ? Math.max(0, process - allocated - unalloc) : null,
+    oom_tried_bytes: num(oom?.attrs.tried_bytes),
     oom_event: oom,
   };
 }

@@ -53,8 +53,11 @@ export function round(x: number | null): number | null {
   return Number(x.toPrecision(4));
 }
 
-export function cond(condition: string, value: number | string | boolean | null, held: boolean): Condition {
-  return { condition, value: typeof value === 'number' ? round(value) : value, held };
+/** A condition with its measured value and, where it compares with a configured number, that threshold. */
+export function cond(condition: string, value: number | string | boolean | null, held: boolean, threshold?: number): Condition {
+  const c: Condition = { condition, value: typeof value === 'number' ? round(value) : value, held };
+  if (threshold !== undefined) c.threshold = threshold;
+  return c;
 }
 
 /**
@@ -77,6 +80,20 @@ export const minE = (c: CauseContext, x: Float64Array) => min(slice(x, c.span));
 export const medB = (c: CauseContext, x: Float64Array) => median(slice(x, c.base));
 /** r(x): the span's median ÷ the baseline's. */
 export const rE = (c: CauseContext, x: Float64Array) => ratio(medE(c, x), medB(c, x));
+
+/**
+ * The largest r() over several readings of one symptom — a family's P99 and its exact mean from the
+ * histogram's sum and count. A P99 interpolated inside wide buckets can sit still while the mean moves
+ * severalfold, and a mean can hide a tail the P99 shows; either moving is the symptom. NaN when none is known.
+ */
+export function rAny(c: CauseContext, ...xs: Float64Array[]): number {
+  let best = NaN;
+  for (const x of xs) {
+    const r = rE(c, x);
+    if (Number.isFinite(r) || r === Infinity) best = Number.isNaN(best) ? r : Math.max(best, r);
+  }
+  return best;
+}
 
 /** Share of span windows where `pred` holds, among windows where it can be judged (finite inputs). */
 export function fracE(c: CauseContext, pred: (i: number) => boolean | null): number {

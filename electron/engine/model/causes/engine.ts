@@ -4,11 +4,12 @@
 import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart,
+  cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
 import type { RequestFact } from '../signals-from-store';
+import type { EventRow } from '../../../contract/types';
 import { EV, SIG, type EventKind } from '../../signals/names';
 
 export const engineHang: Rule = (c) => {
@@ -48,38 +49,83 @@ export const engineHang: Rule = (c) => {
 
 const CHANGE_KINDS: EventKind[] = [EV.version, EV.config, EV.deploy, EV.engineRestart];
 
+/** Faults after which a restart is recovery, not a rollout. */
+const CRASH_KINDS: EventKind[] = [EV.oom, EV.engineCrash, EV.ncclTimeout, EV.gpuFallenOff, EV.xid, EV.hostOomKill];
+
+interface DeployCandidate {
+  e: EventRow;
+  kpi: string;
+  size: number;
+  at: number;
+  stable: number | null;
+}
+
+/**
+ * Whether a change event can be a deploy, and why not: a start with no engine data before it is where
+ * the recording began, and a restart with the version it had, shortly after a crash, is the engine
+ * coming back. Each event is judged on its own.
+ */
+function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes: EventRow[]): string | null {
+  const cc = c.cfg.causes;
+  const a = Math.max(0, Math.floor((e.ts_ms - cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
+  const split = Math.min(c.f.grid.n, Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step));
+  let before = 0;
+  for (let i = a; i < split; i++) if (Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i])) before++;
+  if (before < 3) return 'no engine data before it (the start of the recording)';
+  const prev = [...versions].reverse().find((v) => v.ts_ms < e.ts_ms - 1000 && v.attrs.version);
+  const ver = e.attrs.version ?? versions.find((v) => Math.abs(v.ts_ms - e.ts_ms) <= 120_000 && v.attrs.version)?.attrs.version;
+  const changed = prev && ver ? String(prev.attrs.version) !== String(ver) : null;
+  const crashed = crashes.some((x) => x.ts_ms <= e.ts_ms && x.ts_ms >= e.ts_ms - cc.deploy_window_ms);
+  if (e.kind !== EV.config && e.kind !== EV.deploy && changed !== true && crashed) return 'a restart after a crash with the same version';
+  return null;
+}
+
 export const deployRegression: Rule = (c) => {
   if (!c.f.have.has('events')) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart)']);
   const cc = c.cfg.causes;
   const changes = events(c, ...CHANGE_KINDS).filter((e) => e.ts_ms >= spanStart(c) - cc.deploy_window_ms && e.ts_ms <= spanEnd(c));
+  const versions = events(c, EV.version, EV.engineStart, EV.engineRestart).sort((x, y) => x.ts_ms - y.ts_ms);
+  const crashes = events(c, ...CRASH_KINDS);
   const perRun = new Float64Array(c.f.grid.n);
   for (let i = 0; i < perRun.length; i++) perRun[i] = c.f.run[i] > 0 ? c.f.gtok[i] / c.f.run[i] : NaN;
-  const kpis: [string, Float64Array, number][] = [['itl50', c.f.itl50, 1], ['e2e99', c.f.e2e99, 1], ['ttft99', c.f.ttft99, 1], ['tokens per running request', perRun, -1]];
-  let found: { e: (typeof changes)[number]; kpi: string; size: number; at: number; stable: number | null } | null = null;
+  const kpis: [string, Float64Array, number][] = [['itl50', c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50, 1], ['e2e99', c.f.e2e99, 1], ['ttft99', c.f.ttft99, 1], ['tokens per running request', perRun, -1]];
+  const rejected: string[] = [];
+  let best: DeployCandidate | null = null;
+  let bestUnstable: DeployCandidate | null = null;
   for (const e of changes) {
+    const why = deployable(c, e, versions, crashes);
+    if (why) {
+      rejected.push(`${e.kind}: ${why}`);
+      continue;
+    }
     const a = Math.max(0, Math.floor((e.ts_ms - cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
     const b = Math.min(c.f.grid.n - 1, Math.ceil((e.ts_ms + cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
     const split = Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step);
+    const drift = [c.f.lamIn, c.f.plenMean, c.f.glenMean].map((w) => ratio(median(w.subarray(split + 1, b + 1)), median(w.subarray(a, split)))).filter(Number.isFinite);
+    const worst = drift.length ? Math.max(...drift.map((r) => Math.abs(r - 1))) : null;
     for (const [kpi, x, dir] of kpis) {
       const cp = changePoint(x.subarray(a, b + 1), 2);
       if (!cp || !(dir * cp.size >= cc.deploy_kpi_change)) continue;
       const at = c.f.t[a + cp.index];
       if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
-      const drift = [c.f.lamIn, c.f.plenMean, c.f.glenMean].map((w) => ratio(median(w.subarray(split + 1, b + 1)), median(w.subarray(a, split)))).filter(Number.isFinite);
-      const worst = drift.length ? Math.max(...drift.map((r) => Math.abs(r - 1))) : null;
-      if (!found || dir * cp.size > found.size) found = { e, kpi, size: dir * cp.size, at, stable: worst };
+      const cand: DeployCandidate = { e, kpi, size: dir * cp.size, at, stable: worst };
+      if (worst !== null && worst <= cc.workload_tolerance) {
+        if (!best || cand.size > best.size) best = cand;
+      } else if (!bestUnstable || cand.size > bestUnstable.size) bestUnstable = cand;
     }
   }
+  const found = best ?? bestUnstable;
   const stable = found?.stable ?? null;
+  const deployable_ = changes.length - rejected.length;
   return {
     id: 'deploy_regression',
     missing: [],
     require: [
-      cond('a deploy/config/restart event near the symptoms', found ? `${found.e.kind} at ${found.e.ts_ms}` : changes.length, changes.length > 0),
-      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null),
-      cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}%)`, stable, stable !== null && stable <= cc.workload_tolerance),
+      cond('a deploy/config/restart event near the symptoms (restarts after a crash with the same version, and starts with no data before, excluded)', found ? `${found.e.kind} at ${new Date(found.e.ts_ms).toISOString()}` : `${deployable_} of ${changes.length}`, deployable_ > 0),
+      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, cc.deploy_kpi_change),
+      cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}%)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
     ],
-    support: [],
+    support: rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
     veto: [cond('no change event', changes.length === 0, changes.length === 0)],
     evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
     onset_ms: found?.e.ts_ms ?? null,
@@ -227,7 +273,7 @@ export const cpuFrontendBottleneck: Rule = (c) => {
   const rUtil = rE(c, c.f.util);
   const wait = medE(c, c.f.wait);
   const waitB = medB(c, c.f.wait);
-  const rTtft = rE(c, c.f.ttft99);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const kv = medE(c, c.f.kv);
   const rGtok = rE(c, c.f.gtok);
   const gap = new Float64Array(c.f.grid.n);

@@ -4,7 +4,7 @@ import { max, median, min, ratio } from '../baseline';
 import { oscillation } from '../oscillation';
 import { monotonicity } from '../trend';
 import {
-  cond, departureOnset, events, firstE, fmt, fracE, inSpan, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  cond, departureOnset, events, firstE, fmt, inSpan, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
 import { EV, SIG } from '../../signals/names';
@@ -23,8 +23,8 @@ export const kvExhaustion: Rule = (c) => {
   if (missing.length) return notAssessable('kv_exhaustion', missing);
   const frac = medE(c, c.f.kvFrac);
   const pre = preemptions(c);
-  const rItl = rE(c, c.f.itl99);
-  const rE2e = rE(c, c.f.e2e99);
+  const rItl = rAny(c, c.f.itl99, c.f.itlMean);
+  const rE2e = rAny(c, c.f.e2e99, c.f.e2eMean);
   const rTok = rE(c, c.f.gtok);
   const kvMax = maxE(c, c.f.kvMax);
   const full = c.cfg.causes.kv_full;
@@ -36,7 +36,7 @@ export const kvExhaustion: Rule = (c) => {
     require: [
       cond(`frac(kv ≥ ${full}, W) ≥ 0.5 (median over the span)`, frac, frac >= 0.5),
       cond('preemptions in the span > 0', pre, pre > 0),
-      cond('r(itl99) ≥ 1.5 OR r(e2e99) ≥ 1.5 OR r(gtok) ≤ 0.8', `itl99 ${fmt(rItl)}, e2e99 ${fmt(rE2e)}, gtok ${fmt(rTok)}`, rItl >= 1.5 || rE2e >= 1.5 || rTok <= 0.8),
+      cond('r(itl) ≥ 1.5 OR r(e2e) ≥ 1.5 (P99 or mean) OR r(gtok) ≤ 0.8', `itl ${fmt(rItl)}, e2e ${fmt(rE2e)}, gtok ${fmt(rTok)}`, rItl >= 1.5 || rE2e >= 1.5 || rTok <= 0.8),
     ],
     support: [
       cond('run/wait see-saw: osc(run) ≥ 0.4', oscillation(slice(c.f.run, c.span)), oscillation(slice(c.f.run, c.span)) >= 0.4),
@@ -147,11 +147,10 @@ export const prefixCacheCollapse: Rule = (c) => {
   if (missing.length) return notAssessable('prefix_cache_collapse', missing);
   const hitB = medB(c, c.f.hit);
   const hitE = medE(c, c.f.hit);
-  const rTtft = rE(c, c.f.ttft99);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const computed = new Float64Array(c.f.grid.n);
   for (let i = 0; i < computed.length; i++) computed[i] = c.f.ptok[i] * (1 - (Number.isFinite(c.f.hit[i]) ? c.f.hit[i] : 0));
   const rComp = rE(c, computed);
-  const preemptDominates = medE(c, c.f.kvFrac) >= 0.5 && fracE(c, (i) => (Number.isFinite(c.f.preempt[i]) ? c.f.preempt[i] > 0 : null)) >= 0.5;
   const rPlen = rE(c, c.f.plenMean);
   return {
     id: 'prefix_cache_collapse',
@@ -159,12 +158,14 @@ export const prefixCacheCollapse: Rule = (c) => {
     require: [
       cond('median_B(hit) ≥ 0.3', hitB, hitB >= 0.3),
       cond('hit_W ≤ 0.5·median_B(hit)', hitE, hitE <= 0.5 * hitB),
-      cond('r(ttft99) ≥ 1.5', rTtft, rTtft >= 1.5),
+      cond('r(ttft) ≥ 1.5 (P99 or mean)', rTtft, rTtft >= 1.5),
       cond('r(computed_ptok) ≥ 1.5', rComp, rComp >= 1.5),
     ],
     support: [],
-    veto: [cond('preemption dominates (→ kv_exhaustion)', preemptDominates, preemptDominates), cond('prompt length up ≥ 1.5× (→ long_prompt_interference)', rPlen, rPlen >= 1.5)],
-    evidence: [seriesEvidence(c, SIG.kvPrefixHits, `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, SIG.latTtft, `P99 TTFT ×${fmt(rTtft)}`)],
+    // Preemptions that follow the collapse (recomputed prompts fill the pool) are its consequence: the
+    // chain orders the two by onset (rank.ts), no veto.
+    veto: [cond('prompt length up ≥ 1.5× (→ long_prompt_interference)', rPlen, rPlen >= 1.5)],
+    evidence: [seriesEvidence(c, SIG.kvPrefixHits, `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, SIG.latTtft, `TTFT ×${fmt(rTtft)}`)],
     onset_ms: firstE(c, (i) => c.f.hit[i] <= 0.5 * hitB),
   };
 };

@@ -4,7 +4,7 @@ import { ratio } from '../baseline';
 import { olsSlope } from '../trend';
 import { windowAt } from '../windows';
 import {
-  cond, departureOnset, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice,
+  cond, departureOnset, fmt, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
 import { SIG, countOf } from '../../signals/names';
@@ -56,10 +56,9 @@ export const longPromptInterference: Rule = (c) => {
   const rP90 = rE(c, c.f.plenP90);
   const rPtok = rE(c, c.f.ptok);
   const rLam = rE(c, c.f.lamIn);
-  const rTtft = rE(c, c.f.ttft99);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const hitB = medB(c, c.f.hit);
   const hitCollapse = hitB >= 0.3 && medE(c, c.f.hit) <= 0.5 * hitB && !(rE(c, c.f.plenMean) >= 1.2);
-  const storm = medE(c, c.f.kvFrac) >= 0.5 && medE(c, c.f.preempt) > 0;
   const bimodal = rE(c, c.f.itl99) / rE(c, c.f.itl50);
   return {
     id: 'long_prompt_interference',
@@ -67,11 +66,12 @@ export const longPromptInterference: Rule = (c) => {
     require: [
       cond('r(plen_p90) ≥ 2 OR r(ptok) ≥ 2', `plen_p90 ${fmt(rP90)}, ptok ${fmt(rPtok)}`, rP90 >= 2 || rPtok >= 2),
       cond('r(lam_in) ≤ 1.3', rLam, Number.isFinite(rLam) ? rLam <= 1.3 : false),
-      cond('r(ttft99) ≥ 2', rTtft, rTtft >= 2),
+      cond('r(ttft) ≥ 2 (P99 or mean)', rTtft, rTtft >= 2),
     ],
     support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
-    veto: [cond('hit-rate collapse with unchanged prompts (→ prefix_cache_collapse)', hitCollapse, hitCollapse), cond('preemption storm', storm, storm)],
-    evidence: [seriesEvidence(c, c.f.have.has(SIG.reqPromptLen) ? SIG.reqPromptLen : SIG.tokensPrompt, `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, SIG.latTtft, `P99 TTFT ×${fmt(rTtft)}`)],
+    // A preemption storm is what long prompts do to a full pool: it goes in the chain (→ kv_exhaustion), not a veto.
+    veto: [cond('hit-rate collapse with unchanged prompts (→ prefix_cache_collapse)', hitCollapse, hitCollapse)],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.reqPromptLen) ? SIG.reqPromptLen : SIG.tokensPrompt, `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, SIG.latTtft, `TTFT ×${fmt(rTtft)}`)],
     // Dated on prompt tokens/s, which count at prefill: the prompt-length histogram counts a request when it
     // finishes, a whole request later.
     onset_ms: departureOnset(c, c.f.ptok, 1, (i) => ratio(c.f.ptok[i], medB(c, c.f.ptok)) >= 1.5 || ratio(c.f.plenP90[i], medB(c, c.f.plenP90)) >= 2),

@@ -1,7 +1,7 @@
 // Memory causes: a GPU memory leak (growth beyond the preallocated budget), allocator fragmentation
 // (reserved ≫ allocated), an OOM crash loop, and a host memory leak.
 import type { EventRow } from '../../../contract/types';
-import { max, quantile } from '../baseline';
+import { max, median } from '../baseline';
 import { memoryTrend, type MemoryTrend } from '../leak';
 import {
   cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
@@ -22,26 +22,27 @@ export const gpuMemoryLeak: Rule = (c) => {
   const tr = c.trend;
   if (!tr) return notAssessable('gpu_memory_leak', ['torch.allocated or gpu.mem.used with ≥ 3 windows']);
   const min = c.cfg.causes.leak_min_growth_bytes;
-  const runPeak = rLate(c, c.f.runMax);
-  const plenPeak = rLate(c, c.f.plenMean);
-  const peaksMeasured = Number.isFinite(runPeak) || Number.isFinite(plenPeak);
-  const peaksFlat = (!Number.isFinite(runPeak) || runPeak <= 1.3) && (!Number.isFinite(plenPeak) || plenPeak <= 1.3);
   const oomAfter = ooms(c).filter((e) => e.ts_ms >= tr.start_ms && !isHostOom(e));
   const fragInstead = tr.signal === SIG.torchAllocated && reservedOutgrowsAllocated(c);
+  // What load explains: memory regressed on the running batch; the leak is what grows beyond that. A
+  // batch that grew with traffic lifts activations and allocated bytes with it, and a few arrival spikes
+  // must not hide a monotone climb into an OOM (testing "batch peaks flat" did).
+  const resid = loadResidual(c, tr.values);
+  const rtr = resid ? memoryTrend(tr.signal, tr.ref, c.f.t, resid.values, median(slice(resid.values, c.base)), null) : null;
+  const residMono = rtr?.mono ?? tr.mono;
+  const residGrowth = rtr?.growth_bytes ?? tr.growth_bytes;
   const require = [
     cond(`slope(${tr.signal} beyond the baseline level) > 0 bytes/min`, tr.slope_bytes_per_min, tr.slope_bytes_per_min > 0),
-    cond(`mono(${tr.signal}) ≥ ${c.cfg.causes.leak_mono}`, tr.mono, tr.mono >= c.cfg.causes.leak_mono),
-    cond(`growth beyond the baseline ≥ ${fmtBytes(min)}`, tr.growth_bytes, tr.growth_bytes >= min),
+    cond(`mono(${tr.signal} beyond what the running batch explains) ≥ ${c.cfg.causes.leak_mono}`, residMono, residMono >= c.cfg.causes.leak_mono, c.cfg.causes.leak_mono),
+    cond(`growth beyond the baseline and the load ≥ ${fmtBytes(min)}`, residGrowth, residGrowth >= min, min),
   ];
-  const peaks = cond('batch/shape peaks flat: r(max run), r(plen) ≤ 1.3 (last third vs baseline)', `run ${fmt(runPeak)}, plen ${fmt(plenPeak)}`, peaksFlat);
-  if (peaksMeasured) require.push(peaks);
   const projected = tr.projected_oom_ms;
   return {
     id: 'gpu_memory_leak',
     missing: [],
     require,
     support: [
-      ...(peaksMeasured ? [] : [cond('batch/shape peaks flat (no req.running or lengths: not measured)', null, false)]),
+      cond('memory explained by the running batch (share of variance)', resid?.r2 ?? null, resid !== null && resid.r2 < 0.5),
       cond('growth shape', tr.shape, tr.shape === 'ramp' || tr.shape === 'staircase'),
       cond('projected OOM (ms since epoch)', projected, projected !== null),
       cond('OOM after the growth began', oomAfter.length, oomAfter.length > 0),
@@ -60,6 +61,39 @@ export const gpuMemoryLeak: Rule = (c) => {
     endsInOom: oomAfter.length > 0,
   };
 };
+
+/**
+ * Memory minus what the running batch explains (OLS of memory on req.running over the windows where both
+ * are known), or null without a load signal that varies. `r2` is the share of memory's variance the batch explains.
+ */
+function loadResidual(c: CauseContext, mem: ArrayLike<number>): { values: Float64Array; r2: number } | null {
+  const load = c.f.run;
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  for (let i = 0; i < mem.length; i++) if (Number.isFinite(mem[i]) && Number.isFinite(load[i])) {
+    n++;
+    sx += load[i];
+    sy += mem[i];
+  }
+  if (n < 10) return null;
+  const mx = sx / n;
+  const my = sy / n;
+  let sxx = 0;
+  let sxy = 0;
+  let syy = 0;
+  for (let i = 0; i < mem.length; i++) if (Number.isFinite(mem[i]) && Number.isFinite(load[i])) {
+    sxx += (load[i] - mx) ** 2;
+    sxy += (load[i] - mx) * (mem[i] - my);
+    syy += (mem[i] - my) ** 2;
+  }
+  if (!(sxx > 0)) return null;
+  // Only a positive dependence is load: more running requests hold more memory.
+  const beta = Math.max(0, sxy / sxx);
+  const values = new Float64Array(mem.length).fill(NaN);
+  for (let i = 0; i < mem.length; i++) if (Number.isFinite(mem[i])) values[i] = mem[i] - beta * ((Number.isFinite(load[i]) ? load[i] : mx) - mx);
+  return { values, r2: syy > 0 ? (beta * sxy) / syy : 0 };
+}
 
 /** torch.reserved's trend (reported under gpu.mem.used's signal kind: bytes the GPU holds). */
 function reservedTrend(c: CauseContext): MemoryTrend | null {
@@ -83,46 +117,51 @@ function reservedOutgrowsAllocated(c: CauseContext): boolean {
 /** Allocated growth at most this share of reserved growth still reads as "allocated flat". */
 const ALLOC_SHARE_OF_RESERVED_GROWTH = 0.1;
 
-/**
- * The last third of the incident against the baseline (peaks: a leak must grow while load does not).
- * Peaks as p95, not the max: the two stretches differ in length, and the longer one's max is higher by chance.
- */
-function rLate(c: CauseContext, x: Float64Array): number {
-  const n = c.f.grid.n;
-  const late = x.subarray(Math.floor((n * 2) / 3));
-  return quantile(late, 0.95) / quantile(slice(x, c.base), 0.95);
-}
-
 export const allocatorFragmentation: Rule = (c) => {
   const fr = c.frag;
   if (!fr) return notAssessable('allocator_fragmentation', ['torch.reserved and torch.allocated, or an OOM text (events kind oom with reserved_unallocated_bytes)']);
+  const cc = c.cfg.causes;
   const totals = c.f.gpus.map((g) => max(g.memTotal)).filter(Number.isFinite);
   const capacity = fr.oom_capacity_bytes ?? (totals.length ? max(totals) : NaN);
-  const nearCap = Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
   const unalloc = fr.oom_unallocated_bytes;
+  // vLLM preallocates its KV pool (and the weights) as allocated tensors: measured over all of reserved,
+  // stranded memory is a few percent even when gigabytes of it are stranded. Fragmentation is read
+  // above that budget — the lowest allocated level of the baseline — and the OOM text's own figures win.
+  const prealloc = slice(c.f.torchAlloc, c.base).some(Number.isFinite) ? Math.min(...Array.from(slice(c.f.torchAlloc, c.base)).filter(Number.isFinite)) : NaN;
+  const stranded = unalloc ?? fr.gap_bytes;
+  const dynamic = Number.isFinite(prealloc) ? fr.reserved_bytes - prealloc : fr.reserved_bytes;
+  const fragAbove = dynamic > 0 ? stranded / dynamic : 0;
+  const tried = fr.oom_tried_bytes;
+  const wouldHaveFit = unalloc !== null && tried !== null && unalloc >= tried;
   const need = Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
-  const allocRising = c.trend?.signal === SIG.torchAllocated && c.trend.mono >= c.cfg.causes.leak_mono && c.trend.growth_bytes >= c.cfg.causes.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
+  const nearCap = fr.oom_event ? 1 : Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
+  const allocRising = c.trend?.signal === SIG.torchAllocated && c.trend.mono >= cc.leak_mono && c.trend.growth_bytes >= cc.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
   // The stranded reserve began to build where reserved started to climb, not where it peaked.
   const resv = reservedTrend(c);
-  const onset = resv && resv.mono >= c.cfg.causes.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : fr.at_ms;
+  const onset = resv && resv.mono >= cc.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : fr.at_ms;
   const ev = fr.oom_event;
   return {
     id: 'allocator_fragmentation',
     missing: [],
     require: [
-      cond(`frag = (resv − alloc)/resv ≥ ${c.cfg.causes.frag_ratio}`, fr.frag, fr.frag >= c.cfg.causes.frag_ratio),
-      cond(`resv − alloc ≥ ${fmtBytes(c.cfg.causes.frag_min_bytes)}`, fr.gap_bytes, fr.gap_bytes >= c.cfg.causes.frag_min_bytes),
-      cond('resv near capacity (resv ÷ capacity ≥ 0.9)', nearCap, nearCap >= 0.9),
-      cond('OOM text "reserved but unallocated" ≥ max(1 GiB, 10% of capacity)', unalloc, unalloc !== null && unalloc >= need),
+      cond(
+        `stranded ÷ (reserved − preallocated) ≥ ${cc.frag_ratio}, OR the OOM text's reserved-but-unallocated ≥ the failed allocation`,
+        `${fmt(fragAbove)}${tried !== null ? `; unallocated ${fmtBytes(unalloc ?? 0)} vs tried ${fmtBytes(tried)}` : ''}`,
+        fragAbove >= cc.frag_ratio || wouldHaveFit,
+        cc.frag_ratio,
+      ),
+      cond(`stranded (reserved − allocated) ≥ ${fmtBytes(cc.frag_min_bytes)}`, stranded, stranded >= cc.frag_min_bytes, cc.frag_min_bytes),
+      cond('reserved near capacity (an OOM, or reserved ÷ capacity ≥ 0.9)', nearCap, nearCap >= 0.9, 0.9),
+      cond('OOM text "reserved but unallocated" ≥ max(1 GiB, 10% of capacity)', unalloc, unalloc !== null && unalloc >= need, need),
     ],
     support: [],
     veto: [
-      cond('reserved-but-unallocated < 0.5 GiB in the OOM text (a real shortfall)', unalloc, unalloc !== null && unalloc < 0.5 * GiB),
+      cond('reserved-but-unallocated < 0.5 GiB in the OOM text (a real shortfall)', unalloc, unalloc !== null && unalloc < 0.5 * GiB, 0.5 * GiB),
       cond('allocated rising (→ gpu_memory_leak)', allocRising, allocRising),
-      cond('≥ 1 GiB held outside PyTorch ("Process X has Y in use")', fr.oom_outside_bytes, (fr.oom_outside_bytes ?? 0) >= GiB),
+      cond('≥ 1 GiB held outside PyTorch ("Process X has Y in use")', fr.oom_outside_bytes, (fr.oom_outside_bytes ?? 0) >= GiB, GiB),
     ],
     evidence: [
-      ...(c.f.have.has(SIG.torchReserved) ? [seriesEvidence(c, SIG.torchReserved, `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fr.frag * 100).toFixed(0)}%)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),
+      ...(c.f.have.has(SIG.torchReserved) ? [seriesEvidence(c, SIG.torchReserved, `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fragAbove * 100).toFixed(0)}% above the preallocated budget)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),
       ...(ev ? [eventEvidence(ev)] : []),
     ],
     onset_ms: onset,
