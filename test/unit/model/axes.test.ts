@@ -81,10 +81,15 @@ test('ranking: precedence, chains, vetoes and the confidence formula', () => {
   ];
   assert.deepEqual(results.map(fires), [true, true, false, false, false]);
   const ranked = rankCauses(results, null);
-  assert.deepEqual(ranked.map((c) => c.id), ['kv_exhaustion', 'traffic_surge']);
+  // The root cause comes first, carrying the chain to the mechanism it drove, at that mechanism's precedence.
+  assert.deepEqual(ranked.map((c) => c.id), ['traffic_surge', 'kv_exhaustion']);
   assert.deepEqual(ranked[0].chain, ['traffic_surge', 'kv_exhaustion']);
-  assert.equal(ranked[0].confidence, 0.8);
-  assert.equal(ranked[1].confidence, 0.85);
+  assert.deepEqual(ranked[1].chain, ['traffic_surge', 'kv_exhaustion']);
+  assert.equal(ranked[0].confidence, 0.85);
+  assert.equal(ranked[1].confidence, 0.8);
+  // A cause that began after another cannot have driven it.
+  const late = rankCauses([rule('traffic_surge', true, { onset_ms: 900_000 }), rule('kv_exhaustion', true, { onset_ms: 500_000 })], null);
+  assert.deepEqual(late.map((c) => [c.id, c.chain]), [['kv_exhaustion', ['kv_exhaustion']], ['traffic_surge', ['traffic_surge']]]);
   assert.equal(confidence(rule('kv_bloat', true, { support: [{ condition: 's', value: 1, held: true }] }), false), 1);
   const leak = rule('gpu_memory_leak', true, { endsInOom: true });
   assert.deepEqual(rankCauses([rule('kv_exhaustion', true), leak], null).map((c) => c.id), ['gpu_memory_leak', 'kv_exhaustion']);

@@ -46,7 +46,7 @@ function analyzeAndCheck(shape: ServingShape, extra?: (x: SyntheticIncident) => 
   return d;
 }
 
-test('kv_exhaustion after a traffic surge ranks first with the chain traffic_surge → kv_exhaustion', () => {
+test('a traffic surge that exhausted the KV cache is the root cause, with the chain traffic_surge → kv_exhaustion', () => {
   const d = analyzeAndCheck({
     rps: (s) => (after(s) ? 5.5 : 5),
     gtok: (s) => (after(s) ? 1200 : 2000),
@@ -61,12 +61,12 @@ test('kv_exhaustion after a traffic surge ranks first with the chain traffic_sur
   });
   const g = d.diagnosis;
   assert.ok(nearOnset(g.onset_ms), `onset ${g.onset_ms! - T0}`);
-  assert.equal(g.causes[0].id, 'kv_exhaustion');
+  assert.equal(g.causes[0].id, 'traffic_surge');
   assert.deepEqual(g.causes[0].chain, ['traffic_surge', 'kv_exhaustion']);
-  assert.ok(g.causes.some((c) => c.id === 'traffic_surge'));
-  assert.ok(g.causes[0].require.every((c) => c.held));
-  assert.equal(g.causes[0].require[1].value, 1200);
-  assert.ok(g.causes[0].evidence.some((e) => e.kind === 'series' && e.ref === 'kv.usage'));
+  const kv = g.causes.find((c) => c.id === 'kv_exhaustion')!;
+  assert.ok(kv.require.every((c) => c.held));
+  assert.equal(kv.require[1].value, 1200);
+  assert.ok(kv.evidence.some((e) => e.kind === 'series' && e.ref === 'kv.usage'));
   assert.ok(d.path.some((p) => p.quadrant === 'exhausted'));
   assert.equal(d.kv?.growth, 'step');
   assert.ok(g.alerts.some((a) => a.family === 'resources' && a.resolved_ms === null));
