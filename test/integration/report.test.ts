@@ -24,7 +24,9 @@ test('a generated KV-exhaustion bundle goes through import, analysis and report 
     assert.ok(imported.sources.every((s) => s.status === 'ok'), JSON.stringify(imported.sources));
     const diagnosis = analyzeIncident(store, imported.incident_id, {});
     store.saveDiagnosis(imported.incident_id, JSON.stringify(diagnosis));
-    assert.equal(diagnosis.causes[0]?.id, truth.cause);
+    // The root cause comes first: the surge that exhausted the pool (its chain ends in kv_exhaustion).
+    assert.equal(diagnosis.causes[0]?.id, truth.chain[0] ?? truth.cause);
+    assert.deepEqual(diagnosis.causes[0]?.chain, truth.chain);
     const note = 'KV pool full after the surge <b>page the owner</b>';
     store.addAnnotation({ incident_id: imported.incident_id, start_ms: truth.onset_ms!, end_ms: truth.onset_ms! + 60_000, panel: 'timeline', text: note, author: 'on-call' });
 
