@@ -87,6 +87,81 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
     await page.click('[data-testid="checked-filter-all"]');
   });
 
+  const visibleRange = async () => {
+    const el = page.locator('[data-testid="visible-range"]');
+    return [await el.getAttribute('data-start'), await el.getAttribute('data-end')];
+  };
+
+  test('a shift-drag drafts a note on the chart it was drawn on and zooms nothing, saved or cancelled', async () => {
+    await app.tab('annotations');
+    const before = await visibleRange();
+    await app.dragOnChart(0.3, 0.5, { shift: true, chart: 'kv' });
+    await page.waitForSelector('[data-testid="annotation-dialog"]');
+    assert.match((await page.textContent('[data-testid="annotation-dialog"]')) ?? '', /on KV-cache usage/);
+    await app.screenshot('issue16-note-dialog');
+    await page.click('[data-testid="annotation-dialog"] button:has-text("Cancel")');
+    await page.waitForSelector('[data-testid="annotation-dialog"]', { state: 'detached' });
+    await app.waitTimelineIdle();
+    assert.deepEqual(await visibleRange(), before, 'Cancel leaves the zoom as it was');
+
+    await app.dragOnChart(0.55, 0.7, { shift: true, chart: 'queue' });
+    await page.waitForSelector('[data-testid="annotation-dialog"]');
+    assert.match((await page.textContent('[data-testid="annotation-dialog"]')) ?? '', /on Requests running \/ waiting/);
+    await page.fill('[data-testid="annotation-text"]', 'queue empties: the engine is gone');
+    await page.click('[data-testid="annotation-dialog"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="annotation-dialog"]', { state: 'detached' });
+    assert.deepEqual(await visibleRange(), before, 'a saved note zooms nothing either');
+    const note = page.locator('[data-testid="annotation"]', { hasText: 'queue empties' });
+    await note.waitFor();
+    assert.match((await note.textContent()) ?? '', /Requests running \/ waiting/);
+  });
+
+  test('"Add note" then a drag labels the note with the chart dragged on', async () => {
+    const before = await visibleRange();
+    await page.click('[data-testid="add-note"]');
+    await app.dragOnChart(0.1, 0.2, { chart: 'tokens' });
+    await page.waitForSelector('[data-testid="annotation-dialog"]');
+    assert.match((await page.textContent('[data-testid="annotation-dialog"]')) ?? '', /on Tokens: prompt \(in\) and generation \(out\)/);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-testid="annotation-dialog"]', { state: 'detached' });
+    assert.deepEqual(await visibleRange(), before);
+  });
+
+  test('a note from the keyboard alone: focus a chart, press N, type, Tab to Save, Enter', async () => {
+    const chart = page.locator('[data-chart="kv"] .chart-box');
+    await chart.focus();
+    await page.keyboard.press('n');
+    await page.waitForSelector('[data-testid="annotation-dialog"]');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'annotation-text');
+    await page.keyboard.type('whole span, from the keyboard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-testid="annotation-dialog"]', { state: 'detached' });
+    const note = page.locator('[data-testid="annotation"]', { hasText: 'from the keyboard' });
+    await note.waitFor();
+    assert.match((await note.textContent()) ?? '', /KV-cache usage/);
+    await app.screenshot('issue16-notes');
+  });
+
+  test('log search: "OOM" finds the out-of-memory line in any case; a malformed search says what to type', async () => {
+    await app.tab('logs');
+    await page.locator('[data-testid="logs-panel"] input[type="checkbox"]').last().uncheck();
+    for (const q of ['OOM', 'oom', 'Oom']) {
+      await page.fill('[data-testid="log-search"]', q);
+      await page.waitForFunction(() => document.querySelector('[data-testid="logs-panel"]')?.getAttribute('data-state') === 'ready' && /^[1-9]\d* of /.test(document.querySelector('[data-testid="log-count"]')?.textContent ?? ''));
+      const kinds = await page.locator('.log-table tbody tr td:nth-child(3)').allTextContents();
+      assert.ok(kinds.includes('oom'), `${q}: ${kinds.join(', ')}`);
+    }
+    await app.screenshot('issue16-log-search-oom');
+    await page.fill('[data-testid="log-search"]', '"unclosed phrase');
+    await page.waitForSelector('[data-testid="log-error"]');
+    const msg = (await page.textContent('[data-testid="log-error"]')) ?? '';
+    assert.match(msg, /Can't search that/);
+    assert.doesNotMatch(msg, /fts5|SQLITE|syntax error/i);
+    await app.screenshot('issue16-log-search-error');
+    await page.fill('[data-testid="log-search"]', '');
+  });
+
   test('no page errors, console errors or CSP violations', () => {
     assert.deepEqual(problems, []);
   });

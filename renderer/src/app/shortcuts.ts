@@ -1,4 +1,5 @@
 // Global keyboard shortcuts. Keys typed into a field stay in the field, except Escape.
+import { draftVisibleRange } from '../charts/TimeChart';
 import { useAnnotations } from '../state/annotations';
 import { useLayout } from '../state/layout';
 import { useNavigation } from '../state/navigation';
@@ -11,7 +12,8 @@ export const SHORTCUTS: [string, string][] = [
   ['?', 'Show this help'],
   ['Esc', 'Close dialogs and overlays, cancel a note being drafted'],
   ['Drag on a chart', 'Zoom to the range'],
-  ['Shift + drag on a chart', 'Write a note for the range'],
+  ['Shift + drag on a chart', 'Write a note for the range, on that chart'],
+  ['N', 'Write a note for the visible range (on the focused chart, or the timeline)'],
   ['+ / − / 0 on a focused chart', 'Zoom in / out / show everything'],
 ];
 
@@ -52,6 +54,11 @@ export function installShortcuts(): () => void {
       case '/':
         if (!inIncident) return;
         useNavigation.getState().focusSearch();
+        break;
+      case 'n':
+      case 'N':
+        if (!inIncident) return;
+        draftVisibleRange('Timeline');
         break;
       case '?':
         useLayout.getState().setHelp(!useLayout.getState().helpOpen);

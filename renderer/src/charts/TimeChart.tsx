@@ -27,6 +27,21 @@ export const SYNC_KEY = 'quadscope-time';
 
 let instances = 0;
 
+/**
+ * The chart a drag started on, and whether it was a shift-drag. Cursor sync hands the selection to every
+ * chart; only this one acts on it, so a note is drawn on the chart under the mouse and a shift-drag
+ * never zooms the others.
+ */
+let dragOwner: { chart: string; shift: boolean } | null = null;
+
+/** A note's panel: the chart's title, as the annotations table keeps it. */
+const panelOf = (title: string) => title.slice(0, 100);
+
+export function draftVisibleRange(panel: string): void {
+  const [start, end] = useCursor.getState().range;
+  useAnnotations.getState().setDraft({ start_ms: start, end_ms: end, panel: panelOf(panel) });
+}
+
 interface Props {
   group: ChartGroup;
   height: number;
@@ -92,7 +107,6 @@ export function TimeChart({ group, height, highlighted }: Props) {
     const colors = readChartColors();
     const cursorLine = document.createElement('div');
     cursorLine.className = 'chart-cursor';
-    let shiftDrag = false;
     let downX = 0;
     let seq = 0;
     let scheduled = 0;
@@ -162,15 +176,18 @@ export function TimeChart({ group, height, highlighted }: Props) {
           (u) => {
             const { left, width } = u.select;
             if (width < 3) return;
+            const owner = dragOwner;
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            if (owner?.chart !== chartId) return;
+            dragOwner = null;
             const a = u.posToVal(left, 'x');
             const b = u.posToVal(left + width, 'x');
             const ann = useAnnotations.getState();
-            if (shiftDrag || ann.armed) ann.setDraft({ start_ms: a, end_ms: b, panel: group.title });
+            if (owner.shift || ann.armed) ann.setDraft({ start_ms: a, end_ms: b, panel: panelOf(group.title) });
             else {
               beginInteraction('qs:zoom');
               useCursor.getState().setRange([a, b]);
             }
-            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
           },
         ],
       },
@@ -285,7 +302,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
 
     const over = u.over;
     const onDown = (ev: MouseEvent) => {
-      shiftDrag = ev.shiftKey;
+      dragOwner = { chart: chartId, shift: ev.shiftKey };
       downX = ev.clientX;
     };
     const onUp = (ev: MouseEvent) => {
@@ -338,7 +355,13 @@ export function TimeChart({ group, height, highlighted }: Props) {
     if (e.key === '+' || e.key === '=') c.zoom(0.5, c.cursor_ms ?? undefined);
     else if (e.key === '-') c.zoom(2, c.cursor_ms ?? undefined);
     else if (e.key === '0') c.showAll();
-    else return;
+    else if (e.key === 'n' || e.key === 'N') {
+      // The keyboard's way to a note: the visible range of this chart (zoom to the range first).
+      e.preventDefault();
+      e.stopPropagation();
+      draftVisibleRange(group.title);
+      return;
+    } else return;
     beginInteraction('qs:zoom');
     e.preventDefault();
   };
@@ -355,7 +378,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
           </span>
         ) : null}
       </header>
-      <div ref={box} className="chart-box" data-state="loading" tabIndex={0} onKeyDown={onKey} aria-label={`${group.title}: drag to zoom, shift+drag to annotate, + and − zoom, 0 resets`}>
+      <div ref={box} className="chart-box" data-state="loading" tabIndex={0} onKeyDown={onKey} aria-label={`${group.title}: drag to zoom, shift+drag to annotate, + and − zoom, 0 resets, N writes a note for the visible range`}>
         <div className="chart-canvas" />
       </div>
     </section>

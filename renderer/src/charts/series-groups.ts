@@ -173,7 +173,6 @@ function canonicalGroups(all: SeriesInfo[]): Built {
   const used = new Set<number>();
   const groups: ChartGroup[] = [];
   const take = (list: SeriesInfo[]) => list.forEach((s) => used.add(s.id));
-  const best = (name: string) => bestSource(all, name);
   const counter = (name: string) => bestSource(all, name, (s) => s.points > 0 && s.kind === 'counter');
   const gauge = (name: string) => bestSource(all, name, (s) => s.points > 0 && s.kind !== 'counter' && s.kind !== 'histogram' && s.kind !== 'info');
 

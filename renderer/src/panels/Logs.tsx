@@ -41,7 +41,7 @@ export function Logs() {
           ref={input}
           type="search"
           className="search"
-          placeholder={'Search logs (words, "phrases", prefix*) — press /'}
+          placeholder={'Search logs: words in any case (OOM, xid), "phrases", prefix* — press /'}
           value={text}
           onChange={(e) => setText(e.target.value)}
           aria-label="Search logs"
@@ -63,7 +63,7 @@ export function Logs() {
         </span>
       </div>
       {error ? (
-        <div className="error-text" role="alert">
+        <div className="error-text" role="alert" data-testid="log-error">
           {error}
         </div>
       ) : null}

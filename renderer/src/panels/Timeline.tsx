@@ -3,7 +3,7 @@
 // folded behind a filter box (by name and label).
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { formatDuration, formatTime } from '../../../common/format';
-import { TimeChart } from '../charts/TimeChart';
+import { draftVisibleRange, TimeChart } from '../charts/TimeChart';
 import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
 import { groupHasSeries, groupSeries, matchGroups, type ChartGroup } from '../charts/series-groups';
 import { useAnnotations } from '../state/annotations';
@@ -79,7 +79,14 @@ function Toolbar() {
       <button type="button" onClick={act('qs:zoom', () => c().showAll())} disabled={!zoomed} data-testid="zoom-reset">
         Reset
       </button>
-      <button type="button" aria-pressed={armed} onClick={() => arm(!armed)} title="Then drag on a chart (or shift+drag any time)">
+      <button
+        type="button"
+        aria-pressed={armed}
+        data-testid="add-note"
+        // From the keyboard (no pointer, detail 0) the note is for the visible range; with the mouse, drag one.
+        onClick={(e) => (e.detail === 0 ? draftVisibleRange('Timeline') : arm(!armed))}
+        title="Then drag on a chart (or shift+drag any time); from the keyboard: a note for the visible range"
+      >
         {armed ? 'Drag a range…' : 'Add note'}
       </button>
       <label className="row small" title="Counters are drawn as rates over this window (Prometheus rate(x[window]))">

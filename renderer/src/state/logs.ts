@@ -4,6 +4,7 @@ import type { EventRow, Severity } from '../../../electron/contract/types';
 import { api, errorText } from '../api';
 import type { Range } from './cursor';
 import type { LoadState } from './incidents';
+import { searchErrorText, toSearchQuery } from './log-query';
 
 export const SEVERITIES: Severity[] = ['debug', 'info', 'warning', 'error', 'critical'];
 const PAGE = 500;
@@ -38,7 +39,7 @@ export const useLogs = create<LogsState>((set, get) => ({
     try {
       const res = await api.queryEvents({
         incident_id: incidentId,
-        query: query.trim() || undefined,
+        query: toSearchQuery(query) || undefined,
         severities: severities.length ? severities : undefined,
         start_ms: range ? Math.floor(range[0]) : undefined,
         end_ms: range ? Math.ceil(range[1]) : undefined,
@@ -48,7 +49,7 @@ export const useLogs = create<LogsState>((set, get) => ({
       if (my !== seq) return;
       set({ rows: more ? [...get().rows, ...res.rows] : res.rows, total: res.total, state: 'ready', error: null });
     } catch (e) {
-      if (my === seq) set({ state: 'error', error: errorText(e), rows: more ? get().rows : [], total: 0 });
+      if (my === seq) set({ state: 'error', error: searchErrorText(errorText(e)) ?? errorText(e), rows: more ? get().rows : [], total: 0 });
     }
   },
 }));
