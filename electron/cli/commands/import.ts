@@ -5,6 +5,7 @@ import { UsageError } from '../errors';
 import { defaultDbFile } from '../../engine/workspace';
 import { importPaths } from '../../engine/import/pipeline';
 import { Store } from '../../engine/store/store';
+import { describeStoreError } from '../../engine/store/db';
 import type { ImportOptions } from '../../contract/types';
 
 export const command: Command = {
@@ -21,10 +22,17 @@ export const command: Command = {
     }
     if (flags.tz !== undefined) options.tzOffsetMinutes = parseTz(flags.tz as string);
     const dbFile = (flags.db as string | undefined) ?? defaultDbFile();
-    const store = new Store(dbFile);
+    let store: Store;
+    try {
+      store = new Store(dbFile);
+    } catch (e) {
+      return failWhole(!!flags.json, `${dbFile}: ${describeStoreError(e)}`);
+    }
     const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
+    // Ctrl-C or a polite kill: the file in flight is rolled back, those committed stay, the result is printed.
+    const onSignal = () => controller.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     try {
       const result = await importPaths(store, positional, {
         name: flags.name as string | undefined,
@@ -45,12 +53,27 @@ export const command: Command = {
       }
       const failed = result.sources.filter((s) => s.status === 'failed').length;
       return result.cancelled ? 130 : failed && failed === result.sources.length ? 1 : 0;
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      return failWhole(!!flags.json, describeStoreError(e));
     } finally {
-      process.off('SIGINT', onSigint);
-      store.close();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      try {
+        store.close();
+      } catch {
+        /* a store that failed mid-write closes as best it can */
+      }
     }
   },
 };
+
+/** The import could not run at all (the bundle or the workspace): one line, and a JSON answer for --json. */
+function failWhole(json: boolean, message: string): number {
+  if (json) console.log(JSON.stringify({ incident_id: null, sources: [], cancelled: false, error: message }));
+  console.error(`quadscope import: ${message}`);
+  return 1;
+}
 
 function parseTz(s: string): number {
   if (s === 'UTC' || s === 'Z') return 0;

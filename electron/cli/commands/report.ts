@@ -36,7 +36,8 @@ export const command: Command = {
     if (fromDb === false && wanted !== undefined) throw new UsageError('--incident applies to a workspace database, not a bundle');
 
     const scratch = fromDb ? null : mkdtempSync(join(tmpdir(), 'qs-report-'));
-    const store = new Store(fromDb ? input : join(scratch as string, 'workspace.db'));
+    // A workspace on read-only media is still reported (opened read-only).
+    const store = fromDb ? Store.openForReading(input) : new Store(join(scratch as string, 'workspace.db'));
     try {
       let incidentId: number;
       if (fromDb) incidentId = pickIncident(store, input, wanted);
@@ -86,6 +87,9 @@ function pickIncident(store: Store, file: string, wanted: number | undefined): n
     return wanted;
   }
   if (!incidents.length) throw new Error(`${file}: the database holds no incident`);
-  if (incidents.length > 1) console.error(`${file} holds ${incidents.length} incidents; reporting the newest, ${incidents[0].id} (choose with --incident N)`);
-  return incidents[0].id;
+  // "The newest" is the newest that holds data: an import that failed whole or was cut short is passed over.
+  const newest = store.newestIncident();
+  if (!newest) throw new Error(`${file}: no incident holds data (${incidents.length} incident${incidents.length === 1 ? '' : 's'}, every import failed or was cut short: ${incidents.map((i) => i.id).join(', ')})`);
+  if (incidents.length > 1) console.error(`${file} holds ${incidents.length} incidents; reporting the newest with data, ${newest.id} (choose with --incident N)`);
+  return newest.id;
 }

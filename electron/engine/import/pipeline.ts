@@ -10,6 +10,7 @@ import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
 import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
 import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
 import type { Store } from '../store/store';
+import { describeStoreError } from '../store/db';
 import { runImport } from './parallel-import';
 
 export interface ImportJobOptions {
@@ -48,7 +49,33 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
   const signal = opts.signal ?? new AbortController().signal;
   const jobId = opts.jobId ?? 'job';
   const importers = opts.importers ?? IMPORTERS;
-  const incidentId = opts.incidentId ?? store.createIncident(opts.name?.trim() || bundle.name, opts.incidentSource ?? 'import');
+  // A new incident is marked in progress until the end: if this process dies first, the next store
+  // opened drops it when nothing of it committed (store.ts, sweepAbandoned).
+  const incidentId = opts.incidentId ?? store.createIncident(opts.name?.trim() || bundle.name, opts.incidentSource ?? 'import', {}, { inProgress: true });
+  try {
+    return await importInto(store, bundle, incidentId, opts, signal, jobId, importers);
+  } catch (e) {
+    // Something beyond one file failed (the store itself): keep no empty incident behind.
+    if (opts.incidentId === undefined) {
+      try {
+        store.finishIncident(incidentId, { dropIfEmpty: true });
+      } catch {
+        /* the mark stays; the next store opened sweeps it */
+      }
+    }
+    throw e;
+  }
+}
+
+async function importInto(
+  store: Store,
+  bundle: Bundle,
+  incidentId: number,
+  opts: ImportJobOptions,
+  signal: AbortSignal,
+  jobId: string,
+  importers: readonly Importer[],
+): Promise<ImportResult> {
   const results: ImportSourceResult[] = [];
   const total = bundle.entries.length + bundle.failures.length;
   let lastEmit = 0;
@@ -60,7 +87,7 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
   };
 
   for (const f of bundle.failures) {
-    store.recordSource(incidentId, { path: f.path, format: 'unknown', bytes: 0, status: 'failed', error: f.error });
+    recordQuietly(store, incidentId, { path: f.path, format: 'unknown', bytes: 0, status: 'failed', error: f.error });
     const r: ImportSourceResult = { path: f.path, format: 'unknown', rows: 0, status: 'failed', error: f.error };
     results.push(r);
     emit({ path: f.path, format: null, entry_bytes_done: 0, entry_bytes_total: null, state: 'running', finished: r }, true);
@@ -92,10 +119,18 @@ export async function importBundle(store: Store, bundle: Bundle, opts: ImportJob
     emit({ path: entry.path, format: r.format, entry_bytes_done: entry.size ?? 0, entry_bytes_total: entry.size, state: 'running', finished: r }, true);
   }
 
-  if (cancelled && results.length === 0 && opts.incidentId === undefined) {
-    // Nothing was kept: leave no empty incident behind.
-    store.deleteIncidentWriter(incidentId);
-  } else store.refreshIncidentSpan(incidentId);
+  try {
+    if (cancelled && results.length === 0 && opts.incidentId === undefined) {
+      // Nothing was kept: leave no empty incident behind.
+      store.deleteIncidentWriter(incidentId);
+    } else {
+      store.refreshIncidentSpan(incidentId);
+      if (opts.incidentId === undefined) store.finishIncident(incidentId);
+    }
+  } catch {
+    // A full disk can refuse even this: every file's outcome is in the result; the span is refreshed,
+    // and the in-progress mark cleared, by the next import or store opened here.
+  }
   const result: ImportResult = { incident_id: incidentId, sources: results, cancelled };
   emit({ path: '', format: null, entry_bytes_done: 0, entry_bytes_total: null, state: cancelled ? 'cancelled' : 'done', result }, true);
   return result;
@@ -131,12 +166,12 @@ async function importEntry(
   progress: (done: number, format: FormatId | null) => void,
 ): Promise<ImportSourceResult | 'cancelled'> {
   const failed = (format: FormatId, error: string): ImportSourceResult => {
-    store.recordSource(incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
     return { path: entry.path, format, rows: 0, status: 'failed', error };
   };
   if ('failed' in detection) return failed('unknown', detection.failed);
   if ('skipped' in detection) {
-    store.recordSource(incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: detection.skipped });
+    recordQuietly(store, incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: detection.skipped });
     return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: detection.skipped };
   }
   const importer = detection.importer;
@@ -183,7 +218,8 @@ async function importEntry(
     }
   }
   try {
-    return await runImporter(store, incidentId, entry, importer, input, ctx, signal, warnings, () => warningCount, attachFile, span);
+    const inputBytes = () => Math.max(bytesDone, entry.size ?? entry.storedBytes);
+    return await runImporter(store, incidentId, entry, importer, input, ctx, signal, warnings, () => warningCount, attachFile, span, inputBytes);
   } finally {
     if (attachDir) await rm(attachDir, { recursive: true, force: true });
   }
@@ -201,9 +237,10 @@ async function runImporter(
   warningCount: () => number,
   attachFile: string | undefined,
   span: BundleSpan,
+  inputBytes: () => number,
 ): Promise<ImportSourceResult | 'cancelled'> {
   const failed = (format: FormatId, error: string): ImportSourceResult => {
-    store.recordSource(incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
     return { path: entry.path, format, rows: 0, status: 'failed', error };
   };
 
@@ -213,6 +250,7 @@ async function runImporter(
   } catch (e) {
     return failed(importer.format, errorText(e, entry.path));
   }
+  writer.limitOutput({ inputBytes });
   try {
     await runImport(importer, input, writer, ctx, entry.size ?? entry.storedBytes);
     if (signal.aborted) throw new CancelledError();
@@ -238,6 +276,18 @@ async function* counted(src: AsyncIterable<Buffer>, signal: AbortSignal, onBytes
 }
 
 function errorText(e: unknown, path: string): string {
-  const msg = e instanceof Error ? e.message : String(e);
+  const msg = describeStoreError(e);
   return msg.includes(path) ? msg : `${path}: ${msg}`;
+}
+
+/**
+ * Records a failed or skipped source; when the store refuses even that (a full disk), the file's outcome
+ * still reaches the result, which is what the user sees.
+ */
+function recordQuietly(store: Store, incidentId: number, meta: Parameters<Store['recordSource']>[1]): void {
+  try {
+    store.recordSource(incidentId, meta);
+  } catch {
+    /* kept in the result only */
+  }
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { canonicalLabelsJson, seriesKeyOf } from './series-key';
+import { ImportError } from '../importers/types';
 import type {
   AllocationRecord,
   AttachedQuery,
@@ -28,6 +29,23 @@ const HISTOGRAM_BATCH = 100;
 /** Buckets gathered before the open histogram scrapes are written (bounds memory on any arrival order). */
 const OPEN_BUCKETS_MAX = 100_000;
 export const TILE_MS = 10_000;
+
+/**
+ * What one source may write, by the size of its input: rows ≤ OUTPUT_ROWS_BASE + OUTPUT_ROWS_PER_BYTE ×
+ * input bytes, and text (event text, attributes, stacks, labels) ≤ OUTPUT_BYTES_BASE + OUTPUT_BYTES_PER_BYTE
+ * × input bytes. The densest real formats write about one row per 3 bytes (dmon, bare exposition lines)
+ * and stacks about 30 bytes of text per byte of pickle; past these, the input is amplifying itself
+ * (memo or reference tricks) and the source fails instead of filling the disk.
+ */
+export const OUTPUT_ROWS_BASE = 1_000_000;
+export const OUTPUT_ROWS_PER_BYTE = 1;
+export const OUTPUT_BYTES_BASE = 64 * 2 ** 20;
+export const OUTPUT_BYTES_PER_BYTE = 32;
+
+export interface OutputLimit {
+  /** The input's bytes so far (read, or its size where known); the budget grows with it. */
+  inputBytes(): number;
+}
 
 
 /**
@@ -110,6 +128,11 @@ export class SourceWriter implements Sink {
   private readonly stmts;
   private minMs = Infinity;
   private maxMs = -Infinity;
+  private readonly path: string;
+  private limit: OutputLimit | null = null;
+  private maxRows = Infinity;
+  private maxOutBytes = Infinity;
+  private outBytes = 0;
 
   readonly sourceId: number;
 
@@ -125,6 +148,7 @@ export class SourceWriter implements Sink {
     private readonly afterCommit: () => void = () => {},
   ) {
     this.attachedFile = null;
+    this.path = meta.path;
     if (attachFile) {
       // better-sqlite3 builds SQLite with SQLITE_USE_URI=0, so a "file:…?mode=ro" URI would be taken as a
       // file name and fail; the plain path is attached, and importers only SELECT from it.
@@ -144,9 +168,15 @@ export class SourceWriter implements Sink {
       throw e;
     }
     this.inTx = true;
-    this.sourceId = Number(
-      db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid,
-    );
+    try {
+      this.sourceId = Number(
+        db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid,
+      );
+    } catch (e) {
+      // A full disk can fail the very first write: the connection must not stay inside this transaction.
+      this.rollback();
+      throw e;
+    }
     const values = Array.from({ length: SAMPLE_BATCH }, () => '(?,?,?)').join(',');
     this.stmts = {
       series: db.prepare('INSERT INTO series (incident_id, source_id, name, labels_json, unit, kind) VALUES (?,?,?,?,?,?)'),
@@ -177,6 +207,36 @@ export class SourceWriter implements Sink {
     return this.count;
   }
 
+  /** Bounds what this source may write by the size of its input (OUTPUT_ROWS_*, OUTPUT_BYTES_*). */
+  limitOutput(limit: OutputLimit): void {
+    this.limit = limit;
+    this.rebudget();
+  }
+
+  private rebudget(): void {
+    if (!this.limit) return;
+    const bytes = Math.max(0, this.limit.inputBytes());
+    this.maxRows = OUTPUT_ROWS_BASE + OUTPUT_ROWS_PER_BYTE * bytes;
+    this.maxOutBytes = OUTPUT_BYTES_BASE + OUTPUT_BYTES_PER_BYTE * bytes;
+  }
+
+  /** Called when a count passes its budget: the input may have grown since; else the source fails. */
+  private overBudget(): void {
+    this.rebudget();
+    if (this.count <= this.maxRows && this.outBytes <= this.maxOutBytes) return;
+    const bytes = this.limit ? this.limit.inputBytes() : 0;
+    const rows = this.count > this.maxRows;
+    const what = rows
+      ? `more than ${this.maxRows.toLocaleString('en-US')} rows (at most ${OUTPUT_ROWS_BASE.toLocaleString('en-US')} + ${OUTPUT_ROWS_PER_BYTE} per input byte)`
+      : `more than ${(this.maxOutBytes / 2 ** 20).toFixed(0)} MiB of text (at most ${OUTPUT_BYTES_BASE / 2 ** 20} MiB + ${OUTPUT_BYTES_PER_BYTE} bytes per input byte)`;
+    throw new ImportError(this.path, { offset: bytes }, `wrote ${what} from ${bytes.toLocaleString('en-US')} bytes of input: refused as amplifying input (repeated references or a generated expansion)`);
+  }
+
+  private text(n: number): void {
+    this.outBytes += n;
+    if (this.outBytes > this.maxOutBytes) this.overBudget();
+  }
+
   /** Time range the source covered, in ms (for the incident's span). */
   get timeRange(): { start_ms: number; end_ms: number } | null {
     return Number.isFinite(this.minMs) ? { start_ms: this.minMs, end_ms: this.maxMs } : null;
@@ -197,6 +257,7 @@ export class SourceWriter implements Sink {
     const known = this.seriesIds.get(key);
     if (known !== undefined) return known;
     this.begin();
+    this.text(key.length);
     const id = Number(this.stmts.series.run(this.incidentId, this.sourceId, def.name, labels, def.unit ?? '', def.kind ?? 'gauge').lastInsertRowid);
     this.seriesIds.set(key, id);
     return id;
@@ -207,7 +268,7 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(ts_ms);
     this.seen(t);
-    this.count++;
+    if (++this.count > this.maxRows) this.overBudget();
     const tile = Math.floor(t / TILE_MS);
     let acc = this.sampleAcc.get(series);
     if (!acc) {
@@ -289,7 +350,7 @@ export class SourceWriter implements Sink {
     if (!snap) byTs.set(t, (snap = { le: [], counts: [] }));
     snap.le.push(le);
     snap.counts.push(count);
-    this.count++;
+    if (++this.count > this.maxRows) this.overBudget();
     if (++this.openBuckets >= OPEN_BUCKETS_MAX) this.flushHistograms();
   }
 
@@ -356,9 +417,11 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(e.ts_ms);
     this.seen(t);
-    const id = Number(this.stmts.event.run(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, e.attrs ? JSON.stringify(e.attrs) : '{}').lastInsertRowid);
+    const attrs = e.attrs ? JSON.stringify(e.attrs) : '{}';
+    this.text(e.text.length + attrs.length);
+    const id = Number(this.stmts.event.run(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, attrs).lastInsertRowid);
     this.firstEventId ??= id;
-    this.count++;
+    if (++this.count > this.maxRows) this.overBudget();
   }
 
   span(s: SpanRecord): void {
@@ -374,13 +437,14 @@ export class SourceWriter implements Sink {
     this.begin();
     this.seenNs(start);
     this.seenNs(end);
+    this.text(name.length + attrsJson.length);
     const rows = this.spanRows;
     rows.push(this.incidentId, this.sourceId, traceId, spanId, parentId, name, toInt(start), toInt(end), attrsJson);
     if (rows.length === RECORD_BATCH * 9) {
       this.stmts.spanBatch.run(rows);
       rows.length = 0;
     }
-    this.count++;
+    if (++this.count > this.maxRows) this.overBudget();
   }
 
   /** A kernel with its attributes already JSON. */
@@ -388,17 +452,20 @@ export class SourceWriter implements Sink {
     this.begin();
     this.seenNs(start);
     this.seenNs(end);
+    this.text(name.length + attrsJson.length);
     const rows = this.kernelRows;
     rows.push(this.incidentId, this.sourceId, device, stream, name, toInt(start), toInt(end), correlationId, attrsJson);
     if (rows.length === RECORD_BATCH * 9) {
       this.stmts.kernelBatch.run(rows);
       rows.length = 0;
     }
-    this.count++;
+    if (++this.count > this.maxRows) this.overBudget();
   }
 
   stack(frames: string[]): number {
     const json = JSON.stringify(frames);
+    // Counted before the lookup: building the text is the work, whether or not it is new.
+    this.text(json.length);
     const known = this.stackIds.get(json);
     if (known !== undefined) return known;
     this.begin();
@@ -414,7 +481,7 @@ export class SourceWriter implements Sink {
     if (a.alloc_ns !== null && a.alloc_ns !== undefined) this.seenNs(a.alloc_ns);
     if (a.free_ns !== null && a.free_ns !== undefined) this.seenNs(a.free_ns);
     this.stmts.allocation.run(this.incidentId, this.sourceId, a.device, a.addr, a.size, toInt(a.alloc_ns), toInt(a.free_ns), a.stack_id ?? null, a.source, a.correlation_id ?? null);
-    this.count++;
+    if (++this.count > this.maxRows) this.overBudget();
   }
 
   /** Truncated to whole ms, as BigInt division does; a double does it exactly unless within 1 µs of a ms boundary. */
@@ -442,6 +509,7 @@ export class SourceWriter implements Sink {
       run: (sql, ...params) => {
         const changes = db.prepare(sql).run(...params).changes;
         this.count += changes;
+        if (this.count > this.maxRows) this.overBudget();
         return changes;
       },
       tables: () => new Set((db.prepare("SELECT name FROM ext.sqlite_master WHERE type IN ('table', 'view')").pluck().all() as string[])),
@@ -463,10 +531,16 @@ export class SourceWriter implements Sink {
   }
 
   private restorePragmas(): void {
+    // Outside a transaction only (they are no-ops inside one).
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('wal_autocheckpoint = 1000');
   }
 
+  /**
+   * Drops everything of this source. Never throws: it runs on the failure path, where SQLite may already
+   * have rolled the transaction back itself (SQLITE_FULL, SQLITE_IOERR do), and a second ROLLBACK would
+   * fail with "cannot rollback - no transaction is active" and hide the real error.
+   */
   rollback(): void {
     this.sampleAcc.clear();
     this.bufferedSamples = 0;
@@ -476,18 +550,30 @@ export class SourceWriter implements Sink {
     this.openBuckets = 0;
     this.histRows.length = 0;
     if (this.inTx) {
-      this.db.exec('ROLLBACK');
       this.inTx = false;
-      this.restorePragmas();
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        /* SQLite ended it already, or the disk refuses even that: either way nothing is committed */
+      }
+      try {
+        if (!this.db.inTransaction) this.restorePragmas();
+      } catch {
+        /* best effort; the next source sets them again */
+      }
     }
     this.count = 0;
-    this.detach();
+    try {
+      this.detach();
+    } catch {
+      this.attachedFile = null;
+    }
   }
 
   private detach(): void {
     if (this.attachedFile !== null) {
-      this.db.exec('DETACH DATABASE ext');
       this.attachedFile = null;
+      this.db.exec('DETACH DATABASE ext');
     }
   }
 }

@@ -2,9 +2,10 @@
 // `writer` is a second connection that only imports use, so a source's open transaction is never seen
 // by readers (WAL) and an import never blocks a query.
 import { statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { Checkpointer } from './checkpointer';
 import type { Db } from './db';
-import { openDb } from './db';
+import { isReadOnlyError, openDb } from './db';
 import { downsampleSeries } from './downsample';
 import { SourceWriter } from './source-writer';
 import type {
@@ -59,17 +60,45 @@ export type EventQuery = Req<'queryEvents'>;
 /** SQLite's default auto-checkpoint threshold, 1000 pages of 4 KiB. */
 const WAL_CHECKPOINT_BYTES = 1000 * 4096;
 
+export interface StoreOptions {
+  /** Open for reading only (no migrations, no writes; read-only media work). */
+  readonly?: boolean;
+}
+
+/** The key in incidents.meta_json that marks an import or recording still running (its process and host). */
+export const IN_PROGRESS_KEY = 'in_progress';
+
 export class Store {
   readonly db: Db;
+  readonly readonly: boolean;
   private writerDb: Db | null = null;
   private checkpointer: Checkpointer | null = null;
   private noCheckpointer = false;
 
-  constructor(readonly file: string) {
-    this.db = openDb(file);
+  constructor(
+    readonly file: string,
+    opts: StoreOptions = {},
+  ) {
+    this.readonly = !!opts.readonly;
+    this.db = openDb(file, { readonly: this.readonly });
+    if (!this.readonly) this.sweepAbandoned();
+  }
+
+  /**
+   * A store for reading a workspace the user named (analyze, report): read-write where possible, else
+   * read-only (a read-only file, folder or mount), so such a workspace can still be read and reported.
+   */
+  static openForReading(file: string): Store {
+    try {
+      return new Store(file);
+    } catch (e) {
+      if (!isReadOnlyError(e)) throw e;
+      return new Store(file, { readonly: true });
+    }
   }
 
   get writer(): Db {
+    if (this.readonly) throw Object.assign(new Error(`${this.file} is open read-only: it cannot be written`), { code: 'SQLITE_READONLY' });
     this.writerDb ??= openDb(this.file);
     return this.writerDb;
   }
@@ -78,16 +107,95 @@ export class Store {
     // A checkpoint cut short is harmless (the WAL stays valid); the last connection to close folds it back.
     void this.checkpointer?.close();
     this.checkpointer = null;
+    try {
+      // A transaction left open by a failure (a full disk) must not keep the close from happening.
+      if (this.writerDb?.inTransaction) this.writerDb.exec('ROLLBACK');
+    } catch {
+      /* closing rolls it back anyway */
+    }
     this.writerDb?.close();
     this.db.close();
   }
 
   // ---- incidents and sources
 
-  createIncident(name: string, source = 'import', meta: Record<string, unknown> = {}): number {
+  /**
+   * A new incident. `inProgress` marks it as being filled by this process (an import, a recording) until
+   * finishIncident: if the process dies first, the next store opened here deletes it when nothing of it
+   * was committed, and clears the mark otherwise (sources are whole or absent, one transaction each).
+   */
+  createIncident(name: string, source = 'import', meta: Record<string, unknown> = {}, opts: { inProgress?: boolean } = {}): number {
+    const m = opts.inProgress ? { ...meta, [IN_PROGRESS_KEY]: { pid: process.pid, host: hostname(), started_ms: Date.now() } } : meta;
     return Number(
-      this.writer.prepare('INSERT INTO incidents (name, created_ms, source, meta_json) VALUES (?, ?, ?, ?)').run(name, Date.now(), source, JSON.stringify(meta)).lastInsertRowid,
+      this.writer.prepare('INSERT INTO incidents (name, created_ms, source, meta_json) VALUES (?, ?, ?, ?)').run(name, Date.now(), source, JSON.stringify(m)).lastInsertRowid,
     );
+  }
+
+  /** Clears the in-progress mark; an incident that kept no data (no source with rows) is deleted when `dropIfEmpty`. Answers whether it stays. */
+  finishIncident(id: number, opts: { dropIfEmpty?: boolean } = {}): boolean {
+    const w = this.writer;
+    if (opts.dropIfEmpty && !this.hasData(id, w)) {
+      w.prepare('DELETE FROM incidents WHERE id = ?').run(id);
+      return false;
+    }
+    w.prepare(`UPDATE incidents SET meta_json = json_remove(meta_json, '$.${IN_PROGRESS_KEY}') WHERE id = ? AND json_valid(meta_json) AND json_type(meta_json, '$.${IN_PROGRESS_KEY}') IS NOT NULL`).run(id);
+    return true;
+  }
+
+  /** Whether an incident holds data: a source that committed rows. */
+  hasData(id: number, db: Db = this.db): boolean {
+    return db.prepare("SELECT 1 FROM sources WHERE incident_id = ? AND status = 'ok' AND rows > 0 LIMIT 1").pluck().get(id) !== undefined;
+  }
+
+  /**
+   * The newest incident that holds data (what a command means by "the newest incident"): an import that
+   * failed whole, or one cut short before its first file committed, is passed over. Null when none has data.
+   */
+  newestIncident(): Incident | null {
+    return (
+      (this.db
+        .prepare(
+          `SELECT id, name, created_ms, start_ms, end_ms, source FROM incidents i
+            WHERE EXISTS (SELECT 1 FROM sources s WHERE s.incident_id = i.id AND s.status = 'ok' AND s.rows > 0)
+            ORDER BY created_ms DESC, id DESC LIMIT 1`,
+        )
+        .get() as Incident | undefined) ?? null
+    );
+  }
+
+  /**
+   * Incidents marked in progress by a process of this host that is gone (killed mid-import or mid-
+   * recording): deleted when they kept no data, else unmarked. Never waits on a busy database: when
+   * another process holds the write lock, the sweep is left to a later open.
+   */
+  private sweepAbandoned(): void {
+    let marked: { id: number; meta_json: string }[];
+    try {
+      marked = this.db.prepare(`SELECT id, meta_json FROM incidents WHERE meta_json LIKE '%"${IN_PROGRESS_KEY}"%'`).all() as { id: number; meta_json: string }[];
+    } catch {
+      return;
+    }
+    const host = hostname();
+    const dead = marked.filter((r) => {
+      const mark = parse<Record<string, { pid?: unknown; host?: unknown }>>(r.meta_json, {})[IN_PROGRESS_KEY];
+      return mark && mark.host === host && typeof mark.pid === 'number' && mark.pid !== process.pid && !processAlive(mark.pid);
+    });
+    if (!dead.length) return;
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.transaction(() => {
+        for (const r of dead) {
+          if (this.hasData(r.id)) {
+            this.db.prepare(`UPDATE incidents SET meta_json = json_remove(meta_json, '$.${IN_PROGRESS_KEY}') WHERE id = ?`).run(r.id);
+          } else this.db.prepare('DELETE FROM incidents WHERE id = ?').run(r.id);
+        }
+      })();
+    } catch {
+      /* busy or unwritable: a later open sweeps */
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
   }
 
   beginSource(incidentId: number, meta: { path: string; format: string; bytes: number }, attachFile?: string): SourceWriter {
@@ -499,6 +607,15 @@ export class Store {
   }
 
   // ---- end of model reads
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Turns what a user types into an FTS5 query: bare words are AND-ed prefixes; quoted phrases and FTS syntax pass through. */
