@@ -97,6 +97,15 @@ export interface Unexplained {
   evidence: Evidence[];
 }
 
+/** One serving instance's own diagnosis, in a fleet (four-quadrant model run on its signals alone). */
+export interface InstanceDiagnosis {
+  instance: string;
+  status: DiagnosisStatus;
+  onset_ms: number | null;
+  /** Its causes, ranked. */
+  causes: CauseId[];
+}
+
 export interface LeakSite { frames: string[]; live_bytes: number; allocs: number }
 
 export interface LeakReport {
@@ -128,6 +137,8 @@ export interface Diagnosis {
   window_ms?: number;
   step_ms?: number;
   gaps?: { start_ms: number; end_ms: number }[];
+  /** Per-instance results where the incident holds several serving instances (replicas, pods). */
+  instances?: InstanceDiagnosis[];
 }
 
 export interface LatencyTrigger {

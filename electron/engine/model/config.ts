@@ -19,6 +19,8 @@ export interface ModelConfig {
   max_windows: number;
   /** Data silent for longer than this (every source) splits the incident; the dense part is analysed, the rest reported as gaps. */
   gap_split_ms: number;
+  /** Instances analysed one by one in a fleet (beyond it, the fleet is analysed as a whole only). */
+  max_instances: number;
   /** Default baseline: this share of the incident's span, capped at baseline_max_ms. */
   baseline_fraction: number;
   baseline_max_ms: number;
@@ -82,6 +84,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   min_samples_per_window: 2,
   max_windows: 20_000,
   gap_split_ms: 60 * 60_000,
+  max_instances: 256,
   baseline_fraction: 0.2,
   baseline_max_ms: 10 * 60_000,
   presets: {

@@ -20,6 +20,7 @@ import { buildFrame, type Frame } from './frame';
 import { jointOnset } from './joint-trigger';
 import { latencyBands, latencyRise } from './latency-bands';
 import { abnormalEvidence } from './unexplained';
+import { instanceGroups, mergeFleet, signalsFor } from './fleet';
 import { analyzeKv, type KvAnalysis } from './kvcache';
 import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
 import { normalize, type Dimensions, type References } from './normalize';
@@ -52,7 +53,19 @@ export function analyzeIncidentDetailed(store: Store, incidentId: number, option
   return analyzeSignals(loadSignals(store, incidentId), options, config);
 }
 
+/**
+ * The diagnosis of an incident: one analysis of everything, and where the incident holds several serving
+ * instances, one of each folded in (fleet.ts) so a faulty replica is not averaged away.
+ */
 export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
+  const whole = analyzeOne(sig, options, cfg);
+  const groups = instanceGroups(sig);
+  if (groups.length < 2 || groups.length > cfg.max_instances) return whole;
+  const per = groups.map((group) => ({ group, d: analyzeOne(signalsFor(sig, group, groups), options, cfg).diagnosis }));
+  return { ...whole, diagnosis: mergeFleet(whole.diagnosis, per) };
+}
+
+function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): AnalysisDetail {
   const preset = options.preset ?? 'default';
   const th = cfg.presets[preset];
   const timed: { name: string; t: ArrayLike<number> }[] = [];

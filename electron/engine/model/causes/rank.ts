@@ -53,6 +53,11 @@ export function level(r: RuleResult): number {
   return LEVEL[r.id];
 }
 
+/** A reported cause's place in the precedence order: the strongest level along its chain. */
+export function precedence(c: { id: CauseId; chain: CauseId[] }): number {
+  return Math.min(LEVEL[c.id], ...c.chain.map((id) => LEVEL[id]));
+}
+
 export const fires = (r: RuleResult): boolean => !r.missing.length && r.require.length > 0 && r.require.every((c) => c.held) && !r.veto.some((c) => c.held);
 
 /**

@@ -1,0 +1,59 @@
+// Fleet-aware analysis on a real SQLite workspace: four replicas, one of which hangs. Summed over the
+// fleet the hang is a quarter of the tokens gone; per instance it is a hang, on that instance.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../../../electron/engine/store/store';
+import { analyzeIncident } from '../../../electron/engine/model/diagnose';
+import { SyntheticIncident, T0 } from '../../helpers/synthetic-incident';
+
+function fleet(hung: string | null): { file: string; id: number; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-fleet-'));
+  const file = join(dir, 'ws.db');
+  const store = new Store(file);
+  const x = new SyntheticIncident(store, 1800, 5, 11);
+  for (const instance of ['10.0.0.1:8000', '10.0.0.2:8000', '10.0.0.3:8000', '10.0.0.4:8000']) {
+    const bad = instance === hung;
+    const labels = { instance, pod: `vllm-${instance.slice(7, 8)}` };
+    x.counter('tokens.generation', (s) => (bad && s >= 1000 ? 0 : 2000 * x.noise(0.05)), labels);
+    x.counter('req.finished', (s) => (bad && s >= 1000 ? 0 : 5 * x.noise(0.05)), { ...labels, reason: 'stop' });
+    x.gauge('req.running', (s) => (bad && s >= 1000 ? 24 : Math.round(20 * x.noise(0.1))), labels);
+    x.gauge('req.waiting', (s) => (bad && s >= 1000 ? Math.min(40, (s - 1000) / 10) : 0), labels);
+    x.gauge('kv.usage', () => 0.4 * x.noise(0.05), labels);
+  }
+  const id = x.done();
+  store.close();
+  return { file, id, dir };
+}
+
+test('one hung replica of four is found as engine_hang on that instance, with per-instance results', () => {
+  const { file, id, dir } = fleet('10.0.0.3:8000');
+  try {
+    const store = new Store(file);
+    const d = analyzeIncident(store, id);
+    store.close();
+    assert.equal(d.causes[0]?.id, 'engine_hang', JSON.stringify(d.causes.map((c) => c.id)));
+    assert.deepEqual(d.causes[0].instances, ['10.0.0.3:8000']);
+    assert.equal(d.instances?.length, 4);
+    assert.deepEqual(d.instances?.filter((i) => i.causes.includes('engine_hang')).map((i) => i.instance), ['10.0.0.3:8000']);
+    assert.ok(Math.abs(d.onset_ms! - (T0 + 1_000_000)) <= 60_000, `onset ${(d.onset_ms! - T0) / 1000} s`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a healthy fleet of four is healthy, instance by instance', () => {
+  const { file, id, dir } = fleet(null);
+  try {
+    const store = new Store(file);
+    const d = analyzeIncident(store, id);
+    store.close();
+    assert.equal(d.status, 'healthy', JSON.stringify(d.unexplained));
+    assert.deepEqual(d.causes, []);
+    assert.ok(d.instances?.every((i) => i.status === 'healthy'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
