@@ -34,11 +34,17 @@ const SUFFIXES = ['_bucket', '_count', '_sum', '_created', '_total', '_info', '_
 
 /**
  * The family and role of a sample: `# TYPE` decides (vllm:iteration_tokens_total is a histogram
- * whatever its suffix says); without a TYPE, `_bucket` with `le` is a histogram bucket, `_created` is
- * skipped and the rest are of kind 'unknown' (the canonical table, else 'gauge', decides later).
+ * whatever its suffix says), except that `_created` is skipped unless typed as something other than a
+ * gauge; without a TYPE, `_bucket` with `le` is a histogram bucket and the rest are of kind 'unknown'
+ * (the canonical table, else 'gauge', decides later).
  */
 export function classify(name: string, labels: Labels, typeOf: (family: string) => PromType | undefined): Classified {
   const own = typeOf(name);
+  // `_created` is the creation time (epoch seconds) of a counter, histogram or summary: never a reading.
+  // prometheus_client's 0.0.4 text writes it with its own `# TYPE …_created gauge`, which must not win.
+  if (name.endsWith('_created') && (own === undefined || own === 'gauge' || own === 'unknown' || own === 'untyped')) {
+    return { family: name.slice(0, -8), role: 'skip', kind: 'gauge' };
+  }
   if (own && own !== 'histogram' && own !== 'gaugehistogram') return { family: name, role: 'value', kind: SERIES_KIND[own] };
   for (const suf of SUFFIXES) {
     if (!name.endsWith(suf)) continue;

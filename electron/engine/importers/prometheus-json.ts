@@ -2,7 +2,9 @@
 // and `/api/v1/query` (resultType "vector", `value: [t_s, "v"]`). The answer carries no `# TYPE`:
 // a family is a histogram when the answer holds `<family>_bucket` series with `le`; anything else
 // takes its kind from the canonical table, else gauge. Names and units go through the same canonical
-// mapping as the text format. The answer is one JSON document, so it is read whole (Prometheus caps an
+// mapping as the text format. An answer to an expression (no `__name__`) is named by the expression
+// where the file keeps it (Grafana's inspector download, a `query` member), else by the file's name, with
+// a label `expr` of the same and a warning. The answer is one JSON document, so it is read whole (Prometheus caps an
 // answer at 11,000 points per series; a bundle's answers are megabytes, not gigabytes).
 import type { Labels } from '../signals/canonical';
 import { classify, parsePromNumber, PromSeriesMapper, type PromType } from './prom-series';
@@ -27,7 +29,9 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
   } catch (e) {
     throw new ImportError(ctx.path, {}, `not JSON: ${(e as Error).message}`);
   }
-  const root = doc as { status?: unknown; data?: { resultType?: unknown; result?: unknown }; error?: unknown };
+  // Grafana's query inspector ("Download data") wraps the answer: {request: {url …}, response: {…}}.
+  const wrapped = isObj(doc) && isObj(doc.response) && isObj(doc.response.data) ? doc : null;
+  const root = (wrapped ? wrapped.response : doc) as { status?: unknown; data?: { resultType?: unknown; result?: unknown }; error?: unknown };
   if (root?.status === 'error') throw new ImportError(ctx.path, { key: 'error' }, `the Prometheus answer is an error: ${String(root.error ?? '')}`);
   const type = root?.data?.resultType;
   const results = root?.data?.result;
@@ -42,6 +46,7 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
   }
   const typeOf = (f: string): PromType | undefined => (histograms.has(f) ? 'histogram' : undefined);
   const mapper = new PromSeriesMapper(sink);
+  let unnamed: { name: string; from: string } | null = null;
 
   results.forEach((r: Result, i: number) => {
     const key = `data.result[${i}]`;
@@ -52,7 +57,15 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
     }
     const labels: Labels = {};
     for (const [k, v] of Object.entries(metric)) if (k !== '__name__') labels[k] = String(v);
-    const name = typeof metric.__name__ === 'string' ? metric.__name__ : 'value';
+    let name: string;
+    if (typeof metric.__name__ === 'string') name = metric.__name__;
+    else {
+      // The answer to an expression (histogram_quantile(…), rate(…)) names no metric: the expression
+      // names it when the file carries it, else the file's own name.
+      unnamed ??= expressionOf(doc, wrapped) ?? fileStem(ctx.path);
+      name = unnamed.name;
+      labels.expr = unnamed.name;
+    }
     let target;
     try {
       target = mapper.target(name, labels, classify(name, labels, typeOf));
@@ -83,6 +96,49 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
     if (bad) ctx.warn(`${bad} malformed points skipped`, { key });
   });
   mapper.flush();
+  // (Set inside the callback above, which the compiler does not follow.)
+  const named = unnamed as { name: string; from: string } | null;
+  if (named) ctx.warn(`results without __name__ (the answer to an expression) are named after ${named.from}: "${named.name}"`);
+}
+
+type Json = Record<string, unknown>;
+const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
+
+/**
+ * The query an answer was asked with, where the file keeps it: Grafana's inspector (`request.url`'s
+ * `query=`, or `request.data.queries[].expr`), or a `query`/`expr` member beside `data` (scripts that save
+ * what they asked).
+ */
+function expressionOf(doc: unknown, wrapped: Json | null): { name: string; from: string } | null {
+  if (wrapped && isObj(wrapped.request)) {
+    const req = wrapped.request;
+    if (typeof req.url === 'string') {
+      const q = /[?&]query=([^&]*)/.exec(req.url);
+      if (q) {
+        try {
+          return { name: decodeURIComponent(q[1].replace(/\+/g, ' ')), from: 'its query' };
+        } catch {
+          // not URL-encoded text: fall through
+        }
+      }
+    }
+    const queries = isObj(req.data) && Array.isArray(req.data.queries) ? req.data.queries : [];
+    for (const q of queries) if (isObj(q) && typeof q.expr === 'string' && q.expr) return { name: q.expr, from: 'its query' };
+  }
+  if (isObj(doc)) {
+    for (const k of ['query', 'expr']) {
+      const v = doc[k];
+      if (typeof v === 'string' && v.trim()) return { name: v.trim(), from: 'its query' };
+    }
+  }
+  return null;
+}
+
+/** `answers/p99_ttft.json` (or `.json.txt`, …) → p99_ttft. */
+function fileStem(path: string): { name: string; from: string } {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  const stem = base.replace(/(\.json)?(\.\w+)?$/i, '') || 'value';
+  return { name: stem, from: 'the file' };
 }
 
 export function detectPrometheusJson(head: Buffer): number {

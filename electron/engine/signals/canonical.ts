@@ -40,6 +40,8 @@
 //   lora.active — count — gauge (distinct adapters in vllm:lora_requests_info running+waiting; label max_lora)
 //   engine.cache_config — info (labels = vLLM cache config: block_size, num_gpu_blocks, …)
 //   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
+// Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
+// maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name.
 // Histograms: one series of kind 'histogram' carries the buckets; `<name>.sum` and `<name>.count` are
 // counters. Every canonical series carries label `metric` = the original metric name, so the V0 and
 // V1 spellings of one signal stay separate series (the model picks; kv_cache_usage_perc wins).
@@ -221,7 +223,11 @@ export function canonicalLabels(labels: Labels): Labels {
   return out;
 }
 
+/** Ray Serve LLM re-exports vLLM's metrics through Ray's own exporter, as `ray_vllm:<name>`. */
+const RAY_VLLM = 'ray_vllm:';
+
 function findRule(metric: string): Rule | undefined {
+  if (metric.startsWith(RAY_VLLM)) return findRule(metric.slice(4));
   const table = metric.startsWith('vllm:')
     ? VLLM
     : metric.startsWith('sglang:')
@@ -246,7 +252,9 @@ export function canonicalMetric(metric: string, labels: Labels, typeKind?: Serie
   if (!rule) return null;
   const renamed = canonicalLabels(labels);
   const kept = rule.labels ? rule.labels(renamed) : renamed;
-  const kind = typeKind && typeKind !== 'unknown' && rule.kind !== 'info' ? typeKind : rule.kind;
+  // Ray's exporter writes counters as gauges (without `_total`): for ray_vllm: a counter stays one.
+  const rayCounter = rule.kind === 'counter' && typeKind === 'gauge' && metric.startsWith(RAY_VLLM);
+  const kind = typeKind && typeKind !== 'unknown' && rule.kind !== 'info' && !rayCounter ? typeKind : rule.kind;
   return {
     name: typeof rule.name === 'function' ? rule.name(labels) : rule.name,
     unit: rule.unit,

@@ -39,8 +39,10 @@ test('query_range matrix: canonical names, kinds from the table, buckets by le, 
     ]);
     assert.deepEqual(values(r, 'lat.e2e.sum').map((s) => s.v), [4.5]);
     assert.deepEqual(values(r, 'gpu.mem.total', { host: 'n1' }).map((s) => s.v), [4096 * 1024 * 1024]);
-    assert.deepEqual(values(r, 'value', { job: 'x' }).map((s) => s.v), [1]);
-    assert.equal(r.warnings.length, 2);
+    // No __name__ (an expression's answer): named after the file, not "value".
+    assert.deepEqual(values(r, 'input', { job: 'x' }).map((s) => s.v), [1]);
+    assert.equal(r.warnings.length, 3);
+    assert.match(r.warnings.join('\n'), /named after the file: "input"/);
     assert.match(r.warnings.join('\n'), /\(key data\.result\[7\]\): 1 malformed points/);
     assert.match(r.warnings.join('\n'), /\(key data\.result\[8\]\): result without a "metric"/);
   } finally {
@@ -64,4 +66,36 @@ test('query vector answer, and error answers fail with the reason', async () => 
   }
   assert.equal(prometheusJsonImporter.detect(Buffer.from(matrix), 'q.json'), 0.95);
   assert.equal(prometheusJsonImporter.detect(Buffer.from('{"resourceSpans":[]}'), 'q.json'), 0);
+});
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('an answer to an expression (no __name__) is named by the file, not "value", with a warning', async () => {
+  const r = await runImporter(prometheusJsonImporter, { file: variant('prometheus-api-expression.json'), name: 'answers/p99_ttft.json' });
+  try {
+    assert.equal(r.error, null);
+    assert.equal(seriesRows(r).some((s) => s.name === 'value'), false);
+    assert.deepEqual(values(r, 'p99_ttft', { model_name: 'demo' }), [
+      { ts: 1737434455000, v: 0.41 },
+      { ts: 1737434470000, v: 0.44 },
+      { ts: 1737434485000, v: 1.92 },
+    ]);
+    assert.equal(seriesRows(r).find((s) => s.labels.model_name === 'other')?.labels.expr, 'p99_ttft');
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /named after the file: "p99_ttft"/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("Grafana's query inspector download: the answer inside, named by the query it was asked with", async () => {
+  const r = await runImporter(prometheusJsonImporter, { file: variant('grafana-inspector-p99.json') });
+  try {
+    assert.equal(r.error, null);
+    const expr = 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[1m])))';
+    assert.deepEqual(values(r, expr).map((s) => s.v), [0.9, 1.1, 4.2]);
+    assert.match(r.warnings[0], /named after its query/);
+  } finally {
+    r.dispose();
+  }
 });

@@ -260,3 +260,37 @@ test('OpenMetrics exemplars: the value before the exemplar is read, not the exem
     r.dispose();
   }
 });
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('prometheus_client `_created` series under their own `# TYPE … gauge` are skipped (they were plotted as gauges)', async () => {
+  const r = await runImporter(prometheusTextImporter, { file: variant('prometheus-created-gauges.prom'), mtimeMs: 1737451300000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(seriesRows(r).filter((s) => s.name.includes('created') || s.labels.metric?.includes('created')), []);
+    assert.deepEqual(values(r, 'kv.preemptions').map((s) => s.v), [3]);
+    assert.deepEqual(values(r, 'req.running').map((s) => s.v), [4]);
+    assert.equal(r.all<{ n: number }>('SELECT COUNT(*) n FROM histograms')[0].n, 2);
+    assert.deepEqual(seriesRows(r).map((s) => s.name).sort(), ['kv.preemptions', 'lat.e2e', 'lat.e2e.count', 'lat.e2e.sum', 'req.running']);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('Ray Serve LLM `ray_vllm:` metrics map to the same canonical signals, counters kept counters', async () => {
+  const r = await runImporter(prometheusTextImporter, { file: variant('ray-serve-llm-metrics.prom'), mtimeMs: 1737451300000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'req.running').map((s) => s.v), [7]);
+    assert.deepEqual(values(r, 'req.waiting').map((s) => s.v), [2]);
+    assert.deepEqual(values(r, 'kv.usage').map((s) => s.v), [0.83]);
+    const pre = seriesRows(r).find((s) => s.name === 'kv.preemptions')!;
+    assert.equal(pre.kind, 'counter');
+    assert.equal(pre.labels.metric, 'ray_vllm:num_preemptions');
+    assert.equal(pre.labels.model, 'llama-8b');
+    assert.deepEqual(values(r, 'lat.ttft.count').map((s) => s.v), [12]);
+    assert.equal(seriesRows(r).some((s) => s.name.startsWith('ray_')), false);
+  } finally {
+    r.dispose();
+  }
+});
