@@ -230,3 +230,40 @@ test('quadscope collect snapshots endpoints over time and logs into a bundle tha
     await srv.close();
   }
 });
+
+test('SIGTERM stops `quadscope record` like Ctrl-C: the scrape in flight lands, every answered scrape is stored, the span is current', { timeout: 60_000 }, async () => {
+  const srv = await startMetricsServer();
+  const ts = tempStore();
+  ts.store.close();
+  try {
+    const db = join(ts.dir, 'workspace.db');
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'record', '--scrape', srv.url('/slow'), '--interval', '0.5', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    // The third scrape: sent, not yet answered (the server answers after 400 ms).
+    await new Promise<void>((resolve) => (srv.onRequest = () => (srv.hits.get('/slow') ?? 0) >= 3 && resolve()));
+    child.kill('SIGTERM');
+    const [code, signal] = (await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))) as [number | null, string | null];
+    assert.equal(signal, null, 'the process handled SIGTERM');
+    assert.equal(code, 0);
+    const incidentId = Number(/^incident (\d+): \d+ samples recorded/m.exec(stdout)?.[1]);
+    const store = new Store(db);
+    try {
+      const times = store.db
+        .prepare('SELECT DISTINCT ts_ms FROM samples s JOIN series r ON r.id = s.series_id WHERE r.incident_id = ? ORDER BY ts_ms')
+        .pluck()
+        .all(incidentId) as number[];
+      assert.equal(times.length, srv.hits.get('/slow'), 'every scrape the server answered is stored, the one in flight at SIGTERM included');
+      const span = store.incidentSpan(incidentId)!;
+      assert.equal(span.end_ms, times.at(-1));
+      assert.equal(store.listSources(incidentId).length, 1, 'one source for the endpoint');
+      assert.deepEqual(store.incidentMeta(incidentId).in_progress, undefined, 'the recording ended: no longer marked in progress');
+    } finally {
+      store.close();
+    }
+  } finally {
+    ts.dispose();
+    await srv.close();
+  }
+});

@@ -43,8 +43,11 @@ export const command: Command = {
     const session = new LiveSession(store);
     let stopRequested: () => void = () => {};
     const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
-    const onSigint = () => stopRequested();
-    process.once('SIGINT', onSigint);
+    // Ctrl-C, a kill (SIGTERM: systemd, docker stop, a CI timeout) or a closed terminal all stop the
+    // recording the same way: the scrape in flight lands, pending rows are committed, the span updated.
+    const onSignal = () => stopRequested();
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const sig of signals) process.once(sig, onSignal);
     let ticker: NodeJS.Timeout | null = null;
     try {
       const started = session.start({ name: flags.name as string | undefined, nvml: !!flags.nvml, rate_hz: rate, endpoints: urls.map((url) => ({ url, interval_s: interval })) });
@@ -70,11 +73,12 @@ export const command: Command = {
         }
         for (const e of final.endpoints) console.log(`  ${e.ok ? 'ok     ' : 'failing'} ${e.url}  ${e.scrapes - e.failures}/${e.scrapes} scrapes${e.last_error ? `  last error: ${e.last_error}` : ''}`);
       }
+      for (const st of details.streams) if (st.warning) console.error(`quadscope record: ${st.warning} (${st.over_cap} samples left out)`);
       const anyData = final.samples > 0;
       return anyData ? 0 : 1;
     } finally {
       if (ticker) clearInterval(ticker);
-      process.off('SIGINT', onSigint);
+      for (const sig of signals) process.off(sig, onSignal);
       await session.stop();
       store.close();
     }

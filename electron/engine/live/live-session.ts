@@ -24,6 +24,9 @@ export interface LiveDetails {
   streams: StreamStats[];
 }
 
+/** How long stop() waits for a scrape in flight before cancelling it. */
+const STOP_GRACE_MS = 2000;
+
 export class LiveSessionError extends Error {
   constructor(message: string) {
     super(message);
@@ -47,6 +50,7 @@ export class LiveSession {
   private scrapers: EndpointScraper[] = [];
   private last: LiveStatus = idle();
   private lastSamplerStats: SamplerStats | null = null;
+  private lastStreams: StreamStats[] = [];
 
   constructor(
     private readonly store: Store,
@@ -67,13 +71,19 @@ export class LiveSession {
     }
     const startedMs = (this.opts.now ?? Date.now)();
     const name = config.name?.trim() || `Live ${new Date(startedMs).toISOString().slice(0, 19).replace('T', ' ')}`;
-    const incidentId = this.store.createIncident(name, 'live', {
-      live: {
-        rate_hz: config.rate_hz ?? null,
-        endpoints: endpoints.map((e) => e.url),
-        nvml: nvml?.available ? { driver_version: nvml.driver_version, nvml_version: nvml.nvml_version, devices: nvml.devices } : nvml ? { unavailable: nvml.reason } : null,
+    const incidentId = this.store.createIncident(
+      name,
+      'live',
+      {
+        live: {
+          rate_hz: config.rate_hz ?? null,
+          endpoints: endpoints.map((e) => e.url),
+          nvml: nvml?.available ? { driver_version: nvml.driver_version, nvml_version: nvml.nvml_version, devices: nvml.devices } : nvml ? { unavailable: nvml.reason } : null,
+        },
       },
-    });
+      // Until stop(): a recording whose process is killed before its first batch leaves no empty incident.
+      { inProgress: true },
+    );
     const recorder = new LiveRecorder(this.store, incidentId, { flushMs: this.opts.flushMs }, () => this.emit());
     try {
       if (nvml?.available) {
@@ -110,10 +120,17 @@ export class LiveSession {
     const recorder = this.recorder;
     if (!recorder) return this.status();
     this.sampler?.stop();
-    await Promise.all(this.scrapers.map((s) => s.stop()));
+    // A scrape in flight is given a moment to land (it is the last one), then cancelled.
+    await Promise.all(this.scrapers.map((s) => s.stop(STOP_GRACE_MS)));
     recorder.close();
+    try {
+      this.store.finishIncident(recorder.incidentId);
+    } catch {
+      /* the mark stays; the next store opened clears it (the process is gone by then) */
+    }
     this.last = { ...this.status(), recording: false };
     this.lastSamplerStats = this.sampler?.stats() ?? null;
+    this.lastStreams = recorder.stats();
     if (this.nvml?.available) this.nvml.close();
     this.nvml = null;
     this.sampler = null;
@@ -130,7 +147,7 @@ export class LiveSession {
 
   /** Status plus the sampler's cost and each stream's batches, for the CLI and diagnostics. */
   details(): LiveDetails {
-    return { status: this.status(), sampler: this.sampler?.stats() ?? this.lastSamplerStats, streams: this.recorder?.stats() ?? [] };
+    return { status: this.status(), sampler: this.sampler?.stats() ?? this.lastSamplerStats, streams: this.recorder?.stats() ?? this.lastStreams };
   }
 
   private emit(): void {

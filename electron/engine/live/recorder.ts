@@ -1,8 +1,12 @@
 // Live data into the store in complete batches. Producers (the NVML sampler, each scraper) write into
 // a LiveStream — a Sink, so the Prometheus importer can write into one unchanged — which holds rows in
-// memory; every flush commits each stream's pending rows as one source, in one transaction, so readers
-// never see half a batch. A series keeps one id across batches: it is registered in the batch that
-// first writes it and later batches add samples to it.
+// memory; every flush commits each stream's pending rows in one transaction, so readers never see half a
+// batch. Each stream is one source (one row in `sources` per endpoint, its rows and bytes adding up over
+// the batches), and a series keeps one id across batches: it is registered in the batch that first
+// writes it and later batches add samples to it. A stream takes at most `maxSeries` series (an endpoint
+// minting new label values every scrape would otherwise grow without end): past it, new series are not
+// recorded, with one warning saying so. Each flush widens the incident's span to what it wrote, so a
+// recording stopped at any point (SIGTERM included) leaves its span current.
 import type { FormatId } from '../../contract/types';
 import type { AllocationRecord, AttachedQuery, EventRecord, KernelRecord, SeriesDef, Sink, SpanRecord } from '../importers/types';
 import type { Store } from '../store/store';
@@ -12,7 +16,12 @@ export interface RecorderOptions {
   flushMs?: number;
   /** Pending rows kept per stream while the store is busy; the oldest are dropped beyond (default 2 M). */
   maxPendingRows?: number;
+  /** Series one stream may register (default DEFAULT_MAX_SERIES). */
+  maxSeries?: number;
 }
+
+/** Far above any real endpoint (a vLLM server exposes hundreds of series, dcgm-exporter on 8 GPUs about 500). */
+export const DEFAULT_MAX_SERIES = 20_000;
 
 export interface StreamStats {
   path: string;
@@ -21,6 +30,11 @@ export interface StreamStats {
   pending: number;
   dropped: number;
   last_error: string | null;
+  /** Series registered, and samples left out because their series was over the cap. */
+  series: number;
+  over_cap: number;
+  /** Why rows are being left out (the series cap), or null. */
+  warning: string | null;
 }
 
 const MAX_WARNINGS_PER_BATCH = 50;
@@ -49,17 +63,24 @@ export class LiveStream implements Sink {
   private committedRows = 0;
   private batchCount = 0;
   private droppedRows = 0;
+  private overCap = 0;
+  private capWarning: string | null = null;
   private lastError: string | null = null;
+  /** The stream's source row, once its first batch committed. */
+  private storeSourceId: number | null = null;
+  /** The time range of the last batch committed (for the incident's span). */
+  lastRange: { start_ms: number; end_ms: number } | null = null;
 
   constructor(
     readonly path: string,
     readonly format: FormatId,
     readonly incidentId: number,
     private readonly maxPending: number,
+    private readonly maxSeries = DEFAULT_MAX_SERIES,
   ) {}
 
   get sourceId(): number {
-    return 0;
+    return this.storeSourceId ?? 0;
   }
 
   /** Rows written so far, committed or pending. */
@@ -72,13 +93,31 @@ export class LiveStream implements Sink {
   }
 
   stats(): StreamStats {
-    return { path: this.path, batches: this.batchCount, rows: this.committedRows, pending: this.pending, dropped: this.droppedRows, last_error: this.lastError };
+    return {
+      path: this.path,
+      batches: this.batchCount,
+      rows: this.committedRows,
+      pending: this.pending,
+      dropped: this.droppedRows,
+      last_error: this.lastError,
+      series: this.defs.length,
+      over_cap: this.overCap,
+      warning: this.capWarning,
+    };
   }
 
+  /** A series' id in this stream; -1 once the stream holds maxSeries (its samples are then left out). */
   series(def: SeriesDef): number {
     const key = seriesKey(def);
     let id = this.localIds.get(key);
     if (id === undefined) {
+      if (this.defs.length >= this.maxSeries) {
+        if (this.capWarning === null) {
+          this.capWarning = `${this.path}: more than ${this.maxSeries.toLocaleString('en-US')} series (the latest: ${def.name}): new series are not recorded from here on; the endpoint mints label values without bound (a request id or timestamp as a label?)`;
+          this.warn(this.capWarning);
+        }
+        return -1;
+      }
       id = this.defs.length;
       this.defs.push(def);
       this.localIds.set(key, id);
@@ -88,12 +127,20 @@ export class LiveStream implements Sink {
 
   sample(series: number, ts_ms: number, value: number): void {
     if (!Number.isFinite(value) || !Number.isFinite(ts_ms)) return;
+    if (series < 0) {
+      this.overCap++;
+      return;
+    }
     this.samplesBuf.push(series, ts_ms, value);
     this.bound();
   }
 
   histogram(series: number, ts_ms: number, le: number, count: number): void {
     if (!Number.isFinite(count) || Number.isNaN(le)) return;
+    if (series < 0) {
+      this.overCap++;
+      return;
+    }
     this.histogramsBuf.push(series, ts_ms, le, count);
     this.bound();
   }
@@ -152,11 +199,13 @@ export class LiveStream implements Sink {
     this.droppedRows += drop;
   }
 
-  /** Commits pending rows as one source; answers the rows written (0 when there was nothing). */
+  /** Commits pending rows into the stream's source; answers the rows written (0 when there was nothing). */
   flush(store: Store): number {
     const n = this.pending;
+    this.lastRange = null;
     if (n === 0 && this.warnings.length === 0) return 0;
-    const w = store.beginSource(this.incidentId, { path: this.path, format: this.format, bytes: this.pendingBytes });
+    const meta = { path: this.path, format: this.format, bytes: this.pendingBytes };
+    const w = this.storeSourceId === null ? store.beginSource(this.incidentId, meta) : store.continueSource(this.incidentId, this.storeSourceId, meta);
     const fresh: number[] = [];
     const idOf = (local: number): number => {
       let id = this.storeIds[local];
@@ -174,6 +223,8 @@ export class LiveStream implements Sink {
       for (let i = 0; i < h.length; i += 4) w.histogram(idOf(h[i]), h[i + 1], h[i + 2], h[i + 3]);
       for (const e of this.eventsBuf) w.event(e);
       w.commit(this.warnings);
+      this.storeSourceId = w.sourceId;
+      this.lastRange = w.timeRange;
     } catch (e) {
       w.rollback();
       for (const local of fresh) this.storeIds[local] = undefined;
@@ -197,7 +248,7 @@ export class LiveRecorder {
   private timer: NodeJS.Timeout | null = null;
   private readonly flushMs: number;
   private readonly maxPending: number;
-  private lastSpanRefresh = 0;
+  private readonly maxSeries: number;
 
   constructor(
     private readonly store: Store,
@@ -208,13 +259,14 @@ export class LiveRecorder {
   ) {
     this.flushMs = opts.flushMs ?? 1000;
     this.maxPending = opts.maxPendingRows ?? 2_000_000;
+    this.maxSeries = opts.maxSeries ?? DEFAULT_MAX_SERIES;
   }
 
-  /** The stream for one producer ('live:nvml', 'live:scrape:<url>'); one source per flush. */
+  /** The stream for one producer ('live:nvml', 'live:scrape:<url>'); one source a stream. */
   stream(path: string, format: FormatId): LiveStream {
     let s = this.streams.get(path);
     if (!s) {
-      s = new LiveStream(path, format, this.incidentId, this.maxPending);
+      s = new LiveStream(path, format, this.incidentId, this.maxPending, this.maxSeries);
       this.streams.set(path, s);
     }
     return s;
@@ -231,19 +283,25 @@ export class LiveRecorder {
   flush(): number {
     if (this.store.writer.inTransaction) return 0;
     let rows = 0;
+    let lo = Infinity;
+    let hi = -Infinity;
     for (const s of this.streams.values()) {
       try {
         rows += s.flush(this.store);
+        if (s.lastRange) {
+          lo = Math.min(lo, s.lastRange.start_ms);
+          hi = Math.max(hi, s.lastRange.end_ms);
+        }
       } catch {
         // kept in the stream's stats; its rows stay pending and the next flush tries again
       }
     }
     if (rows > 0) {
-      const now = Date.now();
-      // The span query touches every series and event of the incident: not on every flush.
-      if (now - this.lastSpanRefresh >= 10_000) {
-        this.store.refreshIncidentSpan(this.incidentId);
-        this.lastSpanRefresh = now;
+      try {
+        // One row updated, no scan: the span is current after every flush (close() recomputes it).
+        if (lo <= hi) this.store.extendIncidentSpan(this.incidentId, lo, hi);
+      } catch {
+        /* the next flush, or close(), brings it up to date */
       }
       this.onFlush?.(rows);
     }

@@ -163,11 +163,19 @@ export class EndpointScraper {
     loop();
   }
 
-  /** Stops scheduling, cancels a scrape in flight and waits for it to settle. */
-  async stop(): Promise<void> {
+  /**
+   * Stops scheduling; a scrape in flight may finish within `graceMs` (so the last scrape of a recording
+   * stopped by Ctrl-C or SIGTERM is kept), then it is cancelled; waits for it to settle.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.running && graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.running, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
     this.controller.abort();
     await this.running;
   }

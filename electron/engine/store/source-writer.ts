@@ -42,6 +42,9 @@ export const OUTPUT_ROWS_PER_BYTE = 1;
 export const OUTPUT_BYTES_BASE = 64 * 2 ** 20;
 export const OUTPUT_BYTES_PER_BYTE = 32;
 
+/** Warnings one source keeps over all its batches. */
+const MAX_SOURCE_WARNINGS = 200;
+
 export interface OutputLimit {
   /** The input's bytes so far (read, or its size where known); the budget grows with it. */
   inputBytes(): number;
@@ -140,13 +143,19 @@ export class SourceWriter implements Sink {
    * Opens the source's transaction and inserts its row in it. `attachFile` (nsys exports) is attached
    * first, as SQLite refuses ATTACH inside a transaction.
    */
+  /** Set when this writer adds a batch to a source committed before (the live recorder's one source a stream). */
+  private readonly continued: boolean;
+  private readonly bytes: number;
+
   constructor(
     private readonly db: Db,
     readonly incidentId: number,
-    meta: { path: string; format: string; bytes: number },
+    meta: { path: string; format: string; bytes: number; sourceId?: number },
     attachFile?: string,
     private readonly afterCommit: () => void = () => {},
   ) {
+    this.continued = meta.sourceId !== undefined;
+    this.bytes = meta.bytes;
     this.attachedFile = null;
     this.path = meta.path;
     if (attachFile) {
@@ -169,9 +178,9 @@ export class SourceWriter implements Sink {
     }
     this.inTx = true;
     try {
-      this.sourceId = Number(
-        db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid,
-      );
+      this.sourceId =
+        meta.sourceId ??
+        Number(db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid);
     } catch (e) {
       // A full disk can fail the very first write: the connection must not stay inside this transaction.
       this.rollback();
@@ -521,7 +530,18 @@ export class SourceWriter implements Sink {
   commit(warnings: string[]): void {
     if (this.inTx) {
       this.flushAll();
-      this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?').run(this.count, JSON.stringify(warnings), this.sourceId);
+      if (this.continued) {
+        // A later batch of the same source: its rows and bytes add up, its warnings join the first ones.
+        const known = this.db.prepare('SELECT warnings_json FROM sources WHERE id = ?').pluck().get(this.sourceId) as string | undefined;
+        let all: string[] = [];
+        try {
+          all = known ? (JSON.parse(known) as string[]) : [];
+        } catch {
+          all = [];
+        }
+        for (const w of warnings) if (all.length < MAX_SOURCE_WARNINGS && !all.includes(w)) all.push(w);
+        this.db.prepare('UPDATE sources SET rows = rows + ?, bytes = bytes + ?, warnings_json = ? WHERE id = ?').run(this.count, this.bytes, JSON.stringify(all), this.sourceId);
+      } else this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?').run(this.count, JSON.stringify(warnings), this.sourceId);
       this.db.exec('COMMIT');
       this.inTx = false;
       this.restorePragmas();

@@ -202,6 +202,18 @@ export class Store {
     return new SourceWriter(this.writer, incidentId, meta, attachFile, () => this.checkpointSoon());
   }
 
+  /** A further batch of a source committed before (live recording: one source a stream), in its own transaction. */
+  continueSource(incidentId: number, sourceId: number, meta: { path: string; format: string; bytes: number }): SourceWriter {
+    return new SourceWriter(this.writer, incidentId, { ...meta, sourceId }, undefined, () => this.checkpointSoon());
+  }
+
+  /** Widens an incident's span to cover [startMs, endMs] (cheap: no scan; refreshIncidentSpan recomputes it). */
+  extendIncidentSpan(incidentId: number, startMs: number, endMs: number): void {
+    this.writer
+      .prepare('UPDATE incidents SET start_ms = MIN(COALESCE(start_ms, @lo), @lo), end_ms = MAX(COALESCE(end_ms, @hi), @hi) WHERE id = @id')
+      .run({ id: incidentId, lo: Math.floor(startMs), hi: Math.ceil(endMs) });
+  }
+
   /**
    * After a source's commit: a WAL past SQLite's own auto-checkpoint size (1000 pages) is folded back by
    * the checkpointer thread. Where none can start, the next commit's auto-checkpoint does it, as before.

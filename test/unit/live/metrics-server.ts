@@ -8,8 +8,10 @@ import type { AddressInfo } from 'node:net';
 export interface MetricsServer {
   base: string;
   url(path: string): string;
-  /** Requests served per path. */
+  /** Requests received per path. */
   hits: Map<string, number>;
+  /** Called on each request (after hits counts it). */
+  onRequest?: (path: string) => void;
   close(): Promise<void>;
 }
 
@@ -35,10 +37,21 @@ const CORPUS_COUNTER = 'vllm:prompt_tokens_total{model_name="facebook/opt-125m"}
 export async function startMetricsServer(corpusPath?: string | null): Promise<MetricsServer> {
   const hits = new Map<string, number>();
   const corpus = corpusPath ? readFileSync(corpusPath, 'utf8') : null;
+  const api: MetricsServer = {
+    base: '',
+    url: (p) => `${api.base}${p}`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const k = (hits.get(path) ?? 0) + 1;
     hits.set(path, k);
+    api.onRequest?.(path);
     const text = (body: string, status = 200) => {
       res.writeHead(status, { 'content-type': 'text/plain; version=0.0.4' });
       res.end(body);
@@ -50,6 +63,10 @@ export async function startMetricsServer(corpusPath?: string | null): Promise<Me
         if (!corpus) return text('no corpus', 404);
         // The corpus scrape, its prompt-token counter advanced by 10 a scrape.
         return text(corpus.replace(CORPUS_COUNTER, `vllm:prompt_tokens_total{model_name="facebook/opt-125m"} ${5 + 10 * (k - 1)}.0`));
+      case '/slow':
+        // Answers 400 ms after the request: a scrape that is in flight when a recording is stopped.
+        setTimeout(() => text(generatedExposition(k)), 400);
+        return;
       case '/redirect':
         res.writeHead(302, { location: '/metrics' });
         return res.end();
@@ -76,14 +93,6 @@ export async function startMetricsServer(corpusPath?: string | null): Promise<Me
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
-  return {
-    base,
-    url: (p) => `${base}${p}`,
-    hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  api.base = base;
+  return api;
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { tempLiveStore as tempStore } from './temp-store';
 import { LiveRecorder } from '../../../electron/engine/live/recorder';
 
-test('each flush commits one source; series keep their id across batches', () => {
+test('each flush commits one batch into the stream\'s one source; series keep their id across batches', () => {
   const ts = tempStore();
   try {
     const incident = ts.store.createIncident('live test', 'live');
@@ -33,11 +33,10 @@ test('each flush commits one source; series keep their id across batches', () =>
     assert.deepEqual(Array.from(mem.v), [10, 20, 30]);
     const sources = ts.store.listSources(incident);
     assert.deepEqual(sources.map((x) => [x.path, x.format, x.rows, x.warnings]), [
-      ['live:nvml', 'live-nvml', 3, []],
-      ['live:nvml', 'live-nvml', 2, ['GPU 0: nvmlDeviceGetPowerUsage: Insufficient Permissions (NVML_ERROR_NO_PERMISSION)']],
+      ['live:nvml', 'live-nvml', 5, ['GPU 0: nvmlDeviceGetPowerUsage: Insufficient Permissions (NVML_ERROR_NO_PERMISSION)']],
     ]);
     assert.equal(rec.rows(), 5);
-    assert.deepEqual(rec.stats(), [{ path: 'live:nvml', batches: 2, rows: 5, pending: 0, dropped: 0, last_error: null }]);
+    assert.deepEqual(rec.stats(), [{ path: 'live:nvml', batches: 2, rows: 5, pending: 0, dropped: 0, last_error: null, series: 2, over_cap: 0, warning: null }]);
     rec.close();
     const inc = ts.store.getIncident(incident)!;
     assert.equal(inc.start_ms, 1000);
@@ -78,6 +77,35 @@ test('mark/reset drops what a failed producer wrote after the mark', () => {
     s.reset(m);
     assert.equal(s.pending, 1);
     assert.throws(() => s.span({ trace_id: 'a', span_id: 'b', name: 'n', start_ns: 0, end_ns: 1 }), /live recording does not take spans/);
+  } finally {
+    ts.dispose();
+  }
+});
+
+test('an endpoint minting series without end: capped per stream with one warning, memory and sources bounded, the span current after every flush', () => {
+  const ts = tempStore();
+  try {
+    const incident = ts.store.createIncident('cardinality', 'live');
+    const rec = new LiveRecorder(ts.store, incident, { maxSeries: 1000 });
+    const s = rec.stream('live:scrape:http://x/metrics', 'live-scrape');
+    // 20 scrapes of 5,000 new series each (a request id as a label), plus one steady series.
+    for (let k = 0; k < 20; k++) {
+      const t = 1_700_000_000_000 + k * 1000;
+      s.sample(s.series({ name: 'up' }), t, 1);
+      for (let i = 0; i < 5000; i++) s.sample(s.series({ name: 'req', labels: { id: `${k}-${i}` } }), t, i);
+      rec.flush();
+      assert.equal(ts.store.incidentSpan(incident)?.end_ms, t, 'span current after each flush');
+    }
+    const st = rec.stats()[0];
+    assert.equal(st.series, 1000);
+    assert.equal(st.over_cap, 20 * 5001 - 1000 - 19);
+    assert.match(st.warning ?? '', /more than 1,000 series \(the latest: req\): new series are not recorded from here on/);
+    const sources = ts.store.listSources(incident);
+    assert.equal(sources.length, 1, 'one source row for the endpoint, not one per flush');
+    assert.equal(sources[0].rows, 1000 + 19);
+    assert.equal(sources[0].warnings.length, 1);
+    assert.equal(ts.store.listSeries(incident).length, 1000);
+    assert.equal(ts.store.samples(ts.store.listSeries(incident, 'up')[0].id).t.length, 20, 'a series registered before the cap keeps being recorded');
   } finally {
     ts.dispose();
   }

@@ -72,7 +72,10 @@ test('the vLLM corpus exposition, scraped three times', { skip: skipUnlessCorpus
     assert.deepEqual(prompt.t, [1_700_000_015_000, 1_700_000_030_000, 1_700_000_045_000]);
     assert.deepEqual(prompt.series.labels, { model: 'facebook/opt-125m', metric: 'vllm:prompt_tokens_total' });
     assert.deepEqual(seriesValues(ts.store, incident, 'kv.usage', 'vllm:kv_cache_usage_perc').v, [0, 0, 0]);
-    assert.equal(ts.store.listSources(incident).length, 3);
+    // One source for the endpoint, its rows adding up over the three batches.
+    const sources = ts.store.listSources(incident);
+    assert.equal(sources.length, 1);
+    assert.equal(sources[0].rows, rec.rows());
     const names = ts.store.listSeries(incident).map((s) => `${s.name}${JSON.stringify(s.labels)}`);
     assert.equal(new Set(names).size, names.length, 'no series registered twice across batches');
   } finally {
