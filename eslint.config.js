@@ -1,4 +1,4 @@
-// Layering, enforced (see ../shared/design/style.md): the contract imports nothing of ours and no
+// Layering, enforced (see docs/architecture.md §2): the contract imports nothing of ours and no
 // platform; common/ (names and formatters shared by the workstation and the report) imports only the
 // contract; the renderer imports only the contract, common/ (and the bridge client); the engine never
 // imports electron; better-sqlite3 only in the store; ipcRenderer only in the preload.

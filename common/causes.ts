@@ -1,4 +1,4 @@
-// The causes of root-causes.md as people read them: one name and one line of mechanism per id, used by
+// The causes of docs/root-causes.md as people read them: one name and one line of mechanism per id, used by
 // the workstation and the report alike, so a cause is called the same everywhere.
 import type { CauseId, CauseResult } from '../electron/contract/diagnosis';
 
@@ -26,7 +26,7 @@ export const CAUSE_NAMES: Record<CauseId, string> = {
   workload_drift: 'Workload drift',
 };
 
-/** What happens, in one line (root-causes.md §2, "mechanism"). */
+/** What happens, in one line (docs/root-causes.md §3, "Mechanism"). */
 export const CAUSE_MECHANISMS: Record<CauseId, string> = {
   kv_exhaustion: 'KV blocks run out; running requests are preempted and recomputed',
   kv_bloat: 'each request holds far more KV cache than its tokens need',

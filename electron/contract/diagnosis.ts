@@ -1,4 +1,4 @@
-// The analysis output of four-quadrant-model.md §7: what `quadscope analyze --json` prints, what the
+// The analysis output of docs/four-quadrant-model.md §10: what `quadscope analyze --json` prints, what the
 // diagnosis panel and the report read.
 
 export type Quadrant = 'healthy' | 'saturated' | 'exhausted' | 'contended';
@@ -126,10 +126,10 @@ export interface Diagnosis {
   leak: LeakReport | null;
   /** The latency side of the joint trigger, for charts: baseline P99 + θℓ of the preset (ms). */
   trigger?: LatencyTrigger;
-  /** Time from the onset until the top cause stopped changing (four-quadrant-model.md §6); null without an onset or a cause. */
+  /** Time from the onset until the top cause stopped changing (docs/four-quadrant-model.md §6); null without an onset or a cause. */
   convergence_ms?: number | null;
   status: DiagnosisStatus;
-  /** Every cause of root-causes.md as checked, fired first (in rank order), then not fired, then not assessable. */
+  /** Every cause of docs/root-causes.md as checked, fired first (in rank order), then not fired, then not assessable. */
   checked: CauseCheck[];
   /** Set when status is 'unexplained'. */
   unexplained: Unexplained | null;

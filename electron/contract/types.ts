@@ -1,5 +1,5 @@
 // Plain data types shared by the renderer and the engine. No Node or DOM imports: this folder is
-// "common" code (see ../shared/design/style.md).
+// "common" code (see docs/architecture.md §2).
 
 export type FormatId =
   | 'prometheus-text'

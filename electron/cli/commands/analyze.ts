@@ -1,7 +1,7 @@
 // `quadscope analyze <bundle|db>`: diagnoses an incident. A workspace database (told by its contents,
 // whatever its name) opens that workspace (newest incident unless --incident); anything else — a folder,
 // an archive, files, an Nsight Systems SQLite export — is imported first, into --db or a temporary workspace. Prints the
-// diagnosis JSON of four-quadrant-model.md §7 with --json, else a readable summary; the diagnosis is
+// diagnosis JSON of docs/four-quadrant-model.md §10 with --json, else a readable summary; the diagnosis is
 // also saved in the workspace's diagnoses table.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// The four alert families of four-quadrant-model.md §6. An alert fires once its condition has held for
+// The four alert families of docs/four-quadrant-model.md §6. An alert fires once its condition has held for
 // `for` consecutive windows (first_fired_ms = the start of the window that completed the streak) and
 // resolves at the first window where it no longer holds; it can fire again later.
 import type { Alert, AlertFamily } from '../../contract/diagnosis';

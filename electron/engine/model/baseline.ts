@@ -79,7 +79,7 @@ export function zScore(x: number, b: BaselineStats): number {
 
 /**
  * The default baseline: the first stretch of the incident, `fraction` of its span and at most `maxMs`
- * (four-quadrant-model.md §2).
+ * (docs/four-quadrant-model.md §2).
  */
 export function defaultBaselineSpan(startMs: number, endMs: number, fraction: number, maxMs: number): { start_ms: number; end_ms: number } {
   return { start_ms: startMs, end_ms: startMs + Math.min(maxMs, Math.max(0, endMs - startMs) * fraction) };

@@ -1,5 +1,5 @@
 // The diagnosis entry: an incident in the store → windows, (R, S) and quadrants, onset, alerts, ranked
-// causes with their conditions and evidence, the leak section (four-quadrant-model.md §7).
+// causes with their conditions and evidence, the leak section (docs/four-quadrant-model.md §7; the output, §10).
 //
 // Evaluation span: the rules read the degraded episode, from the joint trigger to the last window with
 // S ≥ θS — or, when the trigger never fires, from the strongest shift of a core signal after the

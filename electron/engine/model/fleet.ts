@@ -7,7 +7,7 @@ import type { CauseResult, Diagnosis, Evidence, InstanceDiagnosis } from '../../
 import { precedence } from './causes/rank';
 import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
 
-/** Labels that name an instance, most specific first (root-causes.md: `instance`, else `pod`, else host). */
+/** Labels that name an instance, most specific first (docs/four-quadrant-model.md §9: `instance`, else `pod`, else `host`). */
 const IDENTITY_KEYS = ['instance', 'pod', 'host'] as const;
 
 /** Signals the serving engine itself reports: they define the instances. */

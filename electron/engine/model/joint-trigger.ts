@@ -1,4 +1,4 @@
-// The incident onset (four-quadrant-model.md §5): the first window where P99 latency rose by more than
+// The incident onset (docs/four-quadrant-model.md §5): the first window where P99 latency rose by more than
 // θℓ AND the token rate fell by more than θt, both against the baseline. Either alone is routine (a
 // burst of long prompts, a quiet hour); together they mean users wait longer for less.
 import type { TriggerThresholds } from './config';

@@ -1,4 +1,4 @@
-// KV-cache analysis (four-quadrant-model.md §8): how KV usage grew into its plateau (linear, step,
+// KV-cache analysis (docs/four-quadrant-model.md §8): how KV usage grew into its plateau (linear, step,
 // exponential), and the entropy of request lengths, which tells a static-length workload (low, stable
 // entropy, linear growth) from a long-tail one (high or jumping entropy, sudden growth).
 import { max, mean } from './baseline';

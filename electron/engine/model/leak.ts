@@ -1,4 +1,4 @@
-// Memory growth over the long span (four-quadrant-model.md §8): ramp or staircase detection on
+// Memory growth over the long span (docs/four-quadrant-model.md §8): ramp or staircase detection on
 // torch.allocated (else the worst GPU's used memory), slope in bytes/min, projected time to OOM, the
 // allocation sites still alive, and fragmentation from reserved − allocated and OOM texts.
 import type { LeakReport, LeakSite } from '../../contract/diagnosis';

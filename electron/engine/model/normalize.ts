@@ -1,4 +1,4 @@
-// The four dimensions of four-quadrant-model.md §3 normalised per window, and the two axes of §4:
+// The four dimensions of docs/four-quadrant-model.md §3 normalised per window, and the two axes of §4:
 // resource pressure R and service degradation S, with the terms S is the max of.
 import type { ModelConfig, TriggerThresholds } from './config';
 import type { Frame } from './frame';

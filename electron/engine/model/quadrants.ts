@@ -1,4 +1,4 @@
-// The quadrant of each window (four-quadrant-model.md §4) and the path the incident walks through them.
+// The quadrant of each window (docs/four-quadrant-model.md §4) and the path the incident walks through them.
 import type { Quadrant } from '../../contract/diagnosis';
 
 export function quadrantOf(R: number, S: number, thetaR: number, thetaS: number): Quadrant {

@@ -1,4 +1,4 @@
-// What makes an incident abnormal whether or not a rule explains it (root-causes.md §2): a crash, an
+// What makes an incident abnormal whether or not a rule explains it (docs/four-quadrant-model.md §7, Status): a crash, an
 // OOM, an Xid, an outage, a stall, the joint trigger, a sustained symptom alert. With no rule firing
 // these make the status "unexplained" with their evidence and onset — an engine that died of a CUDA OOM
 // must never read "healthy" because no rule's REQUIRE held.

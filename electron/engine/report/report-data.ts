@@ -10,7 +10,7 @@ import { gatherCharts, counterRates, type ChartData } from './chart-series';
 export const LOG_LINE_CAP = 200;
 const LEAK_SITE_CAP = 10;
 
-/** The thresholds of four-quadrant-model.md §4–§6 for a preset. */
+/** The thresholds of docs/four-quadrant-model.md §4–§6 for a preset. */
 export interface Thresholds {
   latency_ms: number;
   throughput_drop: number;

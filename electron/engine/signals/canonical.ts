@@ -1,4 +1,4 @@
-// Engine metric names → Quadscope's canonical signals (four-quadrant-model.md §1). Pure and
+// Engine metric names → Quadscope's canonical signals (docs/four-quadrant-model.md §1). Pure and
 // table-driven: every importer of metrics (Prometheus text and JSON, and by the same names the log,
 // nvidia-smi and kernel-log importers) asks here, so one signal has one name whatever produced it.
 //

@@ -1,4 +1,4 @@
-// The canonical vocabulary, one typed constant each: signal names (four-quadrant-model.md §1) and the
+// The canonical vocabulary, one typed constant each: signal names (docs/four-quadrant-model.md §1) and the
 // event kinds importers write. Importers, features and rules share these, so a misspelt name does not
 // compile — `spec.acc_len` read where importers wrote `spec.accept_len` left speculative decoding
 // unassessable from every SGLang metric and vLLM log, and `oom_kill` read where the kernel-log importer

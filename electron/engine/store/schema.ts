@@ -1,7 +1,7 @@
 // Versioned migrations. Each entry runs once, in order, inside one transaction; `PRAGMA user_version`
 // records how far a database has come. Never edit a shipped migration: append a new one.
 //
-// Table names are the documented views of architecture.md: users query them directly in the SQL console
+// Table names are the documented tables of docs/architecture.md §5: users query them directly in the SQL console
 // and `quadscope query`, so they are part of the product.
 
 export const MIGRATIONS: readonly string[] = [

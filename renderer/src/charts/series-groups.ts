@@ -1,5 +1,5 @@
-// Which charts the timeline stacks. First the canonical views of LLM serving (four-quadrant-model.md §1,
-// root-causes.md §0), each from the best source of its signal (the engine's own metrics before its log
+// Which charts the timeline stacks. First the canonical views of LLM serving (docs/four-quadrant-model.md §1,
+// docs/root-causes.md §0), each from the best source of its signal (the engine's own metrics before its log
 // lines, before what was derived from spans): latency P50/P95/P99 of e2e, TTFT, ITL and queue time;
 // arrivals and finishes; tokens in and out; running and waiting; KV usage and KV per running request;
 // prompt and output length; preemptions; errors (never successful finishes); prefix-cache hit rate;

@@ -1,4 +1,4 @@
-// What every rule sees, and the small vocabulary rules are written in (root-causes.md §1): values over
+// What every rule sees, and the small vocabulary rules are written in (docs/root-causes.md §1): values over
 // the evaluation span E vs the baseline B, conditions with their measured values, evidence links.
 import type { CauseId, Condition, Evidence } from '../../../contract/diagnosis';
 import type { EventRow } from '../../../contract/types';

@@ -1,4 +1,4 @@
-// Which firing cause is primary (root-causes.md §2 precedence), the causal chain from upstream trigger to
+// Which firing cause is primary (docs/root-causes.md §2, Precedence), the causal chain from upstream trigger to
 // proximate cause, and the confidence. The first cause reported is the root of its chain: a surge that
 // filled the KV pool is answered "traffic surge", with KV exhaustion as how it hurt. A chain's root takes
 // the precedence of the strongest mechanism it drives, and comes before it.

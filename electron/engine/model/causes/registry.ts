@@ -1,4 +1,4 @@
-// Every cause of root-causes.md, by id: the compiler checks none is missing.
+// Every cause of docs/root-causes.md §3, by id: the compiler checks none is missing.
 import type { CauseId } from '../../../contract/diagnosis';
 import { networkClientSlowness } from './client';
 import type { Rule } from './context';
