@@ -1,6 +1,8 @@
 // `npm run bench`: runs every test/bench/*.bench.ts in its own process (so peak RSS is per benchmark),
 // collects their BENCH rows, prints a table and writes bench-results/latest.json.
-// `npm run bench -- kineto store` runs the benchmarks whose file names contain those words.
+// `npm run bench -- kineto store` runs the benchmarks whose file names contain those words; options after
+// the names (`npm run bench -- diagnosis --split dev --n 40`) go to each benchmark run. Opt-in benchmarks
+// (the diagnosis accuracy benchmark: minutes, not seconds) run only when named.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,15 +10,21 @@ import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './lib';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const filters = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const firstOption = argv.findIndex((a) => a.startsWith('--'));
+const filters = firstOption < 0 ? argv : argv.slice(0, firstOption);
+const passThrough = firstOption < 0 ? [] : argv.slice(firstOption);
+const OPT_IN = ['diagnosis.bench.ts'];
 const files = readdirSync(join(root, 'test', 'bench'))
   .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => !filters.length || filters.some((w) => f.includes(w)))
+  .filter((f) => (filters.length ? filters.some((w) => f.includes(w)) : !OPT_IN.includes(f)))
   .sort();
+// A benchmark run alone prints its own report on stdout as it is; several are prefixed by file.
+const alone = files.length === 1;
 
 function runOne(file: string): Promise<{ rows: BenchRow[]; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', join(root, 'test', 'bench', file)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', join(root, 'test', 'bench', file), ...passThrough], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     const rows: BenchRow[] = [];
     let buf = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -26,6 +34,7 @@ function runOne(file: string): Promise<{ rows: BenchRow[]; code: number | null }
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         if (line.startsWith('BENCH ')) rows.push(JSON.parse(line.slice(6)) as BenchRow);
+        else if (alone) process.stdout.write(`${line}\n`);
         else process.stderr.write(`  ${file}: ${line}\n`);
       }
     });
@@ -53,8 +62,11 @@ console.log(table.join('\n'));
 const dir = join(root, 'bench-results');
 mkdirSync(dir, { recursive: true });
 const doc = { date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, rows: all, failed };
-writeFileSync(join(dir, 'latest.json'), JSON.stringify(doc, null, 2));
-writeFileSync(join(dir, 'latest.md'), table.join('\n') + '\n');
+// The opt-in benchmarks write their own results (bench-results/diagnosis.json); the shared table is the others'.
+if (!files.every((f) => OPT_IN.includes(f))) {
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify(doc, null, 2));
+  writeFileSync(join(dir, 'latest.md'), table.join('\n') + '\n');
+}
 if (failed.length) {
   console.error(`benchmarks that failed: ${failed.join(', ')}`);
   process.exitCode = 1;
