@@ -51,6 +51,13 @@ export interface ModelConfig {
     kv_full: number;
     kv_high: number;
     kv_max_veto: number;
+    /** Share of a window's KV samples at or above kv_full that makes the window "full" (median over the span). */
+    kv_full_share: number;
+    /** Requests waiting (median over the span) that, at a full pool, mean the pool blocks admission. */
+    kv_blocked_wait: number;
+    /** A latency family's r() that counts as a KV-exhaustion symptom, and the token-rate ratio that does. */
+    kv_symptom_ratio: number;
+    kv_tokens_ratio: number;
     hang_min_ms: number;
     /** The engine silent this long after the baseline is an outage (the status is never healthy). */
     outage_min_ms: number;
@@ -66,6 +73,9 @@ export interface ModelConfig {
     crash_loop_window_ms: number;
     crash_loop_restarts: number;
     leak_min_growth_bytes: number;
+    /** Host RSS growth that counts as a leak: at least this many bytes and this share of the baseline RSS. */
+    host_leak_min_bytes: number;
+    host_leak_min_share: number;
     leak_mono: number;
     frag_ratio: number;
     frag_min_bytes: number;
@@ -106,6 +116,10 @@ export const DEFAULT_CONFIG: ModelConfig = {
     kv_full: 0.95,
     kv_high: 0.9,
     kv_max_veto: 0.85,
+    kv_full_share: 0.5,
+    kv_blocked_wait: 1,
+    kv_symptom_ratio: 1.5,
+    kv_tokens_ratio: 0.8,
     hang_min_ms: 60_000,
     outage_min_ms: 5 * 60_000,
     throttle_min_ms: 60_000,
@@ -119,6 +133,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
     crash_loop_window_ms: 30 * 60_000,
     crash_loop_restarts: 2,
     leak_min_growth_bytes: 256 * 2 ** 20,
+    host_leak_min_bytes: 2 ** 30,
+    host_leak_min_share: 0.25,
     leak_mono: 0.8,
     frag_ratio: 0.25,
     frag_min_bytes: 2 ** 30,

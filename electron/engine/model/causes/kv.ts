@@ -19,24 +19,39 @@ function preemptions(c: CauseContext): number {
 }
 
 export const kvExhaustion: Rule = (c) => {
-  const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.kvPreemptions, 'events'], LATENCY_OR_TOKENS]);
+  const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.kvPreemptions, 'events', SIG.reqWaiting], LATENCY_OR_TOKENS]);
   if (missing.length) return notAssessable('kv_exhaustion', missing);
+  const cc = c.cfg.causes;
   const frac = medE(c, c.f.kvFrac);
   const pre = preemptions(c);
+  // A full pool shows as preemptions where running sequences outgrow it (vLLM recomputes, SGLang
+  // retracts) or, where the scheduler admits only what fits (vLLM V1 at long prompts, TGI's token
+  // budget), as requests left waiting while the pool is full: either way the pool is the bottleneck.
+  const waitE = medE(c, c.f.wait);
+  const waitB = medB(c, c.f.wait);
+  const blocked = waitE > Math.max(cc.kv_blocked_wait, 2 * (Number.isFinite(waitB) ? waitB : 0));
   const rItl = rAny(c, c.f.itl99, c.f.itlMean);
   const rE2e = rAny(c, c.f.e2e99, c.f.e2eMean);
+  const rQ = rAny(c, c.f.q99, c.f.queueMean);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const rTok = rE(c, c.f.gtok);
+  const sym = cc.kv_symptom_ratio;
   const kvMax = maxE(c, c.f.kvMax);
-  const full = c.cfg.causes.kv_full;
+  const full = cc.kv_full;
   const rPtok = rE(c, c.f.ptok);
   const rLam = rE(c, c.f.lamIn);
   return {
     id: 'kv_exhaustion',
     missing: [],
     require: [
-      cond(`frac(kv ≥ ${full}, W) ≥ 0.5 (median over the span)`, frac, frac >= 0.5),
-      cond('preemptions in the span > 0', pre, pre > 0),
-      cond('r(itl) ≥ 1.5 OR r(e2e) ≥ 1.5 (P99 or mean) OR r(gtok) ≤ 0.8', `itl ${fmt(rItl)}, e2e ${fmt(rE2e)}, gtok ${fmt(rTok)}`, rItl >= 1.5 || rE2e >= 1.5 || rTok <= 0.8),
+      cond(`frac(kv ≥ ${full}, W) ≥ ${cc.kv_full_share} (median over the span)`, frac, frac >= cc.kv_full_share, cc.kv_full_share),
+      cond(`preemptions in the span > 0, OR requests waiting at a full pool (wait > max(${cc.kv_blocked_wait}, 2× the baseline))`, `preemptions ${fmt(pre)}, wait ${fmt(waitE)} (baseline ${fmt(waitB)})`, pre > 0 || blocked),
+      cond(
+        `r(itl), r(e2e), r(ttft) or r(queue) ≥ ${sym} (P99 or mean) OR r(gtok) ≤ ${cc.kv_tokens_ratio}`,
+        `itl ${fmt(rItl)}, e2e ${fmt(rE2e)}, ttft ${fmt(rTtft)}, queue ${fmt(rQ)}, gtok ${fmt(rTok)}`,
+        rItl >= sym || rE2e >= sym || rTtft >= sym || rQ >= sym || rTok <= cc.kv_tokens_ratio,
+        sym,
+      ),
     ],
     support: [
       cond('run/wait see-saw: osc(run) ≥ 0.4', oscillation(slice(c.f.run, c.span)), oscillation(slice(c.f.run, c.span)) >= 0.4),
@@ -44,16 +59,13 @@ export const kvExhaustion: Rule = (c) => {
       cond('KV usage at its plateau (share of windows ≥ full)', c.kv?.plateau_share ?? null, (c.kv?.plateau_share ?? 0) >= 0.5),
       cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential'),
     ],
-    veto: [
-      cond(`max kv < ${c.cfg.causes.kv_max_veto}`, kvMax, kvMax < c.cfg.causes.kv_max_veto),
-      cond('preemption counter flat', pre, pre === 0),
-    ],
+    veto: [cond(`max kv < ${cc.kv_max_veto}`, kvMax, kvMax < cc.kv_max_veto, cc.kv_max_veto)],
     evidence: [
       seriesEvidence(c, SIG.kvUsage, `KV usage ≥ ${full} in a median ${(frac * 100).toFixed(0)}% of the samples per window`),
-      seriesEvidence(c, SIG.kvPreemptions, `${Math.round(pre)} preemptions`),
-      ...(c.f.have.has(SIG.latItl) ? [seriesEvidence(c, SIG.latItl, `P99 ITL ×${fmt(rItl)} the baseline`)] : []),
+      pre > 0 ? seriesEvidence(c, SIG.kvPreemptions, `${Math.round(pre)} preemptions`) : seriesEvidence(c, SIG.reqWaiting, `${fmt(waitE)} requests waiting at a full pool`),
+      ...(c.f.have.has(SIG.latItl) ? [seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)} the baseline`)] : []),
     ],
-    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= 0.5 && c.f.preempt[i] > 0) ?? departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= 0.5),
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= cc.kv_full_share && (c.f.preempt[i] > 0 || c.f.wait[i] > cc.kv_blocked_wait)) ?? departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= cc.kv_full_share),
   };
 };
 

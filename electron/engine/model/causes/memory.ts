@@ -209,7 +209,12 @@ export const hostMemoryLeak: Rule = (c) => {
   const missing = missingInputs(c.f, [[SIG.hostRss, SIG.hostSwap, SIG.hostMemAvailable]]);
   if (missing.length) return notAssessable('host_memory_leak', missing);
   const tr = c.f.rss.some(Number.isFinite) ? memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, c.f.rss, medB(c, c.f.rss), null) : null;
-  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= 0.8;
+  // A process's RSS creeps up by allocator caching and fragmentation when nothing is wrong: a leak is a
+  // monotone climb that is also large, in bytes and against where it started.
+  const cc = c.cfg.causes;
+  const rssB = medB(c, c.f.rss);
+  const need = Math.max(cc.host_leak_min_bytes, cc.host_leak_min_share * (Number.isFinite(rssB) ? rssB : 0));
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need;
   const swap = max(c.f.swap);
   const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
   const swapping = swap > 0 && avail <= 0.05;
@@ -217,7 +222,14 @@ export const hostMemoryLeak: Rule = (c) => {
   return {
     id: 'host_memory_leak',
     missing: [],
-    require: [cond('slope(rss, H) > 0 with mono ≥ 0.8, OR swap in/out > 0 with MemAvailable ≤ 5%', `rss mono ${fmt(tr?.mono ?? NaN)}, swap ${fmt(swap)}, avail ${fmt(avail)}`, rssLeak || swapping)],
+    require: [
+      cond(
+        `slope(rss) > 0 with mono ≥ ${cc.leak_mono} and growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline), OR swap in/out > 0 with MemAvailable ≤ 5%`,
+        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), swap ${fmt(swap)}, avail ${fmt(avail)}`,
+        rssLeak || swapping,
+        need,
+      ),
+    ],
     support: [cond('host OOM kills', killed.length, killed.length > 0), cond('r(rss)', rE(c, c.f.rss), rE(c, c.f.rss) > 1.2)],
     veto: [cond('RSS plateau (late slope ÷ slope < 0.1)', tr?.late_slope_ratio ?? null, !!tr && tr.late_slope_ratio < 0.1)],
     evidence: [...(tr ? [seriesEvidence(c, SIG.hostRss, `RSS +${fmtBytes(tr.growth_bytes)}`, tr.start_ms, tr.end_ms)] : []), ...killed.slice(0, 3).map((e) => eventEvidence(e))],
