@@ -125,7 +125,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
     throttle_min_ms: 60_000,
     throttle_clock_ratio: 0.85,
     throttle_bits: 0x8 | 0x20 | 0x40 | 0x80,
-    hw_xids: [48, 63, 64, 74, 79, 92, 94, 95, 119, 120],
+    // The hardware class of NVIDIA's Xid catalogue (importers/xid-codes.ts) less the warnings (63, 92, 121: a row-remap recorded, a high single-bit rate, a corrected link error).
+    hw_xids: [48, 62, 64, 74, 79, 94, 95, 119, 120, 140, 143, 144, 145, 146, 147, 148, 149, 150],
     software_xids: [13, 31, 43, 45],
     deploy_window_ms: 10 * 60_000,
     deploy_kpi_change: 0.2,

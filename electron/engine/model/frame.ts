@@ -359,6 +359,9 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const queries = combine(rates(seriesOf(sig, SIG.kvPrefixQueries), g), n, 'sum');
   const hit = nan(n);
   for (let i = 0; i < n; i++) if (queries[i] > 0) hit[i] = Math.min(1, hits[i] / queries[i]);
+  // Without the counters (SGLang exports only cache_hit_rate; vLLM's log line), the engine's own windowed
+  // hit-rate gauge is the reading: less exact (it covers the engine's recent queries), better than none.
+  if (!hit.some(Number.isFinite)) hit.set(combine(gauges(seriesOf(sig, SIG.kvPrefixHitRate), g).map((w) => w.mean), n, 'mean'));
 
   const spansBy = (f: (r: RequestFact) => number | null) => requestWindows(sig.requests.filter((r) => r.side !== 'client'), g, f);
   const fromSpans = (f: (r: RequestFact) => number | null, q: number | 'mean') =>

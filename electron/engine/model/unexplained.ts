@@ -11,7 +11,7 @@ import type { Signals } from './signals-from-store';
 import { EV } from '../signals/names';
 
 /** Event kinds that are faults by themselves. */
-const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.ncclTimeout, EV.xid]);
+const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
 /** A traceback is a fault when it is one of these (a handled client error prints tracebacks too). */
 const FATAL_TRACE = /EngineDeadError|CUDA error|out of memory|NCCL|Segmentation fault|fatal/i;
 

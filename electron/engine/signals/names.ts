@@ -81,6 +81,8 @@ export const EV = {
   hostOomKill: 'host_oom_kill',
   xid: 'xid',
   gpuFallenOff: 'gpu_fallen_off',
+  /** Live NVML recording: a device stopped answering. */
+  gpuLost: 'gpu_lost',
   engineStart: 'engine_start',
   engineRestart: 'engine_restart',
   engineCrash: 'engine_crash',
