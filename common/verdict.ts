@@ -2,7 +2,7 @@
 // healthy, explained (root cause → chain → mechanism) or unexplained (something broke and no rule names
 // it). A crash, an OOM, an Xid or an outage is never shown as healthy, even from a diagnosis that says
 // so: the events the bundle holds are checked here too. One onset everywhere: the diagnosis' own.
-import type { CauseId, Diagnosis, DiagnosisStatus, Evidence } from '../electron/contract/diagnosis';
+import type { CauseCheck, CauseId, Diagnosis, DiagnosisStatus, Evidence } from '../electron/contract/diagnosis';
 import { causeChain, causeMechanism, causeName } from './causes';
 import { formatClock, formatDuration } from './format';
 
@@ -126,3 +126,21 @@ export function disruptionSummary(list: VerdictEvent[]): string {
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * Every cause as checked, fired first: the diagnosis' own list, completed with any fired or
+ * not-assessable cause it left out (a diagnosis from before `checked` existed has none).
+ */
+export function checkedCauses(d: Diagnosis): CauseCheck[] {
+  const out = [...(d.checked ?? [])];
+  const has = new Set(out.map((c) => c.id));
+  const add = (c: CauseCheck) => {
+    if (has.has(c.id)) return;
+    out.push(c);
+    has.add(c.id);
+  };
+  for (const c of d.causes) add({ id: c.id, verdict: 'fired', failed: [], missing: [] });
+  for (const n of d.not_assessable) add({ id: n.id, verdict: 'not_assessable', failed: [], missing: n.missing });
+  const rank = { fired: 0, not_fired: 1, not_assessable: 2 } as const;
+  return out.map((c, i) => [c, i] as const).sort((a, b) => rank[a[0].verdict] - rank[b[0].verdict] || a[1] - b[1]).map(([c]) => c);
+}

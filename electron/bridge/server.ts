@@ -6,7 +6,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve, sep } from 'node:path';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -265,6 +265,16 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
       .then(() => Promise.all(sessions.map((d) => rm(d, { recursive: true, force: true }))));
   }
 
+  /**
+   * A report exported without a place named travels back whole in the answer (the browser saves it):
+   * its private folder (quadscope-report-XXXXXX in the temp dir, made by the report writer) goes at once.
+   */
+  function removeDownloadedReport(req: Req<'exportReport'>, res: Res<'exportReport'>): void {
+    if (req.out !== undefined || res.content === undefined) return;
+    const dir = dirname(resolve(res.path));
+    if (dirname(dir) === resolve(tmpdir()) && /^quadscope-report-[^/\\]+$/.test(basename(dir))) void rm(dir, { recursive: true, force: true });
+  }
+
   async function handleMessage(ws: WebSocket, text: string, inFlight: { n: number }): Promise<void> {
     const msg = parseCall(text);
     if (!msg) return ws.close(1007, 'not a Quadscope call: expected {"kind":"call","id":<integer>,...}');
@@ -280,6 +290,7 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
       const fn = engine[msg.method] as (p: unknown) => Promise<unknown>;
       const value = await fn.call(engine, payload);
       if (msg.method === 'startImport') removeUploadsAfter((payload as Req<'startImport'>).paths, (value as Res<'startImport'>).job_id);
+      if (msg.method === 'exportReport') removeDownloadedReport(payload as Req<'exportReport'>, value as Res<'exportReport'>);
       reply({ kind: 'result', id: msg.id, ok: true, value: value ?? null });
     } catch (e) {
       const code = e instanceof EngineError ? e.code : e instanceof ValidationError ? 'invalid_request' : 'internal';

@@ -71,8 +71,15 @@ export interface EngineMethods {
   updateAnnotation: { req: { id: number; text: string }; res: Annotation };
   deleteAnnotation: { req: { id: number }; res: void };
 
-  /** Writes a report and answers its path; `html`/`md` also answer the text so the browser can offer a download. */
-  exportReport: { req: { incident_id: number; format: ReportFormat; out?: string }; res: { path: string; content?: string } };
+  /**
+   * Writes a report and answers its path. Without `out` the report is for download: one self-contained
+   * file (Markdown with its charts embedded) in a private folder, answered whole in `content` (base64 for
+   * PDF, see `encoding`) with `file_name`, the incident's name, for the browser to save it under.
+   */
+  exportReport: {
+    req: { incident_id: number; format: ReportFormat; out?: string };
+    res: { path: string; content?: string; encoding?: 'utf8' | 'base64'; file_name?: string };
+  };
 
   /** Read-only SQL over the documented views. */
   runSql: { req: { sql: string; limit?: number }; res: SqlResult };

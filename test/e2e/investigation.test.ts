@@ -5,7 +5,8 @@
 // go to test-results/screenshots/issue16-*.png for review.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -160,6 +161,40 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
     assert.doesNotMatch(msg, /fts5|SQLITE|syntax error/i);
     await app.screenshot('issue16-log-search-error');
     await page.fill('[data-testid="log-search"]', '');
+  });
+
+  test('the Markdown and PDF reports download in the browser, named after the incident, with their charts inside', async () => {
+    const exportAs = async (format: 'md' | 'pdf') => {
+      await page.selectOption('[data-testid="export-format"]', format);
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.click('[data-testid="export-report"]')]);
+      const file = join(dir, download.suggestedFilename());
+      await download.saveAs(file);
+      await page.waitForSelector('[data-testid="export-message"]');
+      assert.match((await page.textContent('[data-testid="export-message"]')) ?? '', new RegExp(`Downloaded ${download.suggestedFilename().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      return { name: download.suggestedFilename(), file };
+    };
+    const md = await exportAs('md');
+    assert.match(md.name, /^quadscope-2-files-vllm-metrics\.prom-vllm-server\.log-2026-03-04-1200\.md$/);
+    const text = readFileSync(md.file, 'utf8');
+    const images = [...text.matchAll(/!\[[^\]]*\]\(data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)\)/g)];
+    assert.ok(images.length >= 3, `${images.length} charts embedded`);
+    for (const [, b64] of images) assert.match(Buffer.from(b64, 'base64').toString('utf8'), /^<svg /);
+    assert.doesNotMatch(text, /\]\((?!data:)[^)]*\.svg\)/, 'no link to an SVG left on the server');
+    assert.match(text, /\*\*Unexplained incident: CUDA out of memory, onset 2026-03-04 12:06:40 UTC/);
+    assert.match(text, /## \d+\. Timeline[\s\S]*\| \*\*event\*\* \| CUDA out of memory: torch\.OutOfMemoryError/);
+    assert.match(text, /## \d+\. What was ruled out, and why/);
+    assert.match(text, /## \d+\. Open questions/);
+    assert.match(text, /queue empties: the engine is gone/, 'the notes are in the timeline');
+
+    const pdf = await exportAs('pdf');
+    assert.match(pdf.name, /^quadscope-.*-2026-03-04-1200\.pdf$/);
+    assert.equal(readFileSync(pdf.file).subarray(0, 5).toString('latin1'), '%PDF-');
+    if (existsSync('/usr/bin/pdftotext')) {
+      const pdfText = execFileSync('/usr/bin/pdftotext', ['-layout', pdf.file, '-'], { encoding: 'utf8' });
+      assert.match(pdfText, /Unexplained incident: CUDA out of memory/);
+      assert.match(pdfText, /Request latency/, 'the charts are in the PDF');
+    }
+    await app.screenshot('issue16-exported');
   });
 
   test('no page errors, console errors or CSP violations', () => {

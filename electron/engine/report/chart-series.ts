@@ -4,6 +4,7 @@
 import type { SeriesInfo } from '../../contract/types';
 import { bucketDelta, histogramQuantile } from '../model/quantiles';
 import type { Store } from '../store/store';
+import { bestSource } from '../../../common/series-source';
 
 export const MAX_POINTS = 600;
 const MAX_LINES = 8;
@@ -142,7 +143,8 @@ export function gatherCharts(store: Store, incidentId: number, span: Span): Char
     const lines: ChartLine[] = [];
     let candidates = 0;
     for (const want of spec.series) {
-      const matching = all.filter((s) => s.name === want.name);
+      // One copy of each signal, as the workstation draws it: the engine's metrics before its log lines before spans.
+      const matching = bestSource(all, want.name, (s) => s.points > 0 || s.kind === 'histogram');
       const suffixes = distinguishingLabels(matching);
       for (const s of matching) {
         const line = readLine(store, s, span);

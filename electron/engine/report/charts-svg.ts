@@ -104,7 +104,8 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   const y0 = PAD.top;
   const y1 = PAD.top + PLOT_H;
   const families = [...new Set(overlay.alert_bands.map((b) => b.family))];
-  const legendRows = Math.ceil((chart.lines.length + families.length + (overlay.annotations.length ? 1 : 0) + (overlay.onset_ms !== null ? 1 : 0) + chart.refs.length) / 5);
+  const legend = legendLayout(legendItems(chart, overlay, families), x0, x1);
+  const legendRows = legend.length ? legend[legend.length - 1].row + 1 : 0;
   const H = y1 + PAD.bottom + legendRows * 16;
   const { start_ms: t0, end_ms: t1 } = overlay.span;
   const X = (t: number) => x0 + ((Math.min(Math.max(t, t0), t1) - t0) / Math.max(1, t1 - t0)) * (x1 - x0);
@@ -182,24 +183,51 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
     parts.push(`<text x="${f(x - 2)}" y="${y0 - 3}" text-anchor="end" font-size="10" font-weight="bold" fill="${ONSET_COLOR}">onset</text>`);
   }
 
-  // Legend.
-  const items: { swatch: string; label: string }[] = [
+  // Legend: entries flow left to right and wrap, each as wide as its label, so none overprints another.
+  for (const it of legend) parts.push(`<g transform="translate(${f(it.x)},${y1 + 34 + it.row * 16})">${it.swatch}<text x="19" y="0" fill="#333333">${escapeXml(it.label)}</text></g>`);
+  if (chart.omitted > 0) parts.push(`<text x="${x1}" y="${H - 4}" text-anchor="end" font-size="10" fill="#666666">+${chart.omitted} more series not drawn</text>`);
+
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+interface LegendItem {
+  swatch: string;
+  label: string;
+}
+
+function legendItems(chart: ChartData, overlay: Overlay, families: AlertFamily[]): LegendItem[] {
+  return [
     ...chart.lines.map((l, i) => ({ swatch: `<rect width="14" height="3" y="-4" fill="${LINE_COLORS[i % LINE_COLORS.length]}"/>`, label: l.label })),
     ...chart.refs.map((r) => ({ swatch: '<line x1="0" y1="-3" x2="14" y2="-3" stroke="#555555" stroke-dasharray="4 2"/>', label: r.label })),
     ...families.map((fam) => ({ swatch: `<rect width="14" height="8" y="-8" fill="${FAMILY_COLORS[fam]}" fill-opacity="0.35"/>`, label: `${fam} alert` })),
     ...(overlay.annotations.length ? [{ swatch: `<rect width="14" height="8" y="-8" fill="${ANNOTATION_COLOR}" fill-opacity="0.3"/>`, label: 'annotation' }] : []),
     ...(overlay.onset_ms !== null ? [{ swatch: `<line x1="0" y1="-3" x2="14" y2="-3" stroke="${ONSET_COLOR}" stroke-width="1.5" stroke-dasharray="4 2"/>`, label: 'onset' }] : []),
   ];
-  const colW = (x1 - x0) / 5;
-  items.forEach((it, i) => {
-    const x = x0 + (i % 5) * colW;
-    const y = y1 + 34 + Math.floor(i / 5) * 16;
-    parts.push(`<g transform="translate(${f(x)},${y})">${it.swatch}<text x="19" y="0" fill="#333333">${escapeXml(it.label)}</text></g>`);
-  });
-  if (chart.omitted > 0) parts.push(`<text x="${x1}" y="${H - 4}" text-anchor="end" font-size="10" fill="#666666">+${chart.omitted} more series not drawn</text>`);
+}
 
-  parts.push('</svg>');
-  return parts.join('\n');
+/** Width of one character of the 11 px legend font, generous so that wide letters never collide. */
+const LEGEND_CHAR_PX = 6.6;
+const SWATCH_PX = 19;
+const LEGEND_GAP_PX = 18;
+
+/** Places legend entries in rows: an entry goes on the current row when it fits, else starts the next; a label too long for a whole row is cut. */
+export function legendLayout(items: LegendItem[], left: number, right: number): (LegendItem & { x: number; row: number })[] {
+  const maxChars = Math.floor((right - left - SWATCH_PX) / LEGEND_CHAR_PX);
+  const out: (LegendItem & { x: number; row: number })[] = [];
+  let x = left;
+  let row = 0;
+  for (const it of items) {
+    const label = it.label.length > maxChars ? `${it.label.slice(0, maxChars - 1)}…` : it.label;
+    const w = SWATCH_PX + label.length * LEGEND_CHAR_PX;
+    if (x > left && x + w > right) {
+      row++;
+      x = left;
+    }
+    out.push({ ...it, label, x, row });
+    x += w + LEGEND_GAP_PX;
+  }
+  return out;
 }
 
 /** A tick label at the right edge ends there instead of running off the figure. */

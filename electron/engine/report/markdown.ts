@@ -1,5 +1,6 @@
 // The report as GitHub-flavoured Markdown: the same document as the HTML, with tables for the lists
-// and the figures as links to SVG files written beside the .md. Data text is escaped so that a log
+// and the figures either as links to SVG files written beside the .md, or embedded as data: URIs so
+// that a downloaded report is one file that shows its charts. Data text is escaped so that a log
 // line can neither inject HTML nor break a table; table cells are plain text, never code spans, so no
 // raw markup from the data reaches the file.
 import type { Block, Cell, ReportDocument } from './report-document';
@@ -27,7 +28,15 @@ function cell(c: Cell): string {
   return c.tone === 'bad' || c.tone === 'good' ? `**${body}**` : body;
 }
 
-function block(b: Block, chartsLink: string): string {
+/** Where figures go: SVG files in `dir` (relative to the .md), or embedded in the file. */
+export type FigurePlacement = { dir: string } | { embed: true };
+
+function figureRef(file: string, svg: string, place: FigurePlacement): string {
+  if ('embed' in place) return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+  return `${place.dir.split('/').map(encodeURIComponent).join('/')}/${encodeURIComponent(file)}`;
+}
+
+function block(b: Block, place: FigurePlacement): string {
   switch (b.t) {
     case 'h3':
       return `### ${escapeMd(b.text)}`;
@@ -42,17 +51,15 @@ function block(b: Block, chartsLink: string): string {
       return [head, rule, ...b.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
     }
     case 'figure':
-      return `![${escapeMd(b.figure.title)}](${chartsLink}/${encodeURIComponent(b.figure.file)})`;
+      return `![${escapeMd(b.figure.title)}](${figureRef(b.figure.file, b.figure.svg, place)})`;
   }
 }
 
-/** `chartsDir` is the folder of figure files relative to the .md ("report.charts"). */
-export function renderMarkdown(doc: ReportDocument, chartsDir: string): string {
-  const link = chartsDir.split('/').map(encodeURIComponent).join('/');
-  const out: string[] = [`# Incident report: ${escapeMd(doc.title)}`, '', `*${escapeMd(doc.kicker)}*`, '', block({ t: 'kv', rows: doc.meta }, link), ''];
+export function renderMarkdown(doc: ReportDocument, place: FigurePlacement): string {
+  const out: string[] = [`# Incident report: ${escapeMd(doc.title)}`, '', `*${escapeMd(doc.kicker)}*`, '', block({ t: 'kv', rows: doc.meta }, place), ''];
   doc.sections.forEach((s, i) => {
     out.push(`## ${i + 1}. ${escapeMd(s.title)}`, '');
-    for (const b of s.blocks) out.push(block(b, link), '');
+    for (const b of s.blocks) out.push(block(b, place), '');
   });
   out.push('---', '', `*${escapeMd(doc.stamp)}*`, '');
   return out.join('\n');

@@ -3,11 +3,16 @@
 import type { AlertFamily, Diagnosis, Preset, Quadrant } from '../../contract/diagnosis';
 import type { Annotation, EventRow, IncidentDetail, SourceInfo } from '../../contract/types';
 import type { Store } from '../store/store';
+import { DISRUPTION_KINDS, verdictOf, type Verdict } from '../../../common/verdict';
 import { DEFAULT_CONFIG } from '../model/config';
+import { impactOf, type Impact } from './impact';
 import { counterIncrease } from '../model/rates';
 import { gatherCharts, counterRates, type ChartData } from './chart-series';
 
 export const LOG_LINE_CAP = 200;
+/** Entries of the chronological timeline: every disruption, the first error lines, alerts, notes. */
+const TIMELINE_DISRUPTIONS_CAP = 60;
+const TIMELINE_ERRORS_CAP = 20;
 const LEAK_SITE_CAP = 10;
 
 /** The thresholds of docs/four-quadrant-model.md §4–§6 for a preset. */
@@ -64,8 +69,23 @@ export interface LogLine extends EventRow {
   evidence: boolean;
 }
 
+/** One line of the incident's chronology. */
+export interface TimelineEntry {
+  t_ms: number;
+  what: 'data' | 'onset' | 'alert' | 'resolved' | 'event' | 'note' | 'gap';
+  text: string;
+  /** Where it came from: a log file and line, a note's author, an alert family. */
+  source: string;
+  bad: boolean;
+}
+
 export interface ReportData {
   generated_ms: number;
+  /** The verdict every view shows: status, root cause → chain, one onset. */
+  verdict: Verdict;
+  impact: Impact | null;
+  /** Events, alerts and notes in time order. */
+  timeline: TimelineEntry[];
   incident: Omit<IncidentDetail, 'sources'>;
   /** The span charts and offsets are drawn against. */
   span: { start_ms: number; end_ms: number };
@@ -92,8 +112,14 @@ export function gatherReportData(store: Store, incidentId: number, diagnosis: Di
     end_ms: Math.max(incident.end_ms ?? diagnosis.incident.end_ms, (incident.start_ms ?? diagnosis.incident.start_ms) + 1),
   };
   const leak = leakSites(store, incidentId, diagnosis);
+  const disruptions = store.queryEvents({ incident_id: incidentId, kinds: Object.keys(DISRUPTION_KINDS), limit: TIMELINE_DISRUPTIONS_CAP }).rows;
+  const verdict = verdictOf(diagnosis, disruptions);
+  const annotations = store.listAnnotations(incidentId);
   return {
     generated_ms: generatedMs,
+    verdict,
+    impact: impactOf(store, incidentId, diagnosis, verdict.onset_ms, span),
+    timeline: chronology(store, incidentId, diagnosis, verdict, disruptions, annotations, span),
     incident,
     span,
     diagnosis,
@@ -103,7 +129,7 @@ export function gatherReportData(store: Store, incidentId: number, diagnosis: Di
     alert_bands: diagnosis.alerts
       .map((a) => ({ family: a.family, start_ms: a.first_fired_ms, end_ms: a.resolved_ms ?? span.end_ms }))
       .sort((a, b) => a.start_ms - b.start_ms || compareText(a.family, b.family)),
-    annotations: store.listAnnotations(incidentId),
+    annotations,
     kv: kvSummary(store, incidentId),
     gpu_memory: gpuMemory(store, incidentId),
     leak_sites: leak.sites,
@@ -111,6 +137,30 @@ export function gatherReportData(store: Store, incidentId: number, diagnosis: Di
     logs: logLines(store, incidentId, diagnosis),
     sources,
   };
+}
+
+/** What happened, in order: data start and end, the onset, alerts firing and resolving, crashes and errors, notes. */
+function chronology(store: Store, incidentId: number, d: Diagnosis, v: Verdict, disruptions: EventRow[], notes: Annotation[], span: { start_ms: number; end_ms: number }): TimelineEntry[] {
+  const out: TimelineEntry[] = [{ t_ms: span.start_ms, what: 'data', text: 'Data begin', source: '', bad: false }];
+  if (v.onset_ms !== null) out.push({ t_ms: v.onset_ms, what: 'onset', text: `Incident onset (${v.status === 'explained' ? v.title : v.title.replace(/^Unexplained incident: /, 'unexplained: ')})`, source: 'diagnosis', bad: true });
+  for (const a of d.alerts) {
+    out.push({ t_ms: a.first_fired_ms, what: 'alert', text: `${a.family} alert fired`, source: 'alerts', bad: true });
+    if (a.resolved_ms !== null) out.push({ t_ms: a.resolved_ms, what: 'resolved', text: `${a.family} alert resolved`, source: 'alerts', bad: false });
+  }
+  for (const g of d.gaps ?? []) out.push({ t_ms: g.start_ms, what: 'gap', text: `No data from any source until ${new Date(g.end_ms).toISOString().slice(11, 19)} UTC`, source: '', bad: true });
+  const seen = new Set<number>();
+  const where = (e: EventRow) => (e.source_path ? `${e.source_path}${e.line === null ? '' : `:${e.line}`}` : e.kind);
+  for (const e of disruptions) {
+    seen.add(e.id);
+    out.push({ t_ms: e.ts_ms, what: 'event', text: `${DISRUPTION_KINDS[e.kind] ?? e.kind}: ${e.text}`, source: where(e), bad: true });
+  }
+  const errors = store.queryEvents({ incident_id: incidentId, severities: ['error', 'critical'], limit: TIMELINE_ERRORS_CAP + seen.size }).rows.filter((e) => !seen.has(e.id));
+  for (const e of errors.slice(0, TIMELINE_ERRORS_CAP)) out.push({ t_ms: e.ts_ms, what: 'event', text: `${e.kind === 'log' ? e.severity : e.kind}: ${e.text}`, source: where(e), bad: true });
+  notes.forEach((n, i) => out.push({ t_ms: n.start_ms, what: 'note', text: `A${i + 1} ${n.panel ? `(${n.panel}) ` : ''}${n.text}`, source: n.author || 'note', bad: false }));
+  out.push({ t_ms: span.end_ms, what: 'data', text: 'Data end', source: '', bad: false });
+  const order: Record<TimelineEntry['what'], number> = { data: 0, gap: 1, onset: 2, alert: 3, resolved: 4, event: 5, note: 6 };
+  const rank = (e: TimelineEntry) => (e === out[out.length - 1] ? 9 : order[e.what]);
+  return out.sort((a, b) => a.t_ms - b.t_ms || rank(a) - rank(b));
 }
 
 /** Consecutive windows of one quadrant folded into a run: the path through the quadrants. */

@@ -1,9 +1,10 @@
 // The report as a small document model (sections of headings, paragraphs, key/value lists, tables
 // and figure slots) with every value already turned into text. HTML and Markdown render this one
 // model, so both formats state the same facts in the same order.
-import type { CauseResult, Condition } from '../../contract/diagnosis';
-import { causeName, chainText } from '../../../common/causes';
-import { formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatTime, formatTimeAt } from '../../../common/format';
+import type { Condition } from '../../contract/diagnosis';
+import { causeMechanism, causeName, chainText } from '../../../common/causes';
+import { checkedCauses } from '../../../common/verdict';
+import { formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatTime, formatTimeAt, groupDigits } from '../../../common/format';
 import type { Figure } from './figures';
 import type { ReportData } from './report-data';
 
@@ -58,14 +59,17 @@ export function buildDocument(d: ReportData, figures: Figure[]): ReportDocument 
     ['Analysis preset', `${dg.preset} (latency θℓ ${th.latency_ms} ms, throughput θt ${formatPercent(th.throughput_drop, 0)})`],
   ];
 
-  const top = dg.causes[0] ?? null;
+  // Sections flow on from one another; only the long reference parts start a printed page.
   const sections: Section[] = [
-    { id: 'summary', title: 'Summary', page: false, blocks: [...summary(d, top, at), ...figures.filter((x) => x.file === 'quadrant-timeline.svg').map((figure): Block => ({ t: 'figure', figure }))] },
-    { id: 'diagnosis', title: 'Diagnosis', page: true, blocks: diagnosis(d, at) },
-    { id: 'trajectory', title: 'Quadrant trajectory', page: true, blocks: trajectory(d, figures, at) },
-    { id: 'signals', title: 'Key signals', page: true, blocks: signals(d, figures) },
-    { id: 'timeline', title: 'Alerts and annotations', page: true, blocks: timeline(d, at) },
-    { id: 'resources', title: 'Memory and KV cache', page: true, blocks: resources(d, at) },
+    { id: 'summary', title: 'Summary', page: false, blocks: [...summary(d, at), ...figures.filter((x) => x.file === 'quadrant-timeline.svg').map((figure): Block => ({ t: 'figure', figure }))] },
+    { id: 'timeline', title: 'Timeline', page: false, blocks: chronology(d) },
+    { id: 'diagnosis', title: 'Root cause and evidence', page: false, blocks: diagnosis(d, at) },
+    { id: 'ruled-out', title: 'What was ruled out, and why', page: false, blocks: ruledOut(d) },
+    { id: 'questions', title: 'Open questions', page: false, blocks: openQuestions(d) },
+    { id: 'signals', title: 'Key signals', page: false, blocks: signals(d, figures) },
+    { id: 'trajectory', title: 'Quadrant trajectory', page: false, blocks: trajectory(d, figures, at) },
+    { id: 'alerts', title: 'Alerts and annotations', page: false, blocks: timeline(d, at) },
+    { id: 'resources', title: 'Memory and KV cache', page: false, blocks: resources(d, at) },
     { id: 'logs', title: 'Log lines', page: true, blocks: logs(d) },
     { id: 'sources', title: 'Sources and method', page: true, blocks: sourcesAndMethod(d) },
   ];
@@ -78,29 +82,112 @@ export function buildDocument(d: ReportData, figures: Figure[]): ReportDocument 
   };
 }
 
-function summary(d: ReportData, top: CauseResult | null, at: (ms: number | null) => string): Block[] {
+function summary(d: ReportData, at: (ms: number | null) => string): Block[] {
   const dg = d.diagnosis;
+  const v = d.verdict;
+  const top = dg.causes[0] ?? null;
   const blocks: Block[] = [];
-  if (top) blocks.push({ t: 'p', tone: 'verdict', text: `Most likely cause: ${causeName(top.id)}, confidence ${top.confidence.toFixed(2)}, onset ${at(top.onset_ms ?? dg.onset_ms)}.` });
-  else if (dg.onset_ms === null) blocks.push({ t: 'p', tone: 'verdict', text: 'No incident detected: the joint trigger never fired and no cause was found over the span.' });
-  else blocks.push({ t: 'p', tone: 'verdict', text: `Service degraded from ${at(dg.onset_ms)}, but no cause's required conditions held; see the causes that could not be assessed.` });
+  const lead = v.status === 'explained' ? `Explained: ${v.title}` : v.status === 'unexplained' ? v.title : 'Healthy';
+  const confidence = v.confidence !== null ? ` (confidence ${v.confidence.toFixed(2)})` : '';
+  blocks.push({ t: 'p', tone: 'verdict', text: v.status === 'healthy' ? `Healthy: ${v.detail}` : `${lead}${confidence}, onset ${at(v.onset_ms)}.` });
+  if (v.status !== 'healthy') blocks.push({ t: 'p', text: v.detail });
 
-  const rows: [string, string][] = [];
-  if (top) {
-    rows.push(['Top cause', `${causeName(top.id)} (${top.id})`]);
-    rows.push(['Confidence', top.confidence.toFixed(2)]);
-    rows.push(['Causal chain', chainText(top)]);
+  const rows: [string, string][] = [['Status', v.status]];
+  if (top && v.root) {
+    rows.push(['Root cause', `${causeName(v.root)} (${v.root})`]);
+    rows.push(['Causal chain', `${v.chain.map(causeName).join(' → ')}: ${v.mechanism}`]);
+    rows.push(['Top cause', `${causeName(top.id)} (${top.id}), confidence ${top.confidence.toFixed(2)}`]);
   }
-  rows.push(['Incident onset', at(dg.onset_ms)]);
+  rows.push(['Incident onset', at(v.onset_ms)]);
+  rows.push(...impactRows(d));
   const others = dg.causes.slice(1);
   if (others.length) rows.push(['Other candidates', others.map((c) => `${causeName(c.id)} (${c.confidence.toFixed(2)})`).join('; ')]);
+  if (v.disruptions.length) rows.push(['Crashes and faults', v.disruptions.slice(0, 6).map((e) => `${e.kind} at ${formatTime(e.ts_ms)}`).join('; ') + (v.disruptions.length > 6 ? `; … ${v.disruptions.length - 6} more` : '')]);
   rows.push(['Quadrant path', d.quadrant_path.length ? collapsePath(d.quadrant_path.map((r) => r.quadrant)) : '—']);
   rows.push(['Alerts', dg.alerts.length ? [...dg.alerts].sort((a, b) => a.first_fired_ms - b.first_fired_ms).map((a) => `${a.family} from ${at(a.first_fired_ms)}`).join('; ') : 'none fired']);
   if (dg.leak) rows.push(['Memory leak', `${formatBytes(dg.leak.slope_bytes_per_min)}/min; projected OOM ${dg.leak.projected_oom_ms === null ? 'not projected' : at(dg.leak.projected_oom_ms)}`]);
-  rows.push(['Not assessable', dg.not_assessable.length ? dg.not_assessable.map((n) => causeName(n.id)).join('; ') : 'none']);
+  const checked = checkedCauses(dg);
+  rows.push(['Causes checked', `${checked.length}: ${checked.filter((c) => c.verdict === 'fired').length} fired, ${checked.filter((c) => c.verdict === 'not_fired').length} ruled out, ${checked.filter((c) => c.verdict === 'not_assessable').length} not assessable`]);
   rows.push(['Annotations', String(d.annotations.length)]);
   blocks.push({ t: 'kv', rows });
   return blocks;
+}
+
+/** Duration, requests, tokens and errors of the impact window. */
+function impactRows(d: ReportData): [string, string][] {
+  const m = d.impact;
+  if (!m) return [['Impact', 'none: no onset']];
+  const n = (x: number | null) => (x === null ? '—' : groupDigits(Math.round(x)));
+  const rows: [string, string][] = [['Impact window', `${formatTime(m.start_ms)} — ${m.ongoing ? 'end of data (still degraded)' : formatTime(m.end_ms)}, ${formatDuration(m.end_ms - m.start_ms)}`]];
+  if (m.requests_finished !== null) rows.push(['Requests finished', n(m.requests_finished)]);
+  if (m.requests_failed !== null) rows.push(['Requests failed or aborted', n(m.requests_failed)]);
+  if (m.requests_slow !== null && m.slow_over_s !== null) rows.push([`Requests slower than ${formatDuration(m.slow_over_s * 1000)}`, n(m.requests_slow)]);
+  if (m.tokens_generated !== null) rows.push(['Tokens generated', n(m.tokens_generated)]);
+  if (m.tokens_per_s !== null && m.baseline_tokens_per_s) {
+    const change = m.tokens_per_s / m.baseline_tokens_per_s - 1;
+    rows.push(['Generation throughput', `${formatNumber(m.tokens_per_s)} tokens/s against ${formatNumber(m.baseline_tokens_per_s)} in the baseline (${change >= 0 ? '+' : '−'}${formatPercent(Math.abs(change))})`]);
+  }
+  rows.push(['Error and critical log lines', String(m.error_events)]);
+  return rows;
+}
+
+/** Events, alerts and notes in time order, with their offset from the start. */
+function chronology(d: ReportData): Block[] {
+  if (!d.timeline.length) return [{ t: 'p', text: 'Nothing to list.' }];
+  return [
+    { t: 'p', tone: 'note', text: 'Crashes, faults and the first error lines, alerts firing and resolving, and the notes written on the incident, in time order (UTC).' },
+    {
+      t: 'table',
+      columns: ['Time', 'T+', 'What', 'Detail', 'Source'],
+      rows: d.timeline.map((e) => [
+        { text: formatTime(e.t_ms).replace(/ UTC$/, ''), tone: 'nowrap' },
+        { text: formatDuration(e.t_ms - d.span.start_ms), tone: 'nowrap' },
+        { text: e.what, tone: e.bad ? 'bad' : e.what === 'note' ? 'warn' : 'muted' },
+        e.text.length > 240 ? `${e.text.slice(0, 240)}…` : e.text,
+        { text: e.source || '—', tone: 'mono' },
+      ]),
+    },
+  ];
+}
+
+function failedText(c: Condition): string {
+  const th = c.threshold === undefined || c.threshold === null ? '' : ` vs threshold ${formatConditionValue(c.threshold, c.condition)}`;
+  return `${c.condition}: ${c.held ? 'veto held' : 'not met'}, measured ${formatConditionValue(c.value, c.condition)}${th}`;
+}
+
+/** Causes that were checked and did not fire (with the conditions that failed), then those the data could not decide. */
+function ruledOut(d: ReportData): Block[] {
+  const checked = checkedCauses(d.diagnosis);
+  const notFired = checked.filter((c) => c.verdict === 'not_fired');
+  const na = checked.filter((c) => c.verdict === 'not_assessable');
+  const blocks: Block[] = [];
+  if (notFired.length) {
+    blocks.push({ t: 'p', tone: 'note', text: 'Checked against the data and ruled out: the required conditions that failed, each with the value measured and the threshold.' });
+    blocks.push({
+      t: 'table',
+      columns: ['Cause', 'Why not'],
+      rows: notFired.map((c) => [causeName(c.id), { text: c.failed.map(failedText).join(' | ') || 'no required condition held', lines: c.failed.length ? c.failed.map(failedText) : ['no required condition held'] }]),
+    });
+  } else blocks.push({ t: 'p', text: 'No cause was ruled out by its conditions.' });
+  blocks.push({ t: 'h3', text: 'Not assessable' });
+  if (na.length) {
+    blocks.push({ t: 'p', tone: 'note', text: 'These causes could not be checked because the bundle lacks the data their required conditions read. They are not ruled out.' });
+    blocks.push({ t: 'table', columns: ['Cause', 'Id', 'Missing data'], rows: na.map((n) => [causeName(n.id), { text: n.id, tone: 'mono' }, { text: n.missing.join(', '), tone: 'mono' }]) });
+  } else blocks.push({ t: 'p', text: 'Every cause could be assessed with the data in the bundle.' });
+  return blocks;
+}
+
+/** What the data leave open: the questions a postmortem should answer next. */
+function openQuestions(d: ReportData): Block[] {
+  const v = d.verdict;
+  const q: string[] = [];
+  if (v.status === 'unexplained') q.push(`What led to it (${v.title.replace(/^Unexplained incident: /, '')})? No cause's rule matched; the causes below could not be checked with this bundle.`);
+  if (v.status === 'explained' && v.root) q.push(`What set off the root cause, ${causeName(v.root)} (a client, a batch job, a routing or deploy change)? The bundle shows its effect, not its origin.`);
+  if (d.impact?.ongoing) q.push('Did the service recover? The incident is still degraded where the data end.');
+  if (v.disruptions.some((e) => e.kind === 'oom')) q.push('Why did memory run out: load, a leak, fragmentation or a configuration (gpu_memory_utilization, max_num_seqs)? A CUDA memory snapshot from before the OOM would tell.');
+  for (const c of checkedCauses(d.diagnosis).filter((x) => x.verdict === 'not_assessable').slice(0, 6)) q.push(`Could the cause be ${causeName(c.id)}? Deciding it needs ${c.missing.join(', ')}.`);
+  if (!q.length) return [{ t: 'p', text: 'None: the data answer what the diagnosis asks.' }];
+  return [{ t: 'kv', rows: q.map((text, i): [string, string] => [`Q${i + 1}`, text]) }];
 }
 
 /** "healthy → saturated → exhausted": the order of quadrants visited, repeats folded. */
@@ -119,19 +206,25 @@ function conditionRows(kind: 'require' | 'support' | 'veto', list: Condition[]):
         : kind === 'support'
           ? { text: c.held ? 'found' : 'not found', tone: c.held ? 'good' : 'muted' }
           : { text: c.held ? 'fired' : 'did not fire', tone: c.held ? 'bad' : 'good' };
-    return [kind.toUpperCase(), { text: c.condition, tone: 'mono' }, formatConditionValue(c.value, c.condition), result];
+    const th = c.threshold === undefined || c.threshold === null ? '—' : formatConditionValue(c.threshold, c.condition);
+    return [kind.toUpperCase(), { text: c.condition, tone: 'mono' }, formatConditionValue(c.value, c.condition), th, result];
   });
 }
 
 function diagnosis(d: ReportData, at: (ms: number | null) => string): Block[] {
   const dg = d.diagnosis;
+  const v = d.verdict;
   const blocks: Block[] = [];
-  if (!dg.causes.length) blocks.push({ t: 'p', text: 'No cause fired.' });
+  if (!dg.causes.length) {
+    blocks.push({ t: 'p', text: v.status === 'unexplained' ? `No cause fired. ${v.detail}` : 'No cause fired.' });
+    if (v.evidence.length)
+      blocks.push({ t: 'table', columns: ['Evidence', 'Reference', 'From', 'To', 'What it shows'], rows: v.evidence.map((e) => [e.kind, { text: e.ref, tone: 'mono' }, at(e.start_ms), at(e.end_ms), e.text]) });
+  }
   dg.causes.forEach((c, i) => {
     blocks.push({ t: 'h3', text: `${i + 1}. ${causeName(c.id)} — ${c.id}` });
-    blocks.push({ t: 'kv', rows: [['Confidence', c.confidence.toFixed(2)], ['Onset', at(c.onset_ms)], ['Causal chain', chainText(c)]] });
+    blocks.push({ t: 'kv', rows: [['Confidence', c.confidence.toFixed(2)], ['Causal chain', chainText(c)], ['Mechanism', causeMechanism(c.id)], ...(c.instances?.length ? [['Instances', c.instances.join(', ')] as [string, string]] : [])] });
     const rows = [...conditionRows('require', c.require), ...conditionRows('support', c.support), ...conditionRows('veto', c.veto)];
-    if (rows.length) blocks.push({ t: 'table', columns: ['Check', 'Condition', 'Measured', 'Result'], rows });
+    if (rows.length) blocks.push({ t: 'table', columns: ['Check', 'Condition', 'Measured', 'Threshold', 'Result'], rows });
     if (c.evidence.length)
       blocks.push({
         t: 'table',
@@ -139,11 +232,6 @@ function diagnosis(d: ReportData, at: (ms: number | null) => string): Block[] {
         rows: c.evidence.map((e) => [e.kind, { text: e.ref, tone: 'mono' }, at(e.start_ms), at(e.end_ms), e.text]),
       });
   });
-  blocks.push({ t: 'h3', text: 'Not assessable' });
-  if (dg.not_assessable.length) {
-    blocks.push({ t: 'p', tone: 'note', text: 'These causes could not be checked because the bundle lacks the data their required conditions read. They are not ruled out.' });
-    blocks.push({ t: 'table', columns: ['Cause', 'Id', 'Missing data'], rows: dg.not_assessable.map((n) => [causeName(n.id), { text: n.id, tone: 'mono' }, { text: n.missing.join(', '), tone: 'mono' }]) });
-  } else blocks.push({ t: 'p', text: 'Every cause could be assessed with the data in the bundle.' });
   return blocks;
 }
 

@@ -6,6 +6,7 @@
 // and per GPU memory, utilisation, clock, power and temperature. Everything else, other sources of the
 // same signals included, is folded behind the timeline's filter box, grouped by name.
 import type { SeriesInfo } from '../../../electron/contract/types';
+import { bestSource, sourceRank } from '../../../common/series-source';
 
 /** How a line is computed from several series (see derive-columns.ts). */
 export type Derive =
@@ -42,20 +43,6 @@ const MAX_LABEL_CHARS = 60;
 
 /** Series the engine derived from other records (labels {from: 'spans'}) rather than read from the engine itself. */
 const derivedFrom = (s: SeriesInfo): string | undefined => s.labels.from;
-
-/** 0: the engine's own metrics; 1: its log lines; 2: derived from other records (spans). */
-export function sourceRank(s: SeriesInfo): number {
-  if (derivedFrom(s)) return 2;
-  return /-log:/.test(s.labels.metric ?? '') ? 1 : 0;
-}
-
-/** The series of `name` from its best source (every label set of that source: per GPU, per reason). */
-export function bestSource(all: SeriesInfo[], name: string, usable: (s: SeriesInfo) => boolean = (s) => s.points > 0): SeriesInfo[] {
-  const list = all.filter((s) => s.name === name && usable(s));
-  if (!list.length) return [];
-  const best = Math.min(...list.map(sourceRank));
-  return list.filter((s) => sourceRank(s) === best);
-}
 
 /** Short legend text: the name where the chart mixes names, plus the labels that tell series apart. */
 export function seriesLabel(s: SeriesInfo, mixedNames: boolean, varying: Set<string>): string {

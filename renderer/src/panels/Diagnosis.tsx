@@ -6,7 +6,7 @@ import { useState } from 'react';
 import type { CauseCheck, CauseResult, Condition, Diagnosis, Preset } from '../../../electron/contract/diagnosis';
 import { causeMechanism, causeName } from '../../../common/causes';
 import { formatConditionValue, formatPercent, formatTime } from '../../../common/format';
-import { DISRUPTION_KINDS, type Verdict } from '../../../common/verdict';
+import { checkedCauses, DISRUPTION_KINDS, type Verdict } from '../../../common/verdict';
 import { useCursor } from '../state/cursor';
 import { hasData, useDiagnosis } from '../state/diagnosis';
 import { useNavigation } from '../state/navigation';
@@ -146,15 +146,6 @@ function VerdictCard({ v }: { v: Verdict }) {
 type Filter = 'all' | CauseCheck['verdict'];
 const VERDICT_LABEL: Record<CauseCheck['verdict'], string> = { fired: 'fired', not_fired: 'not fired', not_assessable: 'not assessable' };
 
-/** Every cause as checked; older diagnoses without `checked` get one built from causes and not_assessable. */
-export function checkedOf(d: Diagnosis): CauseCheck[] {
-  if (d.checked?.length) return d.checked;
-  return [
-    ...d.causes.map((c): CauseCheck => ({ id: c.id, verdict: 'fired', failed: [], missing: [] })),
-    ...d.not_assessable.map((n): CauseCheck => ({ id: n.id, verdict: 'not_assessable', failed: [], missing: n.missing })),
-  ];
-}
-
 function Failed({ c }: { c: Condition }) {
   const th = threshold(c);
   return (
@@ -170,7 +161,7 @@ function Failed({ c }: { c: Condition }) {
 
 function CheckedList({ d }: { d: Diagnosis }) {
   const [filter, setFilter] = useState<Filter>('all');
-  const checked = checkedOf(d);
+  const checked = checkedCauses(d);
   const count = (v: CauseCheck['verdict']) => checked.filter((c) => c.verdict === v).length;
   const shown = filter === 'all' ? checked : checked.filter((c) => c.verdict === filter);
   const confidence = new Map(d.causes.map((c) => [c.id, c.confidence]));

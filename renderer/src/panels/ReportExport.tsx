@@ -1,11 +1,20 @@
-// Exports the incident report. In the browser the engine answers the text and we offer it as a download.
+// Exports the incident report. In the browser the engine answers the whole file (Markdown with its charts
+// embedded, PDF as base64) and the page saves it under the incident's name.
 import { useState } from 'react';
 import type { ReportFormat } from '../../../electron/contract/types';
 import { api, errorText } from '../api';
 
 const MIME: Record<ReportFormat, string> = { html: 'text/html', md: 'text/markdown', pdf: 'application/pdf' };
 
-function download(name: string, content: string, format: ReportFormat): void {
+function bytesOf(content: string, encoding: 'utf8' | 'base64' | undefined): BlobPart {
+  if (encoding !== 'base64') return content;
+  const bin = atob(content);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function download(name: string, content: BlobPart, format: ReportFormat): void {
   const url = URL.createObjectURL(new Blob([content], { type: MIME[format] }));
   const a = document.createElement('a');
   a.href = url;
@@ -25,8 +34,10 @@ export function ReportExport({ incidentId, name }: { incidentId: number; name: s
     setMessage(null);
     try {
       const res = await api.exportReport({ incident_id: incidentId, format });
-      if (api.host === 'browser' && res.content !== undefined) download(`${name.replace(/[^\w.-]+/g, '_') || 'incident'}.${format}`, res.content, format);
-      setMessage(api.host === 'browser' && res.content !== undefined ? 'Downloaded.' : `Written to ${res.path}`);
+      const fileName = res.file_name ?? `${name.replace(/[^\w.-]+/g, '_') || 'incident'}.${format}`;
+      const browser = api.host === 'browser' && res.content !== undefined;
+      if (browser) download(fileName, bytesOf(res.content!, res.encoding), format);
+      setMessage(browser ? `Downloaded ${fileName}` : `Written to ${res.path}`);
       setState('ready');
     } catch (e) {
       setMessage(errorText(e));
@@ -35,7 +46,7 @@ export function ReportExport({ incidentId, name }: { incidentId: number; name: s
   };
   return (
     <div className="report-export row" data-state={state} aria-busy={state === 'loading'}>
-      <select value={format} onChange={(e) => setFormat(e.target.value as ReportFormat)} aria-label="Report format" disabled={state === 'loading'}>
+      <select value={format} onChange={(e) => setFormat(e.target.value as ReportFormat)} aria-label="Report format" disabled={state === 'loading'} data-testid="export-format">
         <option value="html">HTML</option>
         <option value="md">Markdown</option>
         <option value="pdf">PDF</option>
@@ -49,7 +60,7 @@ export function ReportExport({ incidentId, name }: { incidentId: number; name: s
         </span>
       ) : null}
       {message ? (
-        <span className={`small ${state === 'error' ? 'error-text' : 'muted'}`} role="status" title={message}>
+        <span className={`small ${state === 'error' ? 'error-text' : 'muted'}`} role="status" title={message} data-testid="export-message">
           {message}
         </span>
       ) : null}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { searchErrorText, toSearchQuery } from '../../../renderer/src/state/log-query';
 
 test('bare words become quoted prefixes; OOM finds the ways logs say out of memory', () => {
-  assert.equal(toSearchQuery('Xid 79'), '"Xid"* "79"*');
+  assert.equal(toSearchQuery('Watchdog 79'), '"Watchdog"* "79"*');
   assert.equal(toSearchQuery('OOM'), toSearchQuery('oom'));
   assert.match(toSearchQuery('OOM'), /"out of memory"/);
   assert.match(toSearchQuery('OOM'), /"outofmemoryerror"\*/);

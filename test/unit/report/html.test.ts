@@ -28,7 +28,8 @@ test('the HTML report is self-contained: no script and no external reference of 
     // Charts are inline SVG: one per canonical chart plus the quadrant figures (the strip twice: summary and trajectory).
     assert.equal((html.match(/<svg /g) ?? []).length, 6 + 3);
     assert.match(html, /@media print/);
-    assert.match(html, /section id="diagnosis" class="page"/);
+    assert.match(html, /section id="logs" class="page"/);
+    assert.match(html, /section id="diagnosis">/, 'short sections flow on, no half-empty pages');
   } finally {
     ts.dispose();
   }
@@ -39,7 +40,7 @@ test('the HTML report states the diagnosis facts and escapes data text', async (
   try {
     const b = buildIncident(ts.store);
     const html = await reportHtml(ts.store, b.incidentId, { diagnosis: b.diagnosis, generatedAt: GENERATED });
-    assert.match(html, /Most likely cause: KV-cache exhaustion, confidence 0\.87, onset 2026-03-14 09:06:00 UTC \(T\+6 min 0 s\)/);
+    assert.match(html, /Explained: Traffic surge → KV-cache exhaustion \(confidence 0\.87\), onset 2026-03-14 09:06:00 UTC \(T\+6 min 0 s\)/);
     assert.match(html, /kv_exhaustion/);
     assert.match(html, /Traffic surge → KV-cache exhaustion/);
     assert.match(html, /frac\(kv &gt;= 0\.95, W\) &gt;= 0\.5/);

@@ -20,9 +20,9 @@ test('the Markdown report states the facts, links SVG files written beside it, a
     assert.equal(content, md);
 
     assert.match(md, /^# Incident report: vllm-prod-a &amp; friends$/m);
-    assert.match(md, /\*\*Most likely cause: KV-cache exhaustion, confidence 0\.87, onset 2026-03-14 09:06:00 UTC \(T\+6 min 0 s\)\.\*\*/);
+    assert.match(md, /\*\*Explained: Traffic surge → KV-cache exhaustion \(confidence 0\.87\), onset 2026-03-14 09:06:00 UTC \(T\+6 min 0 s\)\.\*\*/);
     assert.match(md, /- \*\*Top cause:\*\* KV-cache exhaustion \(kv_exhaustion\)/);
-    assert.match(md, /\| REQUIRE \| frac\(kv &gt;= 0\.95, W\) &gt;= 0\.5 \| 0\.75 \| \*\*held\*\* \|/);
+    assert.match(md, /\| REQUIRE \| frac\(kv &gt;= 0\.95, W\) &gt;= 0\.5 \| 0\.75 \| — \| \*\*held\*\* \|/);
     assert.match(md, /\| Cause \| Id \| Missing data \|\n\|---\|---\|---\|\n\| GPU throttling \| gpu_throttling \| gpu\.sm_clock, gpu\.throttle_reasons \|/);
     assert.match(md, /\| latency \| 2026-03-14 09:06:10 UTC \(T\+6 min 10 s\) \| 2026-03-14 09:09:00 UTC \(T\+9 min 0 s\) \| 2 min 50 s \| 10 s \|/);
     assert.match(md, /\| 4 \| traces\/broken\.json \| otlp-json \| 10 B \| 0 \| \*\*failed\*\* \| traces\/broken\.json:3: unexpected end of JSON \|/);
