@@ -37,7 +37,7 @@ test('healthy traffic: no onset, no causes, every cause either judged or not ass
   assert.equal(d.diagnosis.windows.length, d.frame.grid.n);
   const na = new Set(d.diagnosis.not_assessable.map((n) => n.id));
   assert.ok(na.has('prefix_cache_collapse') && na.has('spec_decode_degradation') && !na.has('kv_exhaustion'));
-  assert.deepEqual(d.diagnosis.not_assessable.find((n) => n.id === 'prefix_cache_collapse')?.missing, ['kv.prefix_queries', 'kv.prefix_hits']);
+  assert.deepEqual(d.diagnosis.not_assessable.find((n) => n.id === 'prefix_cache_collapse')?.missing, ['kv.prefix_queries or kv.prefix_hit_rate']);
 });
 
 function analyzeAndCheck(shape: ServingShape, extra?: (x: SyntheticIncident) => void) {

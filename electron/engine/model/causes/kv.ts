@@ -155,7 +155,7 @@ function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number
 }
 
 export const prefixCacheCollapse: Rule = (c) => {
-  const missing = missingInputs(c.f, [[SIG.kvPrefixQueries, SIG.kvPrefixHitRate], [SIG.kvPrefixHits, SIG.kvPrefixHitRate], [SIG.latTtft, 'spans'], [SIG.tokensPrompt, SIG.tokensPromptRate]]);
+  const missing = missingInputs(c.f, [[SIG.kvPrefixQueries, SIG.kvPrefixHitRate], [SIG.latTtft, 'spans'], [SIG.tokensPrompt, SIG.tokensPromptRate]]);
   if (missing.length) return notAssessable('prefix_cache_collapse', missing);
   const hitB = medB(c, c.f.hit);
   const hitE = medE(c, c.f.hit);
