@@ -85,6 +85,45 @@ export interface ModelConfig {
     max_loras: number | null;
     straggler_spread: number;
     hardware_lookback_ms: number;
+    /** traffic_surge: arrivals ÷ baseline, queue P99 ÷ baseline, Δqueue's share of Δe2e, and the arrival ratio below which it is capacity loss. */
+    surge_arrival_ratio: number;
+    surge_queue_ratio: number;
+    surge_queue_share: number;
+    surge_arrival_veto: number;
+    /** long_prompt_interference: prompt p90 (or prompt tokens/s) ÷ baseline, and TTFT ÷ baseline. */
+    long_prompt_ratio: number;
+    long_prompt_ttft_ratio: number;
+    /** workload_drift: output length ÷ baseline, the ITL ratio it stays under, and the e2e ratio it reaches. */
+    drift_gen_ratio: number;
+    drift_itl_max: number;
+    drift_e2e_ratio: number;
+    /** kv_bloat: running ÷ baseline at most, total length ÷ baseline, or KV held ÷ tokens. */
+    bloat_run_share: number;
+    bloat_len_ratio: number;
+    bloat_held_ratio: number;
+    /** kv_block_leak: the idle KV floor that counts, and the late idle minimum that means it came back. */
+    block_leak_floor: number;
+    block_leak_idle_min: number;
+    /** prefix_cache_collapse: baseline hit rate at least, the fall (share of it), TTFT and computed prompt tokens ÷ baseline, prompt-length veto. */
+    prefix_hit_base_min: number;
+    prefix_hit_fall: number;
+    prefix_ttft_ratio: number;
+    prefix_computed_ratio: number;
+    prefix_prompt_veto: number;
+    /** cuda_graph_fallback and spec_decode_degradation: ITL ratios; the acceptance-length fall. */
+    cuda_graph_itl_ratio: number;
+    spec_acc_fall: number;
+    spec_itl_ratio: number;
+    lora_ttft_ratio: number;
+    /** cpu_frontend_bottleneck: SM active at most, util ratio at most, TTFT ratio, KV at most, the token ratio below which the engine is down. */
+    frontend_sm_max: number;
+    frontend_util_ratio: number;
+    frontend_ttft_ratio: number;
+    frontend_kv_max: number;
+    frontend_down_ratio: number;
+    /** gpu_throttling: the GPU must be this busy; tp_straggler: the ITL ratio. */
+    throttle_util_min: number;
+    straggler_itl_ratio: number;
   };
 }
 
@@ -143,6 +182,36 @@ export const DEFAULT_CONFIG: ModelConfig = {
     max_loras: null,
     straggler_spread: 1.15,
     hardware_lookback_ms: 5 * 60_000,
+    surge_arrival_ratio: 1.3,
+    surge_queue_ratio: 3,
+    surge_queue_share: 0.5,
+    surge_arrival_veto: 1.1,
+    long_prompt_ratio: 2,
+    long_prompt_ttft_ratio: 2,
+    drift_gen_ratio: 1.5,
+    drift_itl_max: 1.1,
+    drift_e2e_ratio: 1.3,
+    bloat_run_share: 0.5,
+    bloat_len_ratio: 1.5,
+    bloat_held_ratio: 2,
+    block_leak_floor: 0.05,
+    block_leak_idle_min: 0.02,
+    prefix_hit_base_min: 0.3,
+    prefix_hit_fall: 0.5,
+    prefix_ttft_ratio: 1.5,
+    prefix_computed_ratio: 1.5,
+    prefix_prompt_veto: 1.5,
+    cuda_graph_itl_ratio: 1.3,
+    spec_acc_fall: 0.75,
+    spec_itl_ratio: 1.15,
+    lora_ttft_ratio: 2,
+    frontend_sm_max: 0.5,
+    frontend_util_ratio: 0.7,
+    frontend_ttft_ratio: 1.5,
+    frontend_kv_max: 0.8,
+    frontend_down_ratio: 0.1,
+    throttle_util_min: 0.5,
+    straggler_itl_ratio: 1.2,
   },
 };
 

@@ -133,6 +133,7 @@ export const deployRegression: Rule = (c) => {
 };
 
 export const cudaGraphFallback: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
   if (missing.length) return notAssessable('cuda_graph_fallback', missing);
   // The engine's own capture max from its startup log; the configured value (vLLM's default) without one.
@@ -148,7 +149,7 @@ export const cudaGraphFallback: Rule = (c) => {
     require: [
       cond(`running crosses the CUDA-graph capture max (${cap})`, cross, cross !== null),
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
-      cond('r(itl50) ≥ 1.3', rItl, rItl >= 1.3),
+      cond(`r(itl50) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
     ],
     support: [],
     veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
@@ -159,6 +160,7 @@ export const cudaGraphFallback: Rule = (c) => {
 };
 
 export const specDecodeDegradation: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.specAcceptLen, SIG.specAcceptedTokens], SIG.latItl]);
   if (missing.length) return notAssessable('spec_decode_degradation', missing);
   const accB = medB(c, c.f.accLen);
@@ -170,13 +172,13 @@ export const specDecodeDegradation: Rule = (c) => {
     missing: [],
     require: [
       cond('speculative decoding on (acceptance measured in the baseline)', accB, Number.isFinite(accB)),
-      cond('acc_len ≤ 0.75·median_B(acc_len)', accE, accE <= 0.75 * accB),
-      cond('r(itl50) ≥ 1.15', rItl, rItl >= 1.15),
+      cond(`acc_len ≤ ${T.spec_acc_fall}·median_B(acc_len)`, accE, accE <= T.spec_acc_fall * accB, T.spec_acc_fall),
+      cond(`r(itl50) ≥ ${T.spec_itl_ratio}`, rItl, rItl >= T.spec_itl_ratio, T.spec_itl_ratio),
     ],
     support: [],
     veto: [cond('acc_len and run both stable', stable, stable)],
     evidence: [seriesEvidence(c, c.f.have.has(SIG.specAcceptLen) ? SIG.specAcceptLen : SIG.specAcceptedTokens, `acceptance length ${fmt(accE)} vs ${fmt(accB)}`)],
-    onset_ms: departureOnset(c, c.f.accLen, -1, (i) => c.f.accLen[i] <= 0.75 * accB),
+    onset_ms: departureOnset(c, c.f.accLen, -1, (i) => c.f.accLen[i] <= T.spec_acc_fall * accB),
   };
 };
 
@@ -203,6 +205,7 @@ function adapterOf(r: RequestFact, served: string | null): string | null {
 }
 
 export const loraThrash: Rule = (c) => {
+  const T = c.cfg.causes;
   const served = servedModel(c);
   const server = c.sig.requests.filter((r) => r.side !== 'client');
   const withLora = server.filter((r) => adapterOf(r, served) !== null);
@@ -230,7 +233,7 @@ export const loraThrash: Rule = (c) => {
   return {
     id: 'lora_thrash',
     missing: [],
-    require: [cond('distinct active adapters > max_loras', `${active} > ${maxLoras}`, active > maxLoras), cond("LoRA requests' r(ttft99) ≥ 2", rLora, rLora >= 2)],
+    require: [cond('distinct active adapters > max_loras', `${active} > ${maxLoras}`, active > maxLoras), cond(`LoRA requests' r(ttft99) ≥ ${T.lora_ttft_ratio}`, rLora, rLora >= T.lora_ttft_ratio, T.lora_ttft_ratio)],
     support: [],
     veto: [cond('base-model requests equally slow', rBase, rBase >= 0.8 * rLora)],
     evidence: [seriesEvidence(c, SIG.latTtft, `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
@@ -266,6 +269,7 @@ function maxE(x: Float64Array, c: CauseContext): number {
 }
 
 export const cpuFrontendBottleneck: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil], SIG.kvUsage, [SIG.reqWaiting, SIG.latTtft, 'spans']]);
   if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
   const sm = medE(c, c.f.smAct);
@@ -281,22 +285,22 @@ export const cpuFrontendBottleneck: Rule = (c) => {
   const rGap = rE(c, gap);
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
-  const starved = (sm <= 0.5 && rSm <= 0.7) || rUtil <= 0.7;
-  const down = rGtok <= 0.1;
+  const starved = (sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio) || rUtil <= T.frontend_util_ratio;
+  const down = rGtok <= T.frontend_down_ratio;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
   return {
     id: 'cpu_frontend_bottleneck',
     missing: [],
     require: [
-      cond('sm_act ≤ 0.5 (and fell: r(sm_act) ≤ 0.7) OR r(util) ≤ 0.7', `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}`, starved),
-      cond('wait > 0 (above the baseline) OR r(ttft99) ≥ 1.5', `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(ttft99) ${fmt(rTtft)}`, (wait > 0 && !(wait <= waitB)) || rTtft >= 1.5),
-      cond('kv ≤ 0.8', kv, kv <= 0.8),
+      cond(`sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}`, `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}`, starved, T.frontend_util_ratio),
+      cond(`wait > 0 (above the baseline) OR r(ttft) ≥ ${T.frontend_ttft_ratio}`, `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(ttft) ${fmt(rTtft)}`, (wait > 0 && !(wait <= waitB)) || rTtft >= T.frontend_ttft_ratio, T.frontend_ttft_ratio),
+      cond(`kv ≤ ${T.frontend_kv_max}`, kv, kv <= T.frontend_kv_max, T.frontend_kv_max),
     ],
     support: [cond('r(front_gap) ≥ 2 (TTFT − queue − prefill)', rGap, rGap >= 2)],
     veto: [
       cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9),
-      cond('engine not serving (r(gtok) ≤ 0.1): an idle GPU behind a crash or hang is not a starved one', rGtok, down),
+      cond(`engine not serving (r(gtok) ≤ ${T.frontend_down_ratio}): an idle GPU behind a crash or hang is not a starved one`, rGtok, down, T.frontend_down_ratio),
     ],
     evidence: [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)],
     onset_ms: departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB),

@@ -26,7 +26,7 @@ export const gpuThrottling: Rule = (c) => {
     if (!g.clk.some(Number.isFinite)) continue;
     const clkB = median(slice(g.clk, c.base));
     const busy = g.smAct.some(Number.isFinite) && !g.util.some(Number.isFinite) ? g.smAct : g.util;
-    const run = longestRun(c, (i) => (Number.isFinite(g.clk[i]) ? busy[i] >= 0.5 && g.clk[i] <= cc.throttle_clock_ratio * clkB : null));
+    const run = longestRun(c, (i) => (Number.isFinite(g.clk[i]) ? busy[i] >= cc.throttle_util_min && g.clk[i] <= cc.throttle_clock_ratio * clkB : null));
     const bitsE = run.start === null ? orBits(slice(g.thr, c.span)) : orBits(g.thr.subarray(Math.floor((run.start - c.f.grid.t0) / c.f.grid.step), Math.floor((run.end! - c.f.grid.W - c.f.grid.t0) / c.f.grid.step) + 1));
     const cand = { g, run, clkB, clkE: median(slice(g.clk, c.span)), bitsE, bitsB: orBits(slice(g.thr, c.base)), util: median(slice(busy, c.span)) };
     if (!best || run.ms > best.run.ms) best = cand;
@@ -39,7 +39,7 @@ export const gpuThrottling: Rule = (c) => {
     id: 'gpu_throttling',
     missing: [],
     require: [
-      cond('util ≥ 0.5', best.util, best.util >= 0.5),
+      cond(`util ≥ ${cc.throttle_util_min}`, best.util, best.util >= cc.throttle_util_min, cc.throttle_util_min),
       cond(`sm_clk ≤ ${cc.throttle_clock_ratio}·median_B(sm_clk) for ≥ ${cc.throttle_min_ms / 1000} s (longest run, s)`, best.run.ms / 1000, best.run.ms >= cc.throttle_min_ms),
       cond('throttle bits HW_SLOWDOWN|SW_THERMAL|HW_THERMAL|POWER_BRAKE set', `0x${best.bitsE.toString(16)}`, slow !== 0),
     ],
@@ -155,7 +155,7 @@ export const tpStraggler: Rule = (c) => {
     id: 'tp_straggler',
     missing: [],
     require: [
-      cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ 1.2`, rItl, rItl >= 1.2),
+      cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ ${c.cfg.causes.straggler_itl_ratio}`, rItl, rItl >= c.cfg.causes.straggler_itl_ratio, c.cfg.causes.straggler_itl_ratio),
       cond('run and plen flat (r within 0.8..1.25; run may grow by the slowdown at flat arrivals)', `run ${fmt(rRun)}, plen ${fmt(rPlen)}, lam_in ${fmt(rLam)}`, (flat(rRun) || runFollows) && flat(rPlen) && Number.isFinite(rRun)),
       cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
     ],

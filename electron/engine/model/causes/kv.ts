@@ -70,6 +70,7 @@ export const kvExhaustion: Rule = (c) => {
 };
 
 export const kvBloat: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning, [SIG.reqPromptLen, SIG.reqGenLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate]]);
   if (missing.length) return notAssessable('kv_bloat', missing);
   const kv = medE(c, c.f.kv);
@@ -87,12 +88,12 @@ export const kvBloat: Rule = (c) => {
     id: 'kv_bloat',
     missing: [],
     require: [
-      cond(`kv ≥ ${c.cfg.causes.kv_high} (median over the span)`, kv, kv >= c.cfg.causes.kv_high),
-      cond('run ≤ 0.5·median_B(run)', `${fmt(run)} vs baseline ${fmt(runB)}`, run <= 0.5 * runB),
-      cond('r(plen + glen) ≥ 1.5 OR KV tokens per running request ≥ 2× its tokens (plen + glen)', `r(len) ${fmt(rLen)}, KV held ÷ tokens ${fmt(heldE)}`, rLen >= 1.5 || heldE >= 2),
+      cond(`kv ≥ ${T.kv_high} (median over the span)`, kv, kv >= T.kv_high, T.kv_high),
+      cond(`run ≤ ${T.bloat_run_share}·median_B(run)`, `${fmt(run)} vs baseline ${fmt(runB)}`, run <= T.bloat_run_share * runB, T.bloat_run_share),
+      cond(`r(plen + glen) ≥ ${T.bloat_len_ratio} OR KV tokens per running request ≥ ${T.bloat_held_ratio}× its tokens (plen + glen)`, `r(len) ${fmt(rLen)}, KV held ÷ tokens ${fmt(heldE)}`, rLen >= T.bloat_len_ratio || heldE >= T.bloat_held_ratio, T.bloat_len_ratio),
     ],
     support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
-    veto: [cond('kv floor at idle > 0.05 (→ kv_block_leak)', lastFloor, lastFloor > 0.05)],
+    veto: [cond(`kv floor at idle > ${T.block_leak_floor} (→ kv_block_leak)`, lastFloor, lastFloor > T.block_leak_floor, T.block_leak_floor)],
     evidence: [seriesEvidence(c, SIG.kvUsage, `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, SIG.reqRunning, 'few requests hold the pool')],
     onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
   };
@@ -116,6 +117,7 @@ export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
 }
 
 export const kvBlockLeak: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning]);
   if (missing.length) return notAssessable('kv_block_leak', missing);
   const floor = idleFloor(c);
@@ -127,11 +129,11 @@ export const kvBlockLeak: Rule = (c) => {
     id: 'kv_block_leak',
     missing: [],
     require: [
-      cond('kv floor (kv at run + wait = 0) ≥ 0.05', last, last >= 0.05),
-      cond('mono(floor, H) ≥ 0.8', mono, mono >= 0.8),
+      cond(`kv floor (kv at run + wait = 0) ≥ ${T.block_leak_floor}`, last, last >= T.block_leak_floor, T.block_leak_floor),
+      cond(`mono(floor, H) ≥ ${T.leak_mono}`, mono, mono >= T.leak_mono, T.leak_mono),
     ],
     support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
-    veto: [cond('kv returns to ~0 when idle (late idle minimum ≤ 0.02)', lateMin, lateMin <= 0.02)],
+    veto: [cond(`kv returns to ~0 when idle (late idle minimum ≤ ${T.block_leak_idle_min})`, lateMin, lateMin <= T.block_leak_idle_min, T.block_leak_idle_min)],
     evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
     onset_ms: leakOnset(c, floor),
   };
@@ -155,6 +157,7 @@ function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number
 }
 
 export const prefixCacheCollapse: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.kvPrefixQueries, SIG.kvPrefixHitRate], [SIG.latTtft, 'spans'], [SIG.tokensPrompt, SIG.tokensPromptRate]]);
   if (missing.length) return notAssessable('prefix_cache_collapse', missing);
   const hitB = medB(c, c.f.hit);
@@ -168,16 +171,16 @@ export const prefixCacheCollapse: Rule = (c) => {
     id: 'prefix_cache_collapse',
     missing: [],
     require: [
-      cond('median_B(hit) ≥ 0.3', hitB, hitB >= 0.3),
-      cond('hit_W ≤ 0.5·median_B(hit)', hitE, hitE <= 0.5 * hitB),
-      cond('r(ttft) ≥ 1.5 (P99 or mean)', rTtft, rTtft >= 1.5),
-      cond('r(computed_ptok) ≥ 1.5', rComp, rComp >= 1.5),
+      cond(`median_B(hit) ≥ ${T.prefix_hit_base_min}`, hitB, hitB >= T.prefix_hit_base_min, T.prefix_hit_base_min),
+      cond(`hit_W ≤ ${T.prefix_hit_fall}·median_B(hit)`, hitE, hitE <= T.prefix_hit_fall * hitB, T.prefix_hit_fall),
+      cond(`r(ttft) ≥ ${T.prefix_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.prefix_ttft_ratio, T.prefix_ttft_ratio),
+      cond(`r(computed_ptok) ≥ ${T.prefix_computed_ratio}`, rComp, rComp >= T.prefix_computed_ratio, T.prefix_computed_ratio),
     ],
     support: [],
     // Preemptions that follow the collapse (recomputed prompts fill the pool) are its consequence: the
     // chain orders the two by onset (rank.ts), no veto.
-    veto: [cond('prompt length up ≥ 1.5× (→ long_prompt_interference)', rPlen, rPlen >= 1.5)],
+    veto: [cond(`prompt length up ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference)`, rPlen, rPlen >= T.prefix_prompt_veto, T.prefix_prompt_veto)],
     evidence: [seriesEvidence(c, SIG.kvPrefixHits, `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, SIG.latTtft, `TTFT ×${fmt(rTtft)}`)],
-    onset_ms: firstE(c, (i) => c.f.hit[i] <= 0.5 * hitB),
+    onset_ms: firstE(c, (i) => c.f.hit[i] <= T.prefix_hit_fall * hitB),
   };
 };

@@ -19,6 +19,7 @@ function rampSlope(c: CauseContext, x: Float64Array): number {
 }
 
 export const trafficSurge: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
   if (missing.length) return notAssessable('traffic_surge', missing);
   const rLam = rE(c, c.f.lamIn);
@@ -34,23 +35,24 @@ export const trafficSurge: Rule = (c) => {
     id: 'traffic_surge',
     missing: [],
     require: [
-      cond('r(lam_in) ≥ 1.3', rLam, rLam >= 1.3),
+      cond(`r(lam_in) ≥ ${T.surge_arrival_ratio}`, rLam, rLam >= T.surge_arrival_ratio, T.surge_arrival_ratio),
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
-      cond('run at max OR kv ≥ 0.9', `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh),
-      cond('r(q99) ≥ 3', rQ, rQ >= 3),
-      cond('Δq99 ≥ 0.5·Δe2e99 (s)', `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= 0.5 * dE && dQ > 0),
+      cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
+      cond(`r(q99) ≥ ${T.surge_queue_ratio}`, rQ, rQ >= T.surge_queue_ratio, T.surge_queue_ratio),
+      cond(`Δq99 ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
     ],
     support: [],
     veto: [
-      cond('r(lam_in) < 1.1 (capacity loss instead)', rLam, rLam < 1.1),
-      cond('GPU utilisation low ≤ 0.5 (→ cpu_frontend_bottleneck)', util, util <= 0.5),
+      cond(`r(lam_in) < ${T.surge_arrival_veto} (capacity loss instead)`, rLam, rLam < T.surge_arrival_veto, T.surge_arrival_veto),
+      cond(`GPU utilisation low ≤ ${T.frontend_sm_max} (→ cpu_frontend_bottleneck)`, util, util <= T.frontend_sm_max, T.frontend_sm_max),
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
-    onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= 1.3, 2),
+    onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
   };
 };
 
 export const longPromptInterference: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans']]);
   if (missing.length) return notAssessable('long_prompt_interference', missing);
   const rP90 = rE(c, c.f.plenP90);
@@ -64,9 +66,9 @@ export const longPromptInterference: Rule = (c) => {
     id: 'long_prompt_interference',
     missing: [],
     require: [
-      cond('r(plen_p90) ≥ 2 OR r(ptok) ≥ 2', `plen_p90 ${fmt(rP90)}, ptok ${fmt(rPtok)}`, rP90 >= 2 || rPtok >= 2),
-      cond('r(lam_in) ≤ 1.3', rLam, Number.isFinite(rLam) ? rLam <= 1.3 : false),
-      cond('r(ttft) ≥ 2 (P99 or mean)', rTtft, rTtft >= 2),
+      cond(`r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ≥ ${T.long_prompt_ratio}`, `plen_p90 ${fmt(rP90)}, ptok ${fmt(rPtok)}`, rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio, T.long_prompt_ratio),
+      cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
+      cond(`r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.long_prompt_ttft_ratio, T.long_prompt_ttft_ratio),
     ],
     support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
     // A preemption storm is what long prompts do to a full pool: it goes in the chain (→ kv_exhaustion), not a veto.
@@ -91,6 +93,7 @@ function lengthOnset(c: CauseContext, len: Float64Array): number | null {
 }
 
 export const workloadDrift: Rule = (c) => {
+  const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqGenLen, 'spans', SIG.tokensGeneration, SIG.tokensGenerationRate], SIG.latItl, [SIG.latE2e, 'spans']]);
   if (missing.length) return notAssessable('workload_drift', missing);
   const hasP90 = slice(c.f.glenP90, c.base).some(Number.isFinite);
@@ -103,9 +106,9 @@ export const workloadDrift: Rule = (c) => {
     id: 'workload_drift',
     missing: [],
     require: [
-      cond(`r(glen_${hasP90 ? 'p90' : 'mean'}) ≥ 1.5`, rGlen, rGlen >= 1.5),
-      cond('r(itl50) ≤ 1.1', rItl, rItl <= 1.1),
-      cond('r(e2e99) ≥ 1.3', rE2e, rE2e >= 1.3),
+      cond(`r(glen_${hasP90 ? 'p90' : 'mean'}) ≥ ${T.drift_gen_ratio}`, rGlen, rGlen >= T.drift_gen_ratio, T.drift_gen_ratio),
+      cond(`r(itl50) ≤ ${T.drift_itl_max}`, rItl, rItl <= T.drift_itl_max, T.drift_itl_max),
+      cond(`r(e2e99) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
     ],
     support: [],
     veto: [],
