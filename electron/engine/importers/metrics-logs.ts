@@ -5,7 +5,7 @@ import { kernelLogImporter } from './kernel-log';
 import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from './nvidia-smi';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
-import { vllmLogImporter } from './vllm-log';
+import { sglangLogImporter, tgiLogImporter, torchLogImporter, vllmLogImporter } from './vllm-log';
 
 export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   prometheusTextImporter,
@@ -15,6 +15,9 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   nvidiaSmiDmonImporter,
   nvidiaSmiPmonImporter,
   vllmLogImporter,
+  sglangLogImporter,
+  tgiLogImporter,
+  torchLogImporter,
   kernelLogImporter,
   jsonlLogImporter,
 ];

@@ -20,6 +20,7 @@
 // Captures ("# nvidia_gpu_exporter GPU capture"): their --query-gpu and --query-compute-apps CSV
 // sections are imported; the other sections (-q, pmon, dmon without times, help text) are skipped.
 import { canonicalLabels, MIB, type Labels } from '../signals/canonical';
+import { SIG } from '../signals/names';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock } from './log-time';
@@ -301,7 +302,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
   let inBlock = false;
   let commandFields: string[] | null = null;
   let no = 0;
-  for await (const batch of lineBatches(input.stream())) {
+  for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const line of batch) {
       no++;
       if (no <= 3 && line.includes('nvidia_gpu_exporter GPU capture')) capture = true;
@@ -375,14 +376,14 @@ const DMON: Record<string, { name: string; unit: string; scale: number; kind?: S
 
 /** pmon columns → per-process series (labels gpu, pid, process); % → fraction, MB (MiB) → bytes. */
 const PMON: Record<string, { name: string; unit: string; scale: number }> = {
-  sm: { name: 'proc.sm_util', unit: 'fraction', scale: 0.01 },
-  mem: { name: 'proc.mem_util', unit: 'fraction', scale: 0.01 },
-  enc: { name: 'proc.enc_util', unit: 'fraction', scale: 0.01 },
-  dec: { name: 'proc.dec_util', unit: 'fraction', scale: 0.01 },
-  jpg: { name: 'proc.jpg_util', unit: 'fraction', scale: 0.01 },
-  ofa: { name: 'proc.ofa_util', unit: 'fraction', scale: 0.01 },
-  fb: { name: 'proc.gpu_mem.used', unit: 'bytes', scale: MIB },
-  ccpm: { name: 'proc.gpu_mem.ccpm', unit: 'bytes', scale: MIB },
+  sm: { name: SIG.procSmUtil, unit: 'fraction', scale: 0.01 },
+  mem: { name: SIG.procMemUtil, unit: 'fraction', scale: 0.01 },
+  enc: { name: SIG.procEncUtil, unit: 'fraction', scale: 0.01 },
+  dec: { name: SIG.procDecUtil, unit: 'fraction', scale: 0.01 },
+  jpg: { name: SIG.procJpgUtil, unit: 'fraction', scale: 0.01 },
+  ofa: { name: SIG.procOfaUtil, unit: 'fraction', scale: 0.01 },
+  fb: { name: SIG.procGpuMemUsed, unit: 'bytes', scale: MIB },
+  ccpm: { name: SIG.procGpuMemCcpm, unit: 'bytes', scale: MIB },
 };
 /** Columns that name a row rather than measure it. */
 const MONITOR_KEYS = new Set(['gpu', 'Date', 'Time', 'pid', 'type', 'command']);

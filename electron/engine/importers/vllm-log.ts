@@ -1,9 +1,16 @@
-// Serving-engine logs (vLLM V0/V1, SGLang, TGI text), streamed line by line (FormatId 'vllm-log').
+// Serving-engine logs (vLLM V0/V1, SGLang, TGI text or JSON, PyTorch/torchrun), streamed line by line by one
+// parser; each dialect has its format id ('vllm-log', 'sglang-log', 'tgi-log', 'torch-log'), detected by
+// which dialect's lines the head holds most of.
 //
 // Line prefixes understood, in the order they nest:
 //   `2026-05-12T08:01:39.331095044Z `     docker logs -t (RFC 3339 with zone: absolute time)
 //   `[2024-07-08 15:17:34] ` / `[2024-11-12 05:53:23 TP0] `   docker/SGLang (local time, has a year)
-//   `(APIServer pid=3646) `, `(EngineCore_0 pid=1) `, `(VllmWorker rank=1 pid=194255) `
+//   `[04:40:55 TP0] `                      SGLang with a time of day only (date from the bundle, warned)
+//   `(APIServer pid=3646) `, `(EngineCore_0 pid=1) `, `(VllmWorker rank=1 pid=194255) `, Ray actors'
+//     `(SGLangEngine pid=41820) ` (also before a bracket prefix; `, ip=…` allowed)
+//   `[80746] [rank0]:`                      torchrun's rank (the number before it is dropped)
+//   `[E1025 07:00:43.721857 ProcessGroupNCCL.cpp:632] ` PyTorch C++ (c10): level I/W/E/F, month-day without
+//     a leading zero, own time (year-less), file; `[E ProcessGroupNCCL.cpp:458] ` (no time)
 //   `INFO 05-19 10:13:11 [loggers.py:271] ` (new) / `INFO 05-09 00:49:33 scheduler.py:1057] ` (old)
 //   `  INFO text_generation_router::server: …` (TGI after its RFC 3339 time; spans before the target:
 //     `  INFO generate{parameters=… total_time="…"}: text_generation_router::server: …`)
@@ -16,9 +23,15 @@
 //
 // Samples (labels: engine "0" for "Engine 000:", tp "TP0" for SGLang, metric "vllm-log:<field>"):
 //   tokens.prompt_rate, tokens.generation_rate (tokens/s gauges: "Avg prompt/generation throughput",
-//     SGLang "gen throughput (token/s)"); req.running, req.waiting ("Waiting", V0 "Pending", SGLang
-//     #running-req/#queue-req), req.swapped (V0); kv.usage, kv.cpu_usage (fraction, from %; SGLang
-//     "token usage" is already a fraction); kv.used_tokens (SGLang #token); kv.prefix_hit_rate,
+//     SGLang "input throughput (token/s)" / "gen throughput (token/s)"); req.running, req.waiting ("Waiting",
+//     V0 "Pending", SGLang #running-req/#queue-req), req.swapped (V0); kv.usage, kv.cpu_usage (fraction,
+//     from %; SGLang "token usage" / "full token usage" is already a fraction), kv.swa_usage (SGLang "swa
+//     token usage"); kv.used_tokens (SGLang #token / #full token), kv.swa_used_tokens (#swa token);
+//     kv.prefix_queries, kv.prefix_hits (SGLang prefill lines' #new-token + #cached-token and #cached-token,
+//     summed into counters); spec.accept_len, spec.acceptance_rate (SGLang "accept len" / "accept rate");
+//     SGLang batch lines in both forms, `Decode batch. …` (older) and `Decode batch, …`. Stats lines that
+//     share a whole second are spread across it (the store keeps one value a millisecond), a file without
+//     times puts them one second apart: both warned (StatsSpreader). kv.prefix_hit_rate,
 //     kv.cpu_prefix_hit_rate (fraction: the log's windowed rate, not counters); spec.accept_len,
 //     spec.acceptance_rate; kv.preemptions (counter: V0 warnings' total_cumulative_preemption_cnt as is;
 //     V1 stats "Preemptions: N" counts per interval, summed into a running total, metric
@@ -33,8 +46,12 @@
 // Events (kind — severity — attrs):
 //   oom — error — exception, tried_bytes, gpu, capacity_bytes, free_bytes, process_bytes, process_pid,
 //     allocated_bytes, reserved_unallocated_bytes, reserved_bytes (oom-text.ts; null when not printed)
-//   preemption — warning — mode ('RECOMPUTE'|'SWAP'|'RETRACT'), cumulative (V0 count), retracted (SGLang)
+//   preemption — warning — mode ('RECOMPUTE'|'SWAP'|'RETRACT'), cumulative (V0 count), retracted (SGLang);
+//     upstream's V0 warning and other wordings ("… was preempted …", "Preempting request …"; not "resumed")
 //   traceback — error — exception (type), message (its last line), frames (count); text = whole traceback
+//     (`[rank0]: Traceback …` too: another rank's line ends it); C++ traces (`Exception raised from …`,
+//     `frame #N: …` lines) are tracebacks with language 'c++', raised_from
+//   Two stats lines glued without their newline are split where the second's prefix starts.
 //   nccl_timeout — critical — op, seq, timeout_ms, ran_ms, rank;  nccl_error — error — (text only)
 //   version — info — engine, version, model, v1 (vLLM: boolean; others null) — from start banners:
 //     vLLM `vLLM API server version X`, `Initializing a (V1 )LLM engine (vX) with config: model='…'`;
@@ -44,7 +61,8 @@
 //     TGI logs no version of its own (`--env` prints only commit sha and docker label): version null.
 //   engine_start — info — version;  engine_restart — warning — version, starts (nth start in the file):
 //     a start banner after serving activity (stats, requests, errors) since the previous start
-//   engine_crash — critical — (text): EngineDeadError, "died unexpectedly", "Got fatal signal…"
+//   engine_crash — critical — (text): EngineDeadError, "died unexpectedly", "Got fatal signal…"; exception
+//     for C++ `terminate called after throwing an instance of '…'`
 //   http_error — error — status, method, path (access lines with 5xx)
 //   log — by level — level, process, pid, rank, file: every other non-empty line (searchable); TGI JSON
 //     lines add target and span (span names, root first); TGI request lines add span (the handler) and
@@ -54,6 +72,7 @@
 // Malformed: a line with NUL or undecodable bytes; the file fails when those are the majority
 // (garbage-guard.ts).
 import type { Severity } from '../../contract/types';
+import { SIG } from '../signals/names';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock, parseIsoZoned } from './log-time';
@@ -64,7 +83,17 @@ import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
 const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
-const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)\)\s+/;
+const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\)\s+/;
+/** SGLang with a time of day only: `[04:40:55 TP0] `, `[04:40:55] `. */
+const BRACKET_TIME = /^\[(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
+/** torchrun's per-rank prefix (`[rank0]:`), behind an optional `[80746] ` a paste or launcher put there. */
+const RANK_PREFIX = /^(?:\[\d+\] )?\[rank(\d+)\]: ?/;
+/** PyTorch's C++ (c10) log prefix: `[E1025 07:00:43.721857 ProcessGroupNCCL.cpp:632] `, month without a
+ * leading zero (`E321` = 03-21), up to ns; older `[E ProcessGroupNCCL.cpp:458] ` carries no time. */
+const C10_PREFIX = /^\[([IWEF])(?:(\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: \d+)? )?\s*([\w.-]+):(\d+)\]\s?/;
+const C10_LEVEL: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'CRITICAL' };
+/** Where a second line begins inside one (two stats lines glued without their newline). */
+const GLUED = /(?:\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]]*\] (?:Decode|Prefill) batch/;
 const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
 const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
 /** A uvicorn access line (`INFO:     10.0.0.7:5123 - "POST /v1/chat/completions HTTP/1.1" 200`), matched by accessLine. */
@@ -134,13 +163,35 @@ const SPEC: Field[] = [
 const SGLANG_BATCH: Field[] = [
   f(/#running-req: (\d+)/, 'req.running', 'count', '#running-req'),
   f(/#queue-req: (\d+)/, 'req.waiting', 'count', '#queue-req'),
-  f(/token usage: ([\d.]+)/, 'kv.usage', 'fraction', 'token usage'),
-  f(/#token: (\d+)/, 'kv.used_tokens', 'tokens', '#token'),
+  // "token usage", or with a hybrid (sliding-window) model "full token usage" beside "swa token usage".
+  f(/(?:^|[,.] )(?:full )?token usage: ([\d.]+)/, 'kv.usage', 'fraction', 'token usage'),
+  f(/swa token usage: ([\d.]+)/, SIG.kvSwaUsage, 'fraction', 'swa token usage'),
+  f(/#(?:full )?token: (\d+)/, 'kv.used_tokens', 'tokens', '#token'),
+  f(/#swa token: (\d+)/, SIG.kvSwaUsedTokens, 'tokens', '#swa token'),
   f(/gen throughput \(token\/s\): ([\d.]+)/, 'tokens.generation_rate', 'tokens/s', 'gen throughput'),
+  f(/input throughput \(token\/s\): ([\d.]+)/, 'tokens.prompt_rate', 'tokens/s', 'input throughput'),
   f(/cache hit rate: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'cache hit rate', 0.01),
+  f(/accept len: ([\d.]+)/, 'spec.accept_len', 'tokens', 'accept len'),
+  f(/accept rate: ([\d.]+)/, 'spec.acceptance_rate', 'fraction', 'accept rate'),
 ];
-
+/** SGLang's batch lines: `Decode batch. #running-req…` (older) and `Decode batch, #running-req…` (current). */
+const SGLANG_STATS = /^(?:Decode|Prefill) batch[.,] /;
+const SGLANG_PREFILL_TOKENS = /#new-token: (\d+), #cached-token: (\d+)/;
+/** Stats lines held per series group while they share one whole second (see StatsSpreader). */
+const MAX_SAME_SECOND = 1000;
 const V0_PREEMPT = /preempted by PreemptionMode\.(\w+) mode[\s\S]*?total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
+/**
+ * A preemption in other words than upstream vLLM's V0 warning (forks, V1 patches, older releases):
+ * "… is/was/has been preempted …", "Preempting request …", "preempt(ed) … (due to|because of) … KV cache".
+ * "Preempted request … has been resumed" is a resumption, not one.
+ */
+const PREEMPT_OTHER = /\b(?:is|was|were|are|been|got|being) preempted\b|^Preempt(?:ing|ed) (?:request|seq(?:uence)?(?: group)?|req)\b(?![^.]*\bresumed\b)|\bpreempt(?:ed|ing)?\b[^.]*\b(?:KV cache|kv cache|blocks?)\b/i;
+const PREEMPT_COUNT = /total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
+const PREEMPT_MODE = /PreemptionMode\.(\w+)|\b(recompute|swap)\b/i;
+/** A C++ stack trace (c10::Error, the NCCL watchdog's): `Exception raised from … (most recent call first):`, `frame #3: …`. */
+const CPP_TRACE_START = /^(?:Exception raised from .* \(most recent call first\):|frame #\d+: )/;
+const CPP_FRAME = /^frame #\d+: /;
+const CPP_THROW = /^terminate called after throwing an instance of '([^']+)'/;
 const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
 const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
 const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error|ProcessGroupNCCL.*(?:error|abort)/;
@@ -199,6 +250,10 @@ interface Prefix {
   known: boolean;
   /** A TGI --json-output line, parsed. */
   json: Record<string, unknown> | null;
+  /** The time is the line's own (not the previous line's, nor a fallback). */
+  own: boolean;
+  /** The line's own time has whole seconds only. */
+  coarse: boolean;
 }
 
 interface Traceback {
@@ -207,6 +262,14 @@ interface Traceback {
   lines: string[];
   ctx: Record<string, unknown>;
   frames: number;
+  /** torchrun's `[rankN]:` of its lines: another rank's line ends it. */
+  rank: number | null;
+}
+
+/** Where a second log line starts inside a stats line's body (two glued without a newline), or -1. */
+function gluedAt(body: string): number {
+  const m = GLUED.exec(body);
+  return m && m.index > 0 ? m.index : -1;
 }
 
 class LogParser {
@@ -217,6 +280,8 @@ class LogParser {
   /** Lines before the first timestamp wait for it (or for the file's mtime at the end). */
   private readonly untimed: { no: number; line: string }[] = [];
   private tb: Traceback | null = null;
+  /** A C++ stack trace being read (`frame #N:` lines). */
+  private cpp: Traceback | null = null;
   private summedPreemptions = new Map<string, number>();
   private readonly http = new Map<string, number>();
   private httpDirty = false;
@@ -226,10 +291,13 @@ class LogParser {
   /** A TGI `Args {` block being read, one field a line. */
   private args: { p: Prefix; no: number; lines: string[] } | null = null;
   private readonly reqs = new RequestSeries((name) => ({ metric: `vllm-log:${TGI_FIELDS[name] ?? name}` }));
+  private readonly prefillSums = new Map<string, { queries: number; hits: number }>();
+  private readonly spread: StatsSpreader;
 
   constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
     this.clock = new LogClock(ctx);
     this.guard = new GarbageGuard(ctx, 'a log file');
+    this.spread = new StatsSpreader(sink, ctx);
   }
 
   line(line: string, no: number): void {
@@ -257,6 +325,8 @@ class LogParser {
     let bracketTs = NaN;
     let tp: string | null = null;
     let known = false;
+    let coarse = false;
+    let bracketCoarse = false;
     // Each prefix is tried only where its first character can start it: most lines have one or two.
     const c0 = rest.charCodeAt(0);
     let m = c0 >= 48 && c0 <= 57 ? RFC3339_PREFIX.exec(rest) : null;
@@ -267,34 +337,55 @@ class LogParser {
     }
     const json = rest.startsWith('{"') ? tgiJson(rest) : null;
     if (json) return this.jsonPrefix(json, ts, rest);
-    m = rest.charCodeAt(0) === 91 /* [ */ ? BRACKET_PREFIX.exec(rest) : null;
-    if (m) {
-      year = +m[1];
-      bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
-      tp = m[8] ?? null;
-      rest = rest.slice(m[0].length);
-      known = true;
+    // A process prefix comes after the bracket, or (Ray actors: `(SGLangEngine pid=41820) [2026-03-22
+    // 13:53:37 TP0] …`) before it.
+    let pm = rest.charCodeAt(0) === 40 /* ( */ ? PROCESS_PREFIX.exec(rest) : null;
+    if (pm) rest = rest.slice(pm[0].length);
+    if (rest.charCodeAt(0) === 91 /* [ */) {
+      if ((m = BRACKET_PREFIX.exec(rest))) {
+        year = +m[1];
+        bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+        bracketCoarse = !m[7];
+        tp = m[8] ?? null;
+        rest = rest.slice(m[0].length);
+        known = true;
+      } else if ((m = BRACKET_TIME.exec(rest))) {
+        bracketTs = this.clock.timeOfDay(+m[1], +m[2], +m[3], m[4] ? Number((m[4] + '00').slice(0, 3)) : 0, no);
+        bracketCoarse = !m[4];
+        tp = m[5] ?? null;
+        rest = rest.slice(m[0].length);
+        known = true;
+      }
     }
-    let process: string | null = null;
-    let pid: number | null = null;
-    let rank: number | null = null;
-    m = rest.charCodeAt(0) === 40 /* ( */ ? PROCESS_PREFIX.exec(rest) : null;
-    if (m) {
-      process = m[1];
-      rank = m[2] !== undefined ? Number(m[2]) : null;
-      pid = Number(m[3]);
+    if (!pm && rest.charCodeAt(0) === 40 /* ( */ && (pm = PROCESS_PREFIX.exec(rest))) rest = rest.slice(pm[0].length);
+    const process = pm ? pm[1] : null;
+    const pid = pm ? Number(pm[3]) : null;
+    let rank = pm && pm[2] !== undefined ? Number(pm[2]) : null;
+    if (pm) known = true;
+    if (rest.charCodeAt(0) === 91 /* [ */ && (m = RANK_PREFIX.exec(rest))) {
+      rank = Number(m[1]);
       rest = rest.slice(m[0].length);
       known = true;
     }
     let level: string | null = null;
     let file: string | null = null;
-    m = VLLM_PREFIX.exec(rest);
-    if (m) {
+    if (rest.charCodeAt(0) === 91 /* [ */ && (m = C10_PREFIX.exec(rest))) {
+      level = C10_LEVEL[m[1]];
+      file = `${m[8]}:${m[9]}`;
+      if (!Number.isFinite(ts) && m[2] !== undefined) {
+        const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+        coarse = !m[7];
+      }
+      rest = rest.slice(m[0].length);
+      known = true;
+    } else if ((m = VLLM_PREFIX.exec(rest))) {
       level = m[1];
       file = `${m[8] ?? m[10]}:${m[9] ?? m[11]}`;
       if (!Number.isFinite(ts)) {
         const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
         ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+        coarse = !m[7];
       }
       rest = rest.slice(m[0].length);
       known = true;
@@ -306,10 +397,19 @@ class LogParser {
         known = true;
       }
     }
-    if (!Number.isFinite(ts)) ts = Number.isFinite(bracketTs) ? bracketTs : this.lastTs;
-    else this.lastTs = ts;
+    let own = true;
+    if (!Number.isFinite(ts)) {
+      if (Number.isFinite(bracketTs)) {
+        ts = bracketTs;
+        coarse = bracketCoarse;
+      } else {
+        ts = this.lastTs;
+        own = false;
+      }
+    } else this.lastTs = ts;
     if (Number.isFinite(bracketTs) && ts === bracketTs) this.lastTs = ts;
-    return { ts, level, process, pid, rank, file, tp, body: rest, known, json: null };
+    if (own) this.spread.sawTime = true;
+    return { ts, level, process, pid, rank, file, tp, body: rest, known, json: null, own, coarse };
   }
 
   /** A TGI JSON line: its own time unless docker's came first, level, `file:line` and message. */
@@ -319,7 +419,7 @@ class LogParser {
     else ts = this.lastTs;
     const lvl = typeof o.level === 'string' ? o.level.toUpperCase() : '';
     const file = typeof o.filename === 'string' ? `${o.filename}${typeof o.line_number === 'number' ? `:${o.line_number}` : ''}` : null;
-    return { ts, level: SEVERITY[lvl] ? lvl : null, process: null, pid: null, rank: null, file, tp: null, body: messageOf(o) ?? raw, known: true, json: o };
+    return { ts, level: SEVERITY[lvl] ? lvl : null, process: null, pid: null, rank: null, file, tp: null, body: messageOf(o) ?? raw, known: true, json: o, own: true, coarse: false };
   }
 
   private handle(p: Prefix, no: number): void {
@@ -332,6 +432,15 @@ class LogParser {
       }
       this.endArgs();
     }
+    if (this.cpp) {
+      if (CPP_FRAME.test(body) && this.cpp.lines.length < MAX_TRACEBACK_LINES) {
+        this.cpp.lines.push(body);
+        this.cpp.frames++;
+        return;
+      }
+      this.endCppTrace();
+    }
+    if (this.tb && p.rank !== this.tb.rank) this.endTraceback(null);
     if (this.tb) {
       if (TB_CONT.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
         this.tb.lines.push(body);
@@ -352,7 +461,18 @@ class LogParser {
       return;
     }
     if (body.startsWith('Traceback (most recent call last)')) {
-      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0 };
+      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0, rank: p.rank };
+      return;
+    }
+    if ((body.charCodeAt(0) === 69 /* E */ || body.charCodeAt(0) === 102) /* f */ && CPP_TRACE_START.test(body)) {
+      const from = /^Exception raised from (\S+)/.exec(body)?.[1] ?? null;
+      this.cpp = { ts: p.ts, line: no, lines: [body], ctx: { ...this.procAttrs(p), raised_from: from }, frames: CPP_FRAME.test(body) ? 1 : 0, rank: p.rank };
+      return;
+    }
+    const thrown = CPP_THROW.exec(body);
+    if (thrown) {
+      this.event(p, no, 'engine_crash', 'critical', { exception: thrown[1] });
+      this.activity = true;
       return;
     }
     if (isOomLine(body)) {
@@ -360,6 +480,7 @@ class LogParser {
       return;
     }
     if (body.includes('throughput: ') && (body.includes('Avg prompt throughput') || body.includes('Avg generation throughput'))) {
+      if (this.unglue(p, no)) return;
       this.stats(p, VLLM_STATS, 'vllm-log');
       const pre = /Preemptions: (\d+)/.exec(body);
       if (pre) this.addPreemptions(p, Number(pre[1]));
@@ -373,7 +494,8 @@ class LogParser {
       this.stats(p, SPEC, 'vllm-log');
       return;
     }
-    if (body.startsWith('Decode batch.') || body.startsWith('Prefill batch.')) {
+    if (SGLANG_STATS.test(body)) {
+      if (this.unglue(p, no)) return;
       this.stats(p, SGLANG_BATCH, 'sglang-log');
       return;
     }
@@ -383,11 +505,13 @@ class LogParser {
       return;
     }
     this.flushHttp();
-    if (body.includes('preempted by PreemptionMode')) {
+    if (body.includes('preempted by PreemptionMode') || (body.includes('reempt') && PREEMPT_OTHER.test(body))) {
       const m = V0_PREEMPT.exec(body);
-      const cumulative = m ? Number(m[2]) : null;
+      const count = m ? m[2] : PREEMPT_COUNT.exec(body)?.[1];
+      const cumulative = count !== undefined ? Number(count) : null;
       if (cumulative !== null) this.sample('kv.preemptions', 'count', 'counter', { metric: 'vllm-log:total_cumulative_preemption_cnt' }, p.ts, cumulative);
-      this.event(p, no, 'preemption', 'warning', { mode: m?.[1] ?? /PreemptionMode\.(\w+)/.exec(body)?.[1] ?? null, cumulative });
+      const mode = m?.[1] ?? PREEMPT_MODE.exec(body)?.slice(1).find((x) => x !== undefined)?.toUpperCase() ?? null;
+      this.event(p, no, 'preemption', 'warning', { mode, cumulative });
       this.activity = true;
       return;
     }
@@ -408,7 +532,8 @@ class LogParser {
       this.activity = true;
       return;
     }
-    if (NCCL_ERROR.test(body)) {
+    // (PyTorch's C++ lines name the file apart: an error from ProcessGroupNCCL.cpp is an NCCL error.)
+    if (NCCL_ERROR.test(body) || (p.file !== null && p.file.startsWith('ProcessGroupNCCL') && (p.level === 'ERROR' || p.level === 'CRITICAL'))) {
       this.event(p, no, 'nccl_error', 'error', {});
       this.activity = true;
       return;
@@ -430,6 +555,19 @@ class LogParser {
       return;
     }
     this.log(p, no);
+  }
+
+  /**
+   * A stats line with another glued to its end (the newline lost): this one is handled up to where the
+   * next begins, then the rest as a line of its own (same line number). Answers whether it split.
+   */
+  private unglue(p: Prefix, no: number): boolean {
+    const at = gluedAt(p.body);
+    if (at < 0) return false;
+    const rest = p.body.slice(at);
+    this.handle({ ...p, body: p.body.slice(0, at) }, no);
+    this.line(rest, no);
+    return true;
   }
 
   /** TGI's launcher `Args { model_id: … }`: a version event now, or once its block of lines has been read. */
@@ -538,6 +676,20 @@ class LogParser {
     this.activity = true;
   }
 
+  private endCppTrace(): void {
+    const t = this.cpp!;
+    this.cpp = null;
+    this.sink.event({
+      ts_ms: t.ts,
+      kind: 'traceback',
+      severity: 'error',
+      line: t.line,
+      text: t.lines.join('\n'),
+      attrs: { ...t.ctx, language: 'c++', exception: null, message: t.lines[0], frames: t.frames },
+    });
+    this.activity = true;
+  }
+
   private endTraceback(last: string | null): void {
     const tb = this.tb!;
     this.tb = null;
@@ -577,10 +729,24 @@ class LogParser {
 
   private stats(p: Prefix, fields: Field[], source: string): void {
     const base = this.baseLabels(p);
+    const out: number[] = [];
     for (const fd of fields) {
       const m = fd.re.exec(p.body);
-      if (m) this.sample(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` }, p.ts, Number(m[1]) * fd.scale);
+      if (m) out.push(this.id(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` }), Number(m[1]) * fd.scale);
     }
+    const pre = source === 'sglang-log' ? SGLANG_PREFILL_TOKENS.exec(p.body) : null;
+    if (pre) {
+      // Prefix-cache lookups and hits in tokens, summed into counters (as SGLang's own cached_tokens).
+      const key = JSON.stringify(base);
+      const sums = this.prefillSums.get(key) ?? { queries: 0, hits: 0 };
+      sums.queries += Number(pre[1]) + Number(pre[2]);
+      sums.hits += Number(pre[2]);
+      this.prefillSums.set(key, sums);
+      out.push(this.id('kv.prefix_queries', 'tokens', 'counter', { ...base, metric: 'sglang-log:#new-token+#cached-token (summed)' }), sums.queries);
+      out.push(this.id('kv.prefix_hits', 'tokens', 'counter', { ...base, metric: 'sglang-log:#cached-token (summed)' }), sums.hits);
+    }
+    // Grouped by the kind of line too: a V0 stats line and its prefix-cache line share a time, rightly.
+    this.spread.add(`${fields[0].metric}\u0000${JSON.stringify(base)}`, p, out);
     this.activity = true;
   }
 
@@ -636,9 +802,70 @@ class LogParser {
     this.resolveUntimed();
     if (this.args) this.endArgs();
     if (this.tb) this.endTraceback(null);
+    if (this.cpp) this.endCppTrace();
     this.flushHttp();
     this.reqs.flush(this.sink);
+    this.spread.finish();
     this.guard.finish(lastLine);
+  }
+}
+
+/**
+ * Stats lines are written through here, so that several in one whole second are not one sample: SGLang
+ * logs a decode batch every few dozen steps, many a second under load, with times in whole seconds, and
+ * the store keeps one value per series and millisecond. Lines of one series group (labels engine/tp)
+ * that share a second-resolution time are held until the time moves on, then spread evenly across
+ * their second. Stats lines of a file with no times at all (placed at its mtime) go one second apart
+ * from there. Both are guesses, each said once in a warning.
+ */
+class StatsSpreader {
+  private readonly groups = new Map<string, { ts: number; lines: number[][] }>();
+  private spreadLines = 0;
+  private timelessLines = 0;
+  private timelessStart = NaN;
+
+  constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {}
+
+  /** `samples`: series id, value, series id, value, … */
+  add(key: string, p: Prefix, samples: number[]): void {
+    if (!p.own && !this.sawTime) {
+      if (Number.isNaN(this.timelessStart)) this.timelessStart = p.ts;
+      this.write(this.timelessStart + this.timelessLines++ * 1000, samples);
+      return;
+    }
+    let g = this.groups.get(key);
+    if (g && (g.ts !== p.ts || g.lines.length >= MAX_SAME_SECOND)) {
+      this.flush(g);
+      g = undefined;
+    }
+    if (!p.coarse && p.own) {
+      // Its own time has milliseconds (or finer): written as it is.
+      this.write(p.ts, samples);
+      return;
+    }
+    if (!g) this.groups.set(key, (g = { ts: p.ts, lines: [] }));
+    g.lines.push(samples);
+  }
+
+  /** Whether a line of the file had a time of its own (else a line without one has a fallback time). */
+  sawTime = false;
+
+  private flush(g: { ts: number; lines: number[][] }): void {
+    const n = g.lines.length;
+    if (n > 1) this.spreadLines += n;
+    g.lines.forEach((samples, i) => this.write(g.ts + Math.floor((i * 1000) / n), samples));
+    g.lines.length = 0;
+  }
+
+  private write(ts: number, samples: number[]): void {
+    for (let i = 0; i < samples.length; i += 2) this.sink.sample(samples[i], ts, samples[i + 1]);
+  }
+
+  finish(): void {
+    for (const g of this.groups.values()) this.flush(g);
+    this.groups.clear();
+    if (this.spreadLines > 0) this.ctx.warn(`${this.spreadLines} stats lines shared their second with another (the log's times are whole seconds): spread evenly across it`);
+    if (this.timelessLines > 0) this.ctx.warn(`${this.timelessLines} stats lines have no time of their own: placed one second apart from ${new Date(this.timelessStart).toISOString()}`);
   }
 }
 
@@ -669,32 +896,84 @@ export async function importVllmLog(input: EntryInput, sink: Sink, ctx: ImportCo
   p.finish(no);
 }
 
-const DETECT_LINE = [
-  /^(?:\S+\s+)?(?:\[[^\]]+\]\s*)?(?:\([\w-]+(?: rank=\d+)? pid=\d+\)\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/,
-  /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP)\d+[^\]]*)?\] (?:Decode batch|Prefill batch|INFO|WARNING|ERROR|server_args=ServerArgs\()/,
-  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: )?text_generation_\w*(?:::\w+)*: /,
-  /^\{"timestamp":"[^"]+",.*"target":"text_generation_/,
-];
+/** The engine or tool that wrote a log; each has its own format id, all read by one parser. */
+export type LogDialect = 'vllm' | 'sglang' | 'tgi' | 'torch';
 
-export function detectVllmLog(head: Buffer): number {
+/** A line in a dialect's own shape; the first that matches names the line's dialect. */
+const DETECT_LINE: [LogDialect, RegExp][] = [
+  ['vllm', /^(?:\S+\s+)?(?:\[[^\]]+\]\s*)?(?:\([\w-]+(?: rank=\d+)? pid=\d+(?:, ip=[^)]*)?\)\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/],
+  // SGLang: its batch lines and banner under a date-time, time-only or no bracket (and a Ray actor's prefix).
+  ['sglang', /^(?:\S+Z\s+)?(?:\([\w-]+ pid=\d+\)\s+)?(?:\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z]+\d+[^\]]*)?\]\s*)?(?:(?:Decode|Prefill) batch[.,] |server_args=ServerArgs\()/],
+  ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],
+  ['sglang', /^\[\d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] /],
+  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: )?text_generation_\w*(?:::\w+)*: /],
+  ['tgi', /^\{"timestamp":"[^"]+",.*"target":"text_generation_/],
+  // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.
+  ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],
+  ['torch', /^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: \d+)? ?[\w.-]+\.(?:cpp|cc|h|hpp|py):\d+\]/],
+  ['torch', /^(?:frame #\d+: |Exception raised from \S+ at |terminate called after throwing an instance of )/],
+];
+const DIALECT_ORDER: LogDialect[] = ['vllm', 'sglang', 'tgi', 'torch'];
+
+/** How sure the engine-log family is of a head, and whose dialect it is. */
+export function detectEngineLog(head: Buffer): { score: number; dialect: LogDialect } {
+  const cached = detected.get(head);
+  if (cached) return cached;
   const lines = headLines(head)
     .map((l) => (l.includes('\x1b') ? l.replace(ANSI, '') : l))
     .filter((l) => l.trim());
-  if (!lines.length) return 0;
+  const counts: Record<LogDialect, number> = { vllm: 0, sglang: 0, tgi: 0, torch: 0 };
   let hits = 0;
   let hints = 0;
+  let torchHints = 0;
   for (const l of lines) {
-    if (DETECT_LINE.some((re) => re.test(l))) hits++;
-    else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || /vLLM|sglang|text_generation/.test(l)) hints++;
+    const d = DETECT_LINE.find(([, re]) => re.test(l));
+    if (d) {
+      counts[d[0]]++;
+      hits++;
+    } else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || /vLLM|sglang|text_generation/.test(l)) hints++;
+    else if (/ProcessGroupNCCL|Watchdog caught collective operation timeout|c10::|torch\.distributed/.test(l)) torchHints++;
   }
-  if (hits >= 1 && hits / lines.length >= 0.3) return 0.85;
-  if (hits >= 1) return 0.6;
-  return hints > 0 ? 0.5 : 0;
+  let dialect: LogDialect = torchHints > hints ? 'torch' : 'vllm';
+  let best = 0;
+  for (const d of DIALECT_ORDER) {
+    if (counts[d] > best) {
+      best = counts[d];
+      dialect = d;
+    }
+  }
+  let score = 0;
+  if (hits >= 1 && hits / lines.length >= 0.3) score = 0.85;
+  else if (hits >= 1) score = 0.6;
+  else if (hints + torchHints > 0) score = 0.5;
+  const out = { score, dialect };
+  detected.set(head, out);
+  return out;
+}
+/** Each importer of the family asks about the same head: its answer is worked out once. */
+const detected = new WeakMap<Buffer, { score: number; dialect: LogDialect }>();
+
+export function detectVllmLog(head: Buffer): number {
+  return detectEngineLog(head).score;
 }
 
-export const vllmLogImporter: Importer = {
-  format: 'vllm-log',
-  yearless: true,
-  detect: (head) => detectVllmLog(head),
-  import: importVllmLog,
-};
+function engineLogImporter(format: 'vllm-log' | 'sglang-log' | 'tgi-log' | 'torch-log', dialect: LogDialect): Importer {
+  return {
+    format,
+    detect: (head) => {
+      const d = detectEngineLog(head);
+      return d.dialect === dialect ? d.score : 0;
+    },
+    yearless: true,
+    import: importVllmLog,
+  };
+}
+
+/** vLLM V0/V1 logs (and, by their lines, any log of this family whose dialect is unclear). */
+export const vllmLogImporter: Importer = engineLogImporter('vllm-log', 'vllm');
+/** SGLang server logs (`[date TP0] Decode batch, …`). */
+export const sglangLogImporter: Importer = engineLogImporter('sglang-log', 'sglang');
+/** TGI router/launcher logs, text or --json-output. */
+export const tgiLogImporter: Importer = engineLogImporter('tgi-log', 'tgi');
+/** PyTorch / torchrun output: `[rank0]:` lines, c10 `[E1025 07:00:43.721857 File.cpp:632]` lines, C++ traces. */
+export const torchLogImporter: Importer = engineLogImporter('torch-log', 'torch');

@@ -18,6 +18,8 @@
 //   proc.sm_util, proc.mem_util, proc.enc_util, proc.dec_util, proc.jpg_util, proc.ofa_util — fraction — gauge,
 //       labels gpu, pid, process (nvidia-smi pmon: one process's share of the GPU);  proc.gpu_mem.ccpm — bytes
 //   kv.usage, kv.cpu_usage — fraction — gauge;  kv.used_tokens — tokens — gauge (SGLang)
+//   kv.swa_usage — fraction — gauge;  kv.swa_used_tokens — tokens — gauge (SGLang hybrid models' sliding-window
+//       pool, log lines "swa token usage" / "#swa token"; kv.usage is then the full-attention pool's)
 //   kv.prefix_queries, kv.prefix_hits — tokens — counter;  kv.prefix_hit_rate — fraction — gauge (SGLang
 //       cache_hit_rate, vLLM V0 gpu_prefix_cache_hit_rate, log lines: a windowed rate, not a counter)
 //   kv.preemptions — count — counter (vLLM, SGLang num_retracted_requests_total, V0 preemption warnings)

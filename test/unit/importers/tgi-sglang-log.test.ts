@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { detectJsonlLog } from '../../../electron/engine/importers/jsonl-log';
 import { E2E_BUCKETS } from '../../../electron/engine/importers/request-series';
 import { parseRustDuration, textSpans } from '../../../electron/engine/importers/tgi-request-line';
-import { vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
+import { sglangLogImporter, tgiLogImporter, vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
 import { events, runImporter, seriesRows, values, type Run } from './run-importer';
 
 // Lines in the forms TGI's router and launcher print (router/src/server.rs, launcher/src/main.rs).
@@ -134,7 +134,8 @@ test('TGI text log: request lines become e2e/queue histograms per 10 s window, e
   } finally {
     r.dispose();
   }
-  assert.equal(vllmLogImporter.detect(Buffer.from(TGI), 'tgi.log'), 0.85);
+  assert.equal(tgiLogImporter.detect(Buffer.from(TGI), 'tgi.log'), 0.85);
+  assert.equal(vllmLogImporter.detect(Buffer.from(TGI), 'tgi.log'), 0);
 });
 
 const JSON_LOG = [
@@ -166,7 +167,7 @@ const JSON_LOG = [
   .join('\n');
 
 test('TGI --json-output: the same requests, banner and levels from JSON objects; detected before the generic JSON-lines importer', async () => {
-  assert.equal(vllmLogImporter.detect(Buffer.from(JSON_LOG), 'tgi.jsonl'), 0.85);
+  assert.equal(tgiLogImporter.detect(Buffer.from(JSON_LOG), 'tgi.jsonl'), 0.85);
   assert.ok(detectJsonlLog(Buffer.from(JSON_LOG)) < 0.85);
   const r = await runImporter(vllmLogImporter, { text: JSON_LOG });
   try {
@@ -244,5 +245,5 @@ test('SGLang: server_args banners are version events; one after serving activity
   } finally {
     r.dispose();
   }
-  assert.equal(vllmLogImporter.detect(Buffer.from(SGLANG), 'sglang.log'), 0.85);
+  assert.equal(sglangLogImporter.detect(Buffer.from(SGLANG), 'sglang.log'), 0.85);
 });

@@ -1,0 +1,202 @@
+// Engine-log shapes seen in public issues that the log importer read wrong or not at all (issue 15):
+// SGLang's current stats lines, time-only and missing prefixes, several stats lines a second; torchrun /
+// PyTorch C++ lines with their own time, `[rank0]: Traceback`, pastes that start with `frame #3:`, glued
+// stats lines, preemption warnings in other words. Each sample under test/samples/variants/ is the
+// project's own, written in the shape of the public lines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { detectImporter } from '../../../electron/engine/importers/registry';
+import { kernelLogImporter } from '../../../electron/engine/importers/kernel-log';
+import { sglangLogImporter, torchLogImporter, vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
+import { events, runImporter, seriesRows, values } from './run-importer';
+
+const sample = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+const head = (name: string) => readFileSync(sample(name)).subarray(0, 64 * 1024);
+
+test('detection: SGLang, torchrun and vLLM logs get format ids of their own; torchrun is not a kernel log', () => {
+  for (const f of ['sglang-current.log', 'sglang-time-only.log', 'sglang-no-prefix.log', 'sglang-ray-actor.log']) assert.equal(detectImporter(head(f), f)?.format, 'sglang-log', f);
+  for (const f of ['torchrun-nccl-timeout.log', 'cpp-trace-paste.log']) assert.equal(detectImporter(head(f), f)?.format, 'torch-log', f);
+  for (const f of ['vllm-with-torch-lines.log', 'vllm-glued-stats.log', 'vllm-preemption-wordings.log']) assert.equal(detectImporter(head(f), f)?.format, 'vllm-log', f);
+  assert.equal(kernelLogImporter.detect(head('torchrun-nccl-timeout.log'), 'x.log'), 0);
+});
+
+test('SGLang current stats lines (comma form, prefill, full/swa token usage, speculative) become samples', async () => {
+  const r = await runImporter(sglangLogImporter, { file: sample('sglang-current.log') });
+  try {
+    assert.equal(r.error, null);
+    const t = (s: number, ms = 0) => Date.UTC(2025, 0, 21, 4, 40, s, ms);
+    // Three decode lines in second 56: all kept, spread across it (they were one sample).
+    assert.deepEqual(values(r, 'req.running', { tp: 'TP0', metric: 'sglang-log:#running-req' }), [
+      { ts: t(55), v: 0 },
+      { ts: t(56), v: 5 },
+      { ts: t(56, 333), v: 5 },
+      { ts: t(56, 666), v: 6 },
+      { ts: t(57), v: 6 },
+      { ts: t(58), v: 1 },
+    ]);
+    assert.deepEqual(values(r, 'req.waiting', { tp: 'TP0' }).map((x) => x.v), [0, 0, 1, 0, 0, 0]);
+    assert.deepEqual(values(r, 'kv.usage', { tp: 'TP0' }).map((x) => x.v), [0.02, 0.29, 0.3, 0.31, 0.31, 0.42]);
+    assert.deepEqual(values(r, 'kv.used_tokens').map((x) => x.v), [20800, 21000, 21200, 166144]);
+    assert.deepEqual(values(r, 'tokens.generation_rate').map((x) => x.v), [144.95, 140.27, 136.39, 3.22]);
+    assert.deepEqual(values(r, 'tokens.prompt_rate').map((x) => x.v), [1834.2, 4099.38]);
+    assert.deepEqual(values(r, 'kv.swa_usage').map((x) => x.v), [0.01]);
+    assert.deepEqual(values(r, 'spec.accept_len').map((x) => x.v), [3.55]);
+    assert.deepEqual(values(r, 'spec.acceptance_rate').map((x) => x.v), [0.51]);
+    // Prefill lines' token counts, summed: prefix-cache lookups and hits.
+    assert.deepEqual(values(r, 'kv.prefix_queries'), [
+      { ts: t(55), v: 640 },
+      { ts: t(57), v: 1640 },
+    ]);
+    assert.deepEqual(values(r, 'kv.prefix_hits').map((x) => x.v), [128, 828]);
+    assert.equal(seriesRows(r).find((s) => s.name === 'kv.prefix_hits')?.kind, 'counter');
+    assert.equal(events(r, 'version').length, 1);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /3 stats lines shared their second with another .*spread evenly/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('SGLang with a time-only prefix `[23:59:58 TP0]`: read, dated from the mtime across midnight, warned', async () => {
+  const r = await runImporter(sglangLogImporter, { file: sample('sglang-time-only.log'), mtimeMs: Date.UTC(2025, 0, 22, 0, 5) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'req.running', { tp: 'TP0' }), [
+      { ts: Date.UTC(2025, 0, 21, 23, 59, 58), v: 3 },
+      { ts: Date.UTC(2025, 0, 21, 23, 59, 59), v: 4 },
+      { ts: Date.UTC(2025, 0, 22, 0, 0, 0), v: 4 },
+    ]);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /times of day without a date: placed at the file's modification time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('SGLang stats lines with no prefix at all: every one kept, one second apart from the mtime, warned', async () => {
+  const r = await runImporter(sglangLogImporter, { file: sample('sglang-no-prefix.log'), mtimeMs: 1_800_000_000_000 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'req.running'), [
+      { ts: 1_800_000_000_000, v: 2 },
+      { ts: 1_800_000_001_000, v: 3 },
+      { ts: 1_800_000_002_000, v: 3 },
+    ]);
+    assert.match(r.warnings.join('\n'), /no timestamps in the file: used the file's modification time/);
+    assert.match(r.warnings.join('\n'), /3 stats lines have no time of their own: placed one second apart/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("a Ray actor's prefix before SGLang's bracket: the bracket's time and TP, the actor as process", async () => {
+  const r = await runImporter(sglangLogImporter, { file: sample('sglang-ray-actor.log') });
+  try {
+    assert.deepEqual(values(r, 'kv.used_tokens', { tp: 'TP0' }), [
+      { ts: Date.UTC(2025, 0, 21, 13, 53, 37), v: 42414 },
+      { ts: Date.UTC(2025, 0, 21, 13, 53, 37, 500), v: 42654 },
+      { ts: Date.UTC(2025, 0, 21, 13, 53, 38), v: 42894 },
+    ]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('torchrun lines: the NCCL timeout at its own time with its rank; `[rank0]: Traceback` is a traceback', async () => {
+  const r = await runImporter(torchLogImporter, { file: sample('torchrun-nccl-timeout.log'), mtimeMs: Date.UTC(2025, 5, 1) });
+  try {
+    assert.equal(r.error, null);
+    const nccl = events(r, 'nccl_timeout');
+    assert.equal(nccl.length, 2);
+    assert.deepEqual(
+      nccl.map((e) => [e.ts_ms, e.attrs.rank, e.attrs.seq, e.attrs.op, e.attrs.timeout_ms, e.attrs.ran_ms, e.severity]),
+      [
+        [Date.UTC(2025, 2, 21, 2, 7, 8, 408), 0, 311, 'ALLREDUCE', 600000, 600060, 'critical'],
+        [Date.UTC(2025, 2, 21, 2, 7, 8, 414), 1, 311, 'ALLREDUCE', 600000, 600067, 'critical'],
+      ],
+    );
+    const tb = events(r, 'traceback');
+    assert.equal(tb.length, 1);
+    assert.equal(tb[0].attrs.exception, 'torch.distributed.DistBackendError');
+    assert.equal(tb[0].attrs.frames, 2);
+    assert.equal(tb[0].attrs.rank, 0);
+    assert.equal(tb[0].ts_ms, Date.UTC(2025, 2, 21, 2, 7, 8, 465));
+    const warn = events(r, 'log').find((e) => e.text.includes('process group was not destroyed'))!;
+    assert.deepEqual([warn.severity, warn.attrs.rank, warn.attrs.file, warn.ts_ms], ['warning', 1, 'ProcessGroupNCCL.cpp:1250', Date.UTC(2025, 2, 21, 2, 7, 9, 1)]);
+    // The year-less times took the mtime's year, as every year-less log does (no extra warning).
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('PyTorch C++ lines inside a vLLM log carry their own time (they took the line before\'s, minutes off)', async () => {
+  const r = await runImporter(vllmLogImporter, { file: sample('vllm-with-torch-lines.log'), mtimeMs: Date.UTC(2025, 11, 1) });
+  try {
+    const nccl = events(r, 'nccl_timeout');
+    assert.equal(nccl.length, 1);
+    assert.equal(nccl[0].ts_ms, Date.UTC(2025, 9, 25, 7, 0, 43, 721));
+    assert.deepEqual([nccl[0].attrs.rank, nccl[0].attrs.process, nccl[0].attrs.pid], [1, 'VllmWorker', 194255]);
+    assert.equal(events(r, 'nccl_error')[0]?.ts_ms, Date.UTC(2025, 9, 25, 7, 0, 43, 722));
+    assert.equal(events(r, 'engine_crash').length, 1);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a paste that starts with `frame #3:` lines: C++ traces are tracebacks, the NCCL timeout in what() is found', async () => {
+  const r = await runImporter(torchLogImporter, { file: sample('cpp-trace-paste.log'), mtimeMs: 1_800_000_000_000 });
+  try {
+    assert.equal(r.error, null);
+    const tb = events(r, 'traceback');
+    assert.deepEqual(
+      tb.map((e) => [e.attrs.language, e.attrs.frames, e.line]),
+      [
+        ['c++', 3, 1],
+        ['c++', 2, 7],
+      ],
+    );
+    assert.equal(tb[1].attrs.raised_from, 'checkTimeout');
+    assert.equal(events(r, 'engine_crash')[0]?.attrs.exception, 'c10::DistBackendError');
+    const nccl = events(r, 'nccl_timeout');
+    assert.deepEqual([nccl.length, nccl[0]?.attrs.rank, nccl[0]?.attrs.seq], [1, 3, 42]);
+    assert.match(r.warnings.join('\n'), /used the file's modification time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('stats lines glued without a newline: each one read (the second and third were lost)', async () => {
+  const r = await runImporter(vllmLogImporter, { file: sample('vllm-glued-stats.log'), mtimeMs: Date.UTC(2025, 11, 1) });
+  try {
+    const t = (m: number, s: number) => Date.UTC(2025, 6, 28, 6, m, s);
+    assert.deepEqual(values(r, 'kv.usage', { engine: '0' }).map((x) => ({ ts: x.ts, v: +x.v.toFixed(4) })), [
+      { ts: t(40, 59), v: 0.912 },
+      { ts: t(41, 9), v: 0.916 },
+      { ts: t(41, 19), v: 0.919 },
+      { ts: t(41, 29), v: 0.923 },
+    ]);
+    assert.deepEqual(values(r, 'req.waiting').map((x) => x.v), [0, 0, 1, 2]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('preemption warnings in other words than upstream are preemptions; a resumption is not', async () => {
+  const r = await runImporter(vllmLogImporter, { file: sample('vllm-preemption-wordings.log'), mtimeMs: Date.UTC(2025, 11, 1) });
+  try {
+    const p = events(r, 'preemption');
+    assert.deepEqual(
+      p.map((e) => [e.line, e.attrs.mode, e.attrs.cumulative]),
+      [
+        [1, 'RECOMPUTE', 1],
+        [2, 'RECOMPUTE', null],
+        [3, 'SWAP', null],
+      ],
+    );
+    assert.equal(events(r, 'log').length, 1);
+  } finally {
+    r.dispose();
+  }
+});
