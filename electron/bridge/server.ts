@@ -3,9 +3,9 @@
 // served with a strict CSP, and the engine API over one WebSocket. Dropped files arrive by POST /upload.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,8 +27,12 @@ export interface ServeOptions {
   host?: string;
   rendererDir?: string;
   token?: string;
-  /** Largest single upload (browser drops). */
+  /** Largest single upload (browser drops); default DEFAULT_MAX_UPLOAD_BYTES. */
   maxUploadBytes?: number;
+  /** Most bytes held in uploads at once, every session together; default DEFAULT_MAX_UPLOAD_TOTAL_BYTES. */
+  maxUploadTotalBytes?: number;
+  /** Free space an upload must leave on the temp disk; default UPLOAD_DISK_RESERVE_BYTES. */
+  uploadDiskReserveBytes?: number;
   engine?: Engine;
 }
 
@@ -50,6 +54,74 @@ export const MAX_IN_FLIGHT = 32;
 const MAX_BUFFERED_BYTES = 64 * 2 ** 20;
 const MAX_UPLOAD_NAME_BYTES = 255;
 const MAX_UPLOAD_DEPTH = 32;
+/** One dropped file, and every upload held at once (uploads stay until their import ends). */
+export const DEFAULT_MAX_UPLOAD_BYTES = 4 * 2 ** 30;
+export const DEFAULT_MAX_UPLOAD_TOTAL_BYTES = 8 * 2 ** 30;
+/** Left free on the temp disk by uploads (checked at the start and every UPLOAD_DISK_CHECK_BYTES). */
+export const UPLOAD_DISK_RESERVE_BYTES = 1 * 2 ** 30;
+const UPLOAD_DISK_CHECK_BYTES = 64 * 2 ** 20;
+/** Upload folders: quadscope-upload-XXXXXX in the temp dir, each with its server's pid and host in OWNER_FILE. */
+const UPLOAD_PREFIX = 'quadscope-upload-';
+const OWNER_FILE = '.owner.json';
+
+/**
+ * Removes the upload folders of servers that are gone (killed, crashed: their close() never ran), found in
+ * `dir` by their owner file; folders without one (older versions) once they are an hour old. Answers the
+ * folders removed. Another running server's folder is left alone.
+ */
+export function removeStaleUploads(dir = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  const host = hostname();
+  for (const name of names) {
+    if (!name.startsWith(UPLOAD_PREFIX)) continue;
+    const path = join(dir, name);
+    let stale = false;
+    try {
+      const owner = JSON.parse(readFileSync(join(path, OWNER_FILE), 'utf8')) as { pid?: unknown; host?: unknown };
+      stale = owner.host === host && typeof owner.pid === 'number' && owner.pid !== process.pid && !processAlive(owner.pid);
+    } catch {
+      try {
+        const st = lstatSync(path);
+        stale = st.isDirectory() && Date.now() - st.mtimeMs > 3600_000;
+      } catch {
+        stale = false;
+      }
+    }
+    if (!stale) continue;
+    try {
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    } catch {
+      /* another user's, or in use: left */
+    }
+  }
+  return removed;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Free bytes for an unprivileged writer on the disk holding `path`; Infinity when unknown. */
+function freeBytes(path: string): number {
+  try {
+    const st = statfsSync(path);
+    return Number(st.bavail) * Number(st.bsize);
+  } catch {
+    return Infinity;
+  }
+}
 
 /** The parts of an upload's relative path, or why it is refused. */
 export function uploadParts(rel: string): string[] | string {
@@ -88,7 +160,12 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
   const bindHost = host === 'localhost' ? '127.0.0.1' : host;
   const token = opts.token ?? randomBytes(24).toString('hex');
   const rendererDir = resolve(opts.rendererDir ?? defaultRendererDir());
-  const maxUpload = opts.maxUploadBytes ?? 16 * 2 ** 30;
+  const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const maxUploadTotal = opts.maxUploadTotalBytes ?? DEFAULT_MAX_UPLOAD_TOTAL_BYTES;
+  const diskReserve = opts.uploadDiskReserveBytes ?? UPLOAD_DISK_RESERVE_BYTES;
+  /** Bytes held in upload folders now (received so far, in flight included), in all and per session. */
+  let uploadHeld = 0;
+  const sessionBytes = new Map<string, number>();
   const sockets = new Set<WebSocket>();
   const emit = (event: EngineEvent) => {
     const msg = JSON.stringify({ kind: 'event', event } satisfies Wire);
@@ -98,7 +175,10 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     }
   };
   const engine = opts.engine ?? new Engine(opts.dbFile, { emit });
-  const uploadRoot = mkdtempSync(join(tmpdir(), 'quadscope-upload-'));
+  // A server that was killed left its uploads behind: they go now.
+  removeStaleUploads();
+  const uploadRoot = mkdtempSync(join(tmpdir(), UPLOAD_PREFIX));
+  writeFileSync(join(uploadRoot, OWNER_FILE), JSON.stringify({ pid: process.pid, host: hostname(), started_ms: Date.now() }));
   let port = 0;
 
   const tokenOk = (given: string | null) => {
@@ -158,8 +238,13 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     const target = join(dir, ...parts);
     if (!target.startsWith(dir + sep)) return send(res, 400, 'text/plain', 'refused upload path');
     const tooLarge = () => send(res, 413, 'text/plain', `file larger than ${maxUpload} bytes`, { connection: 'close' });
+    const overTotal = () =>
+      send(res, 413, 'text/plain', `uploads would hold more than ${maxUploadTotal} bytes at once (every file of every drop together): import what was sent, or drop fewer files`, { connection: 'close' });
+    const noSpace = () => send(res, 507, 'text/plain', `the temp disk would have less than ${diskReserve} bytes free: free space, or drop fewer files`, { connection: 'close' });
     const length = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(length) && length > maxUpload) return tooLarge();
+    if (Number.isFinite(length) && uploadHeld + length > maxUploadTotal) return overTotal();
+    if (freeBytes(uploadRoot) - (Number.isFinite(length) ? length : 0) < diskReserve) return noSpace();
     const shown = parts.join('/');
     let fh;
     try {
@@ -172,14 +257,25 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
       throw e;
     }
     let received = 0;
-    let overCap = false;
+    let refusal: (() => void) | null = null;
+    let checkedDiskAt = 0;
+    const hold = (n: number) => {
+      uploadHeld += n;
+      sessionBytes.set(session, (sessionBytes.get(session) ?? 0) + n);
+    };
     const counter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         received += chunk.length;
-        if (received > maxUpload) {
-          overCap = true;
-          done(new Error(`file larger than ${maxUpload} bytes`));
-        } else done(null, chunk);
+        hold(chunk.length);
+        // Chunked uploads declare no length: every cap is checked as the bytes come.
+        if (received > maxUpload) refusal = tooLarge;
+        else if (uploadHeld > maxUploadTotal) refusal = overTotal;
+        else if (received - checkedDiskAt >= UPLOAD_DISK_CHECK_BYTES) {
+          checkedDiskAt = received;
+          if (freeBytes(uploadRoot) < diskReserve) refusal = noSpace;
+        }
+        if (refusal) done(new Error('upload refused'));
+        else done(null, chunk);
       },
     });
     // req is piped by hand, not in the pipeline, so a refusal can still answer on its socket.
@@ -192,7 +288,8 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     } catch (e) {
       req.unpipe(counter);
       await rm(target, { force: true });
-      if (overCap) return tooLarge();
+      hold(-received);
+      if (refusal) return (refusal as () => void)();
       throw e;
     }
     send(res, 200, 'application/json', JSON.stringify({ dir, path: target, bytes: received }));
@@ -262,7 +359,16 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     void engine
       .awaitImport({ job_id: jobId })
       .catch(() => undefined)
-      .then(() => Promise.all(sessions.map((d) => rm(d, { recursive: true, force: true }))));
+      .then(() =>
+        Promise.all(
+          sessions.map(async (d) => {
+            await rm(d, { recursive: true, force: true });
+            const name = basename(d);
+            uploadHeld -= sessionBytes.get(name) ?? 0;
+            sessionBytes.delete(name);
+          }),
+        ),
+      );
   }
 
   /**

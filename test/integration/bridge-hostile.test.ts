@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { request } from 'node:http';
 import WebSocket from 'ws';
 import { startServer, type BridgeServer } from '../../electron/bridge/server';
@@ -63,7 +63,7 @@ async function call(ws: WebSocket, method: string, payload: unknown): Promise<Re
   return (await answer)[0];
 }
 
-async function withServer(fn: (s: BridgeServer, dir: string) => Promise<void>, opts: { maxUploadBytes?: number } = {}): Promise<void> {
+async function withServer(fn: (s: BridgeServer, dir: string) => Promise<void>, opts: { maxUploadBytes?: number; maxUploadTotalBytes?: number } = {}): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'qs-bridge-hostile-'));
   const renderer = join(dir, 'renderer');
   mkdirSync(join(renderer, 'assets.d'), { recursive: true });
@@ -214,3 +214,110 @@ test('an uploaded session is removed once its import has finished', () =>
     assert.equal((incidents.value as { name: string }[])[0].name, 'drop');
     ws.close();
   }));
+
+/** A chunked POST (no Content-Length): `chunks` pieces of `size` bytes. */
+function chunkedUpload(url: string, chunks: number, size: number): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+      let data = '';
+      res.on('data', (c) => (data += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+    });
+    req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(e)));
+    let i = 0;
+    const next = () => {
+      if (i++ >= chunks) return req.end();
+      if (req.write(Buffer.alloc(size, 0x61))) setImmediate(next);
+      else req.once('drain', next);
+    };
+    next();
+  });
+}
+
+test('chunked uploads are capped per file and in total, as the bytes come; what is refused leaves nothing, and room comes back when an import ends', () =>
+  withServer(
+    async (s) => {
+      const url = (session: string, path: string) => `http://127.0.0.1:${s.port}/upload?token=${s.token}&session=${session}&path=${encodeURIComponent(path)}`;
+      const big = await chunkedUpload(url('one', 'big.log'), 40, 64 * 1024); // 2.5 MiB > 2 MiB a file
+      assert.equal(big.status, 413);
+      assert.match(big.body, /file larger than 2097152 bytes/);
+      const a = await chunkedUpload(url('one', 'a.prom'), 24, 64 * 1024); // 1.5 MiB
+      assert.equal(a.status, 200, a.body);
+      const b = await chunkedUpload(url('two', 'b.prom'), 24, 64 * 1024); // 1.5 + 1.5 > 2.5 MiB held
+      assert.equal(b.status, 413);
+      assert.match(b.body, /uploads would hold more than 2621440 bytes at once/);
+      const { dir } = JSON.parse(a.body) as { dir: string };
+      assert.deepEqual(readdirSync(dir), ['a.prom'], 'the refused files left nothing');
+      assert.equal(existsSync(join(dirname(dir), 'two', 'b.prom')), false);
+      // Once the first drop's import ends, its bytes no longer count.
+      const ws = await connect(s);
+      const started = await call(ws, 'startImport', { paths: [dir], name: 'drop' });
+      await call(ws, 'awaitImport', { job_id: (started.value as { job_id: string }).job_id });
+      for (let i = 0; i < 100 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 20));
+      const again = await chunkedUpload(url('three', 'b.prom'), 24, 64 * 1024);
+      assert.equal(again.status, 200, again.body);
+      ws.close();
+    },
+    { maxUploadBytes: 2 * 2 ** 20, maxUploadTotalBytes: 2.5 * 2 ** 20 },
+  ));
+
+test('upload folders a killed server left behind are removed when a server starts; a running server\'s are kept', async () => {
+  const { removeStaleUploads } = await import('../../electron/bridge/server');
+  const { hostname } = await import('node:os');
+  const tmp = mkdtempSync(join(tmpdir(), 'qs-stale-uploads-'));
+  try {
+    const dead = join(tmp, 'quadscope-upload-dead01');
+    const live = join(tmp, 'quadscope-upload-live01');
+    const old = join(tmp, 'quadscope-upload-old001');
+    const other = join(tmp, 'something-else');
+    for (const d of [dead, live, old, other]) mkdirSync(join(d, 'session', 'sub'), { recursive: true });
+    writeFileSync(join(dead, 'session', 'sub', 'big.prom'), 'x'.repeat(1000));
+    writeFileSync(join(dead, '.owner.json'), JSON.stringify({ pid: 2 ** 22 + 777, host: hostname() }));
+    writeFileSync(join(live, '.owner.json'), JSON.stringify({ pid: process.pid === 1 ? 2 : 1, host: hostname() }));
+    const { utimesSync } = await import('node:fs');
+    utimesSync(old, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+    const removed = removeStaleUploads(tmp).sort();
+    assert.deepEqual(removed, [dead, old].sort());
+    assert.ok(existsSync(live) && existsSync(other));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a large SQL answer is capped in the child (long cells cut, rows stop at 8 MiB) and the server stays small', { timeout: 120_000 }, () =>
+  withServer(async (s) => {
+    const ws = await connect(s);
+    const rss0 = process.memoryUsage().rss;
+    // 100 k rows of 1 KiB (about 101 MB of answer): what took the server 801 MB.
+    const r = await call(ws, 'runSql', { sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x, printf('%.1024c', 'q') AS pad FROM c", limit: 100_000 });
+    assert.equal(r.ok, true, r.error?.message);
+    const v = r.value as { rows: unknown[][]; truncated: boolean };
+    assert.equal(v.truncated, true);
+    assert.ok(v.rows.length > 1000 && v.rows.length < 10_000, `${v.rows.length} rows`);
+    const one = await call(ws, 'runSql', { sql: "SELECT printf('%.1000000c', 'z') AS big", limit: 10 });
+    assert.match((one.value as { rows: string[][] }).rows[0][0], /^z{65536}… \[1,000,000 characters, cut\]$/);
+    assert.ok(process.memoryUsage().rss - rss0 < 200 * 2 ** 20, `server grew ${((process.memoryUsage().rss - rss0) / 2 ** 20).toFixed(0)} MiB`);
+    ws.close();
+  }));
+
+test('SQL calls beyond the running and waiting caps are refused as busy, not a process each', { timeout: 120_000 }, async () => {
+  const mod = await import('../../electron/engine/store/user-sql-process');
+  const dir = mkdtempSync(join(tmpdir(), 'qs-sql-cap-'));
+  try {
+    const { Store } = await import('../../electron/engine/store/store');
+    new Store(join(dir, 'w.db')).close();
+    const { execSync } = await import('node:child_process');
+    const children = () => Number(execSync(`ps -o stat=,args= --ppid ${process.pid} | grep -v '^Z' | grep -c 'sql-child-entr[y]' || true`).toString().trim());
+    const n = mod.MAX_SQL_CHILDREN + mod.MAX_SQL_WAITING + 10;
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, children())), 50);
+    const all = await Promise.allSettled(Array.from({ length: n }, () => mod.runUserSqlInChild(join(dir, 'w.db'), 'SELECT 1', 1)));
+    clearInterval(timer);
+    const busy = all.filter((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'busy');
+    assert.equal(busy.length, 10);
+    assert.equal(all.filter((r) => r.status === 'fulfilled').length, n - 10);
+    assert.ok(peak >= 1 && peak <= mod.MAX_SQL_CHILDREN, `at most ${mod.MAX_SQL_CHILDREN} SQL children at once (saw ${peak})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -3,7 +3,8 @@ import type { Command } from '../main';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
 import { existsSync } from 'node:fs';
-import { runReadOnlySql } from '../../engine/store/user-sql';
+import { writeSync } from 'node:fs';
+import { streamReadOnlySql } from '../../engine/store/user-sql';
 
 export const command: Command = {
   summary: 'run read-only SQL over a workspace database (tables: incidents, sources, series, samples, events, …)',
@@ -15,14 +16,70 @@ export const command: Command = {
     if (!existsSync(db)) throw new Error(`${db}: no such database`);
     const limit = flags.limit === undefined ? 10_000 : Number(flags.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer');
-    const r = runReadOnlySql(db, sqlParts.join(' '), limit);
-    if (flags.json) {
-      console.log(JSON.stringify(r.rows.map((row) => Object.fromEntries(r.columns.map((c, i) => [c, row[i]])))));
-    } else {
-      console.log(r.columns.join('\t'));
-      for (const row of r.rows) console.log(row.map((v) => (v === null ? 'NULL' : String(v))).join('\t'));
-      if (r.truncated) console.error(`(first ${limit} rows; use --limit for more)`);
+    // Rows go to stdout as they are read, so a large answer never sits in memory.
+    const out = new LineWriter();
+    let columns: string[] = [];
+    let first = true;
+    let r: { truncated: boolean };
+    try {
+      r = streamReadOnlySql(
+        db,
+        sqlParts.join(' '),
+        limit,
+        (c) => {
+          columns = c;
+          out.write(flags.json ? '[' : `${c.join('\t')}\n`);
+        },
+        (row) => {
+          if (flags.json) {
+            out.write(`${first ? '' : ','}${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i]])))}`);
+            first = false;
+          } else out.write(`${row.map((v) => (v === null ? 'NULL' : String(v))).join('\t')}\n`);
+        },
+      );
+      if (flags.json) out.write(']\n');
+      out.end();
+    } catch (e) {
+      if (e instanceof PipeClosed) return 0; // the reader had enough (`| head`)
+      throw e;
     }
+    if (r.truncated) console.error(`(first ${limit} rows; use --limit for more)`);
     return 0;
   },
 };
+
+/** Buffers small writes to stdout into blocks written synchronously (the query runs synchronously too). */
+class LineWriter {
+  private parts: string[] = [];
+  private size = 0;
+
+  write(s: string): void {
+    this.parts.push(s);
+    this.size += s.length;
+    if (this.size >= 1 << 16) this.flush();
+  }
+
+  end(): void {
+    this.flush();
+  }
+
+  private flush(): void {
+    if (!this.parts.length) return;
+    const text = this.parts.join('');
+    this.parts = [];
+    this.size = 0;
+    const buf = Buffer.from(text);
+    for (let at = 0; at < buf.length; ) {
+      try {
+        at += writeSync(1, buf, at);
+      } catch (e) {
+        // A pipe that is full (EAGAIN) is waited on; one that is closed (EPIPE: `| head`) ends the output.
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+        if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new PipeClosed();
+        throw e;
+      }
+    }
+  }
+}
+
+class PipeClosed extends Error {}

@@ -6,9 +6,37 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from '../../contract/api';
 import type { SqlResult } from '../../contract/types';
-import { DEFAULT_SQL_TIMEOUT_MS } from './user-sql';
+import { DEFAULT_SQL_TIMEOUT_MS, MAX_ANSWER_BYTES } from './user-sql';
 
-const MAX_ANSWER_BYTES = 256 * 2 ** 20;
+/** The child caps its answer at user-sql.ts's MAX_ANSWER_BYTES; anything far past it is not a real answer. */
+const MAX_CHILD_OUTPUT_BYTES = 4 * MAX_ANSWER_BYTES;
+/**
+ * SQL children running at once, and calls waiting for one: each child is a Node process (~50–70 MB), and
+ * 68 calls started 64 of them (4.6 GB). Past both, a call is refused as busy.
+ */
+export const MAX_SQL_CHILDREN = 4;
+export const MAX_SQL_WAITING = 64;
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Runs `fn` when a child slot is free; refuses at once when too many calls already wait. */
+async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= MAX_SQL_CHILDREN) {
+    if (waiting.length >= MAX_SQL_WAITING) {
+      throw new EngineError('busy', `${MAX_SQL_CHILDREN} SQL queries are running and ${MAX_SQL_WAITING} waiting: wait for their answers before sending more`);
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else running++;
+  try {
+    return await fn();
+  } finally {
+    // The slot passes straight to the next waiter (running stays counted), else it is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
 
 function childCommand(): { args: string[]; env: NodeJS.ProcessEnv } {
   const bundled = process.env.QUADSCOPE_ENGINE_ENTRY;
@@ -18,6 +46,10 @@ function childCommand(): { args: string[]; env: NodeJS.ProcessEnv } {
 }
 
 export function runUserSqlInChild(file: string, sql: string, limit: number, timeoutMs = DEFAULT_SQL_TIMEOUT_MS): Promise<SqlResult> {
+  return withSlot(() => runChild(file, sql, limit, timeoutMs));
+}
+
+function runChild(file: string, sql: string, limit: number, timeoutMs: number): Promise<SqlResult> {
   const { args, env } = childCommand();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -38,9 +70,9 @@ export function runUserSqlInChild(file: string, sql: string, limit: number, time
     }, timeoutMs + 3000);
     child.stdout.on('data', (d: Buffer) => {
       bytes += d.length;
-      if (bytes > MAX_ANSWER_BYTES) {
+      if (bytes > MAX_CHILD_OUTPUT_BYTES) {
         child.kill('SIGKILL');
-        finish(() => reject(new EngineError('sql_too_large', 'the answer is larger than 256 MiB: add a LIMIT')));
+        finish(() => reject(new EngineError('sql_too_large', `the answer is larger than ${MAX_CHILD_OUTPUT_BYTES / 2 ** 20} MiB: add a LIMIT`)));
       } else out.push(d);
     });
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
