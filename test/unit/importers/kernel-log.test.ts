@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { detectImporter } from '../../../electron/engine/importers/registry';
 import { kernelLogImporter, parseXid } from '../../../electron/engine/importers/kernel-log';
 import { events, runImporter, values } from './run-importer';
 
@@ -66,4 +68,72 @@ test('journald ISO lines and the kernel OOM killer', async () => {
   }
   assert.equal(kernelLogImporter.detect(Buffer.from(text), 'kern.log'), 0.9);
   assert.equal(kernelLogImporter.detect(Buffer.from('INFO 05-19 10:13:11 [x.py:1] hi\n'), 'x'), 0);
+});
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('dmesg --decode --time-format=iso: each line at its own time and level (they all took the mtime, unwarned)', async () => {
+  const r = await runImporter(kernelLogImporter, { file: variant('dmesg-decode-iso.log'), mtimeMs: Date.UTC(2025, 5, 1) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    const xid = events(r, 'xid');
+    assert.deepEqual(xid.map((e) => [e.ts_ms, e.attrs.code, e.attrs.pid, e.attrs.bus_id]), [[Date.UTC(2025, 0, 21, 4, 41, 44, 283), 79, 23145, '0000:3b:00']]);
+    assert.deepEqual(events(r, 'gpu_fallen_off').map((e) => e.ts_ms), [Date.UTC(2025, 0, 21, 4, 41, 44, 283)]);
+    const logs = events(r, 'log');
+    assert.deepEqual(
+      logs.map((e) => [e.ts_ms, e.severity, e.attrs.level]),
+      [
+        [Date.UTC(2025, 0, 21, 4, 41, 40, 100), 'warning', 6],
+        [Date.UTC(2025, 0, 21, 4, 41, 44, 500), 'info', 5],
+      ],
+    );
+    assert.ok(logs[0].text.startsWith('nvidia-peermem'));
+  } finally {
+    r.dispose();
+  }
+});
+
+test('/dev/kmsg records: µs since boot, priorities, continuation lines skipped, the GPU uuid joined', async () => {
+  const head = readFileSync(variant('kmsg-records.txt'));
+  assert.equal(kernelLogImporter.detect(head, 'kmsg.txt'), 0.9);
+  const mtime = Date.UTC(2025, 0, 21, 5, 0, 0);
+  const r = await runImporter(kernelLogImporter, { file: variant('kmsg-records.txt'), mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    const boot = mtime - 1127_000;
+    const xid = events(r, 'xid');
+    assert.deepEqual(xid.map((e) => [e.ts_ms, e.attrs.code, e.attrs.gpu_uuid, e.line]), [[boot + 1126_630, 48, 'GPU-5e1b3a5c-0000-1111-2222-333344445555', 4]]);
+    const logs = events(r, 'log');
+    assert.equal(logs.length, 2);
+    assert.deepEqual([logs[1].severity, logs[1].text], ['error', 'nvidia 0000:3b:00.0: device reset required']);
+    assert.equal(r.all<{ n: number }>("SELECT COUNT(*) n FROM events WHERE text LIKE '%SUBSYSTEM%'")[0].n, 0);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /seconds since boot/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a pstore dump: detected though its NVRM lines come after 260 boot lines, priorities read', async () => {
+  const head = readFileSync(variant('pstore-dmesg-ramoops.txt'));
+  assert.equal(kernelLogImporter.detect(head, 'dmesg-ramoops-0'), 0.9);
+  assert.equal(detectImporter(head, 'dmesg-ramoops-0')?.format, 'kernel-log');
+  const r = await runImporter(kernelLogImporter, { file: variant('pstore-dmesg-ramoops.txt'), mtimeMs: Date.UTC(2025, 0, 21, 5) });
+  try {
+    assert.equal(r.error, null);
+    const xid = events(r, 'xid');
+    assert.deepEqual(xid.map((e) => [e.attrs.code, e.severity, e.line]), [[95, 'critical', 262]]);
+    const panic = events(r, 'log').find((e) => e.text.startsWith('Kernel panic'))!;
+    assert.equal(panic.severity, 'critical');
+    assert.equal(panic.ts_ms - xid[0].ts_ms, 70);
+    assert.equal(events(r, 'log')[0].attrs.pstore, true);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a bare number in brackets ([80746], not dmesg seconds) does not make a kernel log', () => {
+  const text = '[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout\n[80747] [rank1]: Traceback (most recent call last):\n';
+  assert.equal(kernelLogImporter.detect(Buffer.from(text), 'train.log'), 0);
 });
