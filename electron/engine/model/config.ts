@@ -46,6 +46,8 @@ export interface ModelConfig {
     latency_p99_ms: number;
     /** A latency family's P99 must also rise by this share of its baseline median to count. */
     latency_rel_rise: number;
+    /** A symptom alert that stays firing this long makes the incident abnormal (never healthy) even with no rule firing. */
+    incident_min_ms: number;
   };
   causes: {
     kv_full: number;
@@ -69,6 +71,8 @@ export interface ModelConfig {
     software_xids: number[];
     deploy_window_ms: number;
     deploy_kpi_change: number;
+    /** After a deploy, the KPI is judged from this long after it (warm-up: caches, graphs, a cold prefix cache). */
+    deploy_warmup_ms: number;
     workload_tolerance: number;
     crash_loop_window_ms: number;
     crash_loop_restarts: number;
@@ -150,7 +154,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   token_peak: null,
   memory_epsilon_bytes: 1 << 20,
   memory_absolute_above: 0.97,
-  alerts: { for_ms: 60_000, latency_p99_ms: 800, latency_rel_rise: 0.25 },
+  alerts: { for_ms: 120_000, latency_p99_ms: 800, latency_rel_rise: 0.25, incident_min_ms: 180_000 },
   causes: {
     kv_full: 0.95,
     kv_high: 0.9,
@@ -169,6 +173,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     software_xids: [13, 31, 43, 45],
     deploy_window_ms: 10 * 60_000,
     deploy_kpi_change: 0.2,
+    deploy_warmup_ms: 120_000,
     workload_tolerance: 0.15,
     crash_loop_window_ms: 30 * 60_000,
     crash_loop_restarts: 2,

@@ -42,7 +42,9 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
 
   if (x.onsetIndex >= 0) out.push({ kind: 'series', ref: 'lat.e2e', start_ms: f.t[x.onsetIndex], end_ms: f.t[x.onsetIndex] + f.grid.W, text: 'joint trigger: P99 latency up and token rate down against the baseline' });
   for (const a of x.alerts) {
-    if (a.family === 'resources') continue;
+    // A symptom alert is an incident once it has stayed on a while: near capacity, a healthy engine queues
+    // for a minute at a traffic peak and recovers by itself.
+    if (a.family === 'resources' || (a.resolved_ms ?? to) - a.first_fired_ms < cfg.alerts.incident_min_ms) continue;
     out.push({ kind: 'series', ref: a.family, start_ms: a.first_fired_ms, end_ms: a.resolved_ms ?? to, text: `${a.family} alert` });
   }
   return out.sort((a, b) => a.start_ms - b.start_ms);

@@ -77,6 +77,8 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
   const changed = prev && ver ? String(prev.attrs.version) !== String(ver) : null;
   const crashed = crashes.some((x) => x.ts_ms <= e.ts_ms && x.ts_ms >= e.ts_ms - cc.deploy_window_ms);
   if (e.kind !== EV.config && e.kind !== EV.deploy && changed !== true && crashed) return 'a restart after a crash with the same version';
+  // A restart that brings back the version it stopped (and no config change logged) redeployed nothing.
+  if (e.kind !== EV.config && e.kind !== EV.deploy && changed === false) return 'a restart with the same version';
   return null;
 }
 
@@ -108,6 +110,11 @@ export const deployRegression: Rule = (c) => {
       if (!cp || !(dir * cp.size >= cc.deploy_kpi_change)) continue;
       const at = c.f.t[a + cp.index];
       if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
+      // A regression persists: the level after the new version has warmed up (caches, CUDA graphs, a cold
+      // prefix cache) against the level before, medians — a minute of slow first requests is not one.
+      const warm = Math.min(b, Math.max(split + 1, Math.ceil((e.ts_ms + cc.deploy_warmup_ms - c.f.grid.t0) / c.f.grid.step)));
+      const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
+      if (!(dir * (persist - 1) >= cc.deploy_kpi_change)) continue;
       const cand: DeployCandidate = { e, kpi, size: dir * cp.size, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
