@@ -1,5 +1,5 @@
-// Jaeger JSON: the query API / UI download `{data: [trace…]}`, or one bare trace `{traceID, spans,
-// processes}`. startTime/duration are µs; the first CHILD_OF reference is the parent. Read as a stream
+// Jaeger JSON: the query API / UI download `{data: [trace…]}`, one bare trace `{traceID, spans,
+// processes}`, or a bare array of spans as stored one by one (each with its own `process`) or of traces. startTime/duration are µs; the first CHILD_OF reference is the parent. Read as a stream
 // (json-path-scanner.ts), with no size limit: see JaegerStream for what is held.
 //
 // spans: trace_id / span_id as written (lower-case hex), attrs = tags, plus service.name (from the
@@ -16,7 +16,10 @@ const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.
 export function detectJaeger(head: Buffer): number {
   const s = head.toString('utf8');
   if (!/"traceID"\s*:/.test(s)) return 0;
-  return /"operationName"\s*:/.test(s) && /"spans"\s*:/.test(s) ? 0.9 : 0.4;
+  if (/"operationName"\s*:/.test(s) && /"spans"\s*:/.test(s)) return 0.9;
+  // A bare array of spans: Jaeger's span fields without a trace around them.
+  if (/^\s*\[/.test(s) && /"operationName"\s*:/.test(s) && /"spanID"\s*:/.test(s) && /"startTime"\s*:/.test(s)) return 0.85;
+  return 0.4;
 }
 
 function tags(list: unknown): Record<string, unknown> {
@@ -42,7 +45,8 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   const refs = Array.isArray(sp.references) ? sp.references.filter(isObj) : [];
   const parentRef = refs.find((r) => r.refType === 'CHILD_OF') ?? null;
   const own = tags(sp.tags);
-  const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : null;
+  // A span of a trace names its process by id; a span stored on its own (a bare array) embeds it.
+  const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : isObj(sp.process) ? sp.process : null;
   const attrs: Record<string, unknown> = {
     ...own,
     'service.name': proc?.serviceName,
@@ -108,8 +112,18 @@ class JaegerStream implements JsonVisitor {
     private readonly warn: Warn,
   ) {}
 
+  /** A bare top-level array: of spans (each with its own `process`), or of traces. */
+  sawArray = false;
+
   enter(path: JsonPath, kind: ValueKind): Take {
-    if (path.length === 0) return kind === 'object' ? 'walk' : 'skip';
+    if (path.length === 0) {
+      if (kind === 'array') {
+        this.sawArray = true;
+        return 'walk';
+      }
+      return kind === 'object' ? 'walk' : 'skip';
+    }
+    if (this.sawArray) return path.length === 1 && kind === 'object' ? 'parse' : 'skip';
     // The members of a trace: data[i].x, or x at the top for a bare trace.
     const inData = path[0] === 'data';
     const depth = inData ? path.length - 2 : path.length;
@@ -142,6 +156,10 @@ class JaegerStream implements JsonVisitor {
   }
 
   value(path: JsonPath, v: unknown): void {
+    if (this.sawArray) {
+      this.arrayItem(v, path[0] as number);
+      return;
+    }
     const inData = path[0] === 'data';
     const trace = inData ? this.trace! : this.bare;
     const key = path[inData ? 2 : 0];
@@ -161,7 +179,20 @@ class JaegerStream implements JsonVisitor {
     (path[0] === 'data' ? this.trace! : this.bare).held.push({ text, at, path: pathText(path) });
   }
 
+  /** An element of a bare array: a span, or a whole trace (`{traceID, spans, processes}`). */
+  private arrayItem(v: unknown, index: number): void {
+    if (!isObj(v)) return;
+    if (Array.isArray(v.spans)) {
+      const trace: TraceState = { ...newTrace(index), processes: isObj(v.processes) ? v.processes : {}, traceID: v.traceID, sawTraceID: true, sawSpans: true };
+      for (const sp of v.spans) this.emit(sp, trace);
+      return;
+    }
+    this.bare.sawSpans = true;
+    this.emit(v, { ...this.bare, index, processes: {}, sawTraceID: true });
+  }
+
   leave(path: JsonPath): void {
+    if (this.sawArray) return;
     const atTrace = path.length === 2 && path[0] === 'data';
     if (!atTrace && path.length !== 0) return;
     // {data: […]} is not itself a trace; a top level with neither is not a Jaeger file (said after the scan).
@@ -201,7 +232,7 @@ export const jaegerImporter: Importer = {
       if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `malformed JSON: ${e.message}`);
       throw e;
     }
-    if (!doc.sawData && !doc.sawBareSpans) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]} or a trace with spans');
+    if (!doc.sawData && !doc.sawBareSpans && !doc.sawArray) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]}, a trace with spans, or an array of spans');
     if (doc.spans === 0) throw new ImportError(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
     reqs.flush(sink);
   },

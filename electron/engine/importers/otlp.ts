@@ -1,6 +1,7 @@
 // OTLP/JSON traces: one ExportTraceServiceRequest document, or the collector file exporter's JSON lines
-// (one request per line). Old files say `instrumentationLibrarySpans`; ids are hex or base64; times
-// are decimal strings or numbers.
+// (one request per line), or Jaeger's api/v3 answer (`{"result": {"resourceSpans": …}}`, one per line when
+// streamed). Old files say `instrumentationLibrarySpans`; ids are hex or base64; times are decimal strings
+// or numbers.
 //
 // Read as a stream, with no size limit: the first request a span at a time (json-path-scanner.ts), so
 // a multi-gigabyte single document never becomes one string; each later line, if any, whole (a line is
@@ -99,8 +100,9 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
 
 const NOT_A_REQUEST = 'not an OTLP trace request (no resourceSpans)';
 
-/** One parsed request (a line of the collector's file). */
+/** One parsed request (a line of the collector's file, or of Jaeger's api/v3 answer stream). */
 function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, where: Position, warn: Warn): number {
+  if (isObj(doc) && isObj(doc.result) && !('resourceSpans' in doc)) doc = doc.result;
   if (!isObj(doc) || !Array.isArray(doc.resourceSpans)) {
     warn(NOT_A_REQUEST, { ...where, key: 'resourceSpans' });
     return 0;
@@ -140,7 +142,22 @@ class RequestStream implements JsonVisitor {
     private readonly warn: Warn,
   ) {}
 
-  enter(path: JsonPath, kind: ValueKind): Take {
+  /** Jaeger's api/v3 answers wrap the request: `{"result": {"resourceSpans": …}}`. */
+  private wrapped = false;
+
+  /** The path within the request (without api/v3's `result`), or null for a value outside it. */
+  private inner(path: JsonPath): JsonPath | null {
+    if (!this.wrapped) return path;
+    return path.length === 0 ? path : path[0] === 'result' ? path.slice(1) : null;
+  }
+
+  enter(outer: JsonPath, kind: ValueKind): Take {
+    if (outer.length === 1 && outer[0] === 'result' && kind === 'object' && !this.sawResourceSpans) {
+      this.wrapped = true;
+      return 'walk';
+    }
+    const path = this.inner(outer);
+    if (path === null) return 'skip';
     const container = kind === 'object' || kind === 'array';
     switch (path.length) {
       case 0:
@@ -170,7 +187,9 @@ class RequestStream implements JsonVisitor {
     }
   }
 
-  value(path: JsonPath, v: unknown): void {
+  value(outer: JsonPath, v: unknown): void {
+    const path = this.inner(outer);
+    if (path === null) return;
     if (path.length === 6) {
       if (!isObj(v)) return;
       if (this.resource && this.scope.of && this.pending.length === 0) this.emit(v, this.scope.of);
@@ -184,7 +203,9 @@ class RequestStream implements JsonVisitor {
     }
   }
 
-  leave(path: JsonPath): void {
+  leave(outer: JsonPath): void {
+    const path = this.inner(outer);
+    if (path === null || (this.wrapped && outer.length < 2)) return;
     if (path.length === 4) {
       this.scope.of ??= {};
       this.flush();

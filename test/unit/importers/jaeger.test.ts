@@ -75,3 +75,25 @@ test('malformed Jaeger JSON fails with line and offset', async () => {
     t.dispose();
   }
 });
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('a bare array of Jaeger spans, each with its own process: detected and read (it failed)', async () => {
+  const file = variant('jaeger-span-array.json');
+  assert.equal(detectImporter(readFileSync(file), 'spans.json')?.format, 'jaeger-json');
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = t.store.db.prepare('SELECT span_id, parent_id, name, end_ns - start_ns AS d, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; name: string; d: number; attrs_json: string }[];
+    assert.deepEqual(
+      rows.map((x) => [x.span_id, x.parent_id, x.name, JSON.parse(x.attrs_json)['service.name'], x.d]),
+      [
+        ['0000000000000001', null, 'POST /v1/completions', 'vllm-frontend', 1_250_000_000],
+        ['0000000000000002', '0000000000000001', 'llm_request', 'vllm', 1_240_000_000],
+      ],
+    );
+  } finally {
+    t.dispose();
+  }
+});

@@ -111,3 +111,39 @@ test('a truncated OTLP document fails with its position and imports nothing', as
     t.dispose();
   }
 });
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test("Jaeger's api/v3 answer ({result: {resourceSpans}}, one per line) is OTLP: every span read (it was 'no spans')", async () => {
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [variant('jaeger-api-v3.json')], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = t.store.db.prepare('SELECT span_id, parent_id, name, start_ns, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; name: string; start_ns: number; attrs_json: string }[];
+    assert.deepEqual(
+      rows.map((x) => [x.span_id, x.parent_id, x.name, JSON.parse(x.attrs_json)['service.name']]),
+      [
+        ['051581bf3cb55c13', null, 'llm_request', 'vllm'],
+        ['151581bf3cb55c14', '051581bf3cb55c13', 'prefill', 'vllm'],
+        ['251581bf3cb55c15', null, 'route', 'router'],
+      ],
+    );
+    assert.equal(JSON.parse(rows[2].attrs_json)['otel.status_code'], 2);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a single api/v3 answer over several lines (pretty-printed) is read as one document', async () => {
+  const t = tempStore();
+  try {
+    const one = JSON.parse(readFileSync(variant('jaeger-api-v3.json'), 'utf8').split('\n')[0]);
+    const file = join(t.dir, 'trace.json');
+    writeFileSync(file, JSON.stringify(one, null, 2));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    assert.equal((t.store.db.prepare('SELECT COUNT(*) n FROM spans').get() as { n: number }).n, 2);
+  } finally {
+    t.dispose();
+  }
+});
