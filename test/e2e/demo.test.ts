@@ -137,6 +137,63 @@ describe('the demo incident (npm start in browser mode)', { skip: missing ?? fal
     });
   }
 
+  test('kernel lanes are named, and hovering a kernel shows its name and duration', async () => {
+    await app.tab('kernels');
+    await page.waitForSelector('[data-testid="kernels-panel"][data-state="ready"]');
+    assert.match((await page.getAttribute('[data-testid="kernel-lanes"]', 'aria-label')) ?? '', /GPU 0 · stream \d+/);
+    await page.click('[data-testid="zoom-to-kernels"]');
+    await page.waitForSelector('[data-testid="kernels-panel"][data-state="ready"]');
+    await app.waitTimelineIdle();
+    const lanes = page.locator('[data-testid="kernel-lanes"]');
+    await lanes.scrollIntoViewIfNeeded();
+    const box = (await lanes.boundingBox())!;
+    let tip: string | null = null;
+    // Sweep the first lane from left to right until a kernel is under the mouse.
+    for (let i = 0; i < 120 && !tip; i++) {
+      await page.mouse.move(box.x + 120 + ((box.width - 124) * i) / 120, box.y + 10);
+      if (await page.locator('[data-testid="kernel-tooltip"]').count()) tip = await page.textContent('[data-testid="kernel-tooltip"]');
+    }
+    assert.ok(tip, 'a tooltip appears over a kernel');
+    assert.match(tip, /(ms|µs|s) · GPU 0 · stream \d+/);
+    assert.doesNotMatch(tip.split('\n')[0], /^void /);
+    await app.screenshot('issue16-kernel-tooltip');
+    const fits = await page.$eval('[data-testid="kernel-table"]', (t) => t.scrollWidth <= (t.parentElement as HTMLElement).clientWidth + 1);
+    assert.ok(fits, 'the kernel table fits its panel');
+    await page.click('[data-testid="zoom-reset"]');
+    await app.waitTimelineIdle();
+  });
+
+  test('at 1280×720 nothing is cut off: the headline, Export report, every tab, the gauges and the tables', async () => {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.reload();
+    await page.waitForSelector('.app[data-state="idle"]');
+    await app.waitForIncident();
+    await page.waitForSelector('[data-testid="headline"][data-state="ready"]');
+    const inView = async (sel: string) => {
+      const b = await page.locator(sel).first().boundingBox();
+      assert.ok(b, `${sel} is shown`);
+      assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.width <= 1280 + 0.5 && b.y + b.height <= 720 + 0.5, `${sel} lies inside 1280×720: ${JSON.stringify(b)}`);
+    };
+    for (const sel of ['[data-testid="headline"]', '[data-testid="export-report"]', '[data-testid="export-format"]', '[data-testid="zoom-reset"]', '[data-testid="add-note"]']) await inView(sel);
+    for (const tab of ['overview', 'diagnosis', 'logs', 'traces', 'kernels', 'kv', 'memory', 'annotations', 'sql']) await inView(`[data-testid="tab-${tab}"]`);
+    const overflowing = await page.$$eval('.incident-left *', (els) => els.filter((e) => e.getBoundingClientRect().right > (document.querySelector('.incident-left') as HTMLElement).getBoundingClientRect().right + 1).map((e) => e.className || e.tagName));
+    assert.deepEqual(overflowing, [], 'nothing in the left column runs past its edge');
+    for (const [tab, sel] of [
+      ['kernels', '[data-testid="kernel-table"]'],
+      ['overview', '[data-testid="sources"]'],
+      ['diagnosis', '.checked-table'],
+    ] as const) {
+      await app.tab(tab);
+      await page.waitForSelector(sel);
+      const fits = await page.$eval(sel, (t) => t.getBoundingClientRect().right <= (document.querySelector('.tab-body') as HTMLElement).getBoundingClientRect().right + 1);
+      assert.ok(fits, `${sel} fits the panel at 1280 px`);
+      await app.screenshot(`issue16-1280-${tab}`);
+    }
+    const directions = await page.$$eval('[data-testid^="gauge-"]', (els) => els.map((e) => e.querySelector('meter')?.getAttribute('optimum')));
+    assert.deepEqual(directions, ['0', '0', '0', '0'], 'every gauge reads the same way: longer is worse');
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
   test('no page errors, console errors or CSP violations', () => {
     assert.deepEqual(problems, []);
   });

@@ -14,7 +14,8 @@ import { CAUSE_IDS } from '../../electron/contract/diagnosis';
 import { AppPage } from './helpers/app-page';
 import { rendererMissing, startBridge, type Bridge } from './helpers/bridge';
 import { launchChromium, newPage } from './helpers/browser';
-import { CRASH_AT_MS, writeCrashBundle } from './helpers/small-bundle';
+import { LEAK_FRAME, writeMemoryBundle } from './helpers/memory-bundle';
+import { CRASH_AT_MS, writeCrashBundle, writeDayBundle } from './helpers/small-bundle';
 
 const missing = rendererMissing();
 
@@ -195,6 +196,40 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
       assert.match(pdfText, /Request latency/, 'the charts are in the PDF');
     }
     await app.screenshot('issue16-exported');
+  });
+
+  test('memory stacks lead with the Python frame that allocated; the unwinder and allocator frames are folded', async () => {
+    await page.click('.brand');
+    await page.waitForSelector('[data-testid="home"]');
+    const before = await page.locator('[data-testid="incident-row"]').count();
+    await app.importByInput([writeMemoryBundle(dir)]);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="incident-row"]').length === n + 1, before);
+    await app.waitForIncident();
+    await app.tab('memory');
+    await page.waitForSelector('[data-testid="memory-panel"][data-state="ready"]');
+    const first = page.locator('[data-testid="sites-table"] [data-testid="stack-first-frame"]').first();
+    await first.waitFor();
+    assert.equal(await first.textContent(), LEAK_FRAME);
+    const stack = (await page.locator('[data-testid="sites-table"] [data-testid="stack-frames"]').first().textContent()) ?? '';
+    assert.match(stack, /4 allocator \/ unwinder frames folded/);
+    assert.match((await page.textContent('[data-testid="live-growth"]')) ?? '', /^\+\d/, 'the growth the chart shows is stated beside the leak verdict');
+    await app.screenshot('issue16-memory-stacks');
+  });
+
+  test('a day-long incident reads as a density on the quadrant map, with the visible range as the trajectory', async () => {
+    await page.click('.brand');
+    await page.waitForSelector('[data-testid="home"]');
+    const before = await page.locator('[data-testid="incident-row"]').count();
+    await app.importByInput([writeDayBundle(dir)]);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="incident-row"]').length === n + 1, before);
+    await app.waitForIncident();
+    await page.waitForSelector('.quadrant-map[data-state="ready"]');
+    assert.equal(await page.getAttribute('.quadrant-map', 'data-mode'), 'density');
+    assert.match((await page.textContent('[data-testid="qmap-density"]')) ?? '', /[\d,]+ windows as density/);
+    await page.locator('.quadrant-map').screenshot({ path: join('test-results', 'screenshots', 'issue16-quadrant-24h.png') });
+    await app.dragOnChart(0.9, 1, { chart: 'kv' });
+    await app.waitTimelineIdle();
+    await page.locator('.quadrant-map').screenshot({ path: join('test-results', 'screenshots', 'issue16-quadrant-24h-zoomed.png') });
   });
 
   test('no page errors, console errors or CSP violations', () => {

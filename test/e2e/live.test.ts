@@ -95,7 +95,7 @@ describe('live recording (browser mode)', { skip: missing ?? false, concurrency:
     await page.waitForSelector('[data-testid="follow-live"][aria-pressed="true"]');
     // Data appear: the KV chart is drawn with points, and the quantile chart from the histogram.
     await page.waitForSelector('[data-chart="kv"] .chart-box[data-state="ready"]', { timeout: 15_000 });
-    await page.waitForSelector('[data-chart="latency-quantiles"] .chart-box[data-state="ready"]', { timeout: 15_000 });
+    await page.waitForSelector('[data-chart="latency-e2e"] .chart-box[data-state="ready"]', { timeout: 15_000 });
     // The overview follows the recording: its span and sample count appear without reopening it.
     await page.waitForFunction(() => /\d+ samples/.test(document.querySelector('[data-testid="overview"]')?.textContent ?? ''), null, { timeout: 10_000 });
     assert.notEqual(await page.textContent('[data-testid="overview-span"]'), 'no data yet');

@@ -69,7 +69,7 @@ describe('workstation (browser mode)', { skip: missing ?? false, concurrency: 1 
   test('timeline charts ask the store for no more points than they have pixels', async () => {
     const charts = page.locator('[data-testid="timeline"] .chart-box');
     assert.ok((await charts.count()) >= 4, 'KV, queue, tokens and latency charts');
-    for (const id of ['kv', 'queue', 'tokens', 'latency-mean']) assert.equal(await page.locator(`[data-testid="timeline"] [data-chart="${id}"]`).count(), 1, `chart ${id}`);
+    for (const id of ['kv', 'queue', 'tokens', 'latency-e2e']) assert.equal(await page.locator(`[data-testid="timeline"] [data-chart="${id}"]`).count(), 1, `chart ${id}`);
     for (let i = 0; i < (await charts.count()); i++) {
       const box = charts.nth(i);
       const width = (await box.locator('.u-over').boundingBox())!.width;

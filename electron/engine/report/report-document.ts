@@ -3,6 +3,7 @@
 // model, so both formats state the same facts in the same order.
 import type { Condition } from '../../contract/diagnosis';
 import { causeMechanism, causeName, chainText } from '../../../common/causes';
+import { orderFrames } from '../../../common/frames';
 import { checkedCauses } from '../../../common/verdict';
 import { formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatTime, formatTimeAt, groupDigits } from '../../../common/format';
 import type { Figure } from './figures';
@@ -318,14 +319,18 @@ function resources(d: ReportData, at: (ms: number | null) => string): Block[] {
     });
     blocks.push({
       t: 'table',
-      columns: ['#', 'Live', 'Allocations', 'Top frames (innermost first)'],
+      columns: ['#', 'Live', 'Allocations', 'Stack (Python frames first, innermost first)'],
       numeric: [1, 2],
-      rows: d.leak_sites.map((s, i) => [
-        String(i + 1),
-        formatBytes(s.live_bytes),
-        String(s.allocs),
-        { text: s.frames.slice(0, FRAMES_SHOWN).join(' | ') || '(no stack recorded)', tone: 'mono', lines: s.frames.length ? [...s.frames.slice(0, FRAMES_SHOWN), ...(s.frames.length > FRAMES_SHOWN ? [`… ${s.frames.length - FRAMES_SHOWN} more frames`] : [])] : ['(no stack recorded)'] },
-      ]),
+      rows: d.leak_sites.map((s, i) => {
+        const { shown, folded } = orderFrames(s.frames);
+        const more = [...(shown.length > FRAMES_SHOWN ? [`… ${shown.length - FRAMES_SHOWN} more frames`] : []), ...(folded.length ? [`(${folded.length} allocator / unwinder frames folded)`] : [])];
+        return [
+          String(i + 1),
+          formatBytes(s.live_bytes),
+          String(s.allocs),
+          { text: shown.slice(0, FRAMES_SHOWN).join(' | ') || '(no stack recorded)', tone: 'mono', lines: s.frames.length ? [...shown.slice(0, FRAMES_SHOWN), ...more] : ['(no stack recorded)'] },
+        ];
+      }),
     });
   } else blocks.push({ t: 'p', text: 'No allocation records with live memory (no memory snapshot, Kineto memory events or nsys memory trace in the bundle).' });
 

@@ -73,11 +73,12 @@ export function IncidentView({ incidentId }: { incidentId: number }) {
         <div className="incident-title">
           <h1 title={detail?.name}>{detail?.name ?? '…'}</h1>
           <Headline />
+          {/* Up here, not under the map: on a laptop screen the end of the column is below the fold. */}
+          {detail ? <ReportExport incidentId={incidentId} name={detail.name} /> : null}
           <CursorClock />
         </div>
         <QuadrantMap />
         <Replay />
-        {detail ? <ReportExport incidentId={incidentId} name={detail.name} /> : null}
       </div>
       <Splitter orientation="vertical" value={sizes.left} min={260} max={maxLeft} label="Resize the quadrant-map column" onChange={(px) => setSize('left', px)} />
       <div className="incident-right" style={{ gridTemplateRows: `${sizes.timeline}px 6px minmax(0, 1fr)` }}>

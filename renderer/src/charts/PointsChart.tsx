@@ -5,7 +5,7 @@ import uPlot from 'uplot';
 import { formatValue } from '../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useLayout } from '../state/layout';
-import { SYNC_KEY } from './TimeChart';
+import { SYNC_KEY, timeSpace, timeTicks } from './TimeChart';
 import { readChartColors } from './theme-colors';
 
 interface Props {
@@ -34,8 +34,9 @@ export function PointsChart({ title, unit, t, v, height = 140 }: Props) {
         cursor: { sync: { key: SYNC_KEY }, drag: { x: false, y: false } },
         scales: { x: { time: true, range: () => [useCursor.getState().range[0], useCursor.getState().range[1]] } },
         axes: [
-          { stroke: colors.axis, grid: { stroke: colors.grid } },
-          { stroke: colors.axis, grid: { stroke: colors.grid }, size: 72, values: (_u, s) => s.map((x) => formatValue(x, unit)) },
+          // The same 24-hour UTC clock as the timeline (uPlot's own ticks would read 12-hour local time).
+          { stroke: colors.axis, grid: { stroke: colors.grid }, space: (_u, _i, min, max, dim) => timeSpace(max - min, dim), values: (self, splits) => timeTicks(self, splits) },
+          { stroke: colors.axis, grid: { stroke: colors.grid }, size: 84, values: (_u, s) => s.map((x) => formatValue(x, unit)) },
         ],
         series: [{}, { label: title, stroke: colors.series[0], width: 1.25, points: { show: false }, value: (_u, x) => formatValue(x, unit) }],
       },

@@ -54,7 +54,7 @@ const SPARSE_POINTS = 40;
 const CHAR_PX = 7.2;
 
 /** 24-hour UTC ticks, with seconds or milliseconds only where the spacing needs them. */
-function timeTicks(u: uPlot, splits: number[]): string[] {
+export function timeTicks(u: uPlot, splits: number[]): string[] {
   const step = splits.length > 1 ? splits[1] - splits[0] : 60_000;
   const [from, to] = step < 1000 ? [11, 23] : step < 60_000 ? [11, 19] : [11, 16];
   const half = ((to - from) * CHAR_PX) / 2;
@@ -64,7 +64,7 @@ function timeTicks(u: uPlot, splits: number[]): string[] {
 }
 
 /** Pixels between time ticks: room for the longest label the spacing will need (HH:MM:SS.mmm below a second). */
-function timeSpace(span: number, plotPx: number): number {
+export function timeSpace(span: number, plotPx: number): number {
   const step = (span / Math.max(1, plotPx)) * 60;
   return step < 1000 ? 13 * CHAR_PX : step < 60_000 ? 9.5 * CHAR_PX : 50;
 }

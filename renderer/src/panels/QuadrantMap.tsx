@@ -1,10 +1,13 @@
 // The (R, S) plane: four quadrants split at θR and θS, the trajectory of windows coloured by time, and
-// the window at the cursor. The static layer is drawn once per data/size/theme; cursor moves (replay
-// at 60 frames/s) only blit it and draw one marker.
+// the window at the cursor. A long incident (thousands of windows: a day at a 10 s step) would be a
+// solid blob as a line, so past TRAJECTORY_MAX windows the whole incident is drawn as a density (cells
+// shaded by how many windows fell in them) and only the visible range as a trajectory, averaged into at
+// most TRAJECTORY_MAX points. The static layer is drawn once per data/size/theme/range; cursor moves
+// (replay at 60 frames/s) only blit it and draw one marker.
 import { useEffect, useRef } from 'react';
 import type { WindowScore } from '../../../electron/contract/diagnosis';
 import { readChartColors, timeColor } from '../charts/theme-colors';
-import { useCursor } from '../state/cursor';
+import { type Range, useCursor } from '../state/cursor';
 import { hasData, replayWindows, useDiagnosis, windowIndexAt } from '../state/diagnosis';
 import { type Theme, useLayout } from '../state/layout';
 
@@ -12,6 +15,22 @@ export const THETA_R = 0.85;
 export const THETA_S = 0.5;
 // Room under the plot for the tick values and, below them, the axis name.
 const PAD = { left: 34, right: 10, top: 10, bottom: 36 };
+/** More windows than this read as a density, with the visible range as an averaged trajectory. */
+export const TRAJECTORY_MAX = 400;
+const CELLS = 48;
+
+/** The windows of the visible range, averaged in time order into at most `max` points. */
+export function visibleTrajectory(windows: readonly WindowScore[], range: Range, max = TRAJECTORY_MAX): { R: number; S: number; f: number }[] {
+  const inside = windows.filter((w) => w.t_ms >= range[0] && w.t_ms <= range[1]);
+  const n = inside.length;
+  const per = Math.max(1, Math.ceil(n / max));
+  const out: { R: number; S: number; f: number }[] = [];
+  for (let i = 0; i < n; i += per) {
+    const chunk = inside.slice(i, i + per);
+    out.push({ R: chunk.reduce((a, w) => a + w.R, 0) / chunk.length, S: chunk.reduce((a, w) => a + w.S, 0) / chunk.length, f: (i + chunk.length / 2) / Math.max(1, n) });
+  }
+  return out;
+}
 
 const QUADRANT_LABELS: [string, number, number][] = [
   ['healthy', 0.02, 0.02],
@@ -20,7 +39,7 @@ const QUADRANT_LABELS: [string, number, number][] = [
   ['exhausted', THETA_R + 0.01, 0.98],
 ];
 
-function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[], theme: Theme): void {
+function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[], theme: Theme, range: Range): void {
   const css = getComputedStyle(document.documentElement);
   const v = (n: string) => css.getPropertyValue(n).trim();
   const colors = readChartColors();
@@ -77,20 +96,47 @@ function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows
     ctx.fillText(label, 0, 0);
     ctx.restore();
   }
-  const n = windows.length;
-  ctx.lineWidth = 1.75;
+  const dense = windows.length > TRAJECTORY_MAX;
+  if (dense) drawDensity(ctx, windows, X, Y, pw, ph, v('--fg'));
+  const path = dense ? visibleTrajectory(windows, range) : windows.map((x, i) => ({ R: x.R, S: x.S, f: i / Math.max(1, windows.length - 1) }));
+  ctx.lineWidth = dense ? 1.25 : 1.75;
   ctx.lineJoin = 'round';
-  for (let i = 1; i < n; i++) {
-    ctx.strokeStyle = timeColor(i / Math.max(1, n - 1), theme);
+  for (let i = 1; i < path.length; i++) {
+    ctx.strokeStyle = timeColor(path[i].f, theme);
     ctx.beginPath();
-    ctx.moveTo(X(windows[i - 1].R), Y(windows[i - 1].S));
-    ctx.lineTo(X(windows[i].R), Y(windows[i].S));
+    ctx.moveTo(X(path[i - 1].R), Y(path[i - 1].S));
+    ctx.lineTo(X(path[i].R), Y(path[i].S));
     ctx.stroke();
   }
-  for (let i = 0; i < n; i++) {
-    ctx.fillStyle = timeColor(i / Math.max(1, n - 1), theme);
-    ctx.fillRect(X(windows[i].R) - 2, Y(windows[i].S) - 2, 4, 4);
+  const dot = dense ? 3 : 4;
+  for (const p of path) {
+    ctx.fillStyle = timeColor(p.f, theme);
+    ctx.fillRect(X(p.R) - dot / 2, Y(p.S) - dot / 2, dot, dot);
   }
+}
+
+/** Cells of the plane shaded by how many windows fell in them (log scale), in the text colour. */
+function drawDensity(ctx: CanvasRenderingContext2D, windows: readonly WindowScore[], X: (r: number) => number, Y: (s: number) => number, pw: number, ph: number, ink: string): void {
+  const counts = new Uint32Array(CELLS * CELLS);
+  let max = 0;
+  for (const x of windows) {
+    const i = Math.min(CELLS - 1, Math.max(0, Math.floor(x.R * CELLS)));
+    const j = Math.min(CELLS - 1, Math.max(0, Math.floor(x.S * CELLS)));
+    max = Math.max(max, ++counts[j * CELLS + i]);
+  }
+  const cw = pw / CELLS;
+  const ch = ph / CELLS;
+  ctx.save();
+  ctx.fillStyle = ink;
+  for (let j = 0; j < CELLS; j++) {
+    for (let i = 0; i < CELLS; i++) {
+      const c = counts[j * CELLS + i];
+      if (!c) continue;
+      ctx.globalAlpha = 0.12 + 0.6 * (Math.log1p(c) / Math.log1p(max));
+      ctx.fillRect(X(i / CELLS), Y((j + 1) / CELLS), Math.ceil(cw), Math.ceil(ch));
+    }
+  }
+  ctx.restore();
 }
 
 export function QuadrantMap() {
@@ -100,6 +146,9 @@ export function QuadrantMap() {
   const state = useDiagnosis((s) => s.state);
   const theme = useLayout((s) => s.theme);
   const windows = replayWindows(diagnosis);
+  const dense = windows.length > TRAJECTORY_MAX;
+  // A dense map redraws its trajectory for the visible range; a sparse one ignores the range.
+  const range = useCursor((s) => (dense ? s.range : null));
 
   useEffect(() => {
     const c = canvas.current;
@@ -122,7 +171,7 @@ export function QuadrantMap() {
       c.style.height = `${h}px`;
       const lctx = layer.getContext('2d')!;
       lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      drawStatic(lctx, w, h, windows, theme);
+      drawStatic(lctx, w, h, windows, theme, range ?? useCursor.getState().full);
       draw();
     };
     const draw = () => {
@@ -163,7 +212,7 @@ export function QuadrantMap() {
       unsub();
       cancelAnimationFrame(raf);
     };
-  }, [windows, theme]);
+  }, [windows, theme, range]);
 
   const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const c = e.currentTarget;
@@ -185,7 +234,7 @@ export function QuadrantMap() {
   };
 
   return (
-    <section className="quadrant-map" aria-label="Quadrant map" data-state={state === 'ready' ? (windows.length ? 'ready' : 'empty') : state}>
+    <section className="quadrant-map" aria-label="Quadrant map" data-state={state === 'ready' ? (windows.length ? 'ready' : 'empty') : state} data-mode={dense ? 'density' : 'trajectory'}>
       <h2>Quadrant map</h2>
       <div ref={wrap} className="qmap-wrap">
         <canvas
@@ -196,6 +245,11 @@ export function QuadrantMap() {
           onClick={onClick}
         />
       </div>
+      {dense ? (
+        <div className="qmap-legend small muted" data-testid="qmap-density">
+          <span className="qmap-density-swatch" /> {windows.length.toLocaleString('en-US')} windows as density · line: the visible range
+        </div>
+      ) : null}
       {windows.length > 1 ? (
         <div className="qmap-legend small muted" aria-hidden="true">
           earlier

@@ -10,7 +10,11 @@ export interface PaneSizes {
   timeline: number;
 }
 
-export const DEFAULT_SIZES: PaneSizes = { left: 360, timeline: 420 };
+/** The quadrant-map column takes about a quarter of the window (360 px on a wide screen), the timeline half the height. */
+export const DEFAULT_SIZES: PaneSizes = {
+  left: Math.round(Math.max(280, Math.min(360, (typeof window === 'undefined' ? 1600 : window.innerWidth) * 0.25))),
+  timeline: Math.round(Math.max(260, Math.min(420, (typeof window === 'undefined' ? 1000 : window.innerHeight) * 0.5))),
+};
 
 const THEME_KEY = 'quadscope.theme';
 const sizesKey = (incidentId: number) => `quadscope.layout.${incidentId}`;

@@ -17,8 +17,9 @@ const LE = [0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export const CRASH_AT = 80;
 export const CRASH_AT_MS = BUNDLE_START_MS + CRASH_AT * SCRAPE_MS;
 
-export function promText(opts: { surgeAt?: number; scrapes?: number } = {}): string {
+export function promText(opts: { surgeAt?: number; scrapes?: number; stepMs?: number } = {}): string {
   const surgeAt = opts.surgeAt ?? SURGE_AT;
+  const step = opts.stepMs ?? SCRAPE_MS;
   const out: string[] = [
     '# HELP vllm:num_requests_running Number of requests in model execution batches.',
     '# TYPE vllm:num_requests_running gauge',
@@ -40,12 +41,12 @@ export function promText(opts: { surgeAt?: number; scrapes?: number } = {}): str
   let count = 0;
   let sum = 0;
   for (let i = 0; i < (opts.scrapes ?? SCRAPES); i++) {
-    const ts = BUNDLE_START_MS + i * SCRAPE_MS;
+    const ts = BUNDLE_START_MS + i * step;
     const surge = i >= surgeAt;
     const running = surge ? 48 : 20 + (i % 4);
     const waiting = surge ? Math.min(200, (i - surgeAt) * 3) : 0;
     const kv = surge ? Math.min(0.99, 0.55 + (i - surgeAt) * 0.02) : 0.4 + (i % 5) * 0.01;
-    tokens += surge ? 2500 * 5 : 4000 * 5;
+    tokens += ((surge ? 2500 : 4000) * step) / 1000;
     if (surge && i > surgeAt + 10) preempt += 2;
     const lat = surge ? 4 : 0.4;
     const reqs = surge ? 30 : 50;
@@ -123,4 +124,13 @@ export function writeCrashBundle(dir: string): { name: string; path: string }[] 
     writeFileSync(path, f.text);
     return { name: f.name, path };
   });
+}
+
+/** A day of scrapes, one a minute, with the surge in the last two hours: the long-incident case. */
+export function writeDayBundle(dir: string): string {
+  const root = join(dir, 'day-bundle');
+  mkdirSync(root, { recursive: true });
+  const path = join(root, 'vllm-day.prom');
+  writeFileSync(path, promText({ scrapes: 1440, stepMs: 60_000, surgeAt: 1320 }));
+  return path;
 }
