@@ -80,6 +80,10 @@ export interface ModelConfig {
     /** Host RSS growth that counts as a leak: at least this many bytes and this share of the baseline RSS. */
     host_leak_min_bytes: number;
     host_leak_min_share: number;
+    /** A host leak's RSS slope over the incident must reach this multiple of the baseline's (a drift from the start is no leak). */
+    host_leak_speedup: number;
+    /** A jump of host RSS by more than this share between two readings is a new process, not growth. */
+    host_rss_jump: number;
     leak_mono: number;
     frag_ratio: number;
     frag_min_bytes: number;
@@ -180,6 +184,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
     leak_min_growth_bytes: 256 * 2 ** 20,
     host_leak_min_bytes: 2 ** 30,
     host_leak_min_share: 0.25,
+    host_leak_speedup: 2,
+    host_rss_jump: 0.25,
     leak_mono: 0.8,
     frag_ratio: 0.25,
     frag_min_bytes: 2 ** 30,

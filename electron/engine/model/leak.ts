@@ -96,7 +96,8 @@ export function memoryTrend(
     start_ms: p.t[from],
     end_ms: tLast,
     slope_bytes_per_min: slope,
-    mono: monotonicity(p.t, p.v),
+    // Monotone from where the growth starts: a flat stretch before a ramp is not evidence against it.
+    mono: p.v.length - from >= 3 ? monotonicity(p.t.slice(from), p.v.slice(from)) : monotonicity(p.t, p.v),
     growth_bytes: last - (Number.isFinite(baselineLevel) ? baselineLevel : p.v[0]),
     shape: growthShape(p.v),
     late_slope_ratio: slopePerMs > 0 ? lateSlope / slopePerMs : NaN,

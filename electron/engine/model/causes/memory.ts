@@ -3,6 +3,7 @@
 import type { EventRow } from '../../../contract/types';
 import { max, median } from '../baseline';
 import { memoryTrend, type MemoryTrend } from '../leak';
+import { olsSlope } from '../trend';
 import {
   cond, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
@@ -205,16 +206,42 @@ export const oomCrashLoop: Rule = (c) => {
   };
 };
 
+/**
+ * RSS of the current process only: a jump of more than `jump` (a share of the level) between two readings
+ * is a new process (a restart loads weights and warms caches at another level), not growth, so the
+ * windows before the last such jump are left out.
+ */
+function sinceLastJump(x: Float64Array, jump: number): Float64Array {
+  let prev = NaN;
+  let cut = -1;
+  for (let i = 0; i < x.length; i++) {
+    if (!Number.isFinite(x[i])) continue;
+    if (Number.isFinite(prev) && prev > 0 && Math.abs(x[i] - prev) / prev > jump) cut = i;
+    prev = x[i];
+  }
+  if (cut < 0) return x;
+  const out = new Float64Array(x.length).fill(NaN);
+  out.set(x.subarray(cut), cut);
+  return out;
+}
+
 export const hostMemoryLeak: Rule = (c) => {
   const missing = missingInputs(c.f, [[SIG.hostRss, SIG.hostSwap, SIG.hostMemAvailable]]);
   if (missing.length) return notAssessable('host_memory_leak', missing);
-  const tr = c.f.rss.some(Number.isFinite) ? memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, c.f.rss, medB(c, c.f.rss), null) : null;
+  const rss = sinceLastJump(c.f.rss, c.cfg.causes.host_rss_jump);
+  const tr = rss.some(Number.isFinite) ? memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, rss, medB(c, rss), null) : null;
   // A process's RSS creeps up by allocator caching and fragmentation when nothing is wrong: a leak is a
   // monotone climb that is also large, in bytes and against where it started.
   const cc = c.cfg.causes;
   const rssB = medB(c, c.f.rss);
   const need = Math.max(cc.host_leak_min_bytes, cc.host_leak_min_share * (Number.isFinite(rssB) ? rssB : 0));
-  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need;
+  // Python servers' RSS drifts up for hours (allocator caching, fragmentation, import-time growth); a leak
+  // is growth that began or sped up during the recording: the span's slope at least twice the baseline's.
+  const slopeB = olsSlope(slice(c.f.t, c.base), slice(rss, c.base)) * 60_000;
+  const after = c.span[1] > c.base[1] ? ([c.base[1] + 1, c.span[1]] as const) : c.span;
+  const slopeE = olsSlope(c.f.t.subarray(after[0], after[1] + 1), rss.subarray(after[0], after[1] + 1)) * 60_000;
+  const sped = slopeE > 0 && slopeE >= cc.host_leak_speedup * Math.max(0, Number.isFinite(slopeB) ? slopeB : 0);
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped;
   const swap = max(c.f.swap);
   const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
   const swapping = swap > 0 && avail <= 0.05;
@@ -224,8 +251,8 @@ export const hostMemoryLeak: Rule = (c) => {
     missing: [],
     require: [
       cond(
-        `slope(rss) > 0 with mono ≥ ${cc.leak_mono} and growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline), OR swap in/out > 0 with MemAvailable ≤ 5%`,
-        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), swap ${fmt(swap)}, avail ${fmt(avail)}`,
+        `slope(rss) > 0 with mono ≥ ${cc.leak_mono}, growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline) and a slope ≥ ${cc.host_leak_speedup}× the baseline's, OR swap in/out > 0 with MemAvailable ≤ 5%`,
+        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), slope ${fmtBytes(slopeE)}/min vs baseline ${fmtBytes(slopeB)}/min, swap ${fmt(swap)}, avail ${fmt(avail)}`,
         rssLeak || swapping,
         need,
       ),
