@@ -137,6 +137,30 @@ describe('the demo incident (npm start in browser mode)', { skip: missing ?? fal
     });
   }
 
+  test('a link copied from the address bar opens the same incident, tab and zoomed range elsewhere', async () => {
+    await app.tab('logs');
+    await app.dragOnChart(0.5, 0.7, { chart: 'kv' });
+    await app.waitTimelineIdle();
+    const range = page.locator('[data-testid="visible-range"]');
+    const want = [await range.getAttribute('data-start'), await range.getAttribute('data-end')];
+    await page.waitForFunction(() => /[?&]from=\d+&to=\d+/.test(location.hash));
+    const link = page.url();
+    assert.match(link, /#\/incident\/\d+\/logs\?from=\d+&to=\d+$/);
+    const other = await newPage(browser);
+    try {
+      await other.page.goto(link);
+      await other.page.waitForSelector('[data-testid="timeline"][data-state="ready"]');
+      const r = other.page.locator('[data-testid="visible-range"]');
+      assert.deepEqual([await r.getAttribute('data-start'), await r.getAttribute('data-end')].map(Number), want.map((x) => Math.round(Number(x))));
+      assert.equal(await other.page.getAttribute('[data-testid="tab-logs"]', 'aria-selected'), 'true');
+      assert.deepEqual(other.problems, []);
+    } finally {
+      await other.page.context().close();
+    }
+    await page.click('[data-testid="zoom-reset"]');
+    await app.waitTimelineIdle();
+  });
+
   test('kernel lanes are named, and hovering a kernel shows its name and duration', async () => {
     await app.tab('kernels');
     await page.waitForSelector('[data-testid="kernels-panel"][data-state="ready"]');

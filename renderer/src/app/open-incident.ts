@@ -9,6 +9,7 @@ import { useLive } from '../state/live';
 import { useMarkers } from '../state/markers';
 import { useReplay } from '../state/replay';
 import { useSeries } from '../state/series';
+import { linkedRange } from './routing';
 
 export async function openIncident(id: number | null): Promise<void> {
   useReplay.getState().pause();
@@ -30,6 +31,9 @@ export async function openIncident(id: number | null): Promise<void> {
       const start = d.start_ms ?? (live?.incident_id === id ? live.started_ms : null) ?? Date.now();
       const end = d.end_ms !== null && d.end_ms > start ? d.end_ms : start + 1000;
       useCursor.getState().reset([start, end]);
+      // A shared link names the range it was zoomed to.
+      const linked = linkedRange(id);
+      if (linked) useCursor.getState().setRange(linked);
     }
   });
   void useAnnotations.getState().load(id);

@@ -77,19 +77,25 @@ export const useNavigation = create<NavigationState>((set, get) => ({
   focusSearch: () => set({ tab: 'logs', searchFocus: get().searchFocus + 1 }),
 }));
 
-/** `#/incident/3/logs`, `#/live`, `#/sql`, `#/` */
-export function parseHash(hash: string): { view: View; incidentId: number | null; tab: Tab | null } {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+/** `#/incident/3/logs`, `#/incident/3/logs?from=…&to=…` (a zoomed range, epoch ms), `#/live`, `#/sql`, `#/` */
+export function parseHash(hash: string): { view: View; incidentId: number | null; tab: Tab | null; range: [number, number] | null } {
+  const [path, query = ''] = hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'incident' && /^\d+$/.test(parts[1] ?? '')) {
     const tab = (TABS as readonly string[]).includes(parts[2] ?? '') ? (parts[2] as Tab) : null;
-    return { view: 'incident', incidentId: Number(parts[1]), tab };
+    const q = new URLSearchParams(query);
+    const from = Number(q.get('from'));
+    const to = Number(q.get('to'));
+    const range: [number, number] | null = q.has('from') && q.has('to') && Number.isFinite(from) && Number.isFinite(to) && to > from ? [from, to] : null;
+    return { view: 'incident', incidentId: Number(parts[1]), tab, range };
   }
-  if (parts[0] === 'live') return { view: 'live', incidentId: null, tab: null };
-  if (parts[0] === 'sql') return { view: 'sql', incidentId: null, tab: null };
-  return { view: 'home', incidentId: null, tab: null };
+  if (parts[0] === 'live') return { view: 'live', incidentId: null, tab: null, range: null };
+  if (parts[0] === 'sql') return { view: 'sql', incidentId: null, tab: null, range: null };
+  return { view: 'home', incidentId: null, tab: null, range: null };
 }
 
-export function formatHash(view: View, incidentId: number | null, tab: Tab): string {
-  if (view === 'incident' && incidentId !== null) return `#/incident/${incidentId}/${tab}`;
+/** The link to a view; an incident's carries its tab and, when zoomed, the visible range, so it can be shared. */
+export function formatHash(view: View, incidentId: number | null, tab: Tab, range: readonly [number, number] | null = null): string {
+  if (view === 'incident' && incidentId !== null) return `#/incident/${incidentId}/${tab}${range ? `?from=${Math.round(range[0])}&to=${Math.round(range[1])}` : ''}`;
   return view === 'home' ? '#/' : `#/${view}`;
 }
