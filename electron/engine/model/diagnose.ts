@@ -26,7 +26,7 @@ import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type Me
 import { normalize, type Dimensions, type References } from './normalize';
 import { quadrantOf, quadrantPath } from './quadrants';
 import { loadSignals, type Signals } from './signals-from-store';
-import { denseSpan, engineInterval, makeGrid, windowsWithin } from './windows';
+import { denseSpan, engineInterval, engineStart, makeGrid, windowsWithin } from './windows';
 
 export interface AnalysisDetail {
   diagnosis: Diagnosis;
@@ -79,7 +79,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const grid = makeGrid(startMs, endMs, interval, cfg);
   const f = buildFrame(sig, grid, cfg.causes.kv_full);
 
-  const baselineSpan = options.baseline ?? defaultBaselineSpan(startMs, endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
+  const baselineSpan = options.baseline ?? defaultBaselineSpan(engineStart(timed, startMs), endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
   const base = windowsWithin(grid, baselineSpan.start_ms, baselineSpan.end_ms);
   const inBase = (i: number) => i >= base[0] && i <= base[1];
   const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);

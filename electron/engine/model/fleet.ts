@@ -6,12 +6,11 @@
 import type { CauseResult, Diagnosis, Evidence, InstanceDiagnosis } from '../../contract/diagnosis';
 import { precedence } from './causes/rank';
 import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
+import { ENGINE_FAMILY } from './windows';
 
 /** Labels that name an instance, most specific first (docs/four-quadrant-model.md §9: `instance`, else `pod`, else `host`). */
 const IDENTITY_KEYS = ['instance', 'pod', 'host'] as const;
 
-/** Signals the serving engine itself reports: they define the instances. */
-const ENGINE_FAMILY = /^(req|kv|lat|tokens)\./;
 
 export interface InstanceGroup {
   /** The instance's name (its `instance` label, else pod, else host). */
@@ -28,6 +27,7 @@ const identity = (labels: Record<string, string>): string | null => {
 /** The serving instances of an incident, from its engine series' identity labels; fewer than two means no fleet. */
 export function instanceGroups(sig: Signals): InstanceGroup[] {
   const by = new Map<string, InstanceGroup>();
+  // The serving engine's own signals define the instances.
   const visit = (labels: Record<string, string>, name: string) => {
     if (!ENGINE_FAMILY.test(name)) return;
     const key = identity(labels);

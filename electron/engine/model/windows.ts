@@ -56,8 +56,24 @@ export function engineInterval(series: Iterable<{ name: string; t: ArrayLike<num
   return all.length ? median(all) : NaN;
 }
 
+/**
+ * When the serving engine's own data begins: GPU telemetry often starts first (nvidia-smi running before
+ * the engine came up), and a baseline read before the engine reported anything has no engine values.
+ */
+export function engineStart(series: Iterable<{ name: string; t: ArrayLike<number> }>, from: number): number {
+  let first = Infinity;
+  for (const s of series) {
+    if (!ENGINE_FAMILY.test(s.name) || !s.t.length) continue;
+    for (let i = 0; i < s.t.length; i++) if (s.t[i] >= from) {
+      first = Math.min(first, s.t[i]);
+      break;
+    }
+  }
+  return Number.isFinite(first) ? first : from;
+}
+
 /** Signals the serving engine itself reports (its scrape or log cadence), as opposed to GPU telemetry. */
-const ENGINE_FAMILY = /^(req|kv|lat|tokens|spec|lora|batch)\./;
+export const ENGINE_FAMILY = /^(req|kv|lat|tokens|spec|lora|batch)\./;
 
 /**
  * W and step from the configuration, widened when the data are sparser than the window: a window must
