@@ -4,7 +4,7 @@
 // so: the events the bundle holds are checked here too. One onset everywhere: the diagnosis' own.
 import type { CauseCheck, CauseId, Diagnosis, DiagnosisStatus, Evidence } from '../electron/contract/diagnosis';
 import { causeChain, causeMechanism, causeName } from './causes';
-import { formatClock, formatDuration } from './format';
+import { cleanText, formatClock, formatDuration } from './format';
 
 /** An event as both the store and the workstation have it. */
 export interface VerdictEvent {
@@ -89,7 +89,7 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
       : gaps.length
         ? `no data for ${formatDuration(gaps.reduce((s, g) => s + g.end_ms - g.start_ms, 0))} (an outage or a stopped collector)`
         : evidence.length
-          ? evidence[0].text
+          ? cleanText(evidence[0].text)
           : d.alerts.length
             ? `${[...new Set(d.alerts.map((a) => a.family))].join(' and ')} alert${d.alerts.length > 1 ? 's' : ''} fired`
             : 'latency and throughput crossed the trigger';

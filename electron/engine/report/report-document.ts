@@ -5,7 +5,7 @@ import type { Condition } from '../../contract/diagnosis';
 import { causeMechanism, causeName, chainText } from '../../../common/causes';
 import { orderFrames } from '../../../common/frames';
 import { checkedCauses } from '../../../common/verdict';
-import { formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatTime, formatTimeAt, groupDigits } from '../../../common/format';
+import { cleanText, formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatTime, formatTimeAt, groupDigits } from '../../../common/format';
 import type { Figure } from './figures';
 import type { ReportData } from './report-data';
 
@@ -219,7 +219,7 @@ function diagnosis(d: ReportData, at: (ms: number | null) => string): Block[] {
   if (!dg.causes.length) {
     blocks.push({ t: 'p', text: v.status === 'unexplained' ? `No cause fired. ${v.detail}` : 'No cause fired.' });
     if (v.evidence.length)
-      blocks.push({ t: 'table', columns: ['Evidence', 'Reference', 'From', 'To', 'What it shows'], rows: v.evidence.map((e) => [e.kind, { text: e.ref, tone: 'mono' }, at(e.start_ms), at(e.end_ms), e.text]) });
+      blocks.push({ t: 'table', columns: ['Evidence', 'Reference', 'From', 'To', 'What it shows'], rows: v.evidence.map((e) => [e.kind, { text: e.ref, tone: 'mono' }, at(e.start_ms), at(e.end_ms), cleanText(e.text)]) });
   }
   dg.causes.forEach((c, i) => {
     blocks.push({ t: 'h3', text: `${i + 1}. ${causeName(c.id)} — ${c.id}` });
@@ -230,7 +230,7 @@ function diagnosis(d: ReportData, at: (ms: number | null) => string): Block[] {
       blocks.push({
         t: 'table',
         columns: ['Evidence', 'Reference', 'From', 'To', 'What it shows'],
-        rows: c.evidence.map((e) => [e.kind, { text: e.ref, tone: 'mono' }, at(e.start_ms), at(e.end_ms), e.text]),
+        rows: c.evidence.map((e) => [e.kind, { text: e.ref, tone: 'mono' }, at(e.start_ms), at(e.end_ms), cleanText(e.text)]),
       });
   });
   return blocks;
