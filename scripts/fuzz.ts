@@ -1,4 +1,9 @@
-// `npm run fuzz [-- --per-file N --seed S]`: the long fuzz run over every importer.
+// `npm run fuzz [-- --inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover]`: the long
+// fuzz run over every importer (--inputs 100000 for the full run), in J child processes at once; --cover
+// adds every mutation of each format family once. Prints the run's
+// figures (inputs, crashes, hangs, inputs over budget, worst time, memory and output per byte) and each
+// finding; exits 1 when there is any.
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,12 +11,47 @@ import { parseArgs } from 'node:util';
 import { fuzz } from '../test/fuzz/harness';
 import { fuzzSeeds } from '../test/fuzz/seeds';
 
-const { values } = parseArgs({ options: { 'per-file': { type: 'string', default: '40' }, seed: { type: 'string', default: String(Date.now() % 100000) } } });
+const { values } = parseArgs({
+  options: {
+    'per-file': { type: 'string' },
+    inputs: { type: 'string' },
+    seed: { type: 'string', default: String(Date.now() % 100000) },
+    jobs: { type: 'string', default: String(Math.max(1, availableParallelism() - 1)) },
+    'timeout-ms': { type: 'string', default: '60000' },
+    cover: { type: 'boolean', default: false },
+  },
+});
 const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-seeds-'));
 const seeds = fuzzSeeds(dir);
+const perFile = values.inputs ? Math.ceil(Number(values.inputs) / seeds.length) : Number(values['per-file'] ?? 40);
 const t0 = Date.now();
-const r = await fuzz({ seeds, perFile: Number(values['per-file']), seed: Number(values.seed), timeoutMs: 60_000, heapMb: 1024 });
+let last = 0;
+const r = await fuzz({
+  seeds,
+  perFile,
+  seed: Number(values.seed),
+  timeoutMs: Number(values['timeout-ms']),
+  heapMb: 1024,
+  jobs: Number(values.jobs),
+  cover: values.cover,
+  onInput: (done, total) => {
+    if (Date.now() - last < 10_000 && done < total) return;
+    last = Date.now();
+    console.error(`${done}/${total} inputs, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  },
+});
 rmSync(dir, { recursive: true, force: true });
-console.log(`${r.inputs} inputs (seed ${values.seed}) in ${((Date.now() - t0) / 1000).toFixed(0)} s; outcomes ${JSON.stringify(r.statuses)}`);
-for (const f of r.findings) console.log(`FINDING ${f.input} [${f.mutation}]: ${f.problem}`);
+const f = r.figures;
+console.log(`${r.inputs} inputs from ${seeds.length} seed files (seed ${values.seed}, ${values.jobs} at once) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${(f.bytes_in / 2 ** 30).toFixed(2)} GiB in`);
+console.log(`outcomes ${JSON.stringify(r.statuses)}; crashes ${f.crashes}, hangs ${f.hangs}, over budget ${f.over_budget}`);
+const w = (name: string, x: { value: number; input: string; mutation: string; bytes: number }, unit: string) =>
+  console.log(`worst ${name}: ${x.value} ${unit} (${x.input} [${x.mutation}], ${x.bytes} bytes)`);
+w('CPU time', f.worst_ms, 'ms');
+w('CPU time per MiB in', f.worst_ms_per_mib, 'ms/MiB');
+w('memory', f.worst_rss_mb, 'MiB');
+w('memory per byte in', f.worst_rss_per_byte, 'bytes/byte');
+w('rows per byte in', f.worst_rows_per_byte, 'rows/byte');
+w('database growth per byte in', f.worst_db_per_byte, 'bytes/byte');
+console.log(`FIGURES ${JSON.stringify(f)}`);
+for (const x of r.findings) console.log(`FINDING ${x.input} [${x.mutation} ${x.rseed}]: ${x.problem}`);
 process.exitCode = r.findings.length ? 1 : 0;

@@ -1,74 +1,206 @@
-// Runs mutated inputs through the real import pipeline in a child process with a heap cap and a
-// per-input time limit, and collects what went wrong: a crash, a hang, a thrown error, a broken
-// database or a partial source.
+// Runs mutated inputs through the real import pipeline in child processes with a heap cap and a per-input
+// time limit, and collects what went wrong: a crash, a hang, a thrown error, a broken database, a partial
+// source — and work out of proportion to the input: each input has a budget of time, memory, rows and
+// database bytes that grows with its size, and going past it is a finding (a hang is only the extreme
+// of that). The figures of the run (worst time, memory and output per byte) come back with the findings.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { MUTATIONS, mutate } from './mutate';
+import { familyOf, mutationsFor } from './mutate';
+import type { FuzzJob, FuzzMeasure } from './import-child';
 import { REPO_ROOT } from '../helpers/corpus';
+
+export interface FuzzBudget {
+  /** CPU time (all threads): base + per MiB of input. */
+  msBase: number;
+  msPerMiB: number;
+  /** RSS taken by one input: base + per byte of input. */
+  rssBaseMiB: number;
+  rssPerByte: number;
+  /** Rows written: base + per byte of input. */
+  rowsBase: number;
+  rowsPerByte: number;
+  /** Database growth: base + per byte of input. */
+  dbBase: number;
+  dbPerByte: number;
+}
+
+/** Generous for real formats, far below what the review's amplifying inputs did (9 M rows from 12 KB). */
+export const DEFAULT_BUDGET: FuzzBudget = {
+  msBase: 5000,
+  msPerMiB: 1500,
+  rssBaseMiB: 384,
+  rssPerByte: 12,
+  rowsBase: 1_000_000,
+  rowsPerByte: 1,
+  dbBase: 96 * 2 ** 20,
+  dbPerByte: 48,
+};
 
 export interface FuzzOptions {
   seeds: string[];
+  /** Inputs per seed file. */
   perFile: number;
   seed: number;
+  /** An input still running after this is a hang (the child is killed). */
   timeoutMs: number;
   heapMb: number;
+  /** Child processes at once (default 1). */
+  jobs?: number;
+  budget?: Partial<FuzzBudget>;
+  /** Also run every mutation of each family at least once (on that family's seeds in turn). */
+  cover?: boolean;
+  /** Called after each input (progress for long runs). */
+  onInput?: (done: number, total: number) => void;
 }
 
 export interface FuzzFinding {
   input: string;
   mutation: string;
+  rseed: number;
   problem: string;
 }
 
-export async function fuzz(opts: FuzzOptions): Promise<{ inputs: number; findings: FuzzFinding[]; statuses: Record<string, number> }> {
+export interface FuzzFigures {
+  inputs: number;
+  crashes: number;
+  hangs: number;
+  over_budget: number;
+  bytes_in: number;
+  /** The worst input by each measure (time is CPU time): its value, the input and mutation. */
+  worst_ms: Worst;
+  worst_ms_per_mib: Worst;
+  worst_rss_mb: Worst;
+  worst_rss_per_byte: Worst;
+  worst_rows_per_byte: Worst;
+  worst_db_per_byte: Worst;
+}
+
+interface Worst {
+  value: number;
+  input: string;
+  mutation: string;
+  bytes: number;
+}
+
+export interface FuzzReport {
+  inputs: number;
+  findings: FuzzFinding[];
+  statuses: Record<string, number>;
+  figures: FuzzFigures;
+}
+
+/** The jobs of a run: for each seed, `perFile` mutations drawn in turn from its family's list. */
+export function fuzzJobs(seeds: string[], perFile: number, seed: number): FuzzJob[] {
+  const jobs: FuzzJob[] = [];
+  seeds.forEach((s, k) => {
+    const list = mutationsFor(familyOf(basename(s)));
+    for (let j = 0; j < perFile; j++) jobs.push({ seed: s, mutation: list[(seed + j + k) % list.length], rseed: seed * 7919 + k * 131 + j });
+  });
+  return jobs;
+}
+
+/** One job per mutation of each family, spread over the family's seeds. */
+export function coverJobs(seeds: string[], seed: number): FuzzJob[] {
+  const byFamily = new Map<string, string[]>();
+  for (const s of seeds) {
+    const f = familyOf(basename(s));
+    byFamily.set(f, [...(byFamily.get(f) ?? []), s]);
+  }
+  const jobs: FuzzJob[] = [];
+  for (const [family, list] of byFamily) {
+    mutationsFor(family as ReturnType<typeof familyOf>).forEach((m, i) => jobs.push({ seed: list[(seed + i) % list.length], mutation: m, rseed: seed * 104_729 + i }));
+  }
+  return jobs;
+}
+
+export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
+  const budget = { ...DEFAULT_BUDGET, ...opts.budget };
   const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-'));
-  const labels: { input: string; mutation: string }[] = [];
-  const paths: string[] = [];
+  const jobs = [...(opts.cover ? coverJobs(opts.seeds, opts.seed) : []), ...fuzzJobs(opts.seeds, opts.perFile, opts.seed)];
+  const findings: FuzzFinding[] = [];
+  const statuses: Record<string, number> = {};
+  const none = (): Worst => ({ value: 0, input: '', mutation: '', bytes: 0 });
+  const figures: FuzzFigures = {
+    inputs: jobs.length, crashes: 0, hangs: 0, over_budget: 0, bytes_in: 0,
+    worst_ms: none(), worst_ms_per_mib: none(), worst_rss_mb: none(), worst_rss_per_byte: none(), worst_rows_per_byte: none(), worst_db_per_byte: none(),
+  };
+  let done = 0;
+  const label = (j: FuzzJob) => ({ input: basename(j.seed), mutation: j.mutation, rseed: j.rseed });
+  const worst = (key: keyof FuzzFigures, value: number, j: FuzzJob, bytes: number) => {
+    const w = figures[key] as Worst;
+    if (value > w.value) Object.assign(w, { value: Number(value.toPrecision(4)), ...label(j), bytes });
+  };
+
+  const onEnd = (j: FuzzJob, m: FuzzMeasure) => {
+    for (const s of m.statuses) statuses[s] = (statuses[s] ?? 0) + 1;
+    for (const p of m.problems) findings.push({ ...label(j), problem: p });
+    const mib = m.bytes / 2 ** 20;
+    figures.bytes_in += m.bytes;
+    // Per-byte figures over at least 64 KiB: tiny inputs are all start-up.
+    const per = Math.max(m.bytes, 64 * 1024);
+    worst('worst_ms', m.cpu_ms, j, m.bytes);
+    worst('worst_ms_per_mib', m.cpu_ms / (per / 2 ** 20), j, m.bytes);
+    worst('worst_rss_mb', m.peak_growth_mb, j, m.bytes);
+    worst('worst_rss_per_byte', (m.peak_growth_mb * 2 ** 20) / per, j, m.bytes);
+    worst('worst_rows_per_byte', m.rows / per, j, m.bytes);
+    worst('worst_db_per_byte', m.db_bytes / per, j, m.bytes);
+    const over: string[] = [];
+    if (m.cpu_ms > budget.msBase + budget.msPerMiB * mib) over.push(`took ${m.cpu_ms} ms of CPU (${m.ms} ms wall; budget ${Math.round(budget.msBase + budget.msPerMiB * mib)})`);
+    if (m.peak_growth_mb > budget.rssBaseMiB + (budget.rssPerByte * m.bytes) / 2 ** 20) over.push(`took ${m.peak_growth_mb} MiB of memory (budget ${Math.round(budget.rssBaseMiB + (budget.rssPerByte * m.bytes) / 2 ** 20)})`);
+    if (m.rows > budget.rowsBase + budget.rowsPerByte * m.bytes) over.push(`wrote ${m.rows} rows from ${m.bytes} bytes`);
+    if (m.db_bytes > budget.dbBase + budget.dbPerByte * m.bytes) over.push(`grew the database by ${m.db_bytes} bytes from ${m.bytes} bytes`);
+    if (over.length) {
+      figures.over_budget++;
+      findings.push({ ...label(j), problem: `over budget (${m.bytes} bytes in): ${over.join('; ')}` });
+    }
+    opts.onInput?.(++done, jobs.length);
+  };
+
+  // Each lane runs its share of the jobs in one child after another: a hang or crash ends that child,
+  // is recorded, and the lane goes on with a new child from the next job.
+  const lanes = Math.max(1, Math.min(opts.jobs ?? 1, jobs.length));
+  const laneJobs: FuzzJob[][] = Array.from({ length: lanes }, () => []);
+  jobs.forEach((j, i) => laneJobs[i % lanes].push(j));
   try {
-    let k = 0;
-    for (const seedFile of opts.seeds) {
-      const bytes = readFileSync(seedFile);
-      for (let j = 0; j < opts.perFile; j++) {
-        const m = MUTATIONS[(opts.seed + j + k) % MUTATIONS.length];
-        const sub = join(dir, `in${paths.length}`);
-        mkdirSync(sub);
-        const p = join(sub, basename(seedFile));
-        writeFileSync(p, mutate(bytes, m, opts.seed * 7919 + k * 131 + j));
-        paths.push(p);
-        labels.push({ input: basename(seedFile), mutation: m });
-      }
-      k++;
-    }
-    const list = join(dir, 'inputs.json');
-    const findings: FuzzFinding[] = [];
-    const statuses: Record<string, number> = {};
-    let next = 0;
-    while (next < paths.length) {
-      const rest = paths.slice(next);
-      writeFileSync(list, JSON.stringify(rest));
-      const offset = next;
-      const { done, hung, crashed } = await runChild(join(dir, `fuzz-${next}.db`), list, opts, (i, end) => {
-        for (const s of end.statuses) statuses[s] = (statuses[s] ?? 0) + 1;
-        for (const p of end.problems) findings.push({ ...labels[offset + i], problem: p });
-      });
-      next = offset + done;
-      if (hung !== null || crashed !== null) {
-        const i = offset + (hung ?? crashed)!;
-        findings.push({ ...labels[i], problem: hung !== null ? `no answer within ${opts.timeoutMs} ms (hang)` : `the process died: ${crashedReason}` });
-        next = i + 1;
-      }
-    }
-    return { inputs: paths.length, findings, statuses };
+    await Promise.all(
+      laneJobs.map(async (mine, lane) => {
+        let next = 0;
+        let round = 0;
+        while (next < mine.length) {
+          const rest = mine.slice(next);
+          const list = join(dir, `jobs-${lane}-${round}.json`);
+          writeFileSync(list, JSON.stringify(rest));
+          const offset = next;
+          const r = await runChild(join(dir, `fuzz-${lane}.db`), list, opts, (i, m) => onEnd(rest[i], m));
+          rmSync(list, { force: true });
+          next = offset + r.done;
+          if (r.hung !== null || r.crashed !== null) {
+            const i = r.hung ?? r.crashed!;
+            const j = rest[i];
+            if (r.hung !== null) figures.hangs++;
+            else figures.crashes++;
+            findings.push({ ...label(j), problem: r.hung !== null ? `no answer within ${opts.timeoutMs} ms (hang)` : `the process died: ${r.reason}` });
+            opts.onInput?.(++done, jobs.length);
+            next = offset + i + 1;
+          }
+          round++;
+        }
+      }),
+    );
+    return { inputs: jobs.length, findings, statuses, figures };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-let crashedReason = '';
-
-function runChild(db: string, list: string, opts: FuzzOptions, onEnd: (i: number, end: { statuses: string[]; problems: string[] }) => void): Promise<{ done: number; hung: number | null; crashed: number | null }> {
+function runChild(
+  db: string,
+  list: string,
+  opts: FuzzOptions,
+  onEnd: (i: number, m: FuzzMeasure) => void,
+): Promise<{ done: number; hung: number | null; crashed: number | null; reason: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [`--max-old-space-size=${opts.heapMb}`, '--import', 'tsx', join(REPO_ROOT, 'test/fuzz/import-child.ts'), db, list], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let current: number | null = null;
@@ -97,7 +229,7 @@ function runChild(db: string, list: string, opts: FuzzOptions, onEnd: (i: number
           current = Number(start[1]);
           arm();
         } else if (end) {
-          onEnd(Number(end[1]), JSON.parse(end[2]));
+          onEnd(Number(end[1]), JSON.parse(end[2]) as FuzzMeasure);
           done = Number(end[1]) + 1;
           current = null;
         }
@@ -106,8 +238,8 @@ function runChild(db: string, list: string, opts: FuzzOptions, onEnd: (i: number
     child.on('exit', (code, signal) => {
       if (timer) clearTimeout(timer);
       const crashed = hung === null && current !== null ? current : null;
-      crashedReason = `exit ${code} ${signal ?? ''} ${stderr.split('\n').filter(Boolean).slice(-3).join(' | ')}`;
-      resolve({ done, hung, crashed });
+      const reason = `exit ${code} ${signal ?? ''} ${stderr.split('\n').filter(Boolean).slice(-3).join(' | ')}`;
+      resolve({ done, hung, crashed, reason });
     });
   });
 }

@@ -1,37 +1,117 @@
-// Fuzz worker: imports each input file as its own bundle into one database and checks, after each,
-// that the database is intact and that no failed source left rows behind. Prints START/END lines so
-// the parent can tell which input hung or crashed the process.
-import { readFileSync } from 'node:fs';
+// Fuzz worker: reads jobs (seed file, mutation, seed) from a JSON file, makes each input itself (so a long
+// run never holds its inputs on disk), imports it as its own bundle and checks afterwards that the
+// database is intact and that no failed source left rows behind. It measures each input: time, the
+// growth of this process's peak RSS, rows written and database growth against the input's bytes. It
+// prints START/END lines so the parent can tell which input hung or crashed the process.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { importPaths } from '../../electron/engine/import/pipeline';
 import { Store } from '../../electron/engine/store/store';
+import { mutate, type Mutation } from './mutate';
 
-const [db, listFile] = process.argv.slice(2);
-const inputs = JSON.parse(readFileSync(listFile, 'utf8')) as string[];
-const store = new Store(db);
-const owned = ['series', 'events', 'spans', 'kernels', 'allocations'];
-
-for (let i = 0; i < inputs.length; i++) {
-  process.stdout.write(`START ${i}\n`);
-  const problems: string[] = [];
-  let statuses: string[] = [];
-  try {
-    const r = await importPaths(store, [inputs[i]]);
-    statuses = r.sources.map((s) => s.status);
-    for (const s of r.sources) {
-      if (s.status === 'failed' && (!s.error || !s.error.includes(s.path.split('/').pop()!))) problems.push(`error does not name the file: ${s.error}`);
-    }
-    const failedIds = store.db.prepare("SELECT id FROM sources WHERE incident_id = ? AND status != 'ok'").pluck().all(r.incident_id) as number[];
-    for (const id of failedIds) {
-      for (const t of owned) {
-        const n = store.db.prepare(`SELECT COUNT(*) FROM ${t} WHERE source_id = ?`).pluck().get(id) as number;
-        if (n) problems.push(`failed source ${id} left ${n} rows in ${t}`);
-      }
-    }
-  } catch (e) {
-    problems.push(`import threw: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const integrity = store.db.pragma('integrity_check', { simple: true });
-  if (integrity !== 'ok') problems.push(`integrity_check: ${integrity}`);
-  process.stdout.write(`END ${i} ${JSON.stringify({ statuses, problems, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`);
+export interface FuzzJob {
+  seed: string;
+  mutation: Mutation;
+  rseed: number;
 }
-store.close();
+
+export interface FuzzMeasure {
+  statuses: string[];
+  problems: string[];
+  /** Input bytes as written (before any gunzip). */
+  bytes: number;
+  /** Wall time, and CPU time of the whole process (all threads) — the budget's measure: a loaded machine stretches the first. */
+  ms: number;
+  cpu_ms: number;
+  rows: number;
+  /** Growth of the database (pages × page size) while this input was imported. */
+  db_bytes: number;
+  /** RSS the input took above where it started (sampled, or the process's peak pushed higher), and the RSS after it (MiB). */
+  peak_growth_mb: number;
+  rss_mb: number;
+}
+
+const [db, jobsFile] = process.argv.slice(2);
+const jobs = JSON.parse(readFileSync(jobsFile, 'utf8')) as FuzzJob[];
+const work = mkdtempSync(join(tmpdir(), 'qs-fuzz-in-'));
+const seeds = new Map<string, Buffer>();
+const seedBytes = (p: string) => {
+  let b = seeds.get(p);
+  if (!b) seeds.set(p, (b = readFileSync(p)));
+  return b;
+};
+let store = new Store(db);
+const owned = ['series', 'events', 'spans', 'kernels', 'allocations'];
+const dbBytes = () => (store.db.pragma('page_count', { simple: true }) as number) * (store.db.pragma('page_size', { simple: true }) as number);
+
+try {
+  for (let i = 0; i < jobs.length; i++) {
+    const job = jobs[i];
+    process.stdout.write(`START ${i}\n`);
+    const problems: string[] = [];
+    let statuses: string[] = [];
+    let rows = 0;
+    const dir = join(work, `in${i}`);
+    mkdirSync(dir);
+    const file = join(dir, basename(job.seed));
+    const input = mutate(seedBytes(job.seed), job.mutation, job.rseed);
+    writeFileSync(file, input);
+    const peak0 = process.resourceUsage().maxRSS;
+    const rss0 = process.memoryUsage().rss;
+    // Sampled while the import yields (streams, batches); the process's own high-water mark catches the rest.
+    let sampled = rss0;
+    const sampler = setInterval(() => (sampled = Math.max(sampled, process.memoryUsage().rss)), 10);
+    const db0 = dbBytes();
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    let grown = 0;
+    try {
+      const r = await importPaths(store, [file]);
+      statuses = r.sources.map((s) => s.status);
+      rows = r.sources.reduce((n, s) => n + s.rows, 0);
+      for (const s of r.sources) {
+        if (s.status === 'failed' && (!s.error || !s.error.includes(s.path.split('/').pop()!))) problems.push(`error does not name the file: ${s.error}`);
+      }
+      const failedIds = store.db.prepare("SELECT id FROM sources WHERE incident_id = ? AND status != 'ok'").pluck().all(r.incident_id) as number[];
+      for (const id of failedIds) {
+        for (const t of owned) {
+          const n = store.db.prepare(`SELECT COUNT(*) FROM ${t} WHERE source_id = ?`).pluck().get(id) as number;
+          if (n) problems.push(`failed source ${id} left ${n} rows in ${t}`);
+        }
+      }
+      grown = Math.max(0, dbBytes() - db0);
+      store.deleteIncident(r.incident_id);
+    } catch (e) {
+      problems.push(`import threw: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    clearInterval(sampler);
+    sampled = Math.max(sampled, process.memoryUsage().rss);
+    const integrity = store.db.pragma('quick_check', { simple: true });
+    if (integrity !== 'ok') problems.push(`quick_check: ${integrity}`);
+    rmSync(dir, { recursive: true, force: true });
+    const measure: FuzzMeasure = {
+      statuses,
+      problems,
+      bytes: input.length,
+      ms: Math.round(ms),
+      cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+      rows,
+      db_bytes: grown,
+      peak_growth_mb: Math.round(Math.max(sampled - rss0, (process.resourceUsage().maxRSS - peak0) * 1024) / 2 ** 20),
+      rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+    };
+    process.stdout.write(`END ${i} ${JSON.stringify(measure)}\n`);
+    // A fresh database now and then: deleted incidents leave free pages behind.
+    if (i % 500 === 499) {
+      store.close();
+      for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+      store = new Store(db);
+    }
+  }
+} finally {
+  store.close();
+  rmSync(work, { recursive: true, force: true });
+}

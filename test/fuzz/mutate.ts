@@ -1,15 +1,42 @@
-// Seeded mutations of real files: what a damaged or hostile bundle looks like. Each mutation keeps
-// the file name, so detection sees the same name with different bytes.
+// Seeded mutations of real files: what a damaged or hostile bundle looks like. Each mutation keeps the
+// file name, so detection sees the same name with different bytes. Besides blind damage (bit flips,
+// truncation, zero fill, bad UTF-8), each format family gets mutations built for it: giant tokens and
+// unclosed structures for JSON, giant lines and label cardinality for text, memo fan-out, self-sharing
+// lists and huge integers for pickles — the shapes that made work grow faster than the input.
 import { gzipSync } from 'node:zlib';
 import { rng } from '../helpers/rng';
 
-export type Mutation = 'flip' | 'truncate' | 'huge-number' | 'deep-nesting' | 'utf16' | 'bad-utf8' | 'giant-line' | 'duplicate-chunk' | 'zero-fill' | 'gzip-truncate';
+export type Family = 'json' | 'pickle' | 'text';
 
-export const MUTATIONS: readonly Mutation[] = ['flip', 'truncate', 'huge-number', 'deep-nesting', 'utf16', 'bad-utf8', 'giant-line', 'duplicate-chunk', 'zero-fill', 'gzip-truncate'];
+const GENERIC = ['flip', 'truncate', 'huge-number', 'utf16', 'bad-utf8', 'duplicate-chunk', 'zero-fill', 'gzip-truncate'] as const;
+const JSON_ONLY = ['deep-nesting', 'giant-token', 'unclosed-string', 'unclosed-object', 'giant-line', 'repeat-events'] as const;
+const TEXT_ONLY = ['giant-line', 'giant-token', 'tiny-lines', 'cardinality', 'deep-nesting'] as const;
+const PICKLE_ONLY = ['memo-fanout', 'memo-late-fill', 'segment-fanout', 'self-sharing', 'huge-long', 'deep-list', 'truncate-frame'] as const;
+
+export type Mutation = (typeof GENERIC)[number] | (typeof JSON_ONLY)[number] | (typeof TEXT_ONLY)[number] | (typeof PICKLE_ONLY)[number];
+
+/** Every mutation, for listings. */
+export const MUTATIONS: readonly Mutation[] = [...new Set<Mutation>([...GENERIC, ...JSON_ONLY, ...TEXT_ONLY, ...PICKLE_ONLY])];
+
+/** The family a seed belongs to, from its name (a gzip'd seed is its inner name's family). */
+export function familyOf(name: string): Family {
+  const n = name.replace(/\.gz$/, '').toLowerCase();
+  if (n.endsWith('.pickle') || n.endsWith('.pkl')) return 'pickle';
+  if (n.endsWith('.json')) return 'json';
+  return 'text';
+}
+
+/** The mutations that fit a family: the generic ones and its own. */
+export function mutationsFor(family: Family): readonly Mutation[] {
+  return family === 'json' ? [...GENERIC, ...JSON_ONLY] : family === 'pickle' ? [...GENERIC, ...PICKLE_ONLY] : [...GENERIC, ...TEXT_ONLY];
+}
+
+const MiB = 2 ** 20;
 
 export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
   const r = rng(seed);
   const at = (n = input.length) => Math.floor(r() * Math.max(1, n));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   switch (m) {
     case 'flip': {
       const out = Buffer.from(input);
@@ -41,7 +68,7 @@ export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
     }
     case 'giant-line': {
       const p = at();
-      return Buffer.concat([input.subarray(0, p), Buffer.alloc(8 * 2 ** 20, 'x'), input.subarray(p)]);
+      return Buffer.concat([input.subarray(0, p), Buffer.alloc((4 + Math.floor(r() * 8)) * MiB, 'x'), input.subarray(p)]);
     }
     case 'duplicate-chunk': {
       const a = at();
@@ -58,5 +85,138 @@ export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
       const gz = gzipSync(input);
       return gz.subarray(0, Math.max(10, Math.floor(gz.length * r())));
     }
+    case 'giant-token': {
+      // A quoted token (a JSON string, a label value) grown to megabytes, newline-free.
+      const s = input.toString('latin1');
+      const quotes: number[] = [];
+      for (let i = s.indexOf('"'); i >= 0 && quotes.length < 10_000; i = s.indexOf('"', i + 1)) quotes.push(i);
+      const q = quotes.length ? pick(quotes) : at();
+      return Buffer.concat([input.subarray(0, q + 1), Buffer.alloc((2 + Math.floor(r() * 14)) * MiB, pick(['a', 'Z', '0', ' '])), input.subarray(q + 1)]);
+    }
+    case 'unclosed-string': {
+      // Cut anywhere, then a string that never ends: the scanner must refuse it, not hold it for ever.
+      const p = at();
+      return Buffer.concat([input.subarray(0, p), Buffer.from('"'), Buffer.alloc((8 + Math.floor(r() * 64)) * MiB, 'u')]);
+    }
+    case 'unclosed-object': {
+      const p = at();
+      const piece = Buffer.from('{"k":[1,{"x":"y"},');
+      return Buffer.concat([input.subarray(0, p), Buffer.alloc(piece.length * (20_000 + Math.floor(r() * 200_000)), piece)]);
+    }
+    case 'repeat-events': {
+      // The whole events array again and again: legal JSON with many times the events (output grows with input).
+      const s = input.toString('utf8');
+      const a = s.indexOf('[');
+      const b = s.lastIndexOf(']');
+      if (a < 0 || b <= a + 1) return input;
+      const body = s.slice(a + 1, b).trim();
+      if (!body) return input;
+      const times = 2 + Math.floor(r() * 20);
+      return Buffer.from(`${s.slice(0, a + 1)}${Array.from({ length: times }, () => body).join(',')}${s.slice(b)}`);
+    }
+    case 'tiny-lines': {
+      // Legal, dense exposition: one sample per few bytes, the densest rows-per-byte a text format gives.
+      const n = 100_000 + Math.floor(r() * 900_000);
+      const head = input.subarray(0, Math.min(input.length, 4096));
+      const nl = head.lastIndexOf(0x0a);
+      return Buffer.concat([head.subarray(0, nl + 1), Buffer.from('# TYPE a gauge\n'), Buffer.alloc(n * 4, 'a 1\n')]);
+    }
+    case 'cardinality': {
+      // A new series on every line (a request id as a label).
+      const n = 20_000 + Math.floor(r() * 200_000);
+      const lines: string[] = ['# TYPE vllm:num_requests_running gauge'];
+      for (let i = 0; i < n; i++) lines.push(`vllm:num_requests_running{model_name="m",id="${i}"} ${i % 9} ${1_773_478_800_000 + i}`);
+      return Buffer.from(lines.join('\n') + '\n');
+    }
+    case 'memo-fanout':
+      return traceFanout(200 + Math.floor(r() * 6000), 200 + Math.floor(r() * 6000));
+    case 'memo-late-fill':
+      return lateFill(1000 + Math.floor(r() * 200_000));
+    case 'segment-fanout':
+      return segmentFanout(100 + Math.floor(r() * 5000), 1000 + Math.floor(r() * 50_000));
+    case 'self-sharing':
+      return selfSharing(10 + Math.floor(r() * 30), pick(['frames', 'key', 'value'] as const));
+    case 'huge-long':
+      return hugeLong(Math.floor(2 ** (10 + r() * 12)));
+    case 'deep-list': {
+      const depth = 10_000 + Math.floor(r() * 500_000);
+      return Buffer.concat([Buffer.from([0x80, 2]), Buffer.alloc(depth, 0x5d), Buffer.alloc(depth - 1, 0x61), Buffer.from([0x2e])]);
+    }
+    case 'truncate-frame': {
+      // A FRAME opcode or a length that promises more than is there.
+      const out = Buffer.from(input);
+      const p = Math.max(2, at());
+      return Buffer.concat([out.subarray(0, p), Buffer.from([pick([0x95, 0x8d, 0x8e, 0x58, 0x8b])]), Buffer.from([0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0]), out.subarray(p)]);
+    }
   }
+}
+
+// ---- pickle shapes (protocol 4 opcodes, as CPython's pickler writes them)
+
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+};
+const str = (s: string) => Buffer.concat([Buffer.from([0x8c, Buffer.byteLength(s)]), Buffer.from(s)]);
+/** BINGET for small memo keys, LONG_BINGET beyond. */
+const get = (i: number) => (i < 256 ? Buffer.from([0x68, i]) : Buffer.concat([Buffer.from([0x6a]), u32(i)]));
+const ENTRY = Buffer.concat([
+  Buffer.from([0x7d, 0x94, 0x28]),
+  str('action'), str('alloc'), str('addr'), Buffer.from([0x4a]), u32(4096), str('size'), Buffer.from([0x4a]), u32(512),
+  str('stream'), Buffer.from([0x4b, 0]), str('time_us'), Buffer.from([0x8a, 8]), Buffer.from('0060a8ce0ee90500', 'hex'),
+  Buffer.from([0x75]),
+]);
+
+/** {segments: [], device_traces: [T] * devices}, T = [entry] * entries, all by memo references. */
+function traceFanout(devices: number, entries: number): Buffer {
+  const parts = [Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), Buffer.from([0x5d]), str('device_traces'), Buffer.from([0x5d, 0x28])];
+  parts.push(Buffer.from([0x5d, 0x94, 0x28]), ENTRY); // T is memo 0, the entry memo 1
+  for (let i = 1; i < entries; i++) parts.push(get(1));
+  parts.push(Buffer.from([0x65]));
+  for (let i = 1; i < devices; i++) parts.push(get(0));
+  parts.push(Buffer.from([0x65, 0x75, 0x2e]));
+  return Buffer.concat(parts);
+}
+
+/** device_traces = [T] * n while T is empty, then n entries appended to T. */
+function lateFill(n: number): Buffer {
+  const parts = [Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), Buffer.from([0x5d]), str('device_traces'), Buffer.from([0x28, 0x5d, 0x94])];
+  for (let i = 1; i < n; i++) parts.push(get(0));
+  parts.push(Buffer.from([0x6c, 0x94]), get(0), Buffer.from([0x28]), ENTRY);
+  for (let i = 1; i < n; i++) parts.push(get(2));
+  parts.push(Buffer.from([0x65, 0x30, 0x75, 0x2e]));
+  return Buffer.concat(parts);
+}
+
+/** segments = [seg] * count, seg.blocks = [block] * blocks: little fan-out to decode, much to walk. */
+function segmentFanout(count: number, blocks: number): Buffer {
+  const block = Buffer.concat([Buffer.from([0x7d, 0x94, 0x28]), str('state'), str('active_allocated'), str('size'), Buffer.from([0x4a]), u32(512), str('address'), Buffer.from([0x4a]), u32(8192), Buffer.from([0x75])]);
+  const parts = [Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), Buffer.from([0x28])];
+  parts.push(Buffer.from([0x7d, 0x94, 0x28]), str('device'), Buffer.from([0x4b, 0]), str('total_size'), Buffer.from([0x4a]), u32(1 << 20), str('blocks'), Buffer.from([0x28]), block);
+  for (let i = 1; i < blocks; i++) parts.push(get(1));
+  parts.push(Buffer.from([0x6c, 0x75])); // LIST (blocks), SETITEMS (seg)
+  for (let i = 1; i < count; i++) parts.push(get(0));
+  parts.push(Buffer.from([0x6c]), str('device_traces'), Buffer.from([0x5d, 0x75, 0x2e]));
+  return Buffer.concat(parts);
+}
+
+/** A list holding itself twice, `levels` deep (2^levels when expanded), as frames, a dict key or a value. */
+function selfSharing(levels: number, where: 'frames' | 'key' | 'value'): Buffer {
+  const M = 250;
+  const bomb = [0x5d, 0x71, M, 0x30];
+  for (let i = 0; i < levels; i++) bomb.push(0x28, 0x68, M, 0x68, M, 0x6c, 0x71, M, 0x30);
+  bomb.push(0x68, M);
+  const b = Buffer.from(bomb);
+  const head = Buffer.concat([Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), Buffer.from([0x5d]), str('device_traces'), Buffer.from([0x28, 0x28])]);
+  const entry = (frames: Buffer) => Buffer.concat([Buffer.from([0x7d, 0x28]), str('action'), str('alloc'), str('addr'), Buffer.from([0x4a]), u32(4096), str('size'), Buffer.from([0x4a]), u32(512), str('time_us'), Buffer.from([0x4a]), u32(1), str('frames'), frames, Buffer.from([0x75])]);
+  if (where === 'frames') return Buffer.concat([head, entry(Buffer.concat([Buffer.from([0x28]), b, Buffer.from([0x6c])])), Buffer.from([0x6c, 0x6c, 0x75, 0x2e])]);
+  if (where === 'key') return Buffer.concat([Buffer.from([0x80, 4, 0x7d]), b, Buffer.from([0x4b, 1, 0x73, 0x2e])]);
+  return Buffer.concat([Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), b, Buffer.from([0x75, 0x2e])]);
+}
+
+/** {segments: [], blocks: 0, x: <an integer of `bytes` bytes>}. */
+function hugeLong(bytes: number): Buffer {
+  const body = Buffer.alloc(bytes, 0x5a);
+  return Buffer.concat([Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), Buffer.from([0x5d]), str('blocks'), Buffer.from([0x4b, 0]), str('x'), Buffer.from([0x8b]), u32(bytes), body, Buffer.from([0x75, 0x2e])]);
 }

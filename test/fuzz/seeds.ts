@@ -4,6 +4,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { corpusFile } from '../helpers/corpus';
+import { pickle } from '../../fixtures/lib/pickle-writer';
+
+/** A small memory snapshot in CPython's own encoding (memoised frame lists shared between entries). */
+function snapshotSeed(): Buffer {
+  const frames = [{ filename: 'train.py', line: 12, name: 'step' }, { filename: 'model.py', line: 40, name: 'forward' }];
+  const trace = Array.from({ length: 60 }, (_, i) => ({ action: i % 2 ? 'free_completed' : 'alloc', addr: 4096 * (1 + (i >> 1)), size: 512 * (1 + (i % 5)), stream: 0, time_us: 1_773_478_800_000_000 + i * 1000, frames }));
+  return pickle({
+    segments: [{ device: 0, address: 4096, total_size: 1 << 20, stream: 0, blocks: [{ address: 4096, size: 512, requested_size: 500, state: 'active_allocated', frames }] }],
+    device_traces: [trace],
+  });
+}
 
 const CORPUS_SEEDS = [
   'vllm_prometheus/datadog_vllm_metrics_fixture.txt',
@@ -28,6 +39,8 @@ export function fuzzSeeds(dir: string): string[] {
     ['scrapes.prom', Buffer.from(['# TYPE vllm:num_requests_waiting gauge', ...Array.from({ length: 50 }, (_, i) => `vllm:num_requests_waiting{model_name="m"} ${i % 9} ${1773478800000 + i * 5000}`)].join('\n') + '\n')],
     ['events.jsonl', Buffer.from(Array.from({ length: 40 }, (_, i) => JSON.stringify({ ts: 1773478800 + i, level: i % 5 ? 'info' : 'error', msg: `request ${i} done` })).join('\n') + '\n')],
     ['trace.json.gz', gzipSync(JSON.stringify({ schemaVersion: 1, traceEvents: Array.from({ length: 30 }, (_, i) => ({ ph: 'X', cat: 'kernel', name: `k${i % 3}`, pid: 0, tid: 7, ts: 1000 + i * 10, dur: 5, args: { correlation: i, device: 0, stream: 7 } })) }))],
+    ['vllm.log', Buffer.from(Array.from({ length: 40 }, (_, i) => `INFO 03-14 10:00:${String(i).padStart(2, '0')} [loggers.py:123] Avg prompt throughput: ${i}.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: ${i}.0%, Prefix cache hit rate: 0.0%`).join('\n') + '\n')],
+    ['snapshot.pickle', snapshotSeed()],
   ];
   const paths = own.map(([name, bytes]) => {
     const p = join(dir, name);

@@ -26,7 +26,7 @@ import { toHexAddr } from './hex-address';
 const PROTO = 0x80;
 
 /** Items the importer may visit: a base, plus this many per byte of pickle (a trace entry is 40+ bytes). */
-export const VISIT_BASE = 1_000_000;
+export const VISIT_BASE = 100_000;
 export const VISIT_PER_BYTE = 4;
 
 export function detectMemorySnapshot(head: Buffer): number {

@@ -35,11 +35,12 @@ export const TILE_MS = 10_000;
  * input bytes, and text (event text, attributes, stacks, labels) ≤ OUTPUT_BYTES_BASE + OUTPUT_BYTES_PER_BYTE
  * × input bytes. The densest real formats write about one row per 3 bytes (dmon, bare exposition lines)
  * and stacks about 30 bytes of text per byte of pickle; past these, the input is amplifying itself
- * (memo or reference tricks) and the source fails instead of filling the disk.
+ * (memo or reference tricks) and the source fails instead of filling the disk. The bases are what a
+ * small input may write regardless (100 k rows are about a second of inserts).
  */
-export const OUTPUT_ROWS_BASE = 1_000_000;
+export const OUTPUT_ROWS_BASE = 100_000;
 export const OUTPUT_ROWS_PER_BYTE = 1;
-export const OUTPUT_BYTES_BASE = 64 * 2 ** 20;
+export const OUTPUT_BYTES_BASE = 16 * 2 ** 20;
 export const OUTPUT_BYTES_PER_BYTE = 32;
 
 /** Warnings one source keeps over all its batches. */

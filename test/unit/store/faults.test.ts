@@ -86,7 +86,7 @@ test('a source that writes more rows than its input can account for fails, namin
     writeFileSync(join(t.dir, 'tiny.prom'), 'tiny input');
     const r = await importFiles(t.store, [join(t.dir, 'tiny.prom')], { importers: [amplifier] });
     assert.equal(r.sources[0].status, 'failed');
-    assert.match(r.sources[0].error ?? '', /^tiny\.prom \(byte 10\): wrote more than 1,000,010 rows \(at most 1,000,000 \+ 1 per input byte\) from 10 bytes of input: refused as amplifying input/);
+    assert.match(r.sources[0].error ?? '', /^tiny\.prom \(byte 10\): wrote more than 100,010 rows \(at most 100,000 \+ 1 per input byte\) from 10 bytes of input: refused as amplifying input/);
     assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
   } finally {
     t.dispose();
