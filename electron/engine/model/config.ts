@@ -129,6 +129,8 @@ export interface ModelConfig {
     frontend_ttft_ratio: number;
     frontend_kv_max: number;
     frontend_down_ratio: number;
+    /** TTFT beyond queue time and prefill (tokenizing, the API server's own queue) ÷ baseline. */
+    frontend_gap_ratio: number;
     /** gpu_throttling: the GPU must be this busy; tp_straggler: the ITL ratio. */
     throttle_util_min: number;
     straggler_itl_ratio: number;
@@ -221,6 +223,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     frontend_ttft_ratio: 1.5,
     frontend_kv_max: 0.8,
     frontend_down_ratio: 0.1,
+    frontend_gap_ratio: 2,
     throttle_util_min: 0.5,
     straggler_itl_ratio: 1.2,
   },
