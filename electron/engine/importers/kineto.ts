@@ -23,12 +23,17 @@
 // - series torch.allocated / torch.reserved {gpu} (bytes) from Total Allocated / Total Reserved;
 //   gpu.mem.total {gpu} (bytes) from deviceProperties[].totalGlobalMem, sampled at the trace's first
 //   and last timestamp; one 'gpu_info' event per device with its properties.
-// Timestamps: `ts`/`dur` are µs. Epoch µs (every corpus trace) become epoch ns; traces whose ts are
-// relative to `baseTimeNanoseconds` (written after traceEvents) get a key-only pre-pass to find it.
+// Timestamps: `ts`/`dur` are µs. Epoch µs (every corpus trace) become epoch ns, exactly: a µs number with
+// more digits than a double keeps (epoch µs with a ns fraction) is quoted before parsing (exactTimes) and
+// read as text. Traces whose ts are relative to `baseTimeNanoseconds` (written after traceEvents) get a
+// key-only pre-pass to find it; relative traces without one (the pre-Kineto profiler's bare array of
+// events, whose GPU kernels sit under pid "CUDA functions", device as tid) end at the bundle's time, else
+// the mtime (warned), found by a pass over the events. A ROCm kernel's own `kind` arg is kept as arg_kind.
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 import { ScanError, scanChromeTrace } from './json-event-scanner';
 import { toHexAddr } from './hex-address';
 import { OpStacks, withRoom } from './kineto-op-stacks';
+import { LogClock } from './log-time';
 
 /** Epoch µs below this (1973) are not epoch times but offsets from the trace's base time. */
 const RELATIVE_US_LIMIT = 1e14;
@@ -63,8 +68,9 @@ interface TraceEvent {
   name?: string;
   pid?: number | string;
   tid?: number | string;
-  ts?: number;
-  dur?: number;
+  /** µs; a decimal string where the number has more digits than a double holds (see exactTimes). */
+  ts?: number | string;
+  dur?: number | string;
   id?: number | string;
   args?: Record<string, unknown>;
 }
@@ -86,6 +92,115 @@ function parseBase(raw: string): bigint | null {
 export function usToNs(us: number): bigint {
   const whole = Math.floor(us);
   return BigInt(whole) * 1000n + BigInt(Math.round((us - whole) * 1000));
+}
+
+/** µs as written (a number, or the decimal text exactTimes kept) → ns, exactly for decimal text. */
+export function usTextToNs(us: number | string): bigint {
+  if (typeof us === 'number') return usToNs(us);
+  // Whole µs up to 2^53 (year 2255 in epoch µs) are exact as a double; the fraction is read as ns digits.
+  const dot = us.indexOf('.');
+  const whole = Number(dot < 0 ? us : us.slice(0, dot));
+  if (!Number.isSafeInteger(whole) || whole < 0) return usToNs(Number(us));
+  let frac = 0;
+  if (dot >= 0) {
+    const digits = us.slice(dot + 1, dot + 4);
+    frac = Number(digits.padEnd(3, '0'));
+    if (!Number.isInteger(frac)) return usToNs(Number(us));
+    // Digits past the ns are rounded, half up.
+    if (us.length > dot + 4 && us.charCodeAt(dot + 4) >= 53 /* 5 */) frac++;
+  }
+  return BigInt(whole) * 1000n + BigInt(frac);
+}
+
+const usNumber = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN);
+
+/** Only `ts` needs it: a duration's few digits fit a double. */
+const TS_KEY = Buffer.from('"ts"');
+/** A double holds 15 significant digits for sure: a µs time with more (epoch µs with a ns fraction) is not. */
+const EXACT_DIGITS = 15;
+
+/**
+ * Rewrites `"ts": 1694039959123456.789` into `"ts": "1694039959123456.789"` where the number
+ * has more digits than a double keeps, before the trace is parsed: JSON.parse would round it to the nearest
+ * 0.25 µs (GPU-op durations were off by a median 54 ns). The reader parses such strings exactly
+ * (usTextToNs). Byte offsets in error messages move by two bytes per number quoted before them.
+ */
+export async function* exactTimes(src: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let carry: Buffer | null = null;
+  // A trace writes all its times one way: when its first 4 MiB held times but none to quote, the rest
+  // passes as it is.
+  let looked = 0;
+  let quoted = 0;
+  let passing = false;
+  for await (const chunk of src) {
+    if (passing) {
+      yield chunk;
+      continue;
+    }
+    const buf: Buffer = carry && carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    const [out, rest, n] = quoteTimes(buf, false);
+    quoted += n;
+    looked += out.length;
+    carry = rest;
+    if (out.length) yield out;
+    if (looked >= EXACT_LOOK_BYTES && quoted === 0) {
+      passing = true;
+      if (carry) yield carry;
+      carry = null;
+    }
+  }
+  if (carry && carry.length) yield quoteTimes(carry, true)[0];
+}
+const EXACT_LOOK_BYTES = 4 * 1024 * 1024;
+
+/** The buffer with its long `ts` numbers quoted (up to where a key may be cut), the rest, and how many. */
+function quoteTimes(buf: Buffer, final: boolean): [Buffer, Buffer | null, number] {
+  // Where the numbers to quote start and end, then one copy into a buffer two bytes a number longer.
+  const at: number[] = [];
+  // A key cut by the chunk's end is looked for again with the next chunk.
+  let cut = final ? buf.length : Math.max(0, buf.length - 4);
+  let lastEnd = 0;
+  for (let i = buf.indexOf(TS_KEY, 0); i >= 0; i = buf.indexOf(TS_KEY, i + 1)) {
+    let j = i + TS_KEY.length;
+    while (j < buf.length && (buf[j] === 0x20 || buf[j] === 0x09 || buf[j] === 0x0a || buf[j] === 0x0d)) j++;
+    if (j < buf.length && buf[j] !== 0x3a /* : */) continue;
+    j++;
+    while (j < buf.length && (buf[j] === 0x20 || buf[j] === 0x09 || buf[j] === 0x0a || buf[j] === 0x0d)) j++;
+    const start = j;
+    let digits = 0;
+    let dot = false;
+    while (j < buf.length) {
+      const c = buf[j];
+      if (c >= 0x30 && c <= 0x39) digits++;
+      else if (c === 0x2e) dot = true;
+      else if (c !== 0x2d && c !== 0x2b && c !== 0x65 && c !== 0x45) break;
+      j++;
+    }
+    if (j >= buf.length && !final) {
+      // The value may go on in the next chunk: this key is looked at again then.
+      cut = Math.min(cut, i);
+      break;
+    }
+    if (dot && digits > EXACT_DIGITS) {
+      at.push(start, j);
+      lastEnd = j;
+    }
+  }
+  cut = Math.max(cut, lastEnd);
+  const rest = cut < buf.length ? Buffer.from(buf.subarray(cut)) : null;
+  if (!at.length) return [buf.subarray(0, cut), rest, 0];
+  const out = Buffer.allocUnsafe(cut + at.length);
+  let o = 0;
+  let from = 0;
+  for (let k = 0; k < at.length; k += 2) {
+    o += buf.copy(out, o, from, at[k]);
+    out[o++] = 0x22;
+    o += buf.copy(out, o, at[k], at[k + 1]);
+    out[o++] = 0x22;
+    from = at[k + 1];
+  }
+  buf.copy(out, o, from, cut);
+  return [out, rest, at.length / 2];
 }
 
 const asInt = (x: unknown): number | null => {
@@ -211,7 +326,8 @@ class KinetoReader {
     }
   }
 
-  private ns(us: number): bigint {
+  /** µs as written (number or exact decimal text) → epoch ns; the first time seen decides epoch or relative. */
+  private ns(raw: number | string, us = typeof raw === 'number' ? raw : Number(raw)): bigint {
     if (this.timeMode === 'unknown') {
       if (us < RELATIVE_US_LIMIT) {
         if (this.baseNs === null) throw new NeedBaseTime();
@@ -220,7 +336,8 @@ class KinetoReader {
     }
     if (us < this.minUs) this.minUs = us;
     if (us > this.maxUs) this.maxUs = us;
-    return this.timeMode === 'relative' ? (this.baseNs ?? 0n) + BigInt(Math.round(us * 1000)) : usToNs(us);
+    if (this.timeMode !== 'relative') return usTextToNs(raw);
+    return (this.baseNs ?? 0n) + (typeof raw === 'number' ? BigInt(Math.round(us * 1000)) : usTextToNs(raw));
   }
 
   /** `<prefix><n>`, or `<prefix><n>.<k>` for its k-th repeat. */
@@ -257,16 +374,23 @@ class KinetoReader {
   }
 
   private complete(e: TraceEvent, offset: number): void {
-    if (typeof e.ts !== 'number') {
+    const ts = usNumber(e.ts);
+    if (!Number.isFinite(ts)) {
       this.ctx.warn(`event "${e.name ?? '?'}" has no numeric ts`, { offset, key: 'ts' });
       return;
     }
-    const start = this.ns(e.ts);
-    const dur = typeof e.dur === 'number' && e.dur > 0 ? e.dur : 0;
-    const end = this.ns(e.ts + dur);
+    const start = this.ns(e.ts!, ts);
+    const durUs = usNumber(e.dur);
+    const dur = durUs > 0 ? durUs : 0;
+    // The end from the exact start and duration (each parsed exactly where exactTimes kept their text).
+    const end = dur > 0 ? start + usTextToNs(e.dur!) : start;
+    if (ts + dur > this.maxUs) this.maxUs = ts + dur;
     const args = e.args ?? {};
+    // The legacy (pre-Kineto) profiler writes no cat: its GPU kernels are under pid "CUDA functions",
+    // with the device as tid.
+    const legacyKernel = e.cat === undefined && e.pid === 'CUDA functions';
     const cat = e.cat ?? '';
-    const kind = GPU_KINDS[cat];
+    const kind = legacyKernel ? 'kernel' : GPU_KINDS[cat];
     const corr = asInt(args.correlation);
     const ext = asInt(args['External id'] ?? args['external id']);
     if (kind) {
@@ -274,12 +398,14 @@ class KinetoReader {
       // for…in over a parsed object visits its own keys in Object.entries' order, without the pairs.
       for (const k in args) {
         if (k === 'device' || k === 'stream' || k === 'correlation') continue;
-        attrs[ARG_NAMES[k] ?? k] = args[k];
+        // ROCm traces carry their own `kind` arg ("Dispatch Kernel", "CopyHostToDevice"): kept beside ours.
+        if (k === 'kind' || k === 'cat') attrs[`arg_${k}`] = args[k];
+        else attrs[ARG_NAMES[k] ?? k] = args[k];
       }
       if (corr !== null) attrs.launch_span_id = `c${corr}`;
       if (ext !== null && ext !== 0) attrs.op_span_id = `op${ext}`;
       this.sink.kernel({
-        device: asInt(args.device) ?? asInt(e.pid) ?? 0,
+        device: asInt(args.device) ?? (legacyKernel ? asInt(e.tid) : null) ?? asInt(e.pid) ?? 0,
         stream: asInt(args.stream) ?? asInt(e.tid) ?? 0,
         name: e.name ?? '',
         start_ns: start,
@@ -292,7 +418,7 @@ class KinetoReader {
     const isCall = cat === 'cuda_runtime' || cat === 'cuda_driver' || cat === 'Runtime' || cat === 'cuda_sync';
     const isOp = cat === 'cpu_op' || cat === 'Operator';
     const python = cat === 'python_function';
-    if (isOp || python || cat === 'user_annotation') this.stacks.interval(e.pid, e.tid, e.ts, e.ts + dur, e.name ?? '', python);
+    if (isOp || python || cat === 'user_annotation') this.stacks.interval(e.pid, e.tid, ts, ts + dur, e.name ?? '', python);
     const spanId = isCall && corr !== null ? this.uniqueSpanId('c', corr) : isOp && ext !== null ? this.uniqueSpanId('op', ext) : `k${++this.spanSeq}`;
     const attrs: Record<string, unknown> = { cat, pid: e.pid, tid: e.tid };
     for (const k in args) attrs[ARG_NAMES[k] === 'external_id' ? 'external_id' : k] = args[k];
@@ -309,10 +435,11 @@ class KinetoReader {
 
   private memory(e: TraceEvent): void {
     const a = e.args ?? {};
-    if (asInt(a['Device Type']) !== 1 || typeof e.ts !== 'number') return;
+    const ts = usNumber(e.ts);
+    if (asInt(a['Device Type']) !== 1 || !Number.isFinite(ts)) return;
     const device = asInt(a['Device Id']) ?? 0;
     const bytes = Number(a.Bytes);
-    const ns = this.ns(e.ts);
+    const ns = this.ns(e.ts!, ts);
     const ms = Number(ns / 1000n) / 1000;
     const totals = this.seriesFor(device);
     if (typeof a['Total Allocated'] === 'number') this.sink.sample(totals.allocated, ms, a['Total Allocated']);
@@ -325,17 +452,17 @@ class KinetoReader {
     // Each pending allocation asks for one stack, so `stacks`' answers line up with `pending`.
     if (bytes >= 0) {
       // An alloc over an open one leaves that one open (free_ns null), as it was never seen freed.
-      this.open.set(k, this.pending.add(device, a.Addr, bytes, e.ts, NaN));
-      this.stacks.at(e.pid, e.tid, e.ts);
+      this.open.set(k, this.pending.add(device, a.Addr, bytes, ts, NaN));
+      this.stacks.at(e.pid, e.tid, ts);
       return;
     }
     const prev = this.open.get(k);
     if (prev !== undefined) {
       this.open.delete(k);
-      this.pending.freeUs[prev] = e.ts;
+      this.pending.freeUs[prev] = ts;
     } else {
-      this.pending.add(device, a.Addr, -bytes, NaN, e.ts);
-      this.stacks.at(e.pid, e.tid, e.ts);
+      this.pending.add(device, a.Addr, -bytes, NaN, ts);
+      this.stacks.at(e.pid, e.tid, ts);
     }
   }
 
@@ -373,7 +500,6 @@ class KinetoReader {
     this.open.clear();
     this.writeAllocations();
     if (this.memNoAddr > 0) this.ctx.warn(`${this.memNoAddr} CUDA [memory] events carry no Addr (older profiler): allocations cannot be paired`);
-    if (this.timeMode === 'relative' && this.baseNs === null) this.ctx.warn('timestamps are relative and the trace has no baseTimeNanoseconds: times start at 0');
     if (!Number.isFinite(this.minUs)) return;
     const toMs = (us: number) => Number(this.ns(us) / 1000n) / 1000;
     const first = toMs(this.minUs);
@@ -390,10 +516,16 @@ class KinetoReader {
   }
 }
 
-async function pass(input: EntryInput, ctx: ImportContext, reader: KinetoReader | null, skipEvents: boolean): Promise<bigint | null> {
+/** What one pass over the trace hands its events and top-level keys to. */
+interface PassReader {
+  topKey(key: string, value: unknown, raw: string): void;
+  event(raw: unknown, offset: number): void;
+}
+
+async function pass(input: EntryInput, ctx: ImportContext, reader: PassReader | null, skipEvents: boolean): Promise<bigint | null> {
   let base: bigint | null = null;
   try {
-    for await (const item of scanChromeTrace(input.stream(), { skipEvents })) {
+    for await (const item of scanChromeTrace(skipEvents ? input.stream() : exactTimes(input.stream()), { skipEvents })) {
       if (item.kind === 'key') {
         // The raw digits: an epoch-ns number does not survive a trip through a double.
         if (item.key === 'baseTimeNanoseconds') base = parseBase(item.raw);
@@ -408,6 +540,20 @@ async function pass(input: EntryInput, ctx: ImportContext, reader: KinetoReader 
     throw e;
   }
   return base;
+}
+
+/** The latest end (µs) of a trace's events: where a trace with relative times and no base time ends. */
+class LastEnd implements PassReader {
+  us = -Infinity;
+  topKey(): void {}
+  event(raw: unknown): void {
+    const e = raw as TraceEvent;
+    if (!e || typeof e !== 'object') return;
+    const ts = usNumber(e.ts);
+    const dur = usNumber(e.dur);
+    const end = ts + (dur > 0 ? dur : 0);
+    if (end > this.us) this.us = end;
+  }
 }
 
 export const kinetoImporter: Importer = {
@@ -425,7 +571,15 @@ export const kinetoImporter: Importer = {
     } catch (e) {
       if (!(e instanceof NeedBaseTime)) throw e;
       // Nothing was written yet: find the base time (it follows traceEvents), then read again.
-      const base = await pass(input, ctx, null, true);
+      let base = await pass(input, ctx, null, true);
+      if (base === null) {
+        // Relative µs and no base time (the pre-Kineto profiler's bare array, a trace cut before its
+        // end): the trace is placed to end at the bundle's time, else the file's mtime, with a warning.
+        const last = new LastEnd();
+        await pass(input, ctx, last, false);
+        const anchorMs = new LogClock(ctx).anchor('timestamps are relative to the profiler start and the trace has no baseTimeNanoseconds; its end');
+        base = BigInt(Math.round(anchorMs)) * 1_000_000n - BigInt(Math.round((Number.isFinite(last.us) ? last.us : 0) * 1000));
+      }
       await run(base);
     }
   },

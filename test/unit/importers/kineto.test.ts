@@ -173,3 +173,66 @@ test('a malformed event fails naming its offset', async () => {
     t.dispose();
   }
 });
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('ns-precision epoch µs: kernel times and durations exact (a double lost the last digits), chunk size aside', async () => {
+  const { runImporter } = await import('./run-importer');
+  for (const chunk of [64 * 1024, 7, 1]) {
+    const r = await runImporter(kinetoImporter, { file: variant('kineto-ns-precision.json'), chunk });
+    try {
+      assert.equal(r.error, null);
+      const k = r.all<{ name: string; s: string; d: string }>('SELECT name, CAST(start_ns AS TEXT) s, CAST(end_ns - start_ns AS TEXT) d FROM kernels ORDER BY start_ns');
+      assert.deepEqual(
+        k.map((x) => [x.s, x.d]),
+        [
+          ['1737434455123456789', '12345'],
+          ['1737434455123470001', '1000'],
+          ['1737434455123480250', '3500'],
+        ],
+        `chunk ${chunk}`,
+      );
+      const call = r.all<{ s: string; d: string }>('SELECT CAST(start_ns AS TEXT) s, CAST(end_ns - start_ns AS TEXT) d FROM spans')[0];
+      assert.deepEqual([call.s, call.d], ['1737434455123400101', '5119']);
+    } finally {
+      r.dispose();
+    }
+  }
+});
+
+test('a pre-Kineto profiler trace (bare array, relative µs, no base time): imported, ending at the mtime, warned', async () => {
+  const { runImporter } = await import('./run-importer');
+  const file = variant('torch-legacy-profiler-trace.json');
+  assert.equal(detectImporter(readFileSync(file), 'trace.json')?.format, 'kineto-json');
+  const mtime = Date.UTC(2025, 0, 21, 4, 40, 0);
+  const r = await runImporter(kinetoImporter, { file, mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    const k = r.all<{ name: string; device: number; s: string; e: string }>('SELECT name, device, CAST(start_ns AS TEXT) s, CAST(end_ns AS TEXT) e FROM kernels');
+    // The last event (aten::relu, 1900 + 15.5 µs) ends at the mtime; the kernel runs 330 → 1830.25 µs.
+    const zero = BigInt(mtime) * 1_000_000n - 1_915_500n;
+    assert.deepEqual(k, [{ name: 'volta_sgemm_128x64_nn', device: 0, s: String(zero + 330_000n), e: String(zero + 1_830_250n) }]);
+    assert.equal(r.all<{ n: number }>('SELECT COUNT(*) n FROM spans')[0].n, 3);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /relative to the profiler start .*: placed at the file's modification time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("a ROCm trace's own `kind` arg does not overwrite the kernel/memcpy kind", async () => {
+  const { runImporter } = await import('./run-importer');
+  const r = await runImporter(kinetoImporter, { file: variant('rocm-kernel-kind.json') });
+  try {
+    const k = r.all<{ attrs_json: string }>('SELECT attrs_json FROM kernels ORDER BY start_ns').map((x) => JSON.parse(x.attrs_json));
+    assert.deepEqual(
+      k.map((a) => [a.kind, a.arg_kind]),
+      [
+        ['kernel', 'Dispatch Kernel'],
+        ['memcpy', 'CopyHostToDevice'],
+      ],
+    );
+  } finally {
+    r.dispose();
+  }
+});
