@@ -10,6 +10,7 @@ export interface Command {
 
 const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   import: () => import('./commands/import'),
+  pull: () => import('./commands/pull'),
   query: () => import('./commands/query'),
   serve: () => import('./commands/serve'),
   analyze: () => import('./commands/analyze'),

@@ -15,6 +15,8 @@ import type {
   LiveConfig,
   LiveStatus,
   MemoryPoint,
+  PullRequest,
+  PullResult,
   ReportFormat,
   SeriesData,
   SeriesInfo,
@@ -23,7 +25,7 @@ import type {
   SqlResult,
 } from './types';
 import type { AnalyzeOptions, Diagnosis } from './diagnosis';
-import { arr, bool, literal, none, num, obj, optional, str, type Check } from './validate';
+import { arr, bool, envName, httpUrl, literal, none, num, obj, optional, str, type Check } from './validate';
 
 export interface EngineMethods {
   listIncidents: { req: void; res: Incident[] };
@@ -87,6 +89,12 @@ export interface EngineMethods {
   liveStatus: { req: void; res: LiveStatus };
   startLive: { req: LiveConfig; res: LiveStatus };
   stopLive: { req: void; res: LiveStatus };
+
+  /** Starts pulling an incident from a Prometheus-compatible server; progress arrives as 'pull-progress' events. */
+  startPull: { req: PullRequest; res: { job_id: string } };
+  cancelPull: { req: { job_id: string }; res: { cancelled: boolean } };
+  /** Waits for a pull to finish (the CLI and tests; the UI follows progress events). */
+  awaitPull: { req: { job_id: string }; res: PullResult };
 }
 
 export type Method = keyof EngineMethods;
@@ -165,6 +173,23 @@ export const requestValidators: { [M in Method]: Check<Req<M>> } = {
     endpoints: arr(obj({ url: str({ min: 1, max: 2048 }), interval_s: optional(num({ min: 0.5, max: 3600 })) }), { max: 64 }),
   }),
   stopLive: none,
+  // The credential is named, never sent: a variable or a file on the engine's machine (auth.ts reads only one line of it).
+  startPull: obj({
+    url: httpUrl,
+    start_ms: ms,
+    end_ms: ms,
+    match: optional(arr(str({ min: 1, max: 10_000 }), { max: 50 })),
+    step_s: optional(num({ min: 0.001, max: 86_400 })),
+    name: optional(str({ max: 200 })),
+    auth: optional(obj({ kind: literal('bearer', 'basic'), env: optional(envName), file: optional(str({ min: 1, max: 4096 })) })),
+    ca_file: optional(str({ min: 1, max: 4096 })),
+    tenant: optional(str({ min: 1, max: 200, pattern: { re: /^[\x21-\x7e]+$/, what: 'a tenant id of printable characters without spaces' } })),
+    timeout_s: optional(num({ min: 0.1, max: 3600 })),
+    max_series: optional(num({ int: true, min: 1, max: 10_000_000 })),
+    max_samples: optional(num({ int: true, min: 1, max: 10_000_000_000 })),
+  }),
+  cancelPull: obj({ job_id: str({ max: 100 }) }),
+  awaitPull: obj({ job_id: str({ max: 100 }) }),
 };
 
 export const METHODS = Object.keys(requestValidators) as Method[];

@@ -24,6 +24,7 @@ export type FormatId =
   | 'jaeger-json'
   | 'live-nvml'
   | 'live-scrape'
+  | 'prometheus-pull'
   | 'unknown';
 
 export type SourceStatus = 'ok' | 'failed' | 'skipped';
@@ -209,7 +210,85 @@ export interface LiveStatus {
   samples: number;
 }
 
+/**
+ * Where a pull's credential is on the engine's machine: an environment variable or a file holding a
+ * bearer token or `user:password`. Never the secret itself, so no request, event or log carries it.
+ */
+export interface PullAuth {
+  kind: 'bearer' | 'basic';
+  env?: string;
+  file?: string;
+}
+
+/** Pull an incident from a Prometheus-compatible HTTP API (Prometheus, Thanos, Mimir, Cortex, VictoriaMetrics). */
+export interface PullRequest {
+  /** The API root: http(s)://host:9090, or with a path prefix (Mimir: …/prometheus). */
+  url: string;
+  start_ms: number;
+  end_ms: number;
+  /** Series selectors, OR-ed; none: every series Quadscope understands in the range. */
+  match?: string[];
+  /** The query_range step; default: the scrape interval the server's samples show. */
+  step_s?: number;
+  name?: string;
+  auth?: PullAuth;
+  /** PEM file of the CA that signed the server's certificate. */
+  ca_file?: string;
+  /** Sent as X-Scope-OrgID (Mimir, Cortex, Loki-style multi-tenancy). */
+  tenant?: string;
+  /** Per request; the server is asked to stop at the same time. */
+  timeout_s?: number;
+  max_series?: number;
+  max_samples?: number;
+}
+
+/** A query_range request that failed after its retries: the range it leaves empty. */
+export interface PullFailure {
+  query: string;
+  start_ms: number;
+  end_ms: number;
+  error: string;
+}
+
+export interface PullResult {
+  /** null when nothing was kept (cancelled). */
+  incident_id: number | null;
+  server: string;
+  start_ms: number;
+  end_ms: number;
+  step_ms: number;
+  /** The distinct query_range expressions. */
+  queries: string[];
+  series: number;
+  /** Values and bucket counts the server answered with. */
+  samples: number;
+  /** Rows stored (a histogram scrape is one row). */
+  rows: number;
+  requests: number;
+  retries: number;
+  bytes: number;
+  /** Some ranges of some queries are missing (see failures) or the server said its answer was partial (see warnings). */
+  partial: boolean;
+  failures: PullFailure[];
+  warnings: string[];
+  cancelled: boolean;
+  timings: { discover_ms: number; fetch_ms: number; write_ms: number; total_ms: number };
+}
+
+export interface PullProgress {
+  job_id: string;
+  state: 'discovering' | 'pulling' | 'done' | 'failed' | 'cancelled';
+  requests_done: number;
+  requests_total: number | null;
+  series: number;
+  samples: number;
+  bytes: number;
+  result?: PullResult;
+  error?: string;
+}
+
 export type EngineEvent =
   | { type: 'import-progress'; progress: ImportProgress }
+  | { type: 'pull-progress'; progress: PullProgress }
   | { type: 'live-status'; status: LiveStatus }
   | { type: 'incidents-changed' };

@@ -85,3 +85,13 @@ export const none: Check<void> = (x, p = '') => {
   if (typeof x === 'object' && !Array.isArray(x) && Object.keys(x as object).length === 0) return undefined;
   return fail(p, 'empty');
 };
+
+/** An http(s) URL, as a string (what it points at is the engine's concern). */
+export const httpUrl: Check<string> = (x, p = '') => {
+  const s = str({ min: 1, max: 2048 })(x, p);
+  if (!/^https?:\/\/[^\s]+$/i.test(s)) return fail(p, 'an http:// or https:// URL');
+  return s;
+};
+
+/** The name of an environment variable (letters, digits, underscores; not starting with a digit). */
+export const envName: Check<string> = str({ min: 1, max: 200, pattern: { re: /^[A-Za-z_][A-Za-z0-9_]*$/, what: 'an environment variable name' } });

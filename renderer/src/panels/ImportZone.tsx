@@ -7,6 +7,7 @@ import { type ImportJob, useImports } from '../state/imports';
 import { useNavigation } from '../state/navigation';
 import { useIncidents } from '../state/incidents';
 import { filesFromDataTransfer, filesFromList, hasFiles } from './drop-files';
+import { ConnectPrometheus } from './ConnectPrometheus';
 
 /** The dropped folder's name, the one file's name, or "N files (a, b, …)". */
 export function importName(files: DroppedFile[]): string {
@@ -57,6 +58,7 @@ export function DropZone({ large }: { large?: boolean }) {
         <button type="button" onClick={() => dirInput.current?.click()}>
           Choose folder…
         </button>
+        <ConnectPrometheus />
       </div>
       <input
         ref={fileInput}
