@@ -14,7 +14,8 @@
 //   from the segments (allocated = requested bytes of active blocks, as trace sizes are requested sizes;
 //   reserved = segment bytes).
 // - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream).
-// Times: trace `time_us` is epoch µs → ns.
+// Times: trace `time_us` is epoch µs → ns. Older snapshots (no time_us, blocks without addresses, segments
+// without a trace) are completed by memory-snapshot-variants.ts, with warnings.
 // Bounds: memo references let a few bytes stand for a container many times over (a 12 KB pickle of
 // 3,000 references to one 3,000-entry trace was 9 M entries). The unpickler caps that fan-out; here the
 // entries, blocks, segments and frames visited are capped too, at VISIT_BASE + VISIT_PER_BYTE × the
@@ -22,6 +23,7 @@
 import { ImportError, type Importer, type Sink } from './types';
 import { PickleError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
 import { toHexAddr } from './hex-address';
+import { SnapshotTimes, blockAddresses, blockFrames } from './memory-snapshot-variants';
 
 const PROTO = 0x80;
 
@@ -111,9 +113,13 @@ export class VisitBudget {
 class SnapshotWriter {
   private readonly stackByFrames = new Map<PyValue, number | null>();
 
+  /** Blocks whose address was computed (torch 2.0 snapshots name none). */
+  computedAddrs = 0;
+
   constructor(
     private readonly sink: Sink,
     private readonly budget: VisitBudget,
+    private readonly times: SnapshotTimes,
   ) {}
 
   stackOf(frames: PyValue | undefined): number | null {
@@ -141,9 +147,12 @@ class SnapshotWriter {
       allocD.push(-a.size);
     };
 
-    for (const e of trace) {
+    // Each entry's time (memory-snapshot-variants.ts: made up, warned, where time_us is missing).
+    const nsOf = this.times.device(trace);
+    for (let i = 0; i < trace.length; i++) {
+      const e = trace[i];
       const action = str(e.action);
-      const ns = BigInt(Math.round(num(e.time_us))) * 1000n;
+      const ns = nsOf[i];
       const size = num(e.size);
       switch (action) {
         case 'alloc': {
@@ -217,25 +226,33 @@ class SnapshotWriter {
       if (Array.isArray(seg.blocks)) this.budget.take(seg.blocks.length, seg.blocks, 'blocks', seg);
       this.budget.take(1, seg, 'segments');
       const blocks = Array.isArray(seg.blocks) ? seg.blocks.filter(isDict) : [];
-      for (const b of blocks) {
+      const { addrs, computed } = blockAddresses(seg, blocks);
+      this.computedAddrs += computed;
+      for (let k = 0; k < blocks.length; k++) {
+        const b = blocks[k];
         const state = str(b.state);
         if (state !== 'active_allocated' && state !== 'active_pending_free') continue;
         // Trace entries carry the requested size; blocks the rounded one: count like the trace.
         const size = num(b.requested_size ?? b.size) || num(b.size);
         allocatedEnd += size;
-        const addr = toHexAddr(b.address);
+        const addr = addrs[k];
         if (liveAddrs.has(addr)) continue;
-        sink.allocation({ device, addr, size, alloc_ns: null, free_ns: null, stack_id: this.stackOf(b.frames), source: 'snapshot' });
+        sink.allocation({ device, addr, size, alloc_ns: null, free_ns: null, stack_id: this.stackOf(blockFrames(b)), source: 'snapshot' });
       }
     }
 
-    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd);
-    this.replay('torch.reserved', device, resT, resD, reservedEnd);
+    // Segments without a trace: the totals are known at dump time only.
+    const dumpNs = segments.length && !trace.length ? this.times.dumpNs() : null;
+    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, dumpNs);
+    this.replay('torch.reserved', device, resT, resD, reservedEnd, dumpNs);
   }
 
   /** Emits a running total whose last value is `end`; the start is inferred (never below 0). */
-  private replay(name: string, device: number, t: bigint[], d: number[], end: number): void {
-    if (t.length === 0) return;
+  private replay(name: string, device: number, t: bigint[], d: number[], end: number, dumpNs: bigint | null): void {
+    if (t.length === 0) {
+      if (dumpNs !== null) this.sink.sample(this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' }), Number(dumpNs / 1000n) / 1000, end);
+      return;
+    }
     const order = t.map((_, i) => i);
     if (!isSorted(t)) order.sort((a, b) => (t[a] < t[b] ? -1 : t[a] > t[b] ? 1 : a - b));
     let net = 0;
@@ -262,6 +279,8 @@ function mib(bytes: number): string {
 export const memorySnapshotImporter: Importer = {
   format: 'torch-memory-snapshot',
   detect: (head) => detectMemorySnapshot(head),
+  // Older snapshots carry no times and are placed at the bundle's: imported after the timed sources.
+  yearless: true,
   async import(input, sink, ctx) {
     const buf = await readAll(input.stream());
     let root: PyValue;
@@ -286,7 +305,8 @@ export const memorySnapshotImporter: Importer = {
       throw new ImportError(ctx.path, { key: 'segments' }, (e as Error).message);
     }
     budget.take(snap.segments.length, snap.segments, 'segments');
-    const writer = new SnapshotWriter(sink, budget);
+    const times = new SnapshotTimes(ctx);
+    const writer = new SnapshotWriter(sink, budget, times);
     const segmentsOf = new Map<number, PyDict[]>();
     for (const s of snap.segments) {
       const d = num(s.device);
@@ -299,5 +319,7 @@ export const memorySnapshotImporter: Importer = {
     for (const d of [...devices].sort((a, b) => a - b)) {
       writer.device(d, snap.traces[d] ?? [], segmentsOf.get(d) ?? []);
     }
+    times.finish();
+    if (writer.computedAddrs > 0) ctx.warn(`${writer.computedAddrs} blocks carry no address (older torch): computed from their segment's address and the sizes of the blocks before them`);
   },
 };

@@ -140,3 +140,52 @@ test('a pickle that is not a snapshot fails naming the key', async () => {
     t.dispose();
   }
 });
+
+const variant = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
+
+test('torch ~2.1 snapshot without time_us: entries in order, 1 µs apart, ending at the mtime, warned (they were at 1970)', async () => {
+  const { runImporter } = await import('./run-importer');
+  const mtime = Date.UTC(2025, 0, 21, 4, 40);
+  const r = await runImporter(memorySnapshotImporter, { file: variant('memory-snapshot-torch21-no-time.pickle'), mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    const end = BigInt(mtime) * 1_000_000n;
+    const rows = r.all<{ addr: string; size: number; a: string | null; f: string | null }>('SELECT addr, size, CAST(alloc_ns AS TEXT) a, CAST(free_ns AS TEXT) f FROM allocations ORDER BY alloc_ns');
+    assert.deepEqual(rows, [
+      { addr: '0x7f0000000000', size: 1000000, a: String(end - 3000n), f: null },
+      { addr: '0x7f0000100000', size: 500000, a: String(end - 2000n), f: String(end) },
+    ]);
+    assert.ok(r.all<{ t: number }>('SELECT MIN(ts_ms) t FROM samples')[0].t > Date.UTC(2025, 0, 1));
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /carry no time_us .*placed at the file's modification time, 2025-01-21T04:40:00\.000Z/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("torch 2.0 snapshot, segments only: block addresses from the segment's, totals at dump time, warned", async () => {
+  const { runImporter } = await import('./run-importer');
+  const mtime = Date.UTC(2025, 0, 21, 4, 40);
+  const r = await runImporter(memorySnapshotImporter, { file: variant('memory-snapshot-torch20-segments-only.pickle'), mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    const rows = r.all<{ addr: string; size: number; stack_id: number | null }>('SELECT addr, size, stack_id FROM allocations ORDER BY addr');
+    // Active blocks at segment + offset (they were all 0x0), their frames from their history.
+    assert.deepEqual(rows.map((x) => [x.addr, x.size, x.stack_id !== null]), [
+      ['0x7f1000000000', 4194304, true],
+      ['0x7f1000600000', 2097152, true],
+    ]);
+    const series = r.all<{ name: string; gpu: string; ts: number; v: number }>("SELECT r.name, json_extract(r.labels_json, '$.gpu') gpu, s.ts_ms ts, s.value v FROM series r JOIN samples s ON s.series_id = r.id ORDER BY r.name, gpu");
+    assert.deepEqual(series, [
+      { name: 'torch.allocated', gpu: '0', ts: mtime, v: 6291456 },
+      { name: 'torch.allocated', gpu: '1', ts: mtime, v: 0 },
+      { name: 'torch.reserved', gpu: '0', ts: mtime, v: 20971520 },
+      { name: 'torch.reserved', gpu: '1', ts: mtime, v: 2097152 },
+    ]);
+    assert.equal(r.warnings.length, 2);
+    assert.match(r.warnings.join('\n'), /no trace \(segments only\).*placed at the file's modification time/);
+    assert.match(r.warnings.join('\n'), /5 blocks carry no address/);
+  } finally {
+    r.dispose();
+  }
+});

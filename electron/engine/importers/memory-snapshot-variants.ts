@@ -1,0 +1,109 @@
+// Older PyTorch memory snapshots, for memory-snapshot.ts: what they lack and how it is made up, each
+// guess said in a warning.
+//   - Trace entries without `time_us` (torch ≤ 2.1): placed in their order, 1 µs apart, the last at the
+//     bundle's time (else the file's mtime) — never at 1970, which dragged a whole bundle's year-less
+//     logs back 56 years. An entry without a time among timed ones takes the time before it.
+//   - Blocks without `address` (torch 2.0, and its `history` entries): the segment's address plus the
+//     sizes of the blocks before it, as PyTorch's own viewer computes them.
+//   - A snapshot with segments but no trace: torch.allocated / torch.reserved at dump time only (the
+//     trace's last time, else the anchor above).
+import type { PyDict, PyValue } from './pickle';
+import { isDict } from './pickle';
+import { LogClock } from './log-time';
+import { toHexAddr } from './hex-address';
+import type { ImportContext } from './types';
+
+const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : NaN);
+
+/** The times of one snapshot's trace entries, and its dump time. */
+export class SnapshotTimes {
+  private anchorNs: bigint | null = null;
+  private untimed = 0;
+  private lastNs: bigint | null = null;
+  private readonly clock: LogClock;
+
+  constructor(private readonly ctx: ImportContext) {
+    this.clock = new LogClock(ctx);
+  }
+
+  /** The instant guesses are placed at (bundle time, else mtime, else now), warned once with `what`. */
+  private anchor(what: string): bigint {
+    this.anchorNs ??= BigInt(Math.round(this.clock.anchor(what))) * 1_000_000n;
+    return this.anchorNs;
+  }
+
+  /**
+   * The ns of each entry of one device's trace, in order. Entries with `time_us` keep it; a trace with
+   * none ends at the anchor, 1 µs apart; a lone entry without one takes the time before it.
+   */
+  device(trace: PyDict[]): bigint[] {
+    const out: bigint[] = new Array<bigint>(trace.length);
+    let timed = 0;
+    for (const e of trace) if (Number.isFinite(num(e.time_us))) timed++;
+    if (timed === 0 && trace.length > 0) {
+      this.untimed += trace.length;
+      const end = this.anchor(`memory snapshot trace entries carry no time_us (torch ≤ 2.1): placed in their order, 1 µs apart; the last`);
+      for (let i = 0; i < trace.length; i++) out[i] = end - BigInt(trace.length - 1 - i) * 1000n;
+    } else {
+      let prev: bigint | null = null;
+      for (let i = 0; i < trace.length; i++) {
+        const us = num(trace[i].time_us);
+        if (Number.isFinite(us)) prev = BigInt(Math.round(us)) * 1000n;
+        else this.untimed++;
+        out[i] = prev ?? this.firstTimed(trace);
+      }
+    }
+    for (const t of out) if (this.lastNs === null || t > this.lastNs) this.lastNs = t;
+    return out;
+  }
+
+  private firstTimed(trace: PyDict[]): bigint {
+    for (const e of trace) {
+      const us = num(e.time_us);
+      if (Number.isFinite(us)) return BigInt(Math.round(us)) * 1000n;
+    }
+    return this.anchor('memory snapshot trace entries carry no time_us');
+  }
+
+  /** When the snapshot was taken: its trace's last time, else (no trace at all) the anchor, warned. */
+  dumpNs(): bigint {
+    return this.lastNs ?? this.anchor('the memory snapshot has no trace (segments only): its totals are known at dump time, and the dump');
+  }
+
+  /** Says, once, that some entries among timed ones had no time of their own. */
+  finish(): void {
+    if (this.untimed > 0 && this.anchorNs === null) this.ctx.warn(`${this.untimed} memory snapshot trace entries carry no time_us: each took the time of the entry before it`);
+  }
+}
+
+/** Per block of a segment, its address: its own, else the segment's plus the sizes of the blocks before it. */
+export function blockAddresses(seg: PyDict, blocks: PyValue[]): { addrs: string[]; computed: number } {
+  const addrs: string[] = [];
+  let computed = 0;
+  const base = seg.address;
+  let offset = 0n;
+  const baseBig = typeof base === 'bigint' ? base : typeof base === 'number' && Number.isSafeInteger(base) ? BigInt(base) : null;
+  for (const b of blocks) {
+    const d = isDict(b) ? b : null;
+    const own = d ? d.address : undefined;
+    if (own !== undefined && own !== null) addrs.push(toHexAddr(own));
+    else if (baseBig !== null) {
+      addrs.push(`0x${(baseBig + offset).toString(16)}`);
+      computed++;
+    } else addrs.push(toHexAddr(undefined));
+    const size = d ? num(d.size) : NaN;
+    if (Number.isFinite(size) && size > 0) offset += BigInt(Math.round(size));
+  }
+  return { addrs, computed };
+}
+
+/** A block's frames: its own (torch ≥ 2.1), else its last history entry's (torch 2.0). */
+export function blockFrames(b: PyDict): PyValue | undefined {
+  if (b.frames !== undefined) return b.frames;
+  const h = b.history;
+  if (Array.isArray(h) && h.length) {
+    const last = h[h.length - 1];
+    if (isDict(last)) return last.frames;
+  }
+  return undefined;
+}
