@@ -113,19 +113,48 @@ const labelText = (labels: Record<string, string>) => {
   return e.length ? `{${e.map(([k, x]) => `${k}="${x}"`).join(',')}}` : '';
 };
 
+/**
+ * The readings up to the moment memory was let go: the first CUDA OOM (the process dies and its memory
+ * with it) or the first reading that falls by more than half from the one before (an exit or a restart;
+ * the window holding the OOM already averages in the emptied GPU), whichever comes first. A leak that ran into an OOM is a ramp up to the OOM; the empty GPU after it is not part of it.
+ */
+function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | null, W: number): Float64Array {
+  let cut = v.length;
+  let prev = NaN;
+  for (let i = 0; i < v.length; i++) {
+    // A window that holds the OOM averages in the freed GPU: the ramp ends with the window before it.
+    if (oomMs !== null && t[i] + W > oomMs) {
+      cut = i;
+      break;
+    }
+    if (!Number.isFinite(v[i])) continue;
+    if (prev > 0 && v[i] < 0.5 * prev) {
+      cut = i;
+      break;
+    }
+    prev = v[i];
+  }
+  if (cut >= v.length) return v;
+  const out = new Float64Array(v.length).fill(NaN);
+  out.set(v.subarray(0, cut));
+  return out;
+}
+
 /** The trend the leak rule reads: allocated bytes where PyTorch reports them, else the fullest GPU's used memory. */
 export function pickMemoryTrend(f: Frame, baseline: [number, number], ooms: EventRow[]): MemoryTrend | null {
+  const firstOom = ooms.length ? Math.min(...ooms.map((e) => e.ts_ms)) : null;
+  const upTo = (v: Float64Array) => untilRelease(f.t, v, firstOom, f.grid.W);
   const capFromOom = max(ooms.map((e) => Number(e.attrs.capacity_bytes)).filter(Number.isFinite));
   const totals = f.gpus.map((g) => max(g.memTotal)).filter(Number.isFinite);
   const cap = Number.isFinite(capFromOom) ? capFromOom : totals.length ? max(totals) : null;
   if (f.torchAlloc.some(Number.isFinite)) {
-    return memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, f.torchAlloc, median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1)), cap);
+    return memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, upTo(f.torchAlloc), median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1)), cap);
   }
   let worst: MemoryTrend | null = null;
   for (const g of f.gpus) {
     if (!g.memUsed.some(Number.isFinite)) continue;
     const total = max(g.memTotal);
-    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, g.memUsed, median(g.memUsed.subarray(baseline[0], baseline[1] + 1)), Number.isFinite(total) ? total : null);
+    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, upTo(g.memUsed), median(g.memUsed.subarray(baseline[0], baseline[1] + 1)), Number.isFinite(total) ? total : null);
     if (tr && (!worst || tr.growth_bytes > worst.growth_bytes)) worst = tr;
   }
   return worst;
