@@ -143,24 +143,30 @@ export const cudaGraphFallback: Rule = (c) => {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
   if (missing.length) return notAssessable('cuda_graph_fallback', missing);
-  // The engine's own capture max from its startup log; the configured value (vLLM's default) without one.
-  const cap = Number.isFinite(c.f.cudaGraphMax) ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
-  const cross = firstE(c, (i) => c.f.runMax[i] > cap);
-  const cp = changePoint(c.f.itl50, 2);
+  // The ITL step, on the exact mean where there is one (a median read off buckets moves in bucket jumps).
+  const itl = c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50;
+  const cp = changePoint(itl, 2);
   const cpAt = cp ? c.f.t[cp.index] : null;
+  // The capture max: from the engine's startup log where it printed one; else read off the data as the
+  // running level the ITL step happened at (logs are often missing or cut) — checked below against what
+  // load alone would do to ITL.
+  const known = Number.isFinite(c.f.cudaGraphMax);
+  let cap = known ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
+  if (!known && cp && cp.size >= T.cuda_graph_itl_ratio - 1) cap = median(c.f.runMax.subarray(Math.max(0, cp.index - 4), cp.index));
+  const cross = firstE(c, (i) => c.f.runMax[i] > cap);
   const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= 2 * c.f.grid.W;
-  const rItl = rE(c, c.f.itl50);
+  const rItl = rE(c, itl);
   return {
     id: 'cuda_graph_fallback',
     missing: [],
     require: [
-      cond(`running crosses the CUDA-graph capture max (${cap})`, cross, cross !== null),
+      cond(`running crosses the CUDA-graph capture max (${fmt(cap)}${known ? '' : ', inferred: the running level at the ITL step'})`, cross, cross !== null),
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
-      cond(`r(itl50) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
+      cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
     ],
-    support: [],
+    support: [cond('capture max from the engine log', known, known)],
     veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
-    evidence: [seriesEvidence(c, SIG.reqRunning, `running above ${cap} from ${cross ?? 'never'}`), seriesEvidence(c, SIG.latItl, `median ITL ×${fmt(rItl)}`)],
+    evidence: [seriesEvidence(c, SIG.reqRunning, `running above ${fmt(cap)} from ${cross === null ? 'never' : new Date(cross).toISOString()}`), seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)}`)],
     // The fallback is the end of a rise in load: the incident began where arrivals left their baseline on the way up.
     onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.runMax[i] > cap, 2) ?? cross,
   };
