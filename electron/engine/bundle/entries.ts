@@ -111,7 +111,16 @@ export class GzipFileEntry implements BundleEntry {
   private async spill(): Promise<string> {
     const name = basename(this.path);
     const file = join(await this.ctx.scratch.dir(name), name);
-    await pipeline(Readable.from(this.stream()), createWriteStream(file));
+    const disk = this.ctx.scratch.disk;
+    const label = this.label;
+    const src = this.stream();
+    async function* guarded(): AsyncGenerator<Buffer> {
+      for await (const chunk of src) {
+        disk.take(chunk.length, label);
+        yield chunk;
+      }
+    }
+    await pipeline(Readable.from(guarded()), createWriteStream(file));
     return file;
   }
 }

@@ -4,7 +4,7 @@
 // Folders are not made for their own sake: they come into being with the files in them.
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { EntryRefused, ArchiveRefused, formatBytes, linkStaysInside, safeEntryPath, type Budget } from './limits';
+import { EntryRefused, ArchiveRefused, formatBytes, linkStaysInside, safeEntryPath, type Budget, type EntryCount } from './limits';
 import type { FoundFile } from './folder';
 import type { Scratch } from './scratch';
 import { DiskFile, MemoryFile, type MemoryQuota } from './stored';
@@ -18,10 +18,12 @@ export interface ExtractContext {
   budget: Budget;
   memory: MemoryQuota;
   scratch: Scratch;
+  /** Entries over the whole bundle (nested archives included). */
+  entries: EntryCount;
 }
 
 export class ExtractTarget {
-  /** What was written, by path inside the archive; a later entry of the same name replaces an earlier one. */
+  /** What was written, by path inside the archive (a repeated name is kept as "name (2)"). */
   readonly files = new Map<string, FoundFile>();
   readonly failures: BundleFailure[] = [];
   readonly limits: BundleLimits;
@@ -31,6 +33,8 @@ export class ExtractTarget {
   /** Disk names by their case- and normalization-folded form, as macOS and Windows compare them. */
   private readonly diskNames = new Map<string, string>();
   private renamed = 0;
+  /** Entry paths taken (written or being written). */
+  private readonly claimed = new Set<string>();
 
   /**
    * `label` names the archive in messages (its path in the bundle); `prefix` goes before every entry
@@ -85,8 +89,15 @@ export class ExtractTarget {
     if (!inside) this.refuse(raw, `${kind} to "${target}", outside the bundle — refused`);
   }
 
-  /** Writes one entry; throws EntryRefused for this entry, or whatever the data source throws. */
-  async file(raw: string, rel: string, mtimeMs: number | null, data: AsyncIterable<Buffer>): Promise<void> {
+  /**
+   * Writes one entry; throws EntryRefused for this entry, or whatever the data source throws. A second
+   * entry of a name already written (tar appends, zips with duplicate central records) is kept beside the
+   * first as "name (2).ext", not over it.
+   */
+  async file(raw: string, stored: string, mtimeMs: number | null, data: AsyncIterable<Buffer>): Promise<void> {
+    this.ctx.entries.take(this.label);
+    const rel = this.freeName(stored);
+    this.claimed.add(rel);
     const path = this.prefix ? `${this.prefix}/${rel}` : rel;
     const held: Buffer[] = [];
     let size = 0;
@@ -163,7 +174,21 @@ export class ExtractTarget {
   }
 
   private write(raw: string, fh: FileHandle, chunk: Buffer): Promise<unknown> {
+    this.ctx.scratch.disk.take(chunk.length, this.label);
     return this.fsStep(raw, () => fh.write(chunk));
+  }
+
+  /** `rel`, or "dir/name (n).ext" when an entry of that name was already written. */
+  private freeName(rel: string): string {
+    if (!this.claimed.has(rel)) return rel;
+    const slash = rel.lastIndexOf('/');
+    const dir = rel.slice(0, slash + 1);
+    const base = rel.slice(slash + 1);
+    const dot = base.indexOf('.', 1);
+    for (let n = 2; ; n++) {
+      const name = `${dir}${dot > 0 ? `${base.slice(0, dot)} (${n})${base.slice(dot)}` : `${base} (${n})`}`;
+      if (!this.claimed.has(name)) return name;
+    }
   }
 
   private async fsStep<T>(raw: string, step: () => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 // The rules that keep a hostile bundle bounded: which archive entry names are safe to write, and the
 // counters that stop decompression the moment a size or ratio limit is crossed (zip bombs), instead of
 // after the disk is full.
+import { statfsSync } from 'node:fs';
 import { posix } from 'node:path';
 import { BundleError, DEFAULT_LIMITS, type BundleLimits } from './types';
 
@@ -57,6 +58,68 @@ export function linkStaysInside(entryPath: string, target: string): boolean {
   if (slashed === '' || slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return false;
   const resolved = posix.normalize(posix.join(posix.dirname(entryPath), slashed));
   return resolved !== '..' && !resolved.startsWith('../');
+}
+
+/**
+ * Entries written out of archives over the whole bundle, nested archives included (per archive, ten
+ * nested tar.gz of 50 k entries each made 500 k): past `max`, extraction stops, the first kept.
+ */
+export class EntryCount {
+  private n = 0;
+  constructor(private readonly max: number) {}
+
+  take(label: string): void {
+    if (++this.n > this.max) {
+      throw new ArchiveRefused(label, `the bundle holds more than ${this.max} entries over all its archives (maxEntries) — stopped there, the first ${this.max} were kept`);
+    }
+  }
+}
+
+/**
+ * What extraction may take of the temp disk: it stops while at least `reserve` bytes stay free (the only
+ * other bound, maxTotalBytes, is 64 GiB: a 4 MB tar.gz filled a 200 MB temp disk). The disk is asked
+ * every CHECK_EVERY bytes written; `freeBytes` is injectable for tests.
+ */
+export class DiskGuard {
+  static readonly CHECK_EVERY = 8 * 2 ** 20;
+  private sinceCheck = Infinity;
+
+  constructor(
+    private readonly dir: () => string | null,
+    private readonly freeBytes: (dir: string) => { free: number; total: number } | null = statDisk,
+    private readonly reserveFor: (total: number) => number = diskReserve,
+  ) {}
+
+  /** Before writing `n` bytes for `label`: throws ArchiveRefused when the disk is nearly full. */
+  take(n: number, label: string): void {
+    this.sinceCheck += n;
+    if (this.sinceCheck < DiskGuard.CHECK_EVERY) return;
+    this.sinceCheck = 0;
+    const dir = this.dir();
+    const st = dir ? this.freeBytes(dir) : null;
+    if (!st) return;
+    const reserve = this.reserveFor(st.total);
+    if (st.free - n < reserve) {
+      throw new ArchiveRefused(
+        label,
+        `the temp disk (${dir}) is nearly full: ${formatBytes(st.free)} free, and extraction keeps ${formatBytes(reserve)} free — stopped there, the entries so far were kept; free space or point TMPDIR at a larger disk`,
+      );
+    }
+  }
+}
+
+/** Free space kept on the temp disk: 5 % of it, at least 64 MiB (a quarter of a disk smaller than 256 MiB), at most 1 GiB. */
+export function diskReserve(total: number): number {
+  return Math.min(2 ** 30, Math.max(Math.min(64 * 2 ** 20, total / 4), total * 0.05));
+}
+
+function statDisk(dir: string): { free: number; total: number } | null {
+  try {
+    const st = statfsSync(dir);
+    return { free: Number(st.bavail) * Number(st.bsize), total: Number(st.blocks) * Number(st.bsize) };
+  } catch {
+    return null;
+  }
 }
 
 /** Decompressed bytes over the whole bundle, shared by every archive and gzip'd file. */

@@ -9,7 +9,7 @@ import { GzipFileEntry, PlainFileEntry } from './entries';
 import { gunzip } from './decompress';
 import { ExtractTarget, type ExtractContext } from './extract-target';
 import { YIELD_EVERY, walkFolder, type FoundFile } from './folder';
-import { ArchiveRefused, Budget, ExpansionGuard, resolveLimits } from './limits';
+import { ArchiveRefused, Budget, EntryCount, ExpansionGuard, resolveLimits } from './limits';
 import { Scratch } from './scratch';
 import { SNIFF_BYTES, gzipMtimeMs, isTarHeader, sniffContainer } from './sniff';
 import { DiskFile, MemoryQuota } from './stored';
@@ -59,14 +59,15 @@ interface Pending {
 }
 
 class Opener {
-  readonly scratch = new Scratch();
+  readonly scratch: Scratch;
   readonly failures: BundleFailure[] = [];
   private readonly pending: Pending[] = [];
   private readonly ctx: ExtractContext;
   private sniffed = 0;
 
   constructor(private readonly limits: BundleLimits) {
-    this.ctx = { limits, budget: new Budget(limits.maxTotalBytes), memory: new MemoryQuota(MEMORY_QUOTA_BYTES), scratch: this.scratch };
+    this.scratch = new Scratch(limits.diskReserveBytes);
+    this.ctx = { limits, budget: new Budget(limits.maxTotalBytes), memory: new MemoryQuota(MEMORY_QUOTA_BYTES), scratch: this.scratch, entries: new EntryCount(limits.maxEntries) };
   }
 
   fail(path: string, e: unknown): void {

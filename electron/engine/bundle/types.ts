@@ -8,10 +8,12 @@ export interface BundleLimits {
   maxEntryBytes: number;
   /** Decompressed ÷ compressed, per entry and over an archive (zip bombs). */
   maxRatio: number;
-  /** Entries in one archive. */
+  /** Entries over the whole bundle: in a folder, in an archive, and in all archives together (nested ones too). */
   maxEntries: number;
   /** Path depth inside an archive. */
   maxDepth: number;
+  /** Free bytes extraction leaves on the temp disk; 0: 5 % of the disk, between 64 MiB and 1 GiB. */
+  diskReserveBytes: number;
 }
 
 export const DEFAULT_LIMITS: BundleLimits = {
@@ -20,6 +22,7 @@ export const DEFAULT_LIMITS: BundleLimits = {
   maxRatio: 200,
   maxEntries: 50_000,
   maxDepth: 32,
+  diskReserveBytes: 0,
 };
 
 export interface BundleEntry {
