@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { familyOf, mutationsFor } from './mutate';
+import { SCALABLE, familyOf, mutationsFor } from './mutate';
 import type { FuzzJob, FuzzMeasure } from './import-child';
 import { REPO_ROOT } from '../helpers/corpus';
 
@@ -24,7 +24,17 @@ export interface FuzzBudget {
   /** Database growth: base + per byte of input. */
   dbBase: number;
   dbPerByte: number;
+  /**
+   * Linearity: a scalable mutation is run at scale 1 and SCALE_UP; the bigger one may cost at most this
+   * many times the CPU of the smaller per byte (a quadratic path costs SCALE_UP times more per byte),
+   * judged where it took at least linearMinMs.
+   */
+  linearSlack: number;
+  linearMinMs: number;
 }
+
+/** The second scale of a scalable mutation in a covering run. */
+export const SCALE_UP = 4;
 
 /** Generous for real formats, far below what the review's amplifying inputs did (9 M rows from 12 KB). */
 export const DEFAULT_BUDGET: FuzzBudget = {
@@ -36,6 +46,8 @@ export const DEFAULT_BUDGET: FuzzBudget = {
   rowsPerByte: 1,
   dbBase: 96 * 2 ** 20,
   dbPerByte: 48,
+  linearSlack: 2.5,
+  linearMinMs: 1500,
 };
 
 export interface FuzzOptions {
@@ -49,7 +61,7 @@ export interface FuzzOptions {
   /** Child processes at once (default 1). */
   jobs?: number;
   budget?: Partial<FuzzBudget>;
-  /** Also run every mutation of each family at least once (on that family's seeds in turn). */
+  /** Also run every mutation of each family at least once (on that family's seeds in turn), the scalable ones at two sizes. */
   cover?: boolean;
   /** Called after each input (progress for long runs). */
   onInput?: (done: number, total: number) => void;
@@ -110,7 +122,11 @@ export function coverJobs(seeds: string[], seed: number): FuzzJob[] {
   }
   const jobs: FuzzJob[] = [];
   for (const [family, list] of byFamily) {
-    mutationsFor(family as ReturnType<typeof familyOf>).forEach((m, i) => jobs.push({ seed: list[(seed + i) % list.length], mutation: m, rseed: seed * 104_729 + i }));
+    mutationsFor(family as ReturnType<typeof familyOf>).forEach((m, i) => {
+      const job = { seed: list[(seed + i) % list.length], mutation: m, rseed: seed * 104_729 + i };
+      jobs.push(job);
+      if (SCALABLE.has(m)) jobs.push({ ...job, scale: SCALE_UP });
+    });
   }
   return jobs;
 }
@@ -127,13 +143,21 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     worst_ms: none(), worst_ms_per_mib: none(), worst_rss_mb: none(), worst_rss_per_byte: none(), worst_rows_per_byte: none(), worst_db_per_byte: none(),
   };
   let done = 0;
-  const label = (j: FuzzJob) => ({ input: basename(j.seed), mutation: j.mutation, rseed: j.rseed });
+  const label = (j: FuzzJob) => ({ input: basename(j.seed), mutation: j.scale && j.scale !== 1 ? `${j.mutation}×${j.scale}` : j.mutation, rseed: j.rseed });
+  /** Scale-1 measures of scalable jobs, by seed, mutation and rseed, to judge their scaled twin against. */
+  const base = new Map<string, FuzzMeasure>();
+  const scaled: { j: FuzzJob; m: FuzzMeasure }[] = [];
+  const twin = (j: FuzzJob) => `${j.seed}\0${j.mutation}\0${j.rseed}`;
   const worst = (key: keyof FuzzFigures, value: number, j: FuzzJob, bytes: number) => {
     const w = figures[key] as Worst;
     if (value > w.value) Object.assign(w, { value: Number(value.toPrecision(4)), ...label(j), bytes });
   };
 
   const onEnd = (j: FuzzJob, m: FuzzMeasure) => {
+    if (SCALABLE.has(j.mutation)) {
+      if ((j.scale ?? 1) === 1) base.set(twin(j), m);
+      else scaled.push({ j, m });
+    }
     for (const s of m.statuses) statuses[s] = (statuses[s] ?? 0) + 1;
     for (const p of m.problems) findings.push({ ...label(j), problem: p });
     const mib = m.bytes / 2 ** 20;
@@ -189,6 +213,17 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
         }
       }),
     );
+    // Linearity: cost per byte of the bigger twin against the smaller.
+    for (const { j, m } of scaled) {
+      const small = base.get(twin(j));
+      if (!small || m.cpu_ms < budget.linearMinMs || small.bytes === 0 || m.bytes <= small.bytes) continue;
+      const perByte = (x: FuzzMeasure) => Math.max(x.cpu_ms, 50) / x.bytes;
+      const growth = perByte(m) / perByte(small);
+      if (growth > budget.linearSlack) {
+        figures.over_budget++;
+        findings.push({ ...label(j), problem: `superlinear: ${(m.bytes / small.bytes).toFixed(1)}× the input took ${(m.cpu_ms / Math.max(small.cpu_ms, 1)).toFixed(1)}× the CPU (${small.cpu_ms} → ${m.cpu_ms} ms)` });
+      }
+    }
     return { inputs: jobs.length, findings, statuses, figures };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -8,12 +8,14 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { importPaths } from '../../electron/engine/import/pipeline';
 import { Store } from '../../electron/engine/store/store';
-import { mutate, type Mutation } from './mutate';
+import { mutateFile, type Mutation } from './mutate';
 
 export interface FuzzJob {
   seed: string;
   mutation: Mutation;
   rseed: number;
+  /** Size multiplier of a scalable mutation (default 1). */
+  scale?: number;
 }
 
 export interface FuzzMeasure {
@@ -55,7 +57,7 @@ try {
     const dir = join(work, `in${i}`);
     mkdirSync(dir);
     const file = join(dir, basename(job.seed));
-    const input = mutate(seedBytes(job.seed), job.mutation, job.rseed);
+    const input = mutateFile(basename(job.seed), seedBytes(job.seed), job.mutation, job.rseed, job.scale ?? 1);
     writeFileSync(file, input);
     const peak0 = process.resourceUsage().maxRSS;
     const rss0 = process.memoryUsage().rss;

@@ -3,7 +3,7 @@
 // truncation, zero fill, bad UTF-8), each format family gets mutations built for it: giant tokens and
 // unclosed structures for JSON, giant lines and label cardinality for text, memo fan-out, self-sharing
 // lists and huge integers for pickles — the shapes that made work grow faster than the input.
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { rng } from '../helpers/rng';
 
 export type Family = 'json' | 'pickle' | 'text';
@@ -14,6 +14,18 @@ const TEXT_ONLY = ['giant-line', 'giant-token', 'tiny-lines', 'cardinality', 'de
 const PICKLE_ONLY = ['memo-fanout', 'memo-late-fill', 'segment-fanout', 'self-sharing', 'huge-long', 'deep-list', 'truncate-frame'] as const;
 
 export type Mutation = (typeof GENERIC)[number] | (typeof JSON_ONLY)[number] | (typeof TEXT_ONLY)[number] | (typeof PICKLE_ONLY)[number];
+
+/** Mutations of the bytes as stored (a gzip'd seed is damaged as gzip); the others reshape the content. */
+export const BYTE_LEVEL: ReadonlySet<Mutation> = new Set<Mutation>(GENERIC);
+
+/**
+ * The input for one job: a gzip'd seed gets content mutations inside its gzip (a giant token in the
+ * trace, not in the compressed bytes) and byte-level ones on the file as stored.
+ */
+export function mutateFile(name: string, stored: Buffer, m: Mutation, seed: number, scale = 1): Buffer {
+  if (!BYTE_LEVEL.has(m) && name.toLowerCase().endsWith('.gz')) return gzipSync(mutate(gunzipSync(stored), m, seed, scale), { level: 1 });
+  return mutate(stored, m, seed, scale);
+}
 
 /** Every mutation, for listings. */
 export const MUTATIONS: readonly Mutation[] = [...new Set<Mutation>([...GENERIC, ...JSON_ONLY, ...TEXT_ONLY, ...PICKLE_ONLY])];
@@ -33,8 +45,16 @@ export function mutationsFor(family: Family): readonly Mutation[] {
 
 const MiB = 2 ** 20;
 
-export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
+/** Mutations whose size is a parameter: run at two scales, their cost must grow about linearly. */
+export const SCALABLE: ReadonlySet<Mutation> = new Set<Mutation>([
+  'giant-line', 'giant-token', 'unclosed-string', 'unclosed-object', 'deep-nesting', 'tiny-lines', 'cardinality',
+  'memo-fanout', 'memo-late-fill', 'segment-fanout', 'huge-long', 'deep-list', 'repeat-events',
+]);
+
+/** `scale` multiplies the size of a SCALABLE mutation (the same seed gives the same shape, bigger). */
+export function mutate(input: Buffer, m: Mutation, seed: number, scale = 1): Buffer {
   const r = rng(seed);
+  const k = SCALABLE.has(m) ? scale : 1;
   const at = (n = input.length) => Math.floor(r() * Math.max(1, n));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   switch (m) {
@@ -54,7 +74,7 @@ export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
     }
     case 'deep-nesting': {
       const p = at();
-      const depth = 50_000 + Math.floor(r() * 50_000);
+      const depth = Math.round((50_000 + Math.floor(r() * 50_000)) * k);
       return Buffer.concat([input.subarray(0, p), Buffer.from('['.repeat(depth) + '{"a":'.repeat(1000)), input.subarray(p)]);
     }
     case 'utf16': {
@@ -68,7 +88,7 @@ export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
     }
     case 'giant-line': {
       const p = at();
-      return Buffer.concat([input.subarray(0, p), Buffer.alloc((4 + Math.floor(r() * 8)) * MiB, 'x'), input.subarray(p)]);
+      return Buffer.concat([input.subarray(0, p), Buffer.alloc(Math.round((2 + Math.floor(r() * 6)) * MiB * k), 'x'), input.subarray(p)]);
     }
     case 'duplicate-chunk': {
       const a = at();
@@ -91,17 +111,17 @@ export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
       const quotes: number[] = [];
       for (let i = s.indexOf('"'); i >= 0 && quotes.length < 10_000; i = s.indexOf('"', i + 1)) quotes.push(i);
       const q = quotes.length ? pick(quotes) : at();
-      return Buffer.concat([input.subarray(0, q + 1), Buffer.alloc((2 + Math.floor(r() * 14)) * MiB, pick(['a', 'Z', '0', ' '])), input.subarray(q + 1)]);
+      return Buffer.concat([input.subarray(0, q + 1), Buffer.alloc(Math.round((1 + Math.floor(r() * 7)) * MiB * k), pick(['a', 'Z', '0', ' '])), input.subarray(q + 1)]);
     }
     case 'unclosed-string': {
       // Cut anywhere, then a string that never ends: the scanner must refuse it, not hold it for ever.
       const p = at();
-      return Buffer.concat([input.subarray(0, p), Buffer.from('"'), Buffer.alloc((8 + Math.floor(r() * 64)) * MiB, 'u')]);
+      return Buffer.concat([input.subarray(0, p), Buffer.from('"'), Buffer.alloc(Math.round((4 + Math.floor(r() * 12)) * MiB * k), 'u')]);
     }
     case 'unclosed-object': {
       const p = at();
       const piece = Buffer.from('{"k":[1,{"x":"y"},');
-      return Buffer.concat([input.subarray(0, p), Buffer.alloc(piece.length * (20_000 + Math.floor(r() * 200_000)), piece)]);
+      return Buffer.concat([input.subarray(0, p), Buffer.alloc(piece.length * Math.round((20_000 + Math.floor(r() * 100_000)) * k), piece)]);
     }
     case 'repeat-events': {
       // The whole events array again and again: legal JSON with many times the events (output grows with input).
@@ -111,35 +131,35 @@ export function mutate(input: Buffer, m: Mutation, seed: number): Buffer {
       if (a < 0 || b <= a + 1) return input;
       const body = s.slice(a + 1, b).trim();
       if (!body) return input;
-      const times = 2 + Math.floor(r() * 20);
+      const times = Math.round((2 + Math.floor(r() * 20)) * k);
       return Buffer.from(`${s.slice(0, a + 1)}${Array.from({ length: times }, () => body).join(',')}${s.slice(b)}`);
     }
     case 'tiny-lines': {
       // Legal, dense exposition: one sample per few bytes, the densest rows-per-byte a text format gives.
-      const n = 100_000 + Math.floor(r() * 900_000);
+      const n = Math.round((100_000 + Math.floor(r() * 400_000)) * k);
       const head = input.subarray(0, Math.min(input.length, 4096));
       const nl = head.lastIndexOf(0x0a);
       return Buffer.concat([head.subarray(0, nl + 1), Buffer.from('# TYPE a gauge\n'), Buffer.alloc(n * 4, 'a 1\n')]);
     }
     case 'cardinality': {
       // A new series on every line (a request id as a label).
-      const n = 20_000 + Math.floor(r() * 200_000);
+      const n = Math.round((20_000 + Math.floor(r() * 60_000)) * k);
       const lines: string[] = ['# TYPE vllm:num_requests_running gauge'];
       for (let i = 0; i < n; i++) lines.push(`vllm:num_requests_running{model_name="m",id="${i}"} ${i % 9} ${1_773_478_800_000 + i}`);
       return Buffer.from(lines.join('\n') + '\n');
     }
     case 'memo-fanout':
-      return traceFanout(200 + Math.floor(r() * 6000), 200 + Math.floor(r() * 6000));
+      return traceFanout(Math.round((200 + Math.floor(r() * 3000)) * Math.sqrt(k)), Math.round((200 + Math.floor(r() * 3000)) * Math.sqrt(k)));
     case 'memo-late-fill':
-      return lateFill(1000 + Math.floor(r() * 200_000));
+      return lateFill(Math.round((1000 + Math.floor(r() * 100_000)) * k));
     case 'segment-fanout':
-      return segmentFanout(100 + Math.floor(r() * 5000), 1000 + Math.floor(r() * 50_000));
+      return segmentFanout(Math.round((100 + Math.floor(r() * 2000)) * Math.sqrt(k)), Math.round((1000 + Math.floor(r() * 20_000)) * Math.sqrt(k)));
     case 'self-sharing':
       return selfSharing(10 + Math.floor(r() * 30), pick(['frames', 'key', 'value'] as const));
     case 'huge-long':
-      return hugeLong(Math.floor(2 ** (10 + r() * 12)));
+      return hugeLong(Math.round(2 ** (10 + r() * 10) * k));
     case 'deep-list': {
-      const depth = 10_000 + Math.floor(r() * 500_000);
+      const depth = Math.round((10_000 + Math.floor(r() * 200_000)) * k);
       return Buffer.concat([Buffer.from([0x80, 2]), Buffer.alloc(depth, 0x5d), Buffer.alloc(depth - 1, 0x61), Buffer.from([0x2e])]);
     }
     case 'truncate-frame': {

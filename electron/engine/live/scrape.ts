@@ -4,6 +4,7 @@
 // with the time the scrape started; a scrape that fails midway leaves nothing behind.
 import http from 'node:http';
 import https from 'node:https';
+import { gunzipSync } from 'node:zlib';
 import type { EndpointHealth, LiveEndpoint } from '../../contract/types';
 import { importPrometheusText, scrapeHeader } from '../importers/prometheus-text';
 import type { ImportContext } from '../importers/types';
@@ -86,8 +87,21 @@ export function fetchExposition(raw: string, opts: ScrapeOptions = {}, signal?: 
       });
       res.on('end', () => {
         if (settled) return;
+        let body = Buffer.concat(chunks, size);
+        // Asked for identity, some exporters gzip anyway (with or without saying so): read it, capped.
+        const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
+        if (encoding === 'gzip' || encoding === 'x-gzip' || (body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b)) {
+          try {
+            body = gunzipSync(body, { maxOutputLength: maxBytes });
+          } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code;
+            return fail(code === 'ERR_BUFFER_TOO_LARGE' ? `the gzip'd response passed the ${formatBytes(maxBytes)} cap when unpacked; scraping aborted` : `the gzip'd response is corrupt (${(e as Error).message})`);
+          }
+        } else if (encoding && encoding !== 'identity') {
+          return fail(`the response is ${encoding}-encoded, which is not read (ask the exporter for plain text)`);
+        }
         settle();
-        resolve(Buffer.concat(chunks, size));
+        resolve(body);
       });
       res.on('error', (e) => fail(e.message));
     });
@@ -124,6 +138,12 @@ export async function recordScrape(body: Buffer, tsMs: number, url: string, out:
   } catch (e) {
     out.reset(mark);
     throw new ScrapeError(url, e instanceof Error ? e.message : String(e));
+  }
+  // A body with lines and not one sample in them is not an exposition (a login page, binary, a gzip
+  // body that could not be read): a failed scrape, not a good one. An empty exposition stays good.
+  if (out.pending === before && warnings.length > 0) {
+    out.reset(mark);
+    throw new ScrapeError(url, `no samples in the response (${warnings.length} line${warnings.length === 1 ? '' : 's'} not understood — first${warnings[0].slice(url.length, url.length + 160)})`);
   }
   for (const w of warnings) out.warn(w);
   out.addBytes(body.length);

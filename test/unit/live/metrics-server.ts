@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 export interface MetricsServer {
   base: string;
@@ -67,6 +68,16 @@ export async function startMetricsServer(corpusPath?: string | null): Promise<Me
         // Answers 400 ms after the request: a scrape that is in flight when a recording is stopped.
         setTimeout(() => text(generatedExposition(k)), 400);
         return;
+      case '/gzip':
+        // gzip'd although identity was asked for, as some exporters do.
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        return res.end(gzipSync(generatedExposition(k)));
+      case '/gzip-bogus':
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        return res.end(Buffer.concat([gzipSync(generatedExposition(k)).subarray(0, 40), Buffer.from('not the rest')]));
+      case '/binary':
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return res.end(Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919 + 13) % 251 === 10 ? 11 : (i * 7919 + 13) % 251)));
       case '/redirect':
         res.writeHead(302, { location: '/metrics' });
         return res.end();

@@ -171,3 +171,29 @@ test('start/stop scrape on the interval and stop cancels a scrape in flight', as
     await srv.close();
   }
 });
+
+test('a gzip\'d response is read; a bogus gzip or a body without one sample is a failed scrape, not a good one', async () => {
+  const srv = await startMetricsServer();
+  const ts = tempStore();
+  try {
+    const rec = new LiveRecorder(ts.store, ts.store.createIncident('live', 'live'));
+    const scrape = async (path: string) => {
+      const s = new EndpointScraper({ url: srv.url(path) }, rec);
+      await s.scrapeOnce();
+      return s.status();
+    };
+    const gz = await scrape('/gzip');
+    assert.equal(gz.ok, true, gz.last_error ?? '');
+    assert.ok(rec.pending() > 0);
+    const bogus = await scrape('/gzip-bogus');
+    assert.equal(bogus.ok, false);
+    assert.match(bogus.last_error ?? '', /the gzip'd response is corrupt/);
+    const binary = await scrape('/binary');
+    assert.equal(binary.ok, false);
+    assert.match(binary.last_error ?? '', /no samples in the response \(\d+ lines? not understood/);
+    assert.equal(binary.failures, 1);
+  } finally {
+    ts.dispose();
+    await srv.close();
+  }
+});
