@@ -90,6 +90,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const refs: References = {
     p99: median(b(latencyRef)),
     tps: median(b(f.gtok)),
+    lamIn: median(b(f.lamIn)),
     tokenPeak: cfg.token_peak ?? quantile(b(f.gtok), 0.95),
     memUsed: new Map(f.gpus.map((g) => [g.key, median(b(g.memUsed))])),
     q95ms: median(q95B) * 1000,

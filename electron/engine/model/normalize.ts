@@ -8,6 +8,8 @@ export interface References {
   p99: number;
   /** Baseline generation tokens/s. */
   tps: number;
+  /** Baseline arrivals/s (the throughput term reads tokens against demand). */
+  lamIn: number;
   /** Token rate taken as 100% for the token score. */
   tokenPeak: number;
   /** Baseline used bytes per GPU key. */
@@ -88,7 +90,11 @@ export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: Trigg
     if (lat && Number.isFinite(lat[i]) && Number.isFinite(ref.p99)) d.dP99ms[i] = (lat[i] - ref.p99) * 1000;
     if (ref.tps > 0 && Number.isFinite(f.gtok[i])) d.dTps[i] = (f.gtok[i] - ref.tps) / ref.tps;
     d.latencyTerm[i] = clamp01(or0(d.dP99ms[i]) / (2 * th.latency_ms));
-    d.throughputTerm[i] = clamp01(-or0(d.dTps[i]) / (2 * th.throughput_drop));
+    // Tokens served fall with demand at night and that is no degradation: where requests still finish,
+    // the fall is measured against the arrivals' own fall (a hang finishes nothing and keeps the raw fall).
+    const demand = ref.lamIn > 0 && f.lamOut[i] > 0 && Number.isFinite(f.lamIn[i]) ? Math.min(1, f.lamIn[i] / ref.lamIn) : 1;
+    const served = Number.isFinite(d.dTps[i]) ? (1 + d.dTps[i]) / Math.max(demand, 1e-6) - 1 : NaN;
+    d.throughputTerm[i] = clamp01(-or0(Math.min(0, served)) / (2 * th.throughput_drop));
     // The term S reads is the rise over the baseline's own queue: vLLM's first queue bucket is 0.3 s wide,
     // and one slow request in a quiet window lifts an interpolated P95 to a third of a second.
     const qBase = Number.isFinite(ref.q95ms) ? ref.q95ms : 0;
