@@ -98,7 +98,7 @@ function longestStall(f: Frame, base: Range): { ms: number; start: number; end: 
   for (let i = base[1] + 1; i < f.grid.n; i++) {
     if (!Number.isFinite(f.gtok[i])) continue;
     const inFlight = (Number.isFinite(f.runMin[i]) ? f.runMin[i] : 0) + (Number.isFinite(f.waitMin[i]) ? f.waitMin[i] : 0);
-    if (f.gtok[i] === 0 && inFlight > 0) {
+    if (f.gtok[i] === 0 && inFlight > 0 && !(f.lamOut[i] > 0)) {
       if (first < 0) first = i;
       last = i;
     } else close();

@@ -16,7 +16,9 @@ export const engineHang: Rule = (c) => {
   const missing = missingInputs(c.f, [[SIG.tokensGeneration, SIG.tokensGenerationRate], [SIG.reqRunning, SIG.reqWaiting]]);
   if (missing.length) return notAssessable('engine_hang', missing);
   const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
-  const run = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0));
+  // A hung engine finishes nothing: tokens/s at zero while requests still complete is a token counter
+  // that does not count (an exporter's empty histogram), not a stall.
+  const run = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(c.f.lamOut[i] > 0)));
   const { hw } = hardwareFaults(c);
   const restarts = run.start === null ? [] : events(c, EV.engineRestart).filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
   const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
