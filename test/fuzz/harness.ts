@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { SCALABLE, familyOf, mutationsFor } from './mutate';
+import { BYTE_LEVEL, SCALABLE, familyOf, mutationsFor } from './mutate';
+import { rng } from '../helpers/rng';
 import type { FuzzJob, FuzzMeasure } from './import-child';
 import { REPO_ROOT } from '../helpers/corpus';
 
@@ -103,12 +104,16 @@ export interface FuzzReport {
   figures: FuzzFigures;
 }
 
-/** The jobs of a run: for each seed, `perFile` mutations drawn in turn from its family's list. */
+/**
+ * The jobs of a run: for each seed, `perFile` mutations drawn (seeded) from its family's list, byte-level
+ * damage three times as often as a reshaping (those make megabytes and take seconds; coverJobs runs each once).
+ */
 export function fuzzJobs(seeds: string[], perFile: number, seed: number): FuzzJob[] {
   const jobs: FuzzJob[] = [];
+  const r = rng(seed * 31 + 7);
   seeds.forEach((s, k) => {
-    const list = mutationsFor(familyOf(basename(s)));
-    for (let j = 0; j < perFile; j++) jobs.push({ seed: s, mutation: list[(seed + j + k) % list.length], rseed: seed * 7919 + k * 131 + j });
+    const weighted = mutationsFor(familyOf(basename(s))).flatMap((m) => (BYTE_LEVEL.has(m) ? [m, m, m] : [m]));
+    for (let j = 0; j < perFile; j++) jobs.push({ seed: s, mutation: weighted[Math.floor(r() * weighted.length)], rseed: seed * 7919 + k * 131 + j });
   });
   return jobs;
 }
