@@ -86,7 +86,9 @@ export function loadSignals(store: Store, incidentId: number): Signals {
   const catalog = store.seriesCatalog(incidentId);
   const series = new Map<string, LoadedSeries[]>();
   const histograms = new Map<string, LoadedHistogram[]>();
+  const origin = new Map<number, string | null>();
   for (const c of catalog) {
+    origin.set(c.id, c.source_path);
     if (c.kind === 'histogram') {
       const snaps = store.histogramSnapshots(c.id);
       if (snaps.length) push(histograms, c.name, { id: c.id, name: c.name, labels: c.labels, snaps });
@@ -95,6 +97,8 @@ export function loadSignals(store: Store, incidentId: number): Signals {
     const { t, v } = store.sampleArrays(c.id);
     if (t.length) push(series, c.name, { id: c.id, name: c.name, labels: c.labels, kind: c.kind as SeriesKind, t, v });
   }
+  for (const list of series.values()) nameInstancesByFile(list, origin, (s) => [s.t[0], s.t[s.t.length - 1]]);
+  for (const list of histograms.values()) nameInstancesByFile(list, origin, (h) => [h.snaps[0].t, h.snaps[h.snaps.length - 1].t]);
   for (const [name, list] of series) series.set(name, dedupe(list, (s) => s.t.length));
   for (const [name, list] of histograms) histograms.set(name, dedupe(list, (h) => h.snaps.length));
 
@@ -114,6 +118,39 @@ export function loadSignals(store: Store, incidentId: number): Signals {
     }
   if (!Number.isFinite(start)) start = end = 0;
   return { incidentId, start_ms: start, end_ms: end, series, histograms, events, requests, sites, meta: store.incidentMeta(incidentId) };
+}
+
+/**
+ * Two files that report the same signal with the same labels over the same time are two processes —
+ * one log per replica, one exposition per pod — not one signal seen twice, so each is named after its
+ * file (`instance` = the file's name) where no label names it already. Files that follow each other in
+ * time (a rotated log) stay one series, and the longest is kept by dedupe().
+ */
+function nameInstancesByFile<T extends { id: number; labels: Record<string, string> }>(list: T[], origin: Map<number, string | null>, span: (x: T) => [number, number]): void {
+  const groups = new Map<string, T[]>();
+  for (const x of list) {
+    if (x.labels.instance || x.labels.pod || x.labels.host) continue;
+    const k = identity(x.labels);
+    const g = groups.get(k);
+    if (g) g.push(x);
+    else groups.set(k, [x]);
+  }
+  for (const g of groups.values()) {
+    const files = new Set(g.map((x) => origin.get(x.id) ?? ''));
+    if (g.length < 2 || files.size < 2) continue;
+    const overlap = g.some((a, i) => g.some((b, j) => j > i && origin.get(a.id) !== origin.get(b.id) && span(a)[0] < span(b)[1] && span(b)[0] < span(a)[1]));
+    if (!overlap) continue;
+    for (const x of g) {
+      const path = origin.get(x.id);
+      if (path) x.labels = { ...x.labels, instance: fileStem(path) };
+    }
+  }
+}
+
+/** `logs/vllm-7d9f-x2k.log.gz` → `vllm-7d9f-x2k`. */
+function fileStem(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  return base.replace(/(\.(gz|zst|bz2|xz))?$/i, '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/\.(prom|txt|log|jsonl?|csv)$/i, '');
 }
 
 function push<T>(m: Map<string, T[]>, k: string, x: T): void {

@@ -570,9 +570,12 @@ export class Store {
   // ---- model reads (electron/engine/model): read-only, whole series in one pass into typed arrays
 
   /** Series of an incident without per-series counts (listSeries counts samples, which a full load does anyway). */
-  seriesCatalog(incidentId: number): { id: number; name: string; labels: Record<string, string>; kind: string }[] {
-    const rows = this.db.prepare('SELECT id, name, labels_json, kind FROM series WHERE incident_id = ? ORDER BY name, labels_json, id').all(incidentId) as { id: number; name: string; labels_json: string; kind: string }[];
-    return rows.map((r) => ({ id: r.id, name: r.name, labels: parse<Record<string, string>>(r.labels_json, {}), kind: r.kind }));
+  /** Every series of an incident with the path of the file it came from (null for live recordings without one). */
+  seriesCatalog(incidentId: number): { id: number; name: string; labels: Record<string, string>; kind: string; source_path: string | null }[] {
+    const rows = this.db
+      .prepare('SELECT se.id, se.name, se.labels_json, se.kind, so.path FROM series se LEFT JOIN sources so ON so.id = se.source_id WHERE se.incident_id = ? ORDER BY se.name, se.labels_json, se.id')
+      .all(incidentId) as { id: number; name: string; labels_json: string; kind: string; path: string | null }[];
+    return rows.map((r) => ({ id: r.id, name: r.name, labels: parse<Record<string, string>>(r.labels_json, {}), kind: r.kind, source_path: r.path }));
   }
 
   /**
