@@ -66,3 +66,22 @@ test('quadscope report refuses bad arguments with a usage error and names a miss
     w.dispose();
   }
 });
+
+test('without --incident, report takes the newest incident that holds data: a newer import that kept nothing is passed over', { skip: !modelBuilt && 'the model is not built' }, async () => {
+  const ts = reportStore();
+  const b = buildIncident(ts.store);
+  ts.store.saveDiagnosis(b.incidentId, JSON.stringify(b.diagnosis));
+  // A later import whose every file failed, and one cut short before its first file committed.
+  const failed = ts.store.createIncident('all failed');
+  ts.store.recordSource(failed, { path: 'bad.prom', format: 'prometheus-text', bytes: 10, status: 'failed', error: 'bad.prom: broken' });
+  ts.store.createIncident('cut short');
+  ts.store.close();
+  try {
+    const md = join(ts.dir, 'out', 'newest.md');
+    const { value, stdout } = await quiet(() => command.run([join(ts.dir, 'workspace.db'), '--out', md, '--json']));
+    assert.equal(value, 0);
+    assert.equal(JSON.parse(stdout).incident_id, b.incidentId);
+  } finally {
+    ts.dispose();
+  }
+});
