@@ -18,7 +18,11 @@ export const engineHang: Rule = (c) => {
   const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
   // A hung engine finishes nothing: tokens/s at zero while requests still complete is a token counter
   // that does not count (an exporter's empty histogram), not a stall.
-  const run = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(c.f.lamOut[i] > 0)));
+  const zero = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(c.f.lamOut[i] > 0)));
+  // Where the engine is read from its log, a wedged scheduler stops printing its periodic stats: a silence
+  // that begins with requests in flight, and not with a crash, is the same stall.
+  const quiet = silentWithWork(c);
+  const run = quiet && quiet.ms > zero.ms ? quiet : zero;
   const { hw } = hardwareFaults(c);
   const restarts = run.start === null ? [] : events(c, EV.engineRestart).filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
   const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
@@ -32,7 +36,7 @@ export const engineHang: Rule = (c) => {
   return {
     id: 'engine_hang',
     missing: [],
-    require: [cond(`gtok = 0 AND run + wait > 0 for ≥ ${c.cfg.causes.hang_min_ms / 1000} s (longest run, s)`, run.ms / 1000, run.ms >= c.cfg.causes.hang_min_ms)],
+    require: [cond(`gtok = 0 AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ ${c.cfg.causes.hang_min_ms / 1000} s (longest run, s)`, run.ms / 1000, run.ms >= c.cfg.causes.hang_min_ms, c.cfg.causes.hang_min_ms / 1000)],
     support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
     veto: [
       cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0),
@@ -45,9 +49,40 @@ export const engineHang: Rule = (c) => {
       ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
     ],
     // The first wholly silent window starts after the last token; the fall itself began in the windows before it.
-    onset_ms: run.start === null ? null : departureOnset(c, c.f.gtok, -1, (i) => c.f.t[i] >= run.start!) ?? run.start,
+    onset_ms: run.start === null ? null : run === quiet ? run.start : (departureOnset(c, c.f.gtok, -1, (i) => c.f.t[i] >= run.start!) ?? run.start),
   };
 };
+
+/**
+ * The longest stretch of the span where the engine reported nothing at all, begun right after a reading
+ * with requests in flight and no crash at its start (a crash's silence is an outage, not a hang), and
+ * ended by a fatal error, a watchdog or a restart before the engine spoke again.
+ */
+function silentWithWork(c: CauseContext): { ms: number; start: number | null; end: number | null } | null {
+  const seen = (i: number) => Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i]) || Number.isFinite(c.f.wait[i]);
+  const ends = events(c, ...CRASH_KINDS, EV.engineRestart, EV.engineStart).map((e) => e.ts_ms).sort((a, b) => a - b);
+  let best: { ms: number; start: number | null; end: number | null } | null = null;
+  // From the baseline to the end of the data, not the episode: a silent window has no S at all, so an
+  // episode never covers the silence it follows.
+  const last = c.f.grid.n - 1;
+  for (let i = Math.max(c.base[1] + 1, 1); i <= last; i++) {
+    if (seen(i) || !seen(i - 1)) continue;
+    const busy = (Number.isFinite(c.f.run[i - 1]) ? c.f.run[i - 1] : 0) + (Number.isFinite(c.f.wait[i - 1]) ? c.f.wait[i - 1] : 0);
+    if (!(busy > 0)) continue;
+    const start = c.f.t[i - 1] + c.f.grid.W;
+    let j = i;
+    while (j <= last && !seen(j)) j++;
+    const next = ends.find((t) => t >= start - c.f.grid.W);
+    if (next !== undefined && next <= start + c.f.grid.W) continue;
+    // A stall ends in a watchdog, a fatal error or a restart; a silence that just ends (lost scrapes, the
+    // end of the recording) is a gap in the data, not evidence of a hang.
+    const resumed = j <= last ? c.f.t[j] : Infinity;
+    if (next === undefined || next > resumed + c.f.grid.W) continue;
+    const end = next;
+    if (!best || end - start > best.ms) best = { ms: end - start, start, end };
+  }
+  return best;
+}
 
 const CHANGE_KINDS: EventKind[] = [EV.version, EV.config, EV.deploy, EV.engineRestart];
 
