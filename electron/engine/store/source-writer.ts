@@ -17,6 +17,17 @@ import type {
   SpanRecord,
 } from '../importers/types';
 
+/**
+ * An attached input is untrusted (an nsys export is anyone's SQLite file) and always a private copy (the
+ * pipeline's): its views and triggers are dropped before anything reads it, so it is read as tables
+ * only (a 12 KB file whose kernel "table" was a view over an endless recursive CTE froze the engine).
+ * Virtual tables cannot be dropped without their module; AttachedQuery.tables() leaves them out.
+ */
+function untrust(db: Db): void {
+  const code = db.prepare("SELECT type, name FROM ext.sqlite_master WHERE type IN ('view', 'trigger')").all() as { type: string; name: string }[];
+  for (const { type, name } of code) db.exec(`DROP ${type === 'view' ? 'VIEW' : 'TRIGGER'} IF EXISTS ext."${name.replace(/"/g, '""')}"`);
+}
+
 /** Samples per series written in one statement: a series' run of keys lands in one B-tree leaf. */
 const SAMPLE_BATCH = 256;
 /** Samples buffered over all series before every buffer is written (bounds memory with many series). */
@@ -164,6 +175,12 @@ export class SourceWriter implements Sink {
       // file name and fail; the plain path is attached, and importers only SELECT from it.
       db.prepare('ATTACH DATABASE ? AS ext').run(attachFile);
       this.attachedFile = attachFile;
+      try {
+        untrust(db);
+      } catch (e) {
+        this.detach();
+        throw e;
+      }
     }
     // Foreign keys cost two to three B-tree seeks a row (series, incident, source) for ids this writer
     // made itself; they are checked again, and cascades work, once it is done (restored at commit or rollback). The
@@ -522,7 +539,8 @@ export class SourceWriter implements Sink {
         if (this.count > this.maxRows) this.overBudget();
         return changes;
       },
-      tables: () => new Set((db.prepare("SELECT name FROM ext.sqlite_master WHERE type IN ('table', 'view')").pluck().all() as string[])),
+      // Ordinary tables only: a view or a virtual table of an untrusted file is code, not data.
+      tables: () => new Set(db.prepare("SELECT name FROM ext.sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'").pluck().all() as string[]),
     };
     return fn(q);
   }
