@@ -44,6 +44,8 @@ rmSync(dir, { recursive: true, force: true });
 const f = r.figures;
 console.log(`${r.inputs} inputs from ${seeds.length} seed files (seed ${values.seed}, ${values.jobs} at once) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${(f.bytes_in / 2 ** 30).toFixed(2)} GiB in`);
 console.log(`outcomes ${JSON.stringify(r.statuses)}; crashes ${f.crashes}, hangs ${f.hangs}, over budget ${f.over_budget}`);
+console.log(`failed sources whose error names no line, byte or key: ${f.unpositioned} of ${f.failed}`);
+for (const e of f.unpositioned_examples) console.log(`  ${e}`);
 const w = (name: string, x: { value: number; input: string; mutation: string; bytes: number }, unit: string) =>
   console.log(`worst ${name}: ${x.value} ${unit} (${x.input} [${x.mutation}], ${x.bytes} bytes)`);
 w('CPU time', f.worst_ms, 'ms');

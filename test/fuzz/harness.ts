@@ -81,6 +81,10 @@ export interface FuzzFigures {
   hangs: number;
   over_budget: number;
   bytes_in: number;
+  /** Failed sources whose error names no line, byte or key (a figure, not a finding), and a few of them. */
+  failed: number;
+  unpositioned: number;
+  unpositioned_examples: string[];
   /** The worst input by each measure (time is CPU time): its value, the input and mutation. */
   worst_ms: Worst;
   worst_ms_per_mib: Worst;
@@ -144,7 +148,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const statuses: Record<string, number> = {};
   const none = (): Worst => ({ value: 0, input: '', mutation: '', bytes: 0 });
   const figures: FuzzFigures = {
-    inputs: jobs.length, crashes: 0, hangs: 0, over_budget: 0, bytes_in: 0,
+    inputs: jobs.length, crashes: 0, hangs: 0, over_budget: 0, bytes_in: 0, failed: 0, unpositioned: 0, unpositioned_examples: [],
     worst_ms: none(), worst_ms_per_mib: none(), worst_rss_mb: none(), worst_rss_per_byte: none(), worst_rows_per_byte: none(), worst_db_per_byte: none(),
   };
   let done = 0;
@@ -165,6 +169,14 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     }
     for (const s of m.statuses) statuses[s] = (statuses[s] ?? 0) + 1;
     for (const p of m.problems) findings.push({ ...label(j), problem: p });
+    for (const e of m.errors ?? []) {
+      figures.failed++;
+      // formatPosition's " (line N, byte N, key K)" right after the file name.
+      if (!/\((line|byte|key) [^)]*\):/.test(e)) {
+        figures.unpositioned++;
+        if (figures.unpositioned_examples.length < 12) figures.unpositioned_examples.push(`[${j.mutation}] ${e}`);
+      }
+    }
     const mib = m.bytes / 2 ** 20;
     figures.bytes_in += m.bytes;
     // Per-byte figures over at least 64 KiB: tiny inputs are all start-up.

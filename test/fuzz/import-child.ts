@@ -21,6 +21,8 @@ export interface FuzzJob {
 export interface FuzzMeasure {
   statuses: string[];
   problems: string[];
+  /** The errors of the sources that failed (cut to 300 characters). */
+  errors?: string[];
   /** Input bytes as written (before any gunzip). */
   bytes: number;
   /** Wall time, and CPU time of the whole process (all threads) — the budget's measure: a loaded machine stretches the first. */
@@ -53,6 +55,7 @@ try {
     process.stdout.write(`START ${i}\n`);
     const problems: string[] = [];
     let statuses: string[] = [];
+    let errors: string[] = [];
     let rows = 0;
     const dir = join(work, `in${i}`);
     mkdirSync(dir);
@@ -71,6 +74,7 @@ try {
     try {
       const r = await importPaths(store, [file]);
       statuses = r.sources.map((s) => s.status);
+      errors = r.sources.filter((s) => s.status === 'failed').map((s) => (s.error ?? '').slice(0, 300));
       rows = r.sources.reduce((n, s) => n + s.rows, 0);
       for (const s of r.sources) {
         if (s.status === 'failed' && (!s.error || !s.error.includes(s.path.split('/').pop()!))) problems.push(`error does not name the file: ${s.error}`);
@@ -97,6 +101,7 @@ try {
     const measure: FuzzMeasure = {
       statuses,
       problems,
+      errors,
       bytes: input.length,
       ms: Math.round(ms),
       cpu_ms: Math.round((cpu.user + cpu.system) / 1000),

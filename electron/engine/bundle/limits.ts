@@ -150,13 +150,15 @@ export class ExpansionGuard {
   add(n: number, compressedIn: number): void {
     this.out += n;
     const { maxBytes, maxRatio, bytesLimitName } = this.limits;
+    // The offset is the compressed byte reached: where the expansion was judged.
     if (this.out > maxBytes) {
-      throw new this.refuse(this.label, `expands to more than ${formatBytes(maxBytes)} (${bytesLimitName}) — refused`);
+      throw new this.refuse(this.label, `expands to more than ${formatBytes(maxBytes)} (${bytesLimitName}) — refused`, compressedIn);
     }
     if (this.out > RATIO_FLOOR_BYTES && this.out > maxRatio * Math.max(compressedIn, 1)) {
       throw new this.refuse(
         this.label,
         `expands more than ${maxRatio}:1 — refused as a possible zip bomb (${formatBytes(this.out)} out of ${formatBytes(compressedIn)} so far)`,
+        compressedIn,
       );
     }
   }
