@@ -1,7 +1,7 @@
 // Engine-side causes: a hang (no tokens with requests in flight), a deploy regression (a KPI step at a
 // change event), CUDA-graph fallback, speculative-decoding degradation, LoRA thrash, and a CPU/frontend
 // bottleneck that starves the GPU.
-import { median, ratio } from '../baseline';
+import { mad, median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
   cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
@@ -86,6 +86,18 @@ function silentWithWork(c: CauseContext): { ms: number; start: number | null; en
 
 const CHANGE_KINDS: EventKind[] = [EV.version, EV.config, EV.deploy, EV.engineRestart];
 
+/** Standard errors of noise a workload change must exceed (deploy_regression's stability test). */
+const NOISE_Z = 2;
+
+/** Relative standard error of a median: 1.2533 · (1.4826·MAD) / √n ÷ median; 0 without data. */
+function relativeSe(x: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < x.length; i++) if (Number.isFinite(x[i])) n++;
+  const m = median(x);
+  const se = n > 1 && m > 0 ? (1.2533 * 1.4826 * mad(x)) / Math.sqrt(n) / m : 0;
+  return Number.isFinite(se) ? se : 0;
+}
+
 /** Faults after which a restart is recovery, not a rollout. */
 const CRASH_KINDS: EventKind[] = [EV.oom, EV.engineCrash, EV.ncclTimeout, EV.gpuFallenOff, EV.xid, EV.hostOomKill];
 
@@ -140,8 +152,20 @@ export const deployRegression: Rule = (c) => {
     const a = Math.max(0, Math.floor((e.ts_ms - cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
     const b = Math.min(c.f.grid.n - 1, Math.ceil((e.ts_ms + cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
     const split = Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step);
-    const drift = [c.f.lamIn, c.f.plenMean, c.f.glenMean].map((w) => ratio(median(w.subarray(split + 1, b + 1)), median(w.subarray(a, split)))).filter(Number.isFinite);
-    const worst = drift.length ? Math.max(...drift.map((r) => Math.abs(r - 1))) : null;
+    // After the warm-up: a rollout's downtime leaves a backlog (and retries) that arrive at once when the
+    // new version comes up, which is no change of workload.
+    const warm = Math.min(b, Math.max(split + 1, Math.ceil((e.ts_ms + cc.deploy_warmup_ms - c.f.grid.t0) / c.f.grid.step)));
+    // A change of workload beyond what the two stretches' own noise allows: at one request a second, 40 s
+    // windows of arrivals swing by a third, and ±15% on their medians is inside that noise.
+    const drift = [c.f.lamIn, c.f.plenMean, c.f.glenMean]
+      .map((w) => {
+        const after = w.subarray(warm, b + 1);
+        const before = w.subarray(a, split);
+        const r = ratio(median(after), median(before));
+        return Math.abs(r - 1) - NOISE_Z * Math.hypot(relativeSe(after), relativeSe(before));
+      })
+      .filter(Number.isFinite);
+    const worst = drift.length ? Math.max(0, ...drift) : null;
     for (const [kpi, x, dir] of kpis) {
       const cp = changePoint(x.subarray(a, b + 1), 2);
       if (!cp || !(dir * cp.size >= cc.deploy_kpi_change)) continue;
@@ -149,7 +173,6 @@ export const deployRegression: Rule = (c) => {
       if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
       // A regression persists: the level after the new version has warmed up (caches, CUDA graphs, a cold
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
-      const warm = Math.min(b, Math.max(split + 1, Math.ceil((e.ts_ms + cc.deploy_warmup_ms - c.f.grid.t0) / c.f.grid.step)));
       const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
       if (!(dir * (persist - 1) >= cc.deploy_kpi_change)) continue;
       const cand: DeployCandidate = { e, kpi, size: dir * cp.size, at, stable: worst };
@@ -167,7 +190,7 @@ export const deployRegression: Rule = (c) => {
     require: [
       cond('a deploy/config/restart event near the symptoms (restarts after a crash with the same version, and starts with no data before, excluded)', found ? `${found.e.kind} at ${new Date(found.e.ts_ms).toISOString()}` : `${deployable_} of ${changes.length}`, deployable_ > 0),
       cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, cc.deploy_kpi_change),
-      cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}%)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
+      cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}% beyond their own noise)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
     ],
     support: rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
     veto: [cond('no change event', changes.length === 0, changes.length === 0)],
