@@ -9,11 +9,12 @@
 // bench-results/diagnosis.json.
 //
 // Splits: `dev` (seeds 1000…, the ones the model may be tuned on) and `judge` (seeds 700000…, never used
-// in development; the default). Generated bundles and their imported databases are cached under
-// $TMPDIR/quadscope-diagnosis-bench/<hash of fixtures/ + importer sources>/seed-N/, so after a model
-// change a re-run only re-runs the analysis. Generation/import and the analysis each run in two worker
-// processes (QUADSCOPE_BENCH_JOBS to change). Options: --seeds A-B (explicit seeds), --no-cache,
-// --keep-bundles (keep the generated files beside the database), --timeout S (per bundle analysis).
+// in development; the default). Cached under $TMPDIR/quadscope-diagnosis-bench (QUADSCOPE_BENCH_CACHE):
+// the generated bundles by a hash of fixtures/ (gen-<hash>/seed-N/), their imported databases by that and
+// a hash of the import sources (db-<hash>/seed-N/) — a model change re-runs only the analysis, an
+// importer change only the import. Caches of other sources unused for two days are removed. Generation
+// and import, then the analysis, run in two worker processes (QUADSCOPE_BENCH_JOBS to change). Options:
+// --seeds A-B,N (explicit seeds), --no-cache, --timeout S (per bundle and step).
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,8 +32,9 @@ const SELF = fileURLToPath(import.meta.url);
 /** Seed ranges of the two splits: disjoint, far apart. */
 export const SPLITS = { dev: 1000, judge: 700_000 } as const;
 
-/** Sources whose change invalidates the cached bundles and databases. */
-const CACHE_SOURCES = ['fixtures/lib', 'fixtures/gen', 'electron/engine/import', 'electron/engine/importers', 'electron/engine/bundle', 'electron/engine/signals', 'electron/engine/store', 'electron/contract'];
+/** Sources whose change invalidates the cached bundles, and (with those) the imported databases. */
+const GENERATOR_SOURCES = ['fixtures/lib', 'fixtures/gen', 'package-lock.json'];
+const IMPORT_SOURCES = ['electron/engine/import', 'electron/engine/importers', 'electron/engine/bundle', 'electron/engine/signals', 'electron/engine/store', 'electron/contract'];
 
 // ---------------------------------------------------------------------------------------------------
 // Worker side: `--worker` runs one task at a time from the parent over IPC.
@@ -40,8 +42,9 @@ const CACHE_SOURCES = ['fixtures/lib', 'fixtures/gen', 'electron/engine/import',
 interface PrepareTask {
   kind: 'prepare';
   seed: number;
+  /** Where the generated bundle and truth.json are cached, and where the imported database is. */
+  genDir: string;
   dir: string;
-  keepBundle: boolean;
 }
 interface AnalyzeTask {
   kind: 'analyze';
@@ -75,53 +78,64 @@ export interface Analyzed {
   instances: string[];
 }
 
+/** Moves a finished private folder into place unless another run got there first (the first one wins). */
+function publish(work: string, dir: string, marker: string): void {
+  if (existsSync(join(dir, marker))) {
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    renameSync(work, dir);
+  } catch (e) {
+    rmSync(work, { recursive: true, force: true });
+    if (!existsSync(join(dir, marker))) throw e;
+  }
+}
+
 /**
- * Generates and imports one bundle into a private folder beside the cache entry, then renames it into
- * place: runs sharing the cache (two benches at once) never see half an entry, and the first one wins.
+ * Generates one bundle (unless cached) and imports it into its own database, each into a private folder
+ * renamed into place when done: runs sharing the cache never see half an entry.
  */
 async function prepare(t: PrepareTask): Promise<Prepared> {
-  const { drawVariant } = await import('../../fixtures/gen/variant');
-  const { buildVariantBundle } = await import('../../fixtures/gen/build');
   const { Store } = await import('../../electron/engine/store/store');
   const { importPaths } = await import('../../electron/engine/import/pipeline');
+  if (!existsSync(join(t.genDir, 'generated.json'))) {
+    const { drawVariant } = await import('../../fixtures/gen/variant');
+    const { buildVariantBundle } = await import('../../fixtures/gen/build');
+    const work = `${t.genDir}.tmp-${process.pid}`;
+    rmSync(work, { recursive: true, force: true });
+    const g0 = performance.now();
+    buildVariantBundle(drawVariant(t.seed), work);
+    writeFileSync(join(work, 'generated.json'), JSON.stringify({ genMs: performance.now() - g0 }));
+    publish(work, t.genDir, 'generated.json');
+  }
+  const { genMs } = JSON.parse(readFileSync(join(t.genDir, 'generated.json'), 'utf8')) as { genMs: number };
+  const truth = JSON.parse(readFileSync(join(t.genDir, 'truth.json'), 'utf8')) as Truth;
   const work = `${t.dir}.tmp-${process.pid}`;
   rmSync(work, { recursive: true, force: true });
-  const g0 = performance.now();
-  const { truth } = buildVariantBundle(drawVariant(t.seed), work);
-  const genMs = performance.now() - g0;
+  mkdirSync(work, { recursive: true });
   const dbFile = join(work, 'incident.db');
   const store = new Store(dbFile);
   const i0 = performance.now();
   let result;
   try {
-    result = await importPaths(store, [join(work, 'bundle')], { name: truth.id, options: truth.import_options });
+    result = await importPaths(store, [join(t.genDir, 'bundle')], { name: truth.id, options: truth.import_options });
   } finally {
     store.close();
   }
-  const importMs = performance.now() - i0;
-  if (!t.keepBundle) rmSync(join(work, 'bundle'), { recursive: true, force: true });
   const prepared: Prepared = {
     seed: t.seed,
     genMs,
-    importMs,
+    importMs: performance.now() - i0,
     incidentId: result.incident_id,
     dbBytes: statSync(dbFile).size,
     sources: result.sources.map((s) => ({ path: s.path, format: s.format, status: s.status, rows: s.rows, error: s.error ?? null })),
   };
+  writeFileSync(join(work, 'truth.json'), JSON.stringify(truth));
   writeFileSync(join(work, 'prepared.json'), JSON.stringify(prepared));
-  if (existsSync(join(t.dir, 'prepared.json'))) {
-    rmSync(work, { recursive: true, force: true });
-    return JSON.parse(readFileSync(join(t.dir, 'prepared.json'), 'utf8')) as Prepared;
-  }
-  rmSync(t.dir, { recursive: true, force: true });
-  try {
-    renameSync(work, t.dir);
-  } catch (e) {
-    // Another run renamed its copy in first.
-    rmSync(work, { recursive: true, force: true });
-    if (!existsSync(join(t.dir, 'prepared.json'))) throw e;
-  }
-  return prepared;
+  publish(work, t.dir, 'prepared.json');
+  return JSON.parse(readFileSync(join(t.dir, 'prepared.json'), 'utf8')) as Prepared;
 }
 
 async function analyze(t: AnalyzeTask): Promise<Analyzed> {
@@ -232,22 +246,33 @@ async function pool<T>(tasks: Task[], jobs: number, onDone: (task: Task, ok: boo
   await Promise.all(workers);
 }
 
-function sourceHash(): string {
+function sourceHash(paths: readonly string[]): string {
   const h = createHash('sha256');
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir).sort()) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|mjs|js|json|sql)$/.test(name)) {
-        h.update(relative(ROOT, p));
-        h.update(readFileSync(p));
-      }
+  const add = (p: string) => {
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) {
+      for (const name of readdirSync(p).sort()) add(join(p, name));
+    } else if (/\.(ts|mjs|js|json|sql)$/.test(p)) {
+      h.update(relative(ROOT, p));
+      h.update(readFileSync(p));
     }
   };
-  for (const d of CACHE_SOURCES) walk(join(ROOT, d));
-  h.update(readFileSync(join(ROOT, 'package-lock.json')));
+  for (const p of paths) add(join(ROOT, p));
   return h.digest('hex').slice(0, 16);
+}
+
+/** Removes cache entries of other sources nobody used for two days. */
+function pruneCache(root: string, keep: readonly string[]): void {
+  const old = Date.now() - 2 * 86_400_000;
+  for (const name of existsSync(root) ? readdirSync(root) : []) {
+    if (keep.includes(name)) continue;
+    const p = join(root, name);
+    try {
+      if (statSync(p).mtimeMs < old) rmSync(p, { recursive: true, force: true });
+    } catch {
+      // Another run is removing it too.
+    }
+  }
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -479,7 +504,6 @@ export interface BenchOptions {
   seeds?: number[];
   jobs?: number;
   cache?: boolean;
-  keepBundles?: boolean;
   timeoutS?: number;
   log?: (line: string) => void;
 }
@@ -501,20 +525,33 @@ export async function seedsFor(o: Pick<BenchOptions, 'split' | 'n' | 'only' | 's
 export async function runBench(o: BenchOptions): Promise<{ rows: Row[]; text: string; summary: Summary; json: unknown }> {
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const seeds = await seedsFor(o);
-  const hash = sourceHash();
-  const cacheRoot = join(process.env.QUADSCOPE_BENCH_CACHE ?? join(tmpdir(), 'quadscope-diagnosis-bench'), hash);
+  const genHash = sourceHash(GENERATOR_SOURCES);
+  const dbHash = `${genHash}-${sourceHash(IMPORT_SOURCES)}`;
+  const root = process.env.QUADSCOPE_BENCH_CACHE ?? join(tmpdir(), 'quadscope-diagnosis-bench');
+  const genRoot = join(root, `gen-${genHash}`);
+  const cacheRoot = join(root, `db-${dbHash}`);
+  mkdirSync(genRoot, { recursive: true });
   mkdirSync(cacheRoot, { recursive: true });
+  pruneCache(root, [`gen-${genHash}`, `db-${dbHash}`]);
+  const genDirOf = (seed: number) => join(genRoot, `seed-${seed}`);
   const dirOf = (seed: number) => join(cacheRoot, `seed-${seed}`);
   const jobs = o.jobs ?? Number(process.env.QUADSCOPE_BENCH_JOBS ?? 2);
   const timeoutMs = (o.timeoutS ?? 600) * 1000;
 
-  const todo = seeds.filter((s) => o.cache === false || !existsSync(join(dirOf(s), 'prepared.json')));
-  log(`diagnosis bench: ${seeds.length} bundles, ${seeds.length - todo.length} cached in ${cacheRoot}, ${todo.length} to generate and import (${jobs} jobs)`);
+  if (o.cache === false) {
+    for (const s of seeds) {
+      rmSync(genDirOf(s), { recursive: true, force: true });
+      rmSync(dirOf(s), { recursive: true, force: true });
+    }
+  }
+  const todo = seeds.filter((s) => !existsSync(join(dirOf(s), 'prepared.json')));
+  const toGenerate = todo.filter((s) => !existsSync(join(genDirOf(s), 'generated.json'))).length;
+  log(`diagnosis bench: ${seeds.length} bundles, ${seeds.length - todo.length} imported already in ${cacheRoot}; ${toGenerate} to generate, ${todo.length} to import (${jobs} jobs)`);
   const prepFailed = new Map<number, string>();
   let done = 0;
   const g0 = performance.now();
   await pool<Prepared>(
-    todo.map((seed) => ({ kind: 'prepare', seed, dir: dirOf(seed), keepBundle: o.keepBundles ?? false })),
+    todo.map((seed) => ({ kind: 'prepare', seed, genDir: genDirOf(seed), dir: dirOf(seed) })),
     jobs,
     (task, ok, value) => {
       done++;
@@ -544,10 +581,10 @@ export async function runBench(o: BenchOptions): Promise<{ rows: Row[]; text: st
     prepared: JSON.parse(readFileSync(join(dirOf(seed), 'prepared.json'), 'utf8')) as Prepared,
     a: analyzed.get(seed)!,
   }));
-  const r = report(rows, o.split, seeds);
+  const r = report(rows, o.seeds ? 'explicit seeds' : o.split, seeds);
   let text = r.text;
   if (prepFailed.size) text += `\n\nbundles that could not be generated or imported (${prepFailed.size}):\n${[...prepFailed].map(([s, e]) => `  seed ${s}: ${e.split('\n')[0]}`).join('\n')}`;
-  return { rows, text, summary: r.summary, json: { ...(r.json as object), cache: cacheRoot, prepare_failures: Object.fromEntries(prepFailed) } };
+  return { rows, text, summary: r.summary, json: { ...(r.json as object), cache: { bundles: genRoot, databases: cacheRoot }, prepare_failures: Object.fromEntries(prepFailed) } };
 }
 
 async function main(): Promise<void> {
@@ -560,7 +597,6 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       jobs: { type: 'string' },
       'no-cache': { type: 'boolean', default: false },
-      'keep-bundles': { type: 'boolean', default: false },
       timeout: { type: 'string' },
     },
     allowPositionals: true,
@@ -577,7 +613,6 @@ async function main(): Promise<void> {
     seeds: values.seeds ? parseSeeds(values.seeds) : undefined,
     jobs: values.jobs ? Number(values.jobs) : undefined,
     cache: !values['no-cache'],
-    keepBundles: values['keep-bundles'],
     timeoutS: values.timeout ? Number(values.timeout) : undefined,
   });
   console.log(res.text);
