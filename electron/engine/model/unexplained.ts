@@ -9,6 +9,7 @@ import type { Frame } from './frame';
 import type { Range } from './causes/context';
 import type { Signals } from './signals-from-store';
 import { EV } from '../signals/names';
+import { ENGINE_FAMILY } from './windows';
 
 /** Event kinds that are faults by themselves. */
 const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
@@ -34,7 +35,7 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
   const faults = sig.events.filter((e) => e.ts_ms >= from && e.ts_ms <= to && isFault(e));
   for (const e of faults.slice(0, MAX_EVENTS)) out.push({ kind: 'event', ref: String(e.id), start_ms: e.ts_ms, end_ms: e.ts_ms, text: `${e.kind}: ${e.text.slice(0, 160)}` });
 
-  const outage = longestSilence(f, x.base);
+  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b));
   if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });
 
   const stall = longestStall(f, x.base);
@@ -65,7 +66,7 @@ const engineSeen = (f: Frame, i: number) =>
  * The longest stretch after the baseline where the engine, seen before, reported nothing (scrapes
  * failed, the process was down), measured in time; trailing silence counts (an engine that died for good).
  */
-function longestSilence(f: Frame, base: Range): { ms: number; start: number; end: number } | null {
+function longestSilence(f: Frame, base: Range, spoke: (startMs: number, endMs: number) => boolean): { ms: number; start: number; end: number } | null {
   let seen = false;
   for (let i = base[0]; i <= base[1]; i++) seen ||= engineSeen(f, i);
   if (!seen) return null;
@@ -77,7 +78,7 @@ function longestSilence(f: Frame, base: Range): { ms: number; start: number; end
     if (!quiet && from >= 0) {
       const start = f.t[from];
       const end = i < f.grid.n ? f.t[i] + f.grid.W / 2 : f.t[f.grid.n - 1] + f.grid.W;
-      if (!best || end - start > best.ms) best = { ms: end - start, start, end };
+      if ((!best || end - start > best.ms) && !spoke(start, end)) best = { ms: end - start, start, end };
       from = -1;
     }
   }
@@ -105,4 +106,26 @@ function longestStall(f: Frame, base: Range): { ms: number; start: number; end: 
   }
   close();
   return best;
+}
+
+/**
+ * Whether any of the engine's own series, from any source, has a reading in [startMs, endMs]. The frame
+ * reads each signal from its best source (the scrape before the log line), so lost scrapes look silent
+ * there while the engine's log went on talking: that is a gap in one source, not an outage.
+ */
+export function engineSpoke(sig: Signals, startMs: number, endMs: number): boolean {
+  for (const [name, list] of sig.series) {
+    if (!ENGINE_FAMILY.test(name)) continue;
+    for (const s of list) {
+      let lo = 0;
+      let hi = s.t.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (s.t[mid] < startMs) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < s.t.length && s.t[lo] <= endMs) return true;
+    }
+  }
+  return false;
 }

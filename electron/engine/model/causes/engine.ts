@@ -8,6 +8,7 @@ import {
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
+import { engineSpoke } from '../unexplained';
 import type { RequestFact } from '../signals-from-store';
 import type { EventRow } from '../../../contract/types';
 import { EV, SIG, type EventKind } from '../../signals/names';
@@ -78,6 +79,8 @@ function silentWithWork(c: CauseContext): { ms: number; start: number | null; en
     // end of the recording) is a gap in the data, not evidence of a hang.
     const resumed = j <= last ? c.f.t[j] : Infinity;
     if (next === undefined || next > resumed + c.f.grid.W) continue;
+    // Another source (the log beside lost scrapes) still heard the engine: not silent.
+    if (engineSpoke(c.sig, start + c.f.grid.W, next - c.f.grid.W)) continue;
     const end = next;
     if (!best || end - start > best.ms) best = { ms: end - start, start, end };
   }
