@@ -4,8 +4,7 @@
 // growth of this process's peak RSS, rows written and database growth against the input's bytes. It
 // prints START/END lines so the parent can tell which input hung or crashed the process.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { importPaths } from '../../electron/engine/import/pipeline';
 import { Store } from '../../electron/engine/store/store';
 import { mutateFile, type Mutation } from './mutate';
@@ -38,7 +37,8 @@ export interface FuzzMeasure {
 
 const [db, jobsFile] = process.argv.slice(2);
 const jobs = JSON.parse(readFileSync(jobsFile, 'utf8')) as FuzzJob[];
-const work = mkdtempSync(join(tmpdir(), 'qs-fuzz-in-'));
+// Beside the database, in the parent's folder: a child killed for a hang leaves nothing the parent does not remove.
+const work = mkdtempSync(join(dirname(db), 'in-'));
 const seeds = new Map<string, Buffer>();
 const seedBytes = (p: string) => {
   let b = seeds.get(p);
