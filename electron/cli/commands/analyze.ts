@@ -30,12 +30,14 @@ export const command: Command = {
     const isDb = positional.length === 1 && fileKind(positional[0]) === 'workspace';
     let tempDir: string | null = null;
     const dbFile = isDb ? positional[0] : ((flags.db as string | undefined) ?? join((tempDir = mkdtempSync(join(tmpdir(), 'quadscope-analyze-'))), 'workspace.db'));
-    const store = new Store(dbFile);
+    // A workspace is opened for reading (it may be read-only); a bundle is imported into a writable one.
+    const store = isDb ? Store.openForReading(dbFile) : new Store(dbFile);
     try {
       let incidentId: number;
       if (isDb) {
-        incidentId = flags.incident === undefined ? (store.listIncidents()[0]?.id ?? NaN) : Number(flags.incident);
-        if (!Number.isInteger(incidentId)) throw new Error(flags.incident === undefined ? `${dbFile}: the workspace holds no incident` : `--incident must be an incident id (got '${flags.incident}')`);
+        // The newest incident holding data: an import that failed or was killed leaves none worth diagnosing.
+        incidentId = flags.incident === undefined ? (store.newestIncident()?.id ?? NaN) : Number(flags.incident);
+        if (!Number.isInteger(incidentId)) throw new Error(flags.incident === undefined ? `${dbFile}: the workspace holds no incident with data` : `--incident must be an incident id (got '${flags.incident}')`);
         if (!store.getIncident(incidentId)) throw new Error(`${dbFile}: no incident ${incidentId} (known: ${store.listIncidents().map((i) => i.id).join(', ') || 'none'})`);
       } else {
         if (flags.incident !== undefined) throw new UsageError('--incident applies to a .db; a bundle is imported as a new incident');
@@ -46,7 +48,12 @@ export const command: Command = {
       }
       const detail = analyzeIncidentDetailed(store, incidentId, { preset, baseline }, config);
       const json = JSON.stringify(detail.diagnosis);
-      store.saveDiagnosis(incidentId, json);
+      try {
+        store.saveDiagnosis(incidentId, json);
+      } catch (e) {
+        // A read-only workspace is diagnosed all the same; only the saved copy is missing.
+        if (!flags.json) console.error(`note: the diagnosis was not saved in ${dbFile}: ${(e as Error).message}`);
+      }
       console.log(flags.json ? json : summary(detail));
       return 0;
     } finally {
