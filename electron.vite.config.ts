@@ -12,7 +12,7 @@ export default defineConfig({
       outDir: 'out',
       emptyOutDir: false,
       rollupOptions: {
-        input: { 'main/index': resolve('electron/main/index.ts'), 'engine/host': resolve('electron/engine/host.ts') },
+        input: { 'main/index': resolve('electron-main/index.ts'), 'engine/host': resolve('node/engine/host.ts') },
         output: cjs,
       },
     },
@@ -20,17 +20,17 @@ export default defineConfig({
   preload: {
     build: {
       outDir: 'out/preload',
-      rollupOptions: { input: { index: resolve('electron/preload/index.ts') }, output: cjs },
+      rollupOptions: { input: { index: resolve('electron-preload/index.ts') }, output: cjs },
     },
   },
   renderer: {
-    root: 'renderer',
+    root: 'browser/renderer',
     plugins: [react()],
     base: './',
     build: {
       outDir: 'out/renderer',
       emptyOutDir: true,
-      rollupOptions: { input: resolve('renderer/index.html') },
+      rollupOptions: { input: resolve('browser/renderer/index.html') },
     },
   },
 });

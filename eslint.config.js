@@ -16,34 +16,34 @@ export default tseslint.config(
     },
   },
   {
-    files: ['electron/contract/**/*.ts'],
+    files: ['common/contract/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '../engine/*', '../main/*', '../preload/*', '../bridge/*', '**/renderer/**'] }] },
   },
   {
     files: ['common/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '**/electron/engine/**', '**/electron/main/**', '**/electron/preload/**', '**/electron/bridge/**', '**/electron/cli/**', '**/renderer/**'] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '**/node/engine/**', '**/electron-main/**', '**/electron-preload/**', '**/node/bridge/**', '**/node/cli/**', '**/renderer/**'] }] },
   },
   {
-    files: ['renderer/**/*.{ts,tsx}'],
-    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '**/electron/engine/**', '**/electron/main/**', '**/electron/preload/**', '**/electron/cli/**'] }] },
+    files: ['browser/renderer/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { paths: platformModules, patterns: ['node:*', '**/node/engine/**', '**/electron-main/**', '**/electron-preload/**', '**/node/cli/**'] }] },
   },
   {
-    files: ['electron/engine/**/*.ts', 'electron/cli/**/*.ts', 'electron/bridge/**/*.ts'],
+    files: ['node/engine/**/*.ts', 'node/cli/**/*.ts', 'node/bridge/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: ['electron'], patterns: ['**/main/*', '**/preload/*', '**/renderer/**'] }] },
   },
   {
-    files: ['electron/engine/**/*.ts'],
-    ignores: ['electron/engine/store/**'],
+    files: ['node/engine/**/*.ts'],
+    ignores: ['node/engine/store/**'],
     rules: { 'no-restricted-imports': ['error', { paths: ['electron', 'better-sqlite3'], patterns: ['**/main/*', '**/preload/*', '**/renderer/**'] }] },
   },
   {
-    files: ['electron/main/**/*.ts'],
+    files: ['electron-main/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: ['better-sqlite3'], patterns: ['**/engine/**', '**/renderer/**', '**/preload/**'] }] },
   },
   {
     // The NVML addon is reached only through the live module.
     files: ['electron/**/*.ts'],
-    ignores: ['electron/engine/live/**'],
-    rules: { 'no-restricted-syntax': ['error', { selector: "ImportDeclaration[source.value=/native\\/nvml/]", message: 'the NVML addon is used only by electron/engine/live' }] },
+    ignores: ['node/engine/live/**'],
+    rules: { 'no-restricted-syntax': ['error', { selector: "ImportDeclaration[source.value=/native\\/nvml/]", message: 'the NVML addon is used only by node/engine/live' }] },
   },
 );

@@ -1,6 +1,6 @@
 // The causes of docs/root-causes.md as people read them: one name and one line of mechanism per id, used by
 // the workstation and the report alike, so a cause is called the same everywhere.
-import type { CauseId, CauseResult } from '../electron/contract/diagnosis';
+import type { CauseId, CauseResult } from './contract/diagnosis';
 
 export const CAUSE_NAMES: Record<CauseId, string> = {
   kv_exhaustion: 'KV-cache exhaustion',

@@ -1,7 +1,7 @@
 // Where a series came from decides which copy of a signal a view reads: the engine's own metrics, then
 // its log lines (the periodic stats line), then what was derived from other records (spans). The
 // timeline and the report pick the same copy.
-import type { SeriesInfo } from '../electron/contract/types';
+import type { SeriesInfo } from './contract/types';
 
 /** 0: the engine's own metrics; 1: its log lines; 2: derived from other records (labels {from: …}). */
 export function sourceRank(s: Pick<SeriesInfo, 'labels'>): number {

@@ -2,7 +2,7 @@
 // healthy, explained (root cause → chain → mechanism) or unexplained (something broke and no rule names
 // it). A crash, an OOM, an Xid or an outage is never shown as healthy, even from a diagnosis that says
 // so: the events the bundle holds are checked here too. One onset everywhere: the diagnosis' own.
-import type { CauseCheck, CauseId, Diagnosis, DiagnosisStatus, Evidence } from '../electron/contract/diagnosis';
+import type { CauseCheck, CauseId, Diagnosis, DiagnosisStatus, Evidence } from './contract/diagnosis';
 import { causeChain, causeMechanism, causeName } from './causes';
 import { cleanText, formatClock, formatDuration } from './format';
 

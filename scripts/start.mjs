@@ -21,7 +21,8 @@ function newest(dir) {
 }
 
 const built = join(root, 'out', 'renderer', 'index.html');
-const stale = !existsSync(built) || newest(join(root, 'renderer')) > statSync(built).mtimeMs || newest(join(root, 'electron')) > statSync(built).mtimeMs;
+const sources = ['common', 'node', 'browser', 'electron-main', 'electron-preload'];
+const stale = !existsSync(built) || sources.some((d) => newest(join(root, d)) > statSync(built).mtimeMs);
 if (stale) {
   console.log('building the workstation (electron-vite build)…');
   const r = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -6,8 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { tempStore } from '../helpers/import-file';
 import { servingIncident } from '../helpers/synthetic-incident';
-import { loadSignals } from '../../electron/engine/model/signals-from-store';
-import { analyzeSignals } from '../../electron/engine/model/diagnose';
+import { loadSignals } from '../../node/engine/model/signals-from-store';
+import { analyzeSignals } from '../../node/engine/model/diagnose';
 import { emit } from './lib';
 
 const hours = Number(process.env.QUADSCOPE_BENCH_HOURS ?? 24);

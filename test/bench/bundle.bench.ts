@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip, gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
-import { openBundle } from '../../electron/engine/bundle/open';
+import { openBundle } from '../../node/engine/bundle/open';
 import { makeZip } from '../helpers/make-zip';
 import { gnuHeader, padded } from '../unit/bundle/fixtures';
 import { emit, rng, time } from './lib';

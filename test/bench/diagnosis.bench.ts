@@ -22,7 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Diagnosis } from '../../electron/contract/diagnosis';
+import type { Diagnosis } from '../../common/contract/diagnosis';
 import type { Truth } from '../../fixtures/gen/plan';
 import { emit } from './lib';
 
@@ -34,7 +34,7 @@ export const SPLITS = { dev: 1000, judge: 700_000 } as const;
 
 /** Sources whose change invalidates the cached bundles, and (with those) the imported databases. */
 const GENERATOR_SOURCES = ['fixtures/lib', 'fixtures/gen', 'package-lock.json'];
-const IMPORT_SOURCES = ['electron/engine/import', 'electron/engine/importers', 'electron/engine/bundle', 'electron/engine/signals', 'electron/engine/store', 'electron/contract'];
+const IMPORT_SOURCES = ['node/engine/import', 'node/engine/importers', 'node/engine/bundle', 'node/engine/signals', 'node/engine/store', 'common/contract', 'common/names.ts'];
 
 // ---------------------------------------------------------------------------------------------------
 // Worker side: `--worker` runs one task at a time from the parent over IPC.
@@ -98,8 +98,8 @@ function publish(work: string, dir: string, marker: string): void {
  * renamed into place when done: runs sharing the cache never see half an entry.
  */
 async function prepare(t: PrepareTask): Promise<Prepared> {
-  const { Store } = await import('../../electron/engine/store/store');
-  const { importPaths } = await import('../../electron/engine/import/pipeline');
+  const { Store } = await import('../../node/engine/store/store');
+  const { importPaths } = await import('../../node/engine/import/pipeline');
   if (!existsSync(join(t.genDir, 'generated.json'))) {
     const { drawVariant } = await import('../../fixtures/gen/variant');
     const { buildVariantBundle } = await import('../../fixtures/gen/build');
@@ -139,8 +139,8 @@ async function prepare(t: PrepareTask): Promise<Prepared> {
 }
 
 async function analyze(t: AnalyzeTask): Promise<Analyzed> {
-  const { Store } = await import('../../electron/engine/store/store');
-  const { analyzeIncident } = await import('../../electron/engine/model/diagnose');
+  const { Store } = await import('../../node/engine/store/store');
+  const { analyzeIncident } = await import('../../node/engine/model/diagnose');
   const prepared = JSON.parse(readFileSync(join(t.dir, 'prepared.json'), 'utf8')) as Prepared;
   const store = Store.openForReading(join(t.dir, 'incident.db'));
   const t0 = performance.now();

@@ -7,11 +7,11 @@
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importInWorker } from '../../electron/engine/import/parallel-import';
-import { kinetoImporter } from '../../electron/engine/importers/kineto';
-import { scanChromeTrace } from '../../electron/engine/importers/json-event-scanner';
-import type { ImportContext, Sink } from '../../electron/engine/importers/types';
-import { Store } from '../../electron/engine/store/store';
+import { importInWorker } from '../../node/engine/import/parallel-import';
+import { kinetoImporter } from '../../node/engine/importers/kineto';
+import { scanChromeTrace } from '../../node/engine/importers/json-event-scanner';
+import type { ImportContext, Sink } from '../../node/engine/importers/types';
+import { Store } from '../../node/engine/store/store';
 import { benchSizes, emit, peakRssMb, rng, time } from './lib';
 
 const T0 = 1_700_000_000_000_000; // epoch µs

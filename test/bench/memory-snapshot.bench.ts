@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { memorySnapshotImporter } from '../../electron/engine/importers/memory-snapshot';
-import { unpickle } from '../../electron/engine/importers/pickle';
-import { Store } from '../../electron/engine/store/store';
+import { memorySnapshotImporter } from '../../node/engine/importers/memory-snapshot';
+import { unpickle } from '../../node/engine/importers/pickle';
+import { Store } from '../../node/engine/store/store';
 import { pickle, tuple, type PickleValue } from '../../fixtures/lib/pickle-writer';
 import { emit, rng, time } from './lib';
 

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { nvidiaSmiCsvImporter } from '../../electron/engine/importers/nvidia-smi';
-import type { Sink } from '../../electron/engine/importers/types';
-import { Store } from '../../electron/engine/store/store';
+import { nvidiaSmiCsvImporter } from '../../node/engine/importers/nvidia-smi';
+import type { Sink } from '../../node/engine/importers/types';
+import { Store } from '../../node/engine/store/store';
 import { SMI_HEADER } from '../../fixtures/lib/nvidia-smi-writer';
 import { emit } from './lib';
 

@@ -10,9 +10,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STUB_LIBRARY, openNvml } from '../../native/nvml/index';
-import { LiveRecorder } from '../../electron/engine/live/recorder';
-import { NvmlSampler } from '../../electron/engine/live/nvml-sampler';
-import { Store } from '../../electron/engine/store/store';
+import { LiveRecorder } from '../../node/engine/live/recorder';
+import { NvmlSampler } from '../../node/engine/live/nvml-sampler';
+import { Store } from '../../node/engine/store/store';
 import { emit } from './lib';
 
 const SECONDS = Number(process.env.QUADSCOPE_BENCH_SECONDS ?? 10);

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
-import { importInWorker } from '../../electron/engine/import/parallel-import';
-import { prometheusTextImporter, scrapeHeader } from '../../electron/engine/importers/prometheus-text';
-import type { Sink } from '../../electron/engine/importers/types';
-import { Store } from '../../electron/engine/store/store';
+import { importInWorker } from '../../node/engine/import/parallel-import';
+import { prometheusTextImporter, scrapeHeader } from '../../node/engine/importers/prometheus-text';
+import type { Sink } from '../../node/engine/importers/types';
+import { Store } from '../../node/engine/store/store';
 import { benchSizes, emit } from './lib';
 
 /** Counts what an importer writes and keeps nothing. */

@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CONFIG } from '../../electron/engine/model/config';
-import { analyzeIncidentDetailed } from '../../electron/engine/model/diagnose';
-import { pullIncident } from '../../electron/engine/pull/pull';
-import { Store } from '../../electron/engine/store/store';
+import { DEFAULT_CONFIG } from '../../node/engine/model/config';
+import { analyzeIncidentDetailed } from '../../node/engine/model/diagnose';
+import { pullIncident } from '../../node/engine/pull/pull';
+import { Store } from '../../node/engine/store/store';
 import { peakRssMb } from './lib';
 
 const [url, start, end, step] = process.argv.slice(2);

@@ -7,11 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PullResult } from '../../electron/contract/types';
-import { discover } from '../../electron/engine/pull/discover';
-import { planPull } from '../../electron/engine/pull/plan';
-import { PromApi, apiRoot } from '../../electron/engine/pull/prom-api';
-import { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES } from '../../electron/engine/pull/pull';
+import type { PullResult } from '../../common/contract/types';
+import { discover } from '../../node/engine/pull/discover';
+import { planPull } from '../../node/engine/pull/plan';
+import { PromApi, apiRoot } from '../../node/engine/pull/prom-api';
+import { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES } from '../../node/engine/pull/pull';
 import { fleetSeries } from '../helpers/fleet-metrics';
 import { httpGet, httpPost, startVictoriaMetrics } from '../helpers/prom-servers';
 import { emit } from './lib';

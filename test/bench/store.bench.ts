@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../electron/engine/store/store';
+import { Store } from '../../node/engine/store/store';
 import { emit, time } from './lib';
 
 const N = Number(process.env.QUADSCOPE_BENCH_SAMPLES ?? 10_000_000);

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../electron/engine/store/store';
+import { Store } from '../../node/engine/store/store';
 import { rendererMissing, startBridge } from '../e2e/helpers/bridge';
 import { launchChromium, newPage } from '../e2e/helpers/browser';
 import { emit, rng } from './lib';

@@ -9,9 +9,9 @@
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vllmLogImporter } from '../../electron/engine/importers/vllm-log';
-import type { Sink } from '../../electron/engine/importers/types';
-import { Store } from '../../electron/engine/store/store';
+import { vllmLogImporter } from '../../node/engine/importers/vllm-log';
+import type { Sink } from '../../node/engine/importers/types';
+import { Store } from '../../node/engine/store/store';
 import { benchSizes, emit } from './lib';
 
 function countingSink(): Sink {

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { CAUSE_IDS } from '../../electron/contract/diagnosis';
+import { CAUSE_IDS } from '../../common/contract/diagnosis';
 import { AppPage } from './helpers/app-page';
 import { rendererMissing, startBridge, type Bridge } from './helpers/bridge';
 import { launchChromium, newPage } from './helpers/browser';

@@ -5,8 +5,8 @@
 // prints START/END lines so the parent can tell which input hung or crashed the process.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { importPaths } from '../../electron/engine/import/pipeline';
-import { Store } from '../../electron/engine/store/store';
+import { importPaths } from '../../node/engine/import/pipeline';
+import { Store } from '../../node/engine/store/store';
 import { mutateFile, type Mutation } from './mutate';
 
 export interface FuzzJob {

@@ -1,7 +1,7 @@
 // A child process for the crash-safety test: imports the named files into a database, printing its
 // progress so the parent knows when to SIGKILL it mid-transaction.
-import { importPaths } from '../../electron/engine/import/pipeline';
-import { Store } from '../../electron/engine/store/store';
+import { importPaths } from '../../node/engine/import/pipeline';
+import { Store } from '../../node/engine/store/store';
 
 const [db, ...paths] = process.argv.slice(2);
 const store = new Store(db);

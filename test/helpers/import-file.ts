@@ -4,11 +4,11 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'n
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createGunzip, gunzipSync } from 'node:zlib';
-import { importBundle } from '../../electron/engine/import/pipeline';
-import type { Bundle, BundleEntry } from '../../electron/engine/bundle/types';
-import type { Importer } from '../../electron/engine/importers/types';
-import type { ImportOptions, ImportResult } from '../../electron/contract/types';
-import { Store } from '../../electron/engine/store/store';
+import { importBundle } from '../../node/engine/import/pipeline';
+import type { Bundle, BundleEntry } from '../../node/engine/bundle/types';
+import type { Importer } from '../../node/engine/importers/types';
+import type { ImportOptions, ImportResult } from '../../common/contract/types';
+import { Store } from '../../node/engine/store/store';
 
 export interface TempStore {
   store: Store;

@@ -1,9 +1,9 @@
 // Builds incidents directly through the Store/SourceWriter API from functions of time, so model tests
 // state the truth (onset, shape) in code and check the diagnosis against it. Deterministic: noise comes
 // from a seeded generator, histogram observations from fixed quantiles.
-import type { Store } from '../../electron/engine/store/store';
-import type { SourceWriter } from '../../electron/engine/store/source-writer';
-import type { EventRecord } from '../../electron/engine/importers/types';
+import type { Store } from '../../node/engine/store/store';
+import type { SourceWriter } from '../../node/engine/store/source-writer';
+import type { EventRecord } from '../../node/engine/importers/types';
 
 export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 

@@ -8,12 +8,12 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { command } from '../../electron/cli/commands/analyze';
-import { Store } from '../../electron/engine/store/store';
-import { importPaths } from '../../electron/engine/import/pipeline';
-import { analyzeIncidentDetailed } from '../../electron/engine/model/diagnose';
+import { command } from '../../node/cli/commands/analyze';
+import { Store } from '../../node/engine/store/store';
+import { importPaths } from '../../node/engine/import/pipeline';
+import { analyzeIncidentDetailed } from '../../node/engine/model/diagnose';
 import { servingIncident } from '../helpers/synthetic-incident';
-import { CAUSE_IDS, type Diagnosis } from '../../electron/contract/diagnosis';
+import { CAUSE_IDS, type Diagnosis } from '../../common/contract/diagnosis';
 
 async function capture(argv: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];

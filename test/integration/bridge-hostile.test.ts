@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { request } from 'node:http';
 import WebSocket from 'ws';
-import { startServer, type BridgeServer } from '../../electron/bridge/server';
+import { startServer, type BridgeServer } from '../../node/bridge/server';
 
 interface Reply {
   status: number;
@@ -262,7 +262,7 @@ test('chunked uploads are capped per file and in total, as the bytes come; what 
   ));
 
 test('upload folders a killed server left behind are removed when a server starts; a running server\'s are kept', async () => {
-  const { removeStaleUploads } = await import('../../electron/bridge/server');
+  const { removeStaleUploads } = await import('../../node/bridge/server');
   const { hostname } = await import('node:os');
   const tmp = mkdtempSync(join(tmpdir(), 'qs-stale-uploads-'));
   try {
@@ -301,10 +301,10 @@ test('a large SQL answer is capped in the child (long cells cut, rows stop at 8 
   }));
 
 test('SQL calls beyond the running and waiting caps are refused as busy, not a process each', { timeout: 120_000 }, async () => {
-  const mod = await import('../../electron/engine/store/user-sql-process');
+  const mod = await import('../../node/engine/store/user-sql-process');
   const dir = mkdtempSync(join(tmpdir(), 'qs-sql-cap-'));
   try {
-    const { Store } = await import('../../electron/engine/store/store');
+    const { Store } = await import('../../node/engine/store/store');
     new Store(join(dir, 'w.db')).close();
     const { execSync } = await import('node:child_process');
     const children = () => Number(execSync(`ps -o stat=,args= --ppid ${process.pid} | grep -v '^Z' | grep -c 'sql-child-entr[y]' || true`).toString().trim());

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import WebSocket from 'ws';
-import { startServer, type BridgeServer } from '../../electron/bridge/server';
+import { startServer, type BridgeServer } from '../../node/bridge/server';
 
 function setup(): { dir: string; renderer: string } {
   const dir = mkdtempSync(join(tmpdir(), 'qs-bridge-'));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import Database from 'better-sqlite3';
 import { REPO_ROOT } from '../helpers/corpus';
-import { Store } from '../../electron/engine/store/store';
+import { Store } from '../../node/engine/store/store';
 
 async function writeScrapeSeries(file: string, scrapes: number, seriesPerScrape: number): Promise<number> {
   const out = createWriteStream(file);

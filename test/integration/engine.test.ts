@@ -6,8 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Engine } from '../../electron/engine/api';
-import type { EngineEvent, ImportProgress } from '../../electron/contract/types';
+import { Engine } from '../../node/engine/api';
+import type { EngineEvent, ImportProgress } from '../../common/contract/types';
 
 const T0 = Date.parse('2026-03-14T09:00:00Z');
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importPaths } from '../../electron/engine/import/pipeline';
+import { importPaths } from '../../node/engine/import/pipeline';
 import { tempStore } from '../helpers/import-file';
 import { SCENARIOS, generateScenario } from '../../fixtures/scenarios/index';
 

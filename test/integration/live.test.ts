@@ -12,13 +12,13 @@ import tar from 'tar-stream';
 import { REPO_ROOT } from '../helpers/corpus';
 import { tempLiveStore as tempStore } from '../unit/live/temp-store';
 import { STUB_LIBRARY, openNvml } from '../../native/nvml/index';
-import { LiveSession } from '../../electron/engine/live/live-session';
-import { Store } from '../../electron/engine/store/store';
-import type { LiveStatus } from '../../electron/contract/types';
+import { LiveSession } from '../../node/engine/live/live-session';
+import { Store } from '../../node/engine/store/store';
+import type { LiveStatus } from '../../common/contract/types';
 import { startMetricsServer } from '../unit/live/metrics-server';
 
 const skip = existsSync(STUB_LIBRARY) ? false : 'the NVML addon stub is not built (node scripts/build-native.mjs)';
-const DIAGNOSE = join(REPO_ROOT, 'electron/engine/model/diagnose.ts');
+const DIAGNOSE = join(REPO_ROOT, 'node/engine/model/diagnose.ts');
 const CLI = join(REPO_ROOT, 'bin/quadscope.mjs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -84,11 +84,11 @@ test('a live session records NVML and scrapes into an incident that stays, and a
     assert.deepEqual(scraped, scraped.map((_, i) => 100 * (i + 1)), 'every scrape recorded once, in order');
     assert.ok(inc.start_ms !== null && inc.end_ms !== null && inc.end_ms > inc.start_ms);
 
-    await t.test('the recorded incident diagnoses gpu_memory_leak', { skip: existsSync(DIAGNOSE) ? false : `electron/engine/model/diagnose.ts is not written yet (${DIAGNOSE})` }, async () => {
-      const { analyzeIncident } = (await import(fileURLToPath(new URL('../../electron/engine/model/diagnose.ts', import.meta.url)))) as {
+    await t.test('the recorded incident diagnoses gpu_memory_leak', { skip: existsSync(DIAGNOSE) ? false : `node/engine/model/diagnose.ts is not written yet (${DIAGNOSE})` }, async () => {
+      const { analyzeIncident } = (await import(fileURLToPath(new URL('../../node/engine/model/diagnose.ts', import.meta.url)))) as {
         analyzeIncident: (store: Store, id: number, o: object) => unknown;
       };
-      const d = (await analyzeIncident(ts.store, id, {})) as import('../../electron/contract/diagnosis').Diagnosis;
+      const d = (await analyzeIncident(ts.store, id, {})) as import('../../common/contract/diagnosis').Diagnosis;
       const leak = d.causes.find((c) => c.id === 'gpu_memory_leak');
       assert.ok(leak, `gpu_memory_leak among the causes (got ${d.causes.map((c) => c.id).join(', ') || 'none'})`);
       assert.ok(leak.require.every((c) => c.held), JSON.stringify(leak.require));
@@ -212,7 +212,7 @@ test('quadscope collect snapshots endpoints over time and logs into a bundle tha
     if (!manifest.nvidia_smi.files.length) assert.equal(manifest.nvidia_smi.note, 'nvidia-smi not found');
 
     // Another machine imports it: each scrape lands at its header's time.
-    const { importPaths } = await import('../../electron/engine/import/pipeline');
+    const { importPaths } = await import('../../node/engine/import/pipeline');
     const result = await importPaths(ts.store, [out]);
     const src = result.sources.find((s) => s.path.endsWith('_metrics.prom'))!;
     assert.equal(src.status, 'ok', src.error ?? '');

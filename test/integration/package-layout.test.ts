@@ -26,7 +26,7 @@ test('electron-builder packs the app with native modules unpacked', { skip: buil
     assert.equal(list.status, 0, list.stderr);
     const files = new Set(list.stdout.split('\n'));
     for (const f of ['/out/main/index.cjs', '/out/preload/index.cjs', '/out/engine/host.cjs', '/out/renderer/index.html', '/package.json']) assert.ok(files.has(f), `${f} in app.asar`);
-    assert.ok(![...files].some((f) => f.startsWith('/renderer/') || f.startsWith('/test/') || f.startsWith('/electron/')), 'sources and tests stay out of the package');
+    assert.ok(![...files].some((f) => ['/common/', '/node/', '/browser/', '/electron-main/', '/electron-preload/', '/test/'].some((d) => f.startsWith(d))), 'sources and tests stay out of the package');
     assert.ok(existsSync(join(resources, 'app.asar.unpacked', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')));
     assert.ok(existsSync(join(resources, 'app.asar.unpacked', 'native', 'nvml', 'build', 'Release', 'quadscope_nvml.node')));
     assert.ok(existsSync(join(resources, 'demo', 'prometheus')), 'the demo bundle ships as a resource');

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { Store } from '../../electron/engine/store/store';
+import { Store } from '../../node/engine/store/store';
 import { AppPage } from '../e2e/helpers/app-page';
 import { rendererMissing, startBridge, type Bridge } from '../e2e/helpers/bridge';
 import { launchChromium, newPage } from '../e2e/helpers/browser';

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Engine } from '../../electron/engine/api';
-import { importPaths } from '../../electron/engine/import/pipeline';
-import { pullIncident } from '../../electron/engine/pull/pull';
-import { Store } from '../../electron/engine/store/store';
-import type { PullProgress } from '../../electron/contract/types';
+import { Engine } from '../../node/engine/api';
+import { importPaths } from '../../node/engine/import/pipeline';
+import { pullIncident } from '../../node/engine/pull/pull';
+import { Store } from '../../node/engine/store/store';
+import type { PullProgress } from '../../common/contract/types';
 import { fleetSeries } from '../helpers/fleet-metrics';
 import { httpGet, startPrometheus, startProxy, startVictoriaMetrics, type RunningServer, type Series } from '../helpers/prom-servers';
 
@@ -288,7 +288,7 @@ describe('the engine API', { timeout: 120_000 }, () => {
   });
 
   test('a request the validator refuses never reaches the engine', async () => {
-    const { validateRequest } = await import('../../electron/contract/api');
+    const { validateRequest } = await import('../../common/contract/api');
     assert.throws(() => validateRequest('startPull', { url: 'file:///etc/passwd', start_ms: 0, end_ms: 1 }), /url must be an http/);
     assert.throws(() => validateRequest('startPull', { url: 'http://x', start_ms: 0, end_ms: 1, auth: { kind: 'bearer', env: 'A;rm -rf' } }), /auth.env must be an environment variable name/);
     assert.throws(() => validateRequest('startPull', { url: 'http://x', start_ms: 0, end_ms: 1, auth: { kind: 'bearer', token: 'x' } }), /auth.token must be absent/);

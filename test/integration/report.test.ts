@@ -6,14 +6,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateScenario } from '../../fixtures/scenarios/index';
-import { Store } from '../../electron/engine/store/store';
-import { importPaths } from '../../electron/engine/import/pipeline';
-import { analyzeIncident } from '../../electron/engine/model/diagnose';
-import { writeReport } from '../../electron/engine/report/index';
+import { Store } from '../../node/engine/store/store';
+import { importPaths } from '../../node/engine/import/pipeline';
+import { analyzeIncident } from '../../node/engine/model/diagnose';
+import { writeReport } from '../../node/engine/report/index';
 import { causeName } from '../../common/causes';
 import { formatTime as fmtTime } from '../../common/format';
-import { escapeHtml } from '../../electron/engine/report/html';
-import { escapeMd } from '../../electron/engine/report/markdown';
+import { escapeHtml } from '../../node/engine/report/html';
+import { escapeMd } from '../../node/engine/report/markdown';
 
 test('a generated KV-exhaustion bundle goes through import, analysis and report with the facts intact', { timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'qs-report-int-'));

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runUserSqlInChild } from '../../electron/engine/store/user-sql-process';
-import { Store } from '../../electron/engine/store/store';
+import { runUserSqlInChild } from '../../node/engine/store/user-sql-process';
+import { Store } from '../../node/engine/store/store';
 
 test('a runaway query is killed at its time cap; the engine thread stays free', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'qs-sql-child-'));

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServer } from '../../../electron/bridge/server';
+import { startServer } from '../../../node/bridge/server';
 import { CHROMIUM } from './browser';
 
 export const RENDERER_DIR = resolve('out/renderer');
@@ -35,7 +35,7 @@ function newest(dir: string): number {
 }
 
 /** What the renderer bundle is built from. */
-const SOURCES = ['renderer', 'common', 'electron/contract', 'electron/bridge'];
+const SOURCES = ['browser', 'common'];
 
 function rendererStale(): boolean {
   const index = join(RENDERER_DIR, 'index.html');

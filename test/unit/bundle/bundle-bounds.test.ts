@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
-import { DiskGuard, diskReserve } from '../../../electron/engine/bundle/limits';
+import { openBundle } from '../../../node/engine/bundle/open';
+import { DiskGuard, diskReserve } from '../../../node/engine/bundle/limits';
 import { makeZip } from '../../helpers/make-zip';
 import { makeTar, readAll, tempDir } from './fixtures';
 

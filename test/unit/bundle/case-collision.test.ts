@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openBundle } from '../../../electron/engine/bundle/open';
+import { openBundle } from '../../../node/engine/bundle/open';
 import { makeTar, tempDir } from './fixtures';
 
 test('entries that differ only in case or normalization keep their own bytes and disk files', async (t) => {

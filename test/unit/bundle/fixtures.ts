@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 import tar from 'tar-stream';
-import type { BundleEntry } from '../../../electron/engine/bundle/types';
+import type { BundleEntry } from '../../../node/engine/bundle/types';
 
 export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'qs-bundle-test-'));

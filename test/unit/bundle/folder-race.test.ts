@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { walkFolder } from '../../../electron/engine/bundle/folder';
-import { openBundle } from '../../../electron/engine/bundle/open';
-import { BundleError, DEFAULT_LIMITS } from '../../../electron/engine/bundle/types';
+import { walkFolder } from '../../../node/engine/bundle/folder';
+import { openBundle } from '../../../node/engine/bundle/open';
+import { BundleError, DEFAULT_LIMITS } from '../../../node/engine/bundle/types';
 import { tempDir } from './fixtures';
 
 const posix = process.platform !== 'win32';

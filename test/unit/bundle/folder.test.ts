@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
+import { openBundle } from '../../../node/engine/bundle/open';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { readAll, tempDir } from './fixtures';
 

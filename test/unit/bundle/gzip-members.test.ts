@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
-import { gunzip } from '../../../electron/engine/bundle/decompress';
-import { BundleError } from '../../../electron/engine/bundle/types';
+import { openBundle } from '../../../node/engine/bundle/open';
+import { gunzip } from '../../../node/engine/bundle/decompress';
+import { BundleError } from '../../../node/engine/bundle/types';
 import { readAll, tempDir } from './fixtures';
 
 const text = (n: number, tag = 'a') => Buffer.from(Array.from({ length: n }, (_, i) => `${tag} line ${i} ${(i * 7919) % 1000}`).join('\n') + '\n');

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, deflateRawSync, gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
-import { BundleError } from '../../../electron/engine/bundle/types';
+import { openBundle } from '../../../node/engine/bundle/open';
+import { BundleError } from '../../../node/engine/bundle/types';
 import { deflatedZeros, gzipWrap, readAll, streamError, tempDir } from './fixtures';
 
 /** Text that does not compress much, so a cut in the middle leaves a clear offset. */

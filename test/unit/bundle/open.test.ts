@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
+import { openBundle } from '../../../node/engine/bundle/open';
 import { makeZip } from '../../helpers/make-zip';
 import { makeTar, readAll, tempDir } from './fixtures';
 

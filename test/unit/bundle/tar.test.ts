@@ -4,7 +4,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
+import { openBundle } from '../../../node/engine/bundle/open';
 import { deflatedZeros, gnuHeader, gzipWrap, makeTar, padded, readAll, tempDir } from './fixtures';
 
 const LONG_DIR = 'node-0/' + 'very-long-directory-name-for-pax/'.repeat(4);

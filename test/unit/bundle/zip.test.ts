@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, gzipSync } from 'node:zlib';
-import { openBundle } from '../../../electron/engine/bundle/open';
+import { openBundle } from '../../../node/engine/bundle/open';
 import { makeZip, type ZipSpec } from '../../helpers/make-zip';
 import { deflatedZeros, readAll, tempDir } from './fixtures';
 

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { command } from '../../../electron/cli/commands/report';
-import { UsageError } from '../../../electron/cli/errors';
+import { command } from '../../../node/cli/commands/report';
+import { UsageError } from '../../../node/cli/errors';
 import { buildIncident, reportStore } from '../report/fixture';
 
-const modelBuilt = existsSync(new URL('../../../electron/engine/model/diagnose.ts', import.meta.url));
+const modelBuilt = existsSync(new URL('../../../node/engine/model/diagnose.ts', import.meta.url));
 
 /** A workspace file with the fixture incident and its diagnosis saved, closed so the command opens it. */
 function workspace() {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Diagnosis } from '../../../electron/contract/diagnosis';
+import type { Diagnosis } from '../../../common/contract/diagnosis';
 import { chainText } from '../../../common/causes';
 import { verdictOf } from '../../../common/verdict';
 

@@ -1,8 +1,8 @@
 // Payloads written by an attacker: prototype keys, unsafe numbers, oversized strings and arrays.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METHODS, validateRequest, type Method } from '../../../electron/contract/api';
-import { ValidationError, num, obj, record, str } from '../../../electron/contract/validate';
+import { METHODS, validateRequest, type Method } from '../../../common/contract/api';
+import { ValidationError, num, obj, record, str } from '../../../common/contract/validate';
 
 const refused = (fn: () => unknown, re: RegExp) => assert.throws(fn, (e: unknown) => e instanceof ValidationError && re.test(e.message));
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METHODS, requestValidators, validateRequest } from '../../../electron/contract/api';
-import { ValidationError } from '../../../electron/contract/validate';
+import { METHODS, requestValidators, validateRequest } from '../../../common/contract/api';
+import { ValidationError } from '../../../common/contract/validate';
 
 test('every method has a validator', () => {
   assert.ok(METHODS.length >= 25);

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { importInWorker, runImport, wantsWorker, WORKER_MIN_BYTES, WORKER_MIN_CPUS } from '../../../electron/engine/import/parallel-import';
-import { prometheusTextImporter, scrapeHeader } from '../../../electron/engine/importers/prometheus-text';
-import type { EntryInput, ImportContext, Importer, Position } from '../../../electron/engine/importers/types';
+import { importInWorker, runImport, wantsWorker, WORKER_MIN_BYTES, WORKER_MIN_CPUS } from '../../../node/engine/import/parallel-import';
+import { prometheusTextImporter, scrapeHeader } from '../../../node/engine/importers/prometheus-text';
+import type { EntryInput, ImportContext, Importer, Position } from '../../../node/engine/importers/types';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { kinetoImporter } from '../../../electron/engine/importers/kineto';
+import { kinetoImporter } from '../../../node/engine/importers/kineto';
 
 const T0 = Date.UTC(2026, 0, 1);
 

@@ -3,9 +3,9 @@
 // number times, a time past int64, missing correlation).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchReplay } from '../../../electron/engine/import/batch-replay';
-import { RecordingSink } from '../../../electron/engine/import/recording-sink';
-import type { Sink } from '../../../electron/engine/importers/types';
+import { BatchReplay } from '../../../node/engine/import/batch-replay';
+import { RecordingSink } from '../../../node/engine/import/recording-sink';
+import type { Sink } from '../../../node/engine/importers/types';
 import { tempStore } from '../../helpers/import-file';
 
 const T = 1_767_225_600_000;

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { detectImporter } from '../../../electron/engine/importers/registry';
-import { kernelLogImporter } from '../../../electron/engine/importers/kernel-log';
-import { sglangLogImporter, torchLogImporter, vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
+import { detectImporter } from '../../../node/engine/importers/registry';
+import { kernelLogImporter } from '../../../node/engine/importers/kernel-log';
+import { sglangLogImporter, torchLogImporter, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, seriesRows, values } from './run-importer';
 
 const sample = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;

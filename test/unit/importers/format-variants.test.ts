@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { detectImporter, HEAD_BYTES } from '../../../electron/engine/importers/registry';
+import { detectImporter, HEAD_BYTES } from '../../../node/engine/importers/registry';
 import { runImporter } from './run-importer';
 
 const DIR = fileURLToPath(new URL('../../samples/variants/', import.meta.url));

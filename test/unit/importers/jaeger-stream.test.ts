@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { runImporter } from './run-importer';
-import { jaegerImporter } from '../../../electron/engine/importers/jaeger';
+import { jaegerImporter } from '../../../node/engine/importers/jaeger';
 
 const tags = (o: Record<string, unknown>) => Object.entries(o).map(([key, value]) => ({ key, type: typeof value === 'string' ? 'string' : 'int64', value }));
 

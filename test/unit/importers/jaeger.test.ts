@@ -4,8 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { jaegerImporter } from '../../../electron/engine/importers/jaeger';
-import { detectImporter } from '../../../electron/engine/importers/registry';
+import { jaegerImporter } from '../../../node/engine/importers/jaeger';
+import { detectImporter } from '../../../node/engine/importers/registry';
 
 const importers = [jaegerImporter];
 const REL = 'jaeger_json/jaeger_converter_fixture_ui_01.json';

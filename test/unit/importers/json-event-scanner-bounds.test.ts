@@ -3,7 +3,7 @@
 // but legal events still read whole in any chunking.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_DEPTH, ScanError, scanChromeTrace, type ScanItem } from '../../../electron/engine/importers/json-event-scanner';
+import { MAX_DEPTH, ScanError, scanChromeTrace, type ScanItem } from '../../../node/engine/importers/json-event-scanner';
 
 async function collect(src: AsyncIterable<Buffer>, opts = {}): Promise<ScanItem[]> {
   const out: ScanItem[] = [];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scanChromeTrace, ScanError, type ScanItem } from '../../../electron/engine/importers/json-event-scanner';
+import { scanChromeTrace, ScanError, type ScanItem } from '../../../node/engine/importers/json-event-scanner';
 
 /** Feeds `text` in chunks of `size` bytes. */
 async function* chunked(text: string, size: number): AsyncGenerator<Buffer> {

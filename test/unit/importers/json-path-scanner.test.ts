@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonPathScanner, JsonScanError, pathText, type JsonPath, type JsonVisitor, type Take } from '../../../electron/engine/importers/json-path-scanner';
+import { JsonPathScanner, JsonScanError, pathText, type JsonPath, type JsonVisitor, type Take } from '../../../node/engine/importers/json-path-scanner';
 
 /** Writes `text` in chunks of `size` bytes (or at the given cut points) and ends. */
 function feed(scanner: JsonPathScanner, text: string | Buffer, cuts: number | number[]): void {

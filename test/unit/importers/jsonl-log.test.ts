@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonlLogImporter } from '../../../electron/engine/importers/jsonl-log';
+import { jsonlLogImporter } from '../../../node/engine/importers/jsonl-log';
 import { events, runImporter } from './run-importer';
 
 const TEXT = [

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { detectImporter } from '../../../electron/engine/importers/registry';
-import { kernelLogImporter, parseXid } from '../../../electron/engine/importers/kernel-log';
+import { detectImporter } from '../../../node/engine/importers/registry';
+import { kernelLogImporter, parseXid } from '../../../node/engine/importers/kernel-log';
 import { events, runImporter, values } from './run-importer';
 
 const XID = 'xid_logs/nvrm_xid_lines_collected.log';

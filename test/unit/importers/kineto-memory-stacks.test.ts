@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { kinetoImporter, usToNs } from '../../../electron/engine/importers/kineto';
+import { kinetoImporter, usToNs } from '../../../node/engine/importers/kineto';
 import { runImporter } from './run-importer';
 
 const T = 1_700_000_000_000_000; // epoch µs

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OpStacks, pythonFrame } from '../../../electron/engine/importers/kineto-op-stacks';
+import { OpStacks, pythonFrame } from '../../../node/engine/importers/kineto-op-stacks';
 
 /** Resolves and answers each point's frames (null: no stack), with the number of distinct stacks asked for. */
 function resolved(s: OpStacks): { stacks: (string[] | null)[]; asked: number } {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { kinetoImporter, usToNs } from '../../../electron/engine/importers/kineto';
-import { scanChromeTrace } from '../../../electron/engine/importers/json-event-scanner';
-import { detectImporter } from '../../../electron/engine/importers/registry';
+import { kinetoImporter, usToNs } from '../../../node/engine/importers/kineto';
+import { scanChromeTrace } from '../../../node/engine/importers/json-event-scanner';
+import { detectImporter } from '../../../node/engine/importers/registry';
 
 const importers = [kinetoImporter];
 const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'Kernel', 'Memcpy', 'Memset']);

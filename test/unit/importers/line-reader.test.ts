@@ -2,8 +2,8 @@
 // giant line cut to the cap with a warning naming its line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lineBatches } from '../../../electron/engine/importers/line-reader';
-import type { Position } from '../../../electron/engine/importers/types';
+import { lineBatches } from '../../../node/engine/importers/line-reader';
+import type { Position } from '../../../node/engine/importers/types';
 import { rng } from '../../helpers/rng';
 
 async function* chunked(b: Buffer, sizes: () => number): AsyncGenerator<Buffer> {

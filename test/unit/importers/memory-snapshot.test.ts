@@ -4,8 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { memorySnapshotImporter } from '../../../electron/engine/importers/memory-snapshot';
-import { detectImporter } from '../../../electron/engine/importers/registry';
+import { memorySnapshotImporter } from '../../../node/engine/importers/memory-snapshot';
+import { detectImporter } from '../../../node/engine/importers/registry';
 import { pickle, rawOp, tuple, type PickleValue } from '../../../fixtures/lib/pickle-writer';
 
 const importers = [memorySnapshotImporter];

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { memoryTimelineImporter } from '../../../electron/engine/importers/memory-timeline';
-import { detectImporter } from '../../../electron/engine/importers/registry';
+import { memoryTimelineImporter } from '../../../node/engine/importers/memory-timeline';
+import { detectImporter } from '../../../node/engine/importers/registry';
 
 const REL = 'kineto_trace/hta_memory_timeline.raw.gz';
 

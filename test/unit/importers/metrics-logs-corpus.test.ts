@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS_DIR, corpusFile } from '../../helpers/corpus';
-import { METRIC_LOG_IMPORTERS } from '../../../electron/engine/importers/metrics-logs';
-import { detectImporter } from '../../../electron/engine/importers/registry';
+import { METRIC_LOG_IMPORTERS } from '../../../node/engine/importers/metrics-logs';
+import { detectImporter } from '../../../node/engine/importers/registry';
 import { runImporter } from './run-importer';
 
 const EXPECTED: [string, RegExp, string][] = [

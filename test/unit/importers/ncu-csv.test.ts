@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { csvFields, metricValue, ncuCsvImporter } from '../../../electron/engine/importers/ncu-csv';
+import { csvFields, metricValue, ncuCsvImporter } from '../../../node/engine/importers/ncu-csv';
 
 const importers = [ncuCsvImporter];
 const REL = 'ncu_csv/superbench_cublaslt_ncu_details_sm100.log';

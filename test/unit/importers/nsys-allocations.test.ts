@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { nsysSqliteImporter } from '../../../electron/engine/importers/nsys-sqlite';
+import { nsysSqliteImporter } from '../../../node/engine/importers/nsys-sqlite';
 
 const REL = 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz';
 const MEM = 'CUDA_GPU_MEMORY_USAGE_EVENTS';

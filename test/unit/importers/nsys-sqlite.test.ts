@@ -6,8 +6,8 @@ import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { nsysRepImporter, nsysSqliteImporter } from '../../../electron/engine/importers/nsys-sqlite';
-import { detectImporter } from '../../../electron/engine/importers/registry';
+import { nsysRepImporter, nsysSqliteImporter } from '../../../node/engine/importers/nsys-sqlite';
+import { detectImporter } from '../../../node/engine/importers/registry';
 
 const importers = [nsysSqliteImporter, nsysRepImporter];
 const FILES = ['nsys_sqlite/pipit_perlmutter_cloverleaf_cuda_nsys2024.5.sqlite.gz', 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz'];

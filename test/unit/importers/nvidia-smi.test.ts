@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { readFileSync } from 'node:fs';
-import { cellNumber, detectDmon, detectPmon, nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from '../../../electron/engine/importers/nvidia-smi';
-import { detectImporter } from '../../../electron/engine/importers/registry';
-import { MIB } from '../../../electron/engine/signals/canonical';
+import { cellNumber, detectDmon, detectPmon, nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from '../../../node/engine/importers/nvidia-smi';
+import { detectImporter } from '../../../node/engine/importers/registry';
+import { MIB } from '../../../node/engine/signals/canonical';
 import { runImporter, seriesRows, values } from './run-importer';
 
 const FULL = 'nvidia_smi/h200_load_query-gpu_full.csv';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { parseOom } from '../../../electron/engine/importers/oom-text';
+import { parseOom } from '../../../node/engine/importers/oom-text';
 
 const OOM = 'pytorch_oom/cuda_oom_lines_collected.log';
 const MiB = 2 ** 20;

@@ -9,8 +9,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { runImporter } from './run-importer';
-import { otlpImporter } from '../../../electron/engine/importers/otlp';
-import type { Importer, SpanRecord } from '../../../electron/engine/importers/types';
+import { otlpImporter } from '../../../node/engine/importers/otlp';
+import type { Importer, SpanRecord } from '../../../node/engine/importers/types';
 
 const importers = [otlpImporter];
 const T0 = 1_700_000_000_000n * 1_000_000n;

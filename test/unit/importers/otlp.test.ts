@@ -4,8 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { hexId, otlpImporter } from '../../../electron/engine/importers/otlp';
-import { E2E_BUCKETS } from '../../../electron/engine/importers/request-series';
+import { hexId, otlpImporter } from '../../../node/engine/importers/otlp';
+import { E2E_BUCKETS } from '../../../node/engine/importers/request-series';
 
 const importers = [otlpImporter];
 const REL = 'otlp_json/otel-proto_examples_trace.json';

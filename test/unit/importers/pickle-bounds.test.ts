@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FANOUT_BASE, FANOUT_PER_BYTE, MAX_LONG_BYTES, PickleError, unpickle } from '../../../electron/engine/importers/pickle';
-import { detectMemorySnapshot } from '../../../electron/engine/importers/memory-snapshot';
+import { FANOUT_BASE, FANOUT_PER_BYTE, MAX_LONG_BYTES, PickleError, unpickle } from '../../../node/engine/importers/pickle';
+import { detectMemorySnapshot } from '../../../node/engine/importers/memory-snapshot';
 import { importFiles, tempStore } from '../../helpers/import-file';
 
 const u32 = (n: number) => {

@@ -2,7 +2,7 @@
 // must fail fast with a PickleError naming the byte, or decode within bounded memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_TEXT_INT_DIGITS, PickleError, unpickle } from '../../../electron/engine/importers/pickle';
+import { MAX_TEXT_INT_DIGITS, PickleError, unpickle } from '../../../node/engine/importers/pickle';
 
 const P = (...parts: (number[] | string | Buffer)[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };

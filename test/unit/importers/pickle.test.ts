@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PickleError, unpickle } from '../../../electron/engine/importers/pickle';
+import { PickleError, unpickle } from '../../../node/engine/importers/pickle';
 import { float, pickle, rawOp, tuple } from '../../../fixtures/lib/pickle-writer';
 
 test('round-trips plain data through the writer (protocols 2 and 4)', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prometheusJsonImporter } from '../../../electron/engine/importers/prometheus-json';
+import { prometheusJsonImporter } from '../../../node/engine/importers/prometheus-json';
 import { runImporter, seriesRows, values } from './run-importer';
 
 const matrix = JSON.stringify({

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { parseLabels, parseScrapeHeader, prometheusTextImporter, scrapeHeader } from '../../../electron/engine/importers/prometheus-text';
-import { MIB } from '../../../electron/engine/signals/canonical';
+import { parseLabels, parseScrapeHeader, prometheusTextImporter, scrapeHeader } from '../../../node/engine/importers/prometheus-text';
+import { MIB } from '../../../node/engine/signals/canonical';
 import { runImporter, seriesRows, values } from './run-importer';
 
 const VLLM = 'vllm_prometheus/datadog_vllm_metrics_fixture.txt';

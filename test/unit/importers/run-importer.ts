@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { ImportOptions } from '../../../electron/contract/types';
-import { formatPosition, type Importer } from '../../../electron/engine/importers/types';
-import { Store } from '../../../electron/engine/store/store';
+import type { ImportOptions } from '../../../common/contract/types';
+import { formatPosition, type Importer } from '../../../node/engine/importers/types';
+import { Store } from '../../../node/engine/store/store';
 
 export interface Run {
   store: Store;

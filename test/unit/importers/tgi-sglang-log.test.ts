@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectJsonlLog } from '../../../electron/engine/importers/jsonl-log';
-import { E2E_BUCKETS } from '../../../electron/engine/importers/request-series';
-import { parseRustDuration, textSpans } from '../../../electron/engine/importers/tgi-request-line';
-import { sglangLogImporter, tgiLogImporter, vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
+import { detectJsonlLog } from '../../../node/engine/importers/jsonl-log';
+import { E2E_BUCKETS } from '../../../node/engine/importers/request-series';
+import { parseRustDuration, textSpans } from '../../../node/engine/importers/tgi-request-line';
+import { sglangLogImporter, tgiLogImporter, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, seriesRows, values, type Run } from './run-importer';
 
 // Lines in the forms TGI's router and launcher print (router/src/server.rs, launcher/src/main.rs).

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
-import { vllmLogImporter } from '../../../electron/engine/importers/vllm-log';
+import { vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, seriesRows, values } from './run-importer';
 
 const LOG = 'vllm_logs/vllm_log_lines_collected.log';

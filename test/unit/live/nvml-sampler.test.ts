@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { tempLiveStore as tempStore } from './temp-store';
 import { STUB_LIBRARY, openNvml, type NvmlSession } from '../../../native/nvml/index';
-import { LiveRecorder } from '../../../electron/engine/live/recorder';
-import { NvmlSampler, kernelBusId } from '../../../electron/engine/live/nvml-sampler';
+import { LiveRecorder } from '../../../node/engine/live/recorder';
+import { NvmlSampler, kernelBusId } from '../../../node/engine/live/nvml-sampler';
 
 const skip = existsSync(STUB_LIBRARY) ? false : 'the NVML stub is not built (node scripts/build-native.mjs)';
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempLiveStore as tempStore } from './temp-store';
-import { LiveRecorder } from '../../../electron/engine/live/recorder';
+import { LiveRecorder } from '../../../node/engine/live/recorder';
 
 test('each flush commits one batch into the stream\'s one source; series keep their id across batches', () => {
   const ts = tempStore();

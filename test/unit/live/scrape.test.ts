@@ -5,13 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { tempLiveStore as tempStore } from './temp-store';
-import { EndpointScraper, checkEndpointUrl, fetchExposition, recordScrape } from '../../../electron/engine/live/scrape';
-import { LiveRecorder } from '../../../electron/engine/live/recorder';
+import { EndpointScraper, checkEndpointUrl, fetchExposition, recordScrape } from '../../../node/engine/live/scrape';
+import { LiveRecorder } from '../../../node/engine/live/recorder';
 import { startMetricsServer } from './metrics-server';
 
 const CORPUS = 'vllm_prometheus/datadog_vllm_metrics_fixture.txt';
 
-function seriesValues(store: import('../../../electron/engine/store/store').Store, incidentId: number, name: string, metric: string) {
+function seriesValues(store: import('../../../node/engine/store/store').Store, incidentId: number, name: string, metric: string) {
   const s = store.listSeries(incidentId, name).find((x) => x.name === name && x.labels.metric === metric);
   assert.ok(s, `series ${name} {metric=${metric}} recorded`);
   const { t, v } = store.samples(s.id);

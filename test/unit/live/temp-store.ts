@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../../electron/engine/store/store';
+import { Store } from '../../../node/engine/store/store';
 
 export function tempLiveStore(): { store: Store; dir: string; dispose(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'qs-live-'));

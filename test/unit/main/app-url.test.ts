@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
-import { appUrlToFile } from '../../../electron/main/app-url';
-import { fileUnder } from '../../../electron/bridge/static-path';
-import { PDF_PARTITION, pdfRequestAllowed, pdfWebPreferences } from '../../../electron/main/security';
+import { appUrlToFile } from '../../../electron-main/app-url';
+import { fileUnder } from '../../../node/bridge/static-path';
+import { PDF_PARTITION, pdfRequestAllowed, pdfWebPreferences } from '../../../electron-main/security';
 
 const root = resolve('/opt/quadscope/out/renderer');
 

@@ -1,8 +1,8 @@
 // The window's security policy as data: asserted here so a change to it is a visible, failing test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { APP_ORIGIN, RENDERER_CSP, isTrustedSender, webPreferences } from '../../../electron/main/security';
-import { bridgeCsp } from '../../../electron/bridge/csp';
+import { APP_ORIGIN, RENDERER_CSP, isTrustedSender, webPreferences } from '../../../electron-main/security';
+import { bridgeCsp } from '../../../node/bridge/csp';
 
 test('webPreferences: isolated, sandboxed, no Node anywhere', () => {
   const p = webPreferences('/app/out/preload/index.cjs');

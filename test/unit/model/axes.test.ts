@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryPressure, clamp01 } from '../../../electron/engine/model/normalize';
-import { quadrantOf, quadrantPath } from '../../../electron/engine/model/quadrants';
-import { jointTrigger } from '../../../electron/engine/model/joint-trigger';
-import { alertLifecycle, evaluateAlerts, foldAlerts } from '../../../electron/engine/model/alerts';
-import { DEFAULT_CONFIG, mergeConfig } from '../../../electron/engine/model/config';
-import { chainOf, confidence, fires, rankCauses } from '../../../electron/engine/model/causes/rank';
-import type { RuleResult } from '../../../electron/engine/model/causes/context';
-import type { CauseId } from '../../../electron/contract/diagnosis';
+import { memoryPressure, clamp01 } from '../../../node/engine/model/normalize';
+import { quadrantOf, quadrantPath } from '../../../node/engine/model/quadrants';
+import { jointTrigger } from '../../../node/engine/model/joint-trigger';
+import { alertLifecycle, evaluateAlerts, foldAlerts } from '../../../node/engine/model/alerts';
+import { DEFAULT_CONFIG, mergeConfig } from '../../../node/engine/model/config';
+import { chainOf, confidence, fires, rankCauses } from '../../../node/engine/model/causes/rank';
+import type { RuleResult } from '../../../node/engine/model/causes/context';
+import type { CauseId } from '../../../common/contract/diagnosis';
 
 const GB = 1e9;
 

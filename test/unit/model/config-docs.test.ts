@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_CONFIG } from '../../../electron/engine/model/config';
+import { DEFAULT_CONFIG } from '../../../node/engine/model/config';
 
 function paths(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
   const out: [string, unknown][] = [];

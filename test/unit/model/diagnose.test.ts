@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempStore } from '../../helpers/import-file';
 import { servingIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
-import { analyzeIncidentDetailed } from '../../../electron/engine/model/diagnose';
-import { CAUSE_IDS } from '../../../electron/contract/diagnosis';
+import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
+import { CAUSE_IDS } from '../../../common/contract/diagnosis';
 import type { SyntheticIncident } from '../../helpers/synthetic-incident';
 
 const ON = 600;

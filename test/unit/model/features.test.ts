@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { counterIncrease, counterRate, bucketCounter } from '../../../electron/engine/model/rates';
-import { histogramQuantile, bucketDelta, histogramEntropy } from '../../../electron/engine/model/quantiles';
-import { mad, median, quantile, ratio, zScore, defaultBaselineSpan } from '../../../electron/engine/model/baseline';
-import { olsSlope, spearman } from '../../../electron/engine/model/trend';
-import { changePoint, rampStart } from '../../../electron/engine/model/change-point';
-import { oscillation } from '../../../electron/engine/model/oscillation';
-import { bucketGauge, denseSpan, engineInterval, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../electron/engine/model/windows';
-import { growthMode } from '../../../electron/engine/model/kvcache';
-import { growthShape } from '../../../electron/engine/model/leak';
+import { counterIncrease, counterRate, bucketCounter } from '../../../node/engine/model/rates';
+import { histogramQuantile, bucketDelta, histogramEntropy } from '../../../node/engine/model/quantiles';
+import { mad, median, quantile, ratio, zScore, defaultBaselineSpan } from '../../../node/engine/model/baseline';
+import { olsSlope, spearman } from '../../../node/engine/model/trend';
+import { changePoint, rampStart } from '../../../node/engine/model/change-point';
+import { oscillation } from '../../../node/engine/model/oscillation';
+import { bucketGauge, denseSpan, engineInterval, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../node/engine/model/windows';
+import { growthMode } from '../../../node/engine/model/kvcache';
+import { growthShape } from '../../../node/engine/model/leak';
 
 test('counter increase treats a drop as a restart from zero', () => {
   assert.equal(counterIncrease([10, 15, 20, 3, 8]), 5 + 5 + 3 + 5);

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../../electron/engine/store/store';
-import { analyzeIncident } from '../../../electron/engine/model/diagnose';
+import { Store } from '../../../node/engine/store/store';
+import { analyzeIncident } from '../../../node/engine/model/diagnose';
 import { SyntheticIncident, T0 } from '../../helpers/synthetic-incident';
 
 function logOnly(endWithCrash: boolean): { store: Store; id: number; dir: string } {

@@ -1,10 +1,10 @@
 // The guards that keep noise from becoming an incident and double sources from doubling a signal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kneeFit } from '../../../electron/engine/model/change-point';
-import { DEFAULT_CONFIG } from '../../../electron/engine/model/config';
-import { pickSources } from '../../../electron/engine/model/frame';
-import { jointTrigger } from '../../../electron/engine/model/joint-trigger';
+import { kneeFit } from '../../../node/engine/model/change-point';
+import { DEFAULT_CONFIG } from '../../../node/engine/model/config';
+import { pickSources } from '../../../node/engine/model/frame';
+import { jointTrigger } from '../../../node/engine/model/joint-trigger';
 
 test('joint trigger: one noisy window is not an onset; a rise within the baseline spread is not either', () => {
   const th = DEFAULT_CONFIG.presets.default;

@@ -2,9 +2,9 @@
 // step grid and split under the per-series limit with no point twice, and the caps' messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TooWideError, understood } from '../../../electron/engine/pull/discover';
-import { alignRange, planPull, pointsPerRequest, splitRange } from '../../../electron/engine/pull/plan';
-import { parseSelector, selectorFor, SelectorError, unquote } from '../../../electron/engine/pull/selector';
+import { TooWideError, understood } from '../../../node/engine/pull/discover';
+import { alignRange, planPull, pointsPerRequest, splitRange } from '../../../node/engine/pull/plan';
+import { parseSelector, selectorFor, SelectorError, unquote } from '../../../node/engine/pull/selector';
 
 test('selectors: a name, matchers of every kind, quotes and escapes kept as written', () => {
   const s = parseSelector(' vllm:num_requests_running{ pod=~"vllm-.*", namespace != \'dev\', model_name="a\\"b", } ');

@@ -1,7 +1,7 @@
 // Links to a view: incident, tab and the zoomed range survive a round trip through the address bar.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatHash, parseHash } from '../../../renderer/src/state/navigation';
+import { formatHash, parseHash } from '../../../browser/renderer/src/state/navigation';
 
 test('an incident link carries its tab and, when zoomed, the visible range', () => {
   const h = formatHash('incident', 3, 'logs', [1773479662000.4, 1773479722000]);

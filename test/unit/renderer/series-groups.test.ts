@@ -2,8 +2,8 @@
 // signal, errors that are errors, everything else folded behind the filter; legend names unique.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SeriesInfo } from '../../../electron/contract/types';
-import { groupSeries, matchGroups, uniqueLabels } from '../../../renderer/src/charts/series-groups';
+import type { SeriesInfo } from '../../../common/contract/types';
+import { groupSeries, matchGroups, uniqueLabels } from '../../../browser/renderer/src/charts/series-groups';
 
 let nextId = 1;
 function series(name: string, kind: SeriesInfo['kind'], labels: Record<string, string>, points = 10, unit = name.startsWith('lat.') && !name.endsWith('.count') ? 'seconds' : ''): SeriesInfo {

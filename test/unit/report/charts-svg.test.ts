@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeXml, lineChartSvg, quadrantSvg, timeTicks, valueTicks, type Overlay } from '../../../electron/engine/report/charts-svg';
-import type { ChartData } from '../../../electron/engine/report/chart-series';
+import { escapeXml, lineChartSvg, quadrantSvg, timeTicks, valueTicks, type Overlay } from '../../../node/engine/report/charts-svg';
+import type { ChartData } from '../../../node/engine/report/chart-series';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const chart: ChartData = {

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { legendLayout } from '../../../electron/engine/report/charts-svg';
-import { reportFileName, writeReport } from '../../../electron/engine/report/index';
+import { legendLayout } from '../../../node/engine/report/charts-svg';
+import { reportFileName, writeReport } from '../../../node/engine/report/index';
 import { buildIncident, reportStore } from './fixture';
 
 const GENERATED = Date.UTC(2026, 2, 15, 8, 30, 0);

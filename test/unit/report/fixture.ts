@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Diagnosis, WindowScore } from '../../../electron/contract/diagnosis';
-import { Store } from '../../../electron/engine/store/store';
+import type { Diagnosis, WindowScore } from '../../../common/contract/diagnosis';
+import { Store } from '../../../node/engine/store/store';
 
 /** A fresh workspace on a real SQLite file (not test/helpers' tempStore: that pulls in the import pipeline). */
 export function reportStore(): { store: Store; dir: string; dispose(): void } {

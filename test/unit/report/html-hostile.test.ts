@@ -1,8 +1,8 @@
 // Every string slot of the HTML report filled with markup: none of it may come out as markup.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeHtml, renderHtml } from '../../../electron/engine/report/html';
-import type { ReportDocument } from '../../../electron/engine/report/report-document';
+import { escapeHtml, renderHtml } from '../../../node/engine/report/html';
+import type { ReportDocument } from '../../../node/engine/report/report-document';
 
 const X = (slot: string) => `"><script src="https://evil.example/${slot}.js"></script><img src=x onerror=alert('${slot}')>&`;
 

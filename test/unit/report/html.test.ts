@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reportHtml, writeReport } from '../../../electron/engine/report/index';
-import { escapeHtml } from '../../../electron/engine/report/html';
+import { reportHtml, writeReport } from '../../../node/engine/report/index';
+import { escapeHtml } from '../../../node/engine/report/html';
 import { buildIncident, HOSTILE, reportStore } from './fixture';
 
 const GENERATED = Date.UTC(2026, 2, 15, 8, 30, 0);
@@ -85,7 +85,7 @@ test('a report without a diagnosis uses the saved one where the model is not bui
   try {
     const b = buildIncident(ts.store);
     const { existsSync } = await import('node:fs');
-    if (existsSync(new URL('../../../electron/engine/model/diagnose.ts', import.meta.url))) {
+    if (existsSync(new URL('../../../node/engine/model/diagnose.ts', import.meta.url))) {
       // With the model present the report runs it; the facts then come from the model, not from us.
       const html = await reportHtml(ts.store, b.incidentId, { generatedAt: GENERATED });
       assert.match(html, /vllm-prod-a &amp; friends/);

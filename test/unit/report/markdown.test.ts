@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeReport } from '../../../electron/engine/report/index';
-import { escapeMd } from '../../../electron/engine/report/markdown';
+import { writeReport } from '../../../node/engine/report/index';
+import { escapeMd } from '../../../node/engine/report/markdown';
 import { buildIncident, reportStore } from './fixture';
 
 const GENERATED = Date.UTC(2026, 2, 15, 8, 30, 0);

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeReport } from '../../../electron/engine/report/index';
-import { findChromium, htmlToPdf, NO_CHROMIUM, PdfUnavailableError } from '../../../electron/engine/report/pdf';
+import { writeReport } from '../../../node/engine/report/index';
+import { findChromium, htmlToPdf, NO_CHROMIUM, PdfUnavailableError } from '../../../node/engine/report/pdf';
 import { buildIncident, reportStore } from './fixture';
 
 const chromium = findChromium();

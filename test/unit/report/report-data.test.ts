@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucket, counterRates, intervalQuantile } from '../../../electron/engine/report/chart-series';
-import { compareNatural, gatherReportData, quadrantPath } from '../../../electron/engine/report/report-data';
+import { bucket, counterRates, intervalQuantile } from '../../../node/engine/report/chart-series';
+import { compareNatural, gatherReportData, quadrantPath } from '../../../node/engine/report/report-data';
 import { buildIncident, GIB, kvAt, POINTS, STEP_MS, T0, reportStore } from './fixture';
 
 test('gatherReportData collects the incident, charts, summaries and logs in a stable order', () => {

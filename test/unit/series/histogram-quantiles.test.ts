@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { queryQuantiles, windowEdges } from '../../../electron/engine/series/histogram-quantiles';
+import { queryQuantiles, windowEdges } from '../../../node/engine/series/histogram-quantiles';
 import { tempStore } from '../../helpers/import-file';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalLabels, canonicalMetric, isBlankSentinel, MIB } from '../../../electron/engine/signals/canonical';
+import { canonicalLabels, canonicalMetric, isBlankSentinel, MIB } from '../../../node/engine/signals/canonical';
 
 test('vLLM V0 and V1 spellings map onto one canonical signal, kept apart by the metric label', () => {
   const v1 = canonicalMetric('vllm:kv_cache_usage_perc', { model_name: 'm', engine: '0' }, 'gauge');

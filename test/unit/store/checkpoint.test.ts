@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
-import { Checkpointer } from '../../../electron/engine/store/checkpointer';
+import { Checkpointer } from '../../../node/engine/store/checkpointer';
 import { tempStore } from '../../helpers/import-file';
 
 const T = Date.UTC(2026, 0, 1);

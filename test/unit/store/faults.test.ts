@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import type { Importer } from '../../../electron/engine/importers/types';
-import { IN_PROGRESS_KEY, Store } from '../../../electron/engine/store/store';
-import { OUTPUT_ROWS_BASE } from '../../../electron/engine/store/source-writer';
+import type { Importer } from '../../../node/engine/importers/types';
+import { IN_PROGRESS_KEY, Store } from '../../../node/engine/store/store';
+import { OUTPUT_ROWS_BASE } from '../../../node/engine/store/source-writer';
 
 const pragmas = (s: Store) => ({ fk: s.writer.pragma('foreign_keys', { simple: true }), autocheckpoint: s.writer.pragma('wal_autocheckpoint', { simple: true }), inTx: s.writer.inTransaction });
 

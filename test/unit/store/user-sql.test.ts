@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../../electron/engine/store/store';
-import { runReadOnlySql } from '../../../electron/engine/store/user-sql';
-import { EngineError } from '../../../electron/contract/api';
+import { Store } from '../../../node/engine/store/store';
+import { runReadOnlySql } from '../../../node/engine/store/user-sql';
+import { EngineError } from '../../../common/contract/api';
 
 function workspace(): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'qs-user-sql-'));

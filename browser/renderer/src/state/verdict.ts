@@ -1,0 +1,18 @@
+// The verdict of the open incident (common/verdict.ts): its diagnosis read together with the crashes,
+// OOMs and Xids the bundle holds, so every panel names the same status, chain and onset.
+import { useMemo } from 'react';
+import { verdictOf, type Verdict } from '../../../../common/verdict';
+import { hasData, useDiagnosis } from './diagnosis';
+import { useMarkers } from './markers';
+
+export function useVerdict(): Verdict | null {
+  const diagnosis = useDiagnosis((s) => s.diagnosis);
+  const events = useMarkers((s) => s.events);
+  return useMemo(() => (hasData(diagnosis) ? verdictOf(diagnosis, events) : null), [diagnosis, events]);
+}
+
+/** The onset for drawing (chart overlays read it at draw time, outside React). */
+export function currentOnset(): number | null {
+  const d = useDiagnosis.getState().diagnosis;
+  return hasData(d) ? verdictOf(d, useMarkers.getState().events).onset_ms : null;
+}

@@ -1,0 +1,31 @@
+// The one IPC channel: the sender is checked, the method and payload validated, then the call goes to
+// the engine. Answers are Result values: thrown errors lose all but `message` across IPC.
+import { ipcMain, type WebContents } from 'electron';
+import { isMethod, validateRequest, type Req, type Wire } from '../common/contract/api';
+import type { EngineHost } from './engine-host';
+import { isTrustedSender } from './security';
+
+export const CALL_CHANNEL = 'quadscope:call';
+export const EVENT_CHANNEL = 'quadscope:event';
+
+const refuse = (code: string, message: string): Wire => ({ kind: 'result', id: 0, ok: false, error: { code, message } });
+
+/** `pdf` renders a report the engine wrote as HTML (the engine has no Chromium of its own). */
+export function registerIpc(host: EngineHost, pdf: (req: Req<'exportReport'>) => Promise<Wire>): void {
+  ipcMain.handle(CALL_CHANNEL, async (event, method: unknown, payload: unknown): Promise<Wire> => {
+    const frame = event.senderFrame;
+    if (!frame || !isTrustedSender(frame.url, frame === event.sender.mainFrame)) return refuse('untrusted_sender', 'IPC refused: not from the Quadscope window');
+    try {
+      if (!isMethod(method)) return refuse('unknown_method', `unknown method ${String(method)}`);
+      const req = validateRequest(method, payload);
+      if (method === 'exportReport' && (req as Req<'exportReport'>).format === 'pdf') return await pdf(req as Req<'exportReport'>);
+      return await host.call(method, req);
+    } catch (e) {
+      return refuse('invalid_request', e instanceof Error ? e.message : String(e));
+    }
+  });
+}
+
+export function sendEvent(contents: WebContents | null, event: unknown): void {
+  if (contents && !contents.isDestroyed()) contents.send(EVENT_CHANNEL, event);
+}

@@ -1,0 +1,50 @@
+// Entry of the engine's Electron utility process. It speaks the Wire protocol over `process.parentPort`
+// (Electron's utility-process channel), so imports never block the window. No `electron` import: the
+// port is reached through `process`, and the same Engine runs under the CLI and the bridge.
+// Run as Node with --run-sql, the same bundle is the killable child that user SQL runs in; started as
+// a worker thread by an import (parallel-import.ts), it is that import's parser.
+import { EngineError, isMethod, validateRequest, type Wire } from '../../common/contract/api';
+import { ValidationError } from '../../common/contract/validate';
+import { Engine } from './api';
+import { ensureDemoIncident } from './demo';
+import { isMainThread, workerData } from 'node:worker_threads';
+import { importWorkerMain } from './import/import-worker';
+import { IMPORT_WORKER_ROLE } from './import/parallel-import';
+import { sqlChildMain } from './store/sql-child';
+
+interface ParentPort {
+  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+  postMessage(message: unknown): void;
+}
+
+function serveEngine(port: ParentPort): void {
+  const dbFile = process.argv[process.argv.indexOf('--db') + 1];
+  const engine = new Engine(dbFile, { emit: (event) => port.postMessage({ kind: 'event', event } satisfies Wire) });
+
+  port.on('message', ({ data }) => {
+    const msg = data as Wire;
+    if (!msg || msg.kind !== 'call') return;
+    void (async () => {
+      try {
+        if (!isMethod(msg.method)) throw new EngineError('unknown_method', `unknown method ${String(msg.method)}`);
+        const value = await (engine[msg.method] as (p: unknown) => Promise<unknown>).call(engine, validateRequest(msg.method, msg.payload));
+        port.postMessage({ kind: 'result', id: msg.id, ok: true, value: value ?? null } satisfies Wire);
+      } catch (e) {
+        const code = e instanceof EngineError ? e.code : e instanceof ValidationError ? 'invalid_request' : 'internal';
+        port.postMessage({ kind: 'result', id: msg.id, ok: false, error: { code, message: e instanceof Error ? e.message : String(e) } } satisfies Wire);
+      }
+    })();
+  });
+
+  if (process.argv.includes('--open-demo')) void ensureDemoIncident(engine).catch(() => undefined);
+}
+
+if (!isMainThread && (workerData as { role?: string } | null)?.role === IMPORT_WORKER_ROLE) {
+  importWorkerMain();
+} else if (process.argv.includes('--run-sql')) {
+  void sqlChildMain();
+} else {
+  const port = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (!port) throw new Error('engine host must run as an Electron utility process (or with --run-sql)');
+  serveEngine(port);
+}

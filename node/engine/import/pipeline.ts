@@ -1,0 +1,293 @@
+// Bundle → entries → detect → importer → one transaction per source. Failures stay per file: a bad
+// file is recorded with its error and the rest of the bundle imports. Cancel rolls back the source in
+// flight; sources already committed stay, and the result says it was cancelled.
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { FormatId, ImportOptions, ImportProgress, ImportResult, ImportSourceResult } from '../../../common/contract/types';
+import { openBundle } from '../bundle/open';
+import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
+import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
+import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
+import type { Store } from '../store/store';
+import { describeStoreError } from '../store/db';
+import { runImport } from './parallel-import';
+
+export interface ImportJobOptions {
+  jobId?: string;
+  name?: string;
+  options?: ImportOptions;
+  signal?: AbortSignal;
+  onProgress?: (p: ImportProgress) => void;
+  limits?: Partial<BundleLimits>;
+  importers?: readonly Importer[];
+  /** Import into this incident instead of a new one. */
+  incidentId?: number;
+  incidentSource?: string;
+}
+
+const MAX_WARNINGS = 200;
+const PROGRESS_EVERY_MS = 100;
+
+export class CancelledError extends Error {
+  constructor() {
+    super('import cancelled');
+    this.name = 'CancelledError';
+  }
+}
+
+export async function importPaths(store: Store, paths: string[], opts: ImportJobOptions = {}): Promise<ImportResult> {
+  const bundle = await openBundle(paths, opts.limits);
+  try {
+    return await importBundle(store, bundle, opts);
+  } finally {
+    await bundle.close();
+  }
+}
+
+export async function importBundle(store: Store, bundle: Bundle, opts: ImportJobOptions = {}): Promise<ImportResult> {
+  const signal = opts.signal ?? new AbortController().signal;
+  const jobId = opts.jobId ?? 'job';
+  const importers = opts.importers ?? IMPORTERS;
+  // A new incident is marked in progress until the end: if this process dies first, the next store
+  // opened drops it when nothing of it committed (store.ts, sweepAbandoned).
+  const incidentId = opts.incidentId ?? store.createIncident(opts.name?.trim() || bundle.name, opts.incidentSource ?? 'import', {}, { inProgress: true });
+  try {
+    return await importInto(store, bundle, incidentId, opts, signal, jobId, importers);
+  } catch (e) {
+    // Something beyond one file failed (the store itself): keep no empty incident behind.
+    if (opts.incidentId === undefined) {
+      try {
+        store.finishIncident(incidentId, { dropIfEmpty: true });
+      } catch {
+        /* the mark stays; the next store opened sweeps it */
+      }
+    }
+    throw e;
+  }
+}
+
+async function importInto(
+  store: Store,
+  bundle: Bundle,
+  incidentId: number,
+  opts: ImportJobOptions,
+  signal: AbortSignal,
+  jobId: string,
+  importers: readonly Importer[],
+): Promise<ImportResult> {
+  const results: ImportSourceResult[] = [];
+  const total = bundle.entries.length + bundle.failures.length;
+  let lastEmit = 0;
+  const emit = (p: Omit<ImportProgress, 'job_id' | 'entries_done' | 'entries_total'>, force = false) => {
+    const now = Date.now();
+    if (!force && now - lastEmit < PROGRESS_EVERY_MS) return;
+    lastEmit = now;
+    opts.onProgress?.({ job_id: jobId, entries_done: results.length, entries_total: total, ...p });
+  };
+
+  for (const f of bundle.failures) {
+    recordQuietly(store, incidentId, { path: f.path, format: 'unknown', bytes: 0, status: 'failed', error: f.error });
+    const r: ImportSourceResult = { path: f.path, format: 'unknown', rows: 0, status: 'failed', error: f.error };
+    results.push(r);
+    emit({ path: f.path, format: null, entry_bytes_done: 0, entry_bytes_total: null, state: 'running', finished: r }, true);
+  }
+
+  // Detect every entry first, so sources with absolute timestamps import before logs whose lines carry
+  // no year: those then take their year from the bundle's own time span, not from a file's mtime
+  // (which a copy or a fresh checkout resets).
+  const detected: { entry: BundleEntry; d: Detection }[] = [];
+  for (const entry of bundle.entries) detected.push({ entry, d: await detectEntry(entry, importers) });
+  const yearless = (x: { d: Detection }) => 'importer' in x.d && x.d.importer.yearless === true;
+  const ordered = [...detected.filter((x) => !yearless(x)), ...detected.filter(yearless)];
+  const span: BundleSpan = { endMs: null };
+
+  let cancelled = false;
+  for (const { entry, d } of ordered) {
+    if (signal.aborted) {
+      cancelled = true;
+      break;
+    }
+    const r = await importEntry(store, incidentId, entry, d, opts.options ?? {}, signal, span, (done, format) =>
+      emit({ path: entry.path, format, entry_bytes_done: done, entry_bytes_total: entry.size, state: 'running' }),
+    );
+    if (r === 'cancelled') {
+      cancelled = true;
+      break;
+    }
+    results.push(r);
+    emit({ path: entry.path, format: r.format, entry_bytes_done: entry.size ?? 0, entry_bytes_total: entry.size, state: 'running', finished: r }, true);
+  }
+
+  try {
+    if (cancelled && results.length === 0 && opts.incidentId === undefined) {
+      // Nothing was kept: leave no empty incident behind.
+      store.deleteIncidentWriter(incidentId);
+    } else {
+      store.refreshIncidentSpan(incidentId);
+      if (opts.incidentId === undefined) store.finishIncident(incidentId);
+    }
+  } catch {
+    // A full disk can refuse even this: every file's outcome is in the result; the span is refreshed,
+    // and the in-progress mark cleared, by the next import or store opened here.
+  }
+  const result: ImportResult = { incident_id: incidentId, sources: results, cancelled };
+  emit({ path: '', format: null, entry_bytes_done: 0, entry_bytes_total: null, state: cancelled ? 'cancelled' : 'done', result }, true);
+  return result;
+}
+
+type Detection = { importer: Importer } | { failed: string } | { skipped: string };
+
+interface BundleSpan {
+  /** The latest time among the sources committed so far (ms), for year-less logs. */
+  endMs: number | null;
+}
+
+async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): Promise<Detection> {
+  let head: Buffer;
+  try {
+    head = await entry.head(HEAD_BYTES);
+  } catch (e) {
+    return { failed: errorText(e, entry.path) };
+  }
+  if (head.length === 0) return { failed: `${entry.path}: empty file (0 bytes)` };
+  const importer = detectImporter(head, basename(entry.path), importers);
+  return importer ? { importer } : { skipped: 'not a format Quadscope reads' };
+}
+
+async function importEntry(
+  store: Store,
+  incidentId: number,
+  entry: BundleEntry,
+  detection: Detection,
+  options: ImportOptions,
+  signal: AbortSignal,
+  span: BundleSpan,
+  progress: (done: number, format: FormatId | null) => void,
+): Promise<ImportSourceResult | 'cancelled'> {
+  const failed = (format: FormatId, error: string): ImportSourceResult => {
+    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    return { path: entry.path, format, rows: 0, status: 'failed', error };
+  };
+  if ('failed' in detection) return failed('unknown', detection.failed);
+  if ('skipped' in detection) {
+    recordQuietly(store, incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: detection.skipped });
+    return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: detection.skipped };
+  }
+  const importer = detection.importer;
+
+  const warnings: string[] = [];
+  let warningCount = 0;
+  let bytesDone = 0;
+  const ctx: ImportContext = {
+    path: entry.path,
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+    bundleEndMs: span.endMs,
+    options,
+    signal,
+    progress: (n) => {
+      bytesDone = n;
+      progress(n, importer.format);
+    },
+    warn: (message: string, where?: Position) => {
+      warningCount++;
+      if (warnings.length < MAX_WARNINGS) warnings.push(`${entry.path}${formatPosition(where)}: ${message}`);
+    },
+  };
+  const input: EntryInput = {
+    stream: () => counted(entry.stream(), signal, (n) => {
+      bytesDone += n;
+      progress(bytesDone, importer.format);
+    }),
+    file: () => entry.file(),
+  };
+
+  let attachFile: string | undefined;
+  let attachDir: string | undefined;
+  if (importer.needsFile) {
+    // SQLite here takes no URI names, so ATTACH cannot say mode=ro: it attaches a private copy, and the
+    // user's evidence file is never opened for writing (a hot journal would otherwise be rolled back).
+    try {
+      attachDir = await mkdtemp(join(tmpdir(), 'quadscope-attach-'));
+      attachFile = join(attachDir, 'source.sqlite');
+      await copyFile(await entry.file(), attachFile);
+    } catch (e) {
+      if (attachDir) await rm(attachDir, { recursive: true, force: true });
+      return failed(importer.format, errorText(e, entry.path));
+    }
+  }
+  try {
+    const inputBytes = () => Math.max(bytesDone, entry.size ?? entry.storedBytes);
+    return await runImporter(store, incidentId, entry, importer, input, ctx, signal, warnings, () => warningCount, attachFile, span, inputBytes);
+  } finally {
+    if (attachDir) await rm(attachDir, { recursive: true, force: true });
+  }
+}
+
+async function runImporter(
+  store: Store,
+  incidentId: number,
+  entry: BundleEntry,
+  importer: Importer,
+  input: EntryInput,
+  ctx: ImportContext,
+  signal: AbortSignal,
+  warnings: string[],
+  warningCount: () => number,
+  attachFile: string | undefined,
+  span: BundleSpan,
+  inputBytes: () => number,
+): Promise<ImportSourceResult | 'cancelled'> {
+  const failed = (format: FormatId, error: string): ImportSourceResult => {
+    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    return { path: entry.path, format, rows: 0, status: 'failed', error };
+  };
+
+  let writer;
+  try {
+    writer = store.beginSource(incidentId, { path: entry.path, format: importer.format, bytes: entry.storedBytes }, attachFile);
+  } catch (e) {
+    return failed(importer.format, errorText(e, entry.path));
+  }
+  writer.limitOutput({ inputBytes });
+  try {
+    await runImport(importer, input, writer, ctx, entry.size ?? entry.storedBytes);
+    if (signal.aborted) throw new CancelledError();
+    if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
+    writer.commit(warnings);
+    const range = writer.timeRange;
+    if (range && importer.yearless !== true) span.endMs = Math.max(span.endMs ?? -Infinity, range.end_ms);
+    return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };
+  } catch (e) {
+    writer.rollback();
+    if (e instanceof CancelledError || signal.aborted) return 'cancelled';
+    return failed(importer.format, errorText(e, entry.path));
+  }
+}
+
+/** Counts bytes through a stream and stops it promptly on cancel. */
+async function* counted(src: AsyncIterable<Buffer>, signal: AbortSignal, onBytes: (n: number) => void): AsyncIterable<Buffer> {
+  for await (const chunk of src) {
+    if (signal.aborted) throw new CancelledError();
+    onBytes(chunk.length);
+    yield chunk;
+  }
+}
+
+function errorText(e: unknown, path: string): string {
+  const msg = describeStoreError(e);
+  return msg.includes(path) ? msg : `${path}: ${msg}`;
+}
+
+/**
+ * Records a failed or skipped source; when the store refuses even that (a full disk), the file's outcome
+ * still reaches the result, which is what the user sees.
+ */
+function recordQuietly(store: Store, incidentId: number, meta: Parameters<Store['recordSource']>[1]): void {
+  try {
+    store.recordSource(incidentId, meta);
+  } catch {
+    /* kept in the result only */
+  }
+}

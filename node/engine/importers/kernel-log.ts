@@ -1,0 +1,261 @@
+// Kernel logs: `dmesg` ("[ 1234.567890] msg"), `dmesg -T` / `--ctime` ("[Fri Aug 30 11:43:09 2024] msg"),
+// `dmesg --time-format=iso` ("2025-01-21T04:41:44,283302+00:00 msg"), any of them behind `dmesg --decode`'s
+// "kern  :warn  : " or a `<4>` priority (pstore dumps, after their "Panic#1 Part1" header), /dev/kmsg
+// records ("4,1234,1126630000,-;msg": µs since boot; " KEY=value" continuation lines skipped), syslog /
+// journald short ("May 18 19:02:39 host kernel: msg", host optional), journald short-iso
+// ("2024-05-18T19:02:39+0000 host kernel: msg") and bare lines (no prefix). A line's level (--decode,
+// <N>, kmsg) sets its event's severity (attr level 0–7); driver (NVRM/nvidia) lines are at least warnings.
+// Detection reads every line of the head: a pstore dump's NVRM lines come after hundreds of boot lines.
+// Times: -T/--ctime and syslog are local time (ctx.options.tzOffsetMinutes, default UTC); syslog has no
+// year (log-time.ts rules). Relative dmesg seconds count from boot, which the file does not say: the boot
+// time is taken as mtime − the largest seconds value (dmesg was saved right after its last message),
+// with a warning, since an old file copied later shifts everything; without an mtime, the import time.
+// Bare lines take the previous line's time (or, before any, the first time seen or the mtime, warned).
+//
+// Events: xid — severity by code — attrs code, bus_id ("0000:3b:00", PCI function dropped), pid, name
+//   (process; null when absent or '<unknown>'), meaning, class ('hardware'|'software'|'secondary'),
+//   message (the driver's text after the code), gpu_uuid (from an earlier "NVRM: GPU at PCI:… GPU-…"
+//   line, when there is one);
+//   host_oom_kill — error — pid, name, anon_rss_bytes (the kernel OOM killer: host RAM, not GPU);
+//   gpu_fallen_off — critical — bus_id ("GPU has fallen off the bus" without an Xid);
+//   log — info ('warning' for lines naming NVRM/nvidia) — every other non-empty line.
+// Samples: gpu.xid (value = the Xid code, label bus_id, metric "kernel-log:NVRM Xid") at each Xid.
+import type { Severity } from '../../../common/contract/types';
+import { GarbageGuard } from './garbage-guard';
+import { headLines, lineBatches } from './line-reader';
+import { LogClock, monthNumber, parseIsoZoned } from './log-time';
+import { ImportError, type EntryInput, type EventRecord, type ImportContext, type Importer, type Sink } from './types';
+import { xidInfo } from './xid-codes';
+
+const DMESG_REL = /^\[\s*(\d+(?:\.\d+)?)\](?:\[\s*[TC]\d+\])?\s?/;
+/** dmesg's own seconds always have a fraction; `[80746]` alone (a pid, a paste's numbering) is not one. */
+const DMESG_REL_STRICT = /^\[\s*\d+\.\d+\]/;
+/** `dmesg --time-format=iso`: `2025-01-21T04:41:44,283302+00:00 ` (comma before the µs). */
+const DMESG_ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+(?:Z|[+-]\d\d:?\d\d)) /;
+/** `dmesg --decode` / `-x`: `kern  :warn  : ` before the time. */
+const DECODE = /^(kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7])\s*:(emerg|alert|crit|err|warn|notice|info|debug)\s*: /;
+/** A syslog priority `<4>` (pstore dumps, /proc/kmsg): facility × 8 + level. */
+const PRIORITY = /^<(\d{1,3})>/;
+/** A /dev/kmsg record: `priority,sequence,µs since boot,flags[,…];message`; continuation lines (` KEY=value`) follow. */
+const KMSG = /^(\d{1,3}),(\d+),(\d+),[^;]*;/;
+const KMSG_CONT = /^ [A-Z_]+=/;
+/** pstore's record header (`Panic#1 Part1`, `Oops#2 Part1`). */
+const PSTORE_HEADER = /^(?:Panic|Oops|Emergency|Shutdown|Unknown)#\d+ Part\d+$/;
+const LEVEL_SEVERITY: Severity[] = ['critical', 'critical', 'critical', 'error', 'warning', 'info', 'info', 'debug'];
+const DECODE_LEVEL: Record<string, number> = { emerg: 0, alert: 1, crit: 2, err: 3, warn: 4, notice: 5, info: 6, debug: 7 };
+const DMESG_T = /^\[(?:\w{3} )?(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})\]\s?/;
+const SYSLOG = /^(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
+const ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
+const XID = /NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+),\s*(.*)$/;
+const GPU_AT = /NVRM: GPU at (?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: (GPU-[0-9a-fA-F-]+)/;
+const FALLEN = /NVRM: GPU (?:at PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: GPU has fallen off the bus/;
+const MAX_PENDING = 1_000_000;
+const OOM_KILL = /Out of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)(?:.*?anon-rss:(\d+)kB)?/;
+
+export interface XidFields {
+  code: number;
+  bus_id: string;
+  pid: number | null;
+  name: string | null;
+  message: string;
+}
+
+/** The parts of an "NVRM: Xid (PCI:…): code, [pid=…, ][name=…, ]text" message; null if not one. */
+export function parseXid(text: string): XidFields | null {
+  const m = XID.exec(text);
+  if (!m) return null;
+  let rest = m[3];
+  let pid: number | null = null;
+  let name: string | null = null;
+  const pm = /^pid=('?)([^,']*)\1,\s*/.exec(rest);
+  if (pm) {
+    pid = /^\d+$/.test(pm[2]) ? Number(pm[2]) : null;
+    rest = rest.slice(pm[0].length);
+  }
+  const nm = /^name=([^,]*),\s*/.exec(rest);
+  if (nm) {
+    name = nm[1] === '<unknown>' ? null : nm[1];
+    rest = rest.slice(nm[0].length);
+  }
+  return { code: Number(m[2]), bus_id: m[1].toLowerCase(), pid, name, message: rest.trim() };
+}
+
+interface Pending {
+  rel: number | null;
+  event: EventRecord;
+  xid: { code: number; bus_id: string } | null;
+}
+
+class KernelParser {
+  private readonly clock: LogClock;
+  private readonly guard: GarbageGuard;
+  private lastTs = NaN;
+  private maxRel = -Infinity;
+  private readonly pending: Pending[] = [];
+  private pendingRel = false;
+  private readonly uuids = new Map<string, string>();
+  private readonly xidSeries = new Map<string, number>();
+  /** The file is /dev/kmsg records. */
+  private kmsg = false;
+
+  constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
+    this.clock = new LogClock(ctx);
+    this.guard = new GarbageGuard(ctx, 'a kernel log');
+  }
+
+  line(line: string, no: number): void {
+    if (!line.trim()) return;
+    if (line.includes('\u0000') || line.includes('\uFFFD')) {
+      this.guard.malformed(no, 'binary or undecodable bytes in a log line');
+      return;
+    }
+    this.guard.ok();
+    // /dev/kmsg's continuation lines (` SUBSYSTEM=pci`, ` DEVICE=+pci:…`) describe the record above.
+    if (this.kmsg && KMSG_CONT.test(line)) return;
+    let ts = NaN;
+    let rel: number | null = null;
+    let body = line;
+    let level = -1;
+    let m: RegExpExecArray | null;
+    if ((m = DECODE.exec(body))) {
+      level = DECODE_LEVEL[m[2]];
+      body = body.slice(m[0].length);
+    } else if ((m = PRIORITY.exec(body))) {
+      level = Number(m[1]) & 7;
+      body = body.slice(m[0].length);
+    } else if ((m = KMSG.exec(body))) {
+      this.kmsg = true;
+      level = Number(m[1]) & 7;
+      rel = Number(m[3]) / 1e6;
+      if (rel > this.maxRel) this.maxRel = rel;
+      body = body.slice(m[0].length);
+    }
+    if (rel !== null) {
+      // (a /dev/kmsg record: its time was read above)
+    } else if ((m = DMESG_T.exec(body))) {
+      const mon = monthNumber(m[1]);
+      if (mon) ts = this.clock.local(+m[6], mon, +m[2], +m[3], +m[4], +m[5]);
+      body = body.slice(m[0].length);
+    } else if ((m = DMESG_REL.exec(body))) {
+      rel = Number(m[1]);
+      if (rel > this.maxRel) this.maxRel = rel;
+      body = body.slice(m[0].length);
+    } else if ((m = DMESG_ISO.exec(body))) {
+      ts = parseIsoZoned(m[1]);
+      body = body.slice(m[0].length);
+    } else if ((m = ISO.exec(body))) {
+      ts = parseIsoZoned(m[1]);
+      body = body.slice(m[0].length);
+    } else if ((m = SYSLOG.exec(body)) && monthNumber(m[1])) {
+      ts = this.clock.yearless(monthNumber(m[1])!, +m[2], +m[3], +m[4], +m[5], m[6] ? Number((m[6] + '00').slice(0, 3)) : 0, no);
+      body = body.slice(m[0].length);
+    }
+    if (Number.isFinite(ts)) {
+      this.lastTs = ts;
+      this.drainUntimed(ts);
+    }
+    const { event, xid } = this.classify(body, no, level);
+    if (rel !== null || (!Number.isFinite(ts) && !Number.isFinite(this.lastTs))) {
+      if (this.pending.length >= MAX_PENDING) throw new ImportError(this.ctx.path, { line: no }, `over ${MAX_PENDING} lines with boot-relative times: split the dmesg or export it with dmesg -T`);
+      this.pending.push({ rel, event, xid });
+      if (rel !== null) this.pendingRel = true;
+      return;
+    }
+    this.emit(Number.isFinite(ts) ? ts : this.lastTs, event, xid);
+  }
+
+  private classify(body: string, no: number, level: number): { event: EventRecord; xid: Pending['xid'] } {
+    const x = parseXid(body);
+    if (x) {
+      const info = xidInfo(x.code);
+      const attrs: Record<string, unknown> = { code: x.code, bus_id: x.bus_id, pid: x.pid, name: x.name, meaning: info.meaning, class: info.class, message: x.message };
+      const uuid = this.uuids.get(x.bus_id);
+      if (uuid) attrs.gpu_uuid = uuid;
+      return { event: { ts_ms: 0, kind: 'xid', severity: info.severity, line: no, text: body, attrs }, xid: { code: x.code, bus_id: x.bus_id } };
+    }
+    const at = GPU_AT.exec(body);
+    if (at) this.uuids.set(at[1].toLowerCase(), at[2]);
+    const fallen = FALLEN.exec(body);
+    if (fallen) return { event: { ts_ms: 0, kind: 'gpu_fallen_off', severity: 'critical', line: no, text: body, attrs: { bus_id: fallen[1].toLowerCase() } }, xid: null };
+    const oom = OOM_KILL.exec(body);
+    if (oom) {
+      const attrs = { pid: Number(oom[1]), name: oom[2], anon_rss_bytes: oom[3] ? Number(oom[3]) * 1024 : null };
+      return { event: { ts_ms: 0, kind: 'host_oom_kill', severity: 'error', line: no, text: body, attrs }, xid: null };
+    }
+    // The line's own level where it has one (--decode, <N>, kmsg), never below warning for the driver's lines.
+    let severity: Severity = level >= 0 ? LEVEL_SEVERITY[level] : 'info';
+    if (/NVRM|nvidia/i.test(body) && (severity === 'info' || severity === 'debug')) severity = 'warning';
+    const attrs: Record<string, unknown> = {};
+    if (level >= 0) attrs.level = level;
+    if (PSTORE_HEADER.test(body)) attrs.pstore = true;
+    return { event: { ts_ms: 0, kind: 'log', severity, line: no, text: body, attrs }, xid: null };
+  }
+
+  private emit(ts: number, e: EventRecord, xid: Pending['xid']): void {
+    this.sink.event({ ...e, ts_ms: ts });
+    if (!xid) return;
+    let id = this.xidSeries.get(xid.bus_id);
+    if (id === undefined) {
+      id = this.sink.series({ name: 'gpu.xid', labels: { bus_id: xid.bus_id, metric: 'kernel-log:NVRM Xid' }, unit: 'code', kind: 'gauge' });
+      this.xidSeries.set(xid.bus_id, id);
+    }
+    this.sink.sample(id, ts, xid.code);
+  }
+
+  /** Untimed lines seen before the first wall-clock time take that time. */
+  private drainUntimed(ts: number): void {
+    if (!this.pending.length || this.pendingRel) return;
+    for (const p of this.pending.splice(0)) this.emit(ts, p.event, p.xid);
+  }
+
+  finish(lastLine: number): void {
+    if (this.pending.length) {
+      // Boot-relative times are placed from the mtime with their own warning below; lines with no time at
+      // all take it with the clock's.
+      const mtime = this.ctx.mtimeMs;
+      const end = this.pendingRel && mtime !== null && Number.isFinite(mtime) ? mtime : this.clock.fallback(lastLine);
+      if (this.pendingRel) this.ctx.warn(`dmesg times are seconds since boot: boot time assumed to be the file's modification time minus ${this.maxRel.toFixed(1)} s (the last message)`);
+      const boot = end - (Number.isFinite(this.maxRel) ? this.maxRel * 1000 : 0);
+      let last = boot;
+      for (const p of this.pending) {
+        const ts = p.rel !== null ? boot + p.rel * 1000 : Number.isFinite(this.lastTs) ? this.lastTs : last;
+        last = ts;
+        this.emit(ts, p.event, p.xid);
+      }
+      this.pending.length = 0;
+    }
+    this.guard.finish(lastLine);
+  }
+}
+
+export async function importKernelLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  const p = new KernelParser(sink, ctx);
+  let no = 0;
+  for await (const batch of lineBatches(input.stream(), ctx)) for (const l of batch) p.line(l, ++no);
+  p.finish(no);
+}
+
+/** Lines detection reads: every line of the head, so NVRM lines behind a long preamble (a pstore dump's
+ * boot messages, hundreds of lines) are still seen. */
+const DETECT_LINES = 100_000;
+
+export function detectKernelLog(head: Buffer): number {
+  const lines = headLines(head, DETECT_LINES).filter((l) => l.trim());
+  if (!lines.length) return 0;
+  let nvrm = 0;
+  let prefixed = 0;
+  for (const l of lines) {
+    if (l.includes('NVRM:')) nvrm++;
+    const bare = l.replace(DECODE, '').replace(PRIORITY, '');
+    if (DMESG_REL_STRICT.test(bare) || DMESG_T.test(bare) || DMESG_ISO.test(bare) || KMSG.test(l) || / kernel: /.test(l)) prefixed++;
+  }
+  if (nvrm > 0) return 0.9;
+  return prefixed / lines.length >= 0.5 ? 0.6 : 0;
+}
+
+export const kernelLogImporter: Importer = {
+  format: 'kernel-log',
+  yearless: true,
+  detect: (head) => detectKernelLog(head),
+  import: importKernelLog,
+};

@@ -1,0 +1,195 @@
+// Nsight Compute CSV (`ncu --csv`), details page (one row per metric, rule rows in newer versions) or
+// raw page (one row per kernel, one column per metric, a units row under the header). `==PROF==` lines
+// and the program's own output before the header are skipped; rows may be ragged (trailing comma);
+// numbers may carry thousands separators ("1,234.5").
+//
+// ncu profiles kernels one at a time and records no wall-clock time: kernels are laid back to back in
+// ID order, starting at the file's mtime (0 when unknown), each as long as its "Duration" metric (1 µs
+// when absent); attrs.time_synthetic = true says so and attrs.ordinal holds the ID.
+// kernels attrs: kind 'kernel', source 'ncu', ordinal, pid, process, host, context, block, grid, cc,
+// metrics {name: value} (numbers where numeric; a name repeated in two sections becomes "section/name"),
+// units {name: unit}, rules [{section, rule, type, speedup_type, speedup}].
+// events kind 'ncu_rule' per rule result (severity OPT → info, WRN → warning, ERR → error).
+import type { Severity } from '../../../common/contract/types';
+import { ImportError, type Importer } from './types';
+import { readText } from './read-text';
+
+const HEADER_START = /^"ID","Process ID","Process Name","Host Name","Kernel Name"/m;
+
+export function detectNcuCsv(head: Buffer): number {
+  return HEADER_START.test(head.toString('utf8')) ? 0.95 : 0;
+}
+
+/** Splits one CSV line (quotes with "" escapes). */
+export function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const n = line.length;
+  while (i <= n) {
+    if (line[i] === '"') {
+      let v = '';
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) {
+          v += line.slice(i);
+          i = n;
+          break;
+        }
+        v += line.slice(i, q);
+        if (line[q + 1] === '"') {
+          v += '"';
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+      out.push(v);
+      if (line[i] === ',') i++;
+      else break;
+    } else {
+      const c = line.indexOf(',', i);
+      if (c < 0) {
+        out.push(line.slice(i));
+        break;
+      }
+      out.push(line.slice(i, c));
+      i = c + 1;
+    }
+    if (i === n) break;
+  }
+  return out;
+}
+
+/** A metric value as a number where it is one ("1,234.5" included), else the text. */
+export function metricValue(s: string): number | string {
+  const t = s.trim();
+  if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(t)) return Number(t.replace(/,/g, ''));
+  if (/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) return Number(t);
+  return t;
+}
+
+const DURATION_NS: Record<string, number> = { ns: 1, nsecond: 1, usecond: 1e3, us: 1e3, msecond: 1e6, ms: 1e6, second: 1e9, s: 1e9 };
+
+const SEVERITY: Record<string, Severity> = { OPT: 'info', INF: 'info', WRN: 'warning', ERR: 'error' };
+
+const IDENTITY = new Set(['ID', 'Process ID', 'Process Name', 'Host Name', 'Kernel Name', 'Kernel Time', 'Context', 'Stream', 'Block Size', 'Grid Size', 'Device', 'CC', 'Section Name', 'Metric Name', 'Metric Unit', 'Metric Value', 'Rule Name', 'Rule Type', 'Rule Description', 'Estimated Speedup Type', 'Estimated Speedup']);
+
+interface Kernel {
+  id: number;
+  row: Record<string, string>;
+  metrics: Record<string, number | string>;
+  units: Record<string, string>;
+  sections: Record<string, string>;
+  rules: { section: string; rule: string; type: string; description: string; speedup_type: string; speedup: number | string }[];
+}
+
+export const ncuCsvImporter: Importer = {
+  format: 'ncu-csv',
+  yearless: true,
+  detect: (head) => detectNcuCsv(head),
+  async import(input, sink, ctx) {
+    const lines = (await readText(input.stream())).split(/\r?\n/);
+    const h = lines.findIndex((l) => HEADER_START.test(l));
+    if (h < 0) throw new ImportError(ctx.path, { line: 1 }, 'no Nsight Compute CSV header ("ID","Process ID",…)');
+    const header = csvFields(lines[h]);
+    const col = new Map(header.map((name, i) => [name, i]));
+    const details = col.has('Metric Name') && col.has('Metric Value');
+    const kernels = new Map<number, Kernel>();
+    let rawUnits: string[] | null = null;
+
+    for (let i = h + 1; i < lines.length; i++) {
+      const line = lines[i];
+      if (!line.trim() || line.startsWith('==PROF==')) continue;
+      const f = csvFields(line);
+      if (!line.startsWith('"')) {
+        ctx.warn('not a CSV row, skipped', { line: i + 1 });
+        continue;
+      }
+      const get = (name: string) => {
+        const j = col.get(name);
+        return j === undefined ? '' : (f[j] ?? '');
+      };
+      if (!details && rawUnits === null && get('ID') === '') {
+        rawUnits = f;
+        continue;
+      }
+      const id = Number(get('ID'));
+      if (!Number.isInteger(id)) {
+        ctx.warn(`bad kernel ID ${JSON.stringify(get('ID'))}`, { line: i + 1 });
+        continue;
+      }
+      let k = kernels.get(id);
+      if (!k) {
+        const row: Record<string, string> = {};
+        for (const name of IDENTITY) if (col.has(name)) row[name] = get(name);
+        kernels.set(id, (k = { id, row, metrics: {}, units: {}, sections: {}, rules: [] }));
+      }
+      if (details) {
+        const section = get('Section Name');
+        const metric = get('Metric Name');
+        if (metric) {
+          const key = k.metrics[metric] !== undefined && k.sections[metric] !== section ? `${section}/${metric}` : metric;
+          k.metrics[key] = metricValue(get('Metric Value'));
+          k.units[key] = get('Metric Unit');
+          k.sections[key] = section;
+        }
+        const rule = get('Rule Name');
+        if (rule) k.rules.push({ section, rule, type: get('Rule Type'), description: get('Rule Description'), speedup_type: get('Estimated Speedup Type'), speedup: metricValue(get('Estimated Speedup')) });
+      } else {
+        header.forEach((name, j) => {
+          if (IDENTITY.has(name) || j >= f.length) return;
+          k.metrics[name] = metricValue(f[j]);
+          if (rawUnits?.[j]) k.units[name] = rawUnits[j];
+        });
+      }
+    }
+    if (kernels.size === 0) throw new ImportError(ctx.path, { line: h + 1 }, 'the CSV has a header but no kernel rows');
+
+    let t = BigInt(Math.round(ctx.mtimeMs ?? 0)) * 1_000_000n;
+    for (const k of [...kernels.values()].sort((a, b) => a.id - b.id)) {
+      const durKey = Object.keys(k.metrics).find((m) => m === 'Duration' || m.endsWith('/Duration') || m === 'gpu__time_duration.sum');
+      const d = durKey ? k.metrics[durKey] : undefined;
+      const scale = durKey ? DURATION_NS[k.units[durKey]] ?? (durKey === 'gpu__time_duration.sum' ? 1 : undefined) : undefined;
+      const durNs = typeof d === 'number' && scale !== undefined ? BigInt(Math.round(d * scale)) : 1000n;
+      const start = t;
+      const end = t + (durNs > 0n ? durNs : 1n);
+      t = end;
+      const r = k.row;
+      sink.kernel({
+        device: Number(r.Device) || 0,
+        stream: Number(r.Stream) || 0,
+        name: r['Kernel Name'] ?? '',
+        start_ns: start,
+        end_ns: end,
+        correlation_id: null,
+        attrs: {
+          kind: 'kernel',
+          source: 'ncu',
+          time_synthetic: true,
+          ordinal: k.id,
+          pid: Number(r['Process ID']) || null,
+          process: r['Process Name'],
+          host: r['Host Name'],
+          context: Number(r.Context) || null,
+          block: r['Block Size'],
+          grid: r['Grid Size'],
+          cc: r.CC,
+          metrics: k.metrics,
+          units: k.units,
+          rules: k.rules.map(({ description: _d, ...x }) => x),
+        },
+      });
+      for (const rule of k.rules) {
+        sink.event({
+          ts_ms: Number(start / 1_000_000n),
+          kind: 'ncu_rule',
+          severity: SEVERITY[rule.type] ?? 'info',
+          text: `${r['Kernel Name']}: ${rule.rule}: ${rule.description}`,
+          attrs: { kernel_id: k.id, kernel: r['Kernel Name'], ...rule },
+        });
+      }
+    }
+  },
+};

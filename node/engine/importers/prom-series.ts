@@ -1,0 +1,183 @@
+// Shared by the Prometheus text and JSON importers: which family and role a sample name has
+// (`foo_bucket` of histogram `foo`, `_created` to skip, …), the series it lands in (canonical or as
+// given), and writing its value in canonical units. Resolved once per distinct series, then cached
+// by the caller.
+import type { SeriesKind } from '../../../common/contract/types';
+import { canonicalLabels, canonicalMetric, isBlankSentinel, type Labels } from '../signals/canonical';
+import { FB_TOTAL_METRIC, FbTotals, isFbField } from './fb-total';
+import type { Sink } from './types';
+
+/** A `# TYPE` kind as written (OpenMetrics adds gaugehistogram, stateset, info, unknown). */
+export type PromType = 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'summary' | 'info' | 'stateset' | 'unknown' | 'untyped';
+
+export type Role = 'value' | 'bucket' | 'sum' | 'count' | 'skip';
+
+export interface Classified {
+  family: string;
+  role: Role;
+  kind: SeriesKind;
+}
+
+const SERIES_KIND: Record<PromType, SeriesKind> = {
+  counter: 'counter',
+  gauge: 'gauge',
+  histogram: 'histogram',
+  gaugehistogram: 'histogram',
+  summary: 'summary',
+  info: 'info',
+  stateset: 'gauge',
+  unknown: 'unknown',
+  untyped: 'unknown',
+};
+
+const SUFFIXES = ['_bucket', '_count', '_sum', '_created', '_total', '_info', '_gcount', '_gsum'] as const;
+
+/**
+ * The family and role of a sample: `# TYPE` decides (vllm:iteration_tokens_total is a histogram
+ * whatever its suffix says), except that `_created` is skipped unless typed as something other than a
+ * gauge; without a TYPE, `_bucket` with `le` is a histogram bucket and the rest are of kind 'unknown'
+ * (the canonical table, else 'gauge', decides later).
+ */
+export function classify(name: string, labels: Labels, typeOf: (family: string) => PromType | undefined): Classified {
+  const own = typeOf(name);
+  // `_created` is the creation time (epoch seconds) of a counter, histogram or summary: never a reading.
+  // prometheus_client's 0.0.4 text writes it with its own `# TYPE …_created gauge`, which must not win.
+  if (name.endsWith('_created') && (own === undefined || own === 'gauge' || own === 'unknown' || own === 'untyped')) {
+    return { family: name.slice(0, -8), role: 'skip', kind: 'gauge' };
+  }
+  if (own && own !== 'histogram' && own !== 'gaugehistogram') return { family: name, role: 'value', kind: SERIES_KIND[own] };
+  for (const suf of SUFFIXES) {
+    if (!name.endsWith(suf)) continue;
+    const family = name.slice(0, -suf.length);
+    const t = typeOf(family);
+    if (!t) continue;
+    const kind = SERIES_KIND[t];
+    if (suf === '_created') return { family, role: 'skip', kind };
+    if (suf === '_bucket' && kind === 'histogram') return { family, role: 'bucket', kind };
+    if ((suf === '_sum' || suf === '_gsum') && (kind === 'histogram' || kind === 'summary')) return { family, role: 'sum', kind };
+    if ((suf === '_count' || suf === '_gcount') && (kind === 'histogram' || kind === 'summary')) return { family, role: 'count', kind };
+    if (suf === '_total' && kind === 'counter') return { family, role: 'value', kind };
+    if (suf === '_info' && kind === 'info') return { family, role: 'value', kind };
+  }
+  if (name.endsWith('_created')) return { family: name, role: 'skip', kind: 'gauge' };
+  if (name.endsWith('_bucket') && labels.le !== undefined) return { family: name.slice(0, -7), role: 'bucket', kind: 'histogram' };
+  return { family: name, role: 'value', kind: own ? SERIES_KIND[own] : 'unknown' };
+}
+
+export interface Target {
+  role: Role;
+  series: number;
+  /** Upper bound of a bucket, in canonical units. */
+  le: number;
+  scale: number;
+  /** A second series the value also goes to (TGI token-histogram sums → tokens.*), or -1. */
+  alias: number;
+  /** Replaces the sample's value (vllm:lora_requests_info), or NaN. */
+  fixed: number;
+  /** DCGM sentinel values are checked only for DCGM metrics. */
+  dcgm: boolean;
+  metric: string;
+  fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; labels: Labels; key: string } | null;
+}
+
+export const SKIP: Target = { role: 'skip', series: -1, le: NaN, scale: 1, alias: -1, fixed: NaN, dcgm: false, metric: '', fb: null };
+
+export function parsePromNumber(s: string): number {
+  const n = Number(s);
+  if (!Number.isNaN(n)) return n;
+  switch (s) {
+    case '+Inf':
+    case 'Inf':
+    case '+inf':
+    case 'inf':
+      return Infinity;
+    case '-Inf':
+    case '-inf':
+      return -Infinity;
+    case 'NaN':
+    case 'nan':
+      return NaN;
+  }
+  throw new Error(`not a number: "${s}"`);
+}
+
+function unitFromName(name: string): string {
+  if (name.endsWith('_seconds') || name.includes('_seconds_')) return 'seconds';
+  if (name.endsWith('_bytes') || name.includes('_bytes_')) return 'bytes';
+  return '';
+}
+
+/** Maps classified samples onto series in a sink, with DCGM's derived memory total. */
+export class PromSeriesMapper {
+  private readonly fb: FbTotals;
+  /** gpu.mem.total's series per GPU (by its labels' key): looked up once, not once a scrape. */
+  private readonly fbSeries = new Map<string, number>();
+
+  constructor(private readonly sink: Sink) {
+    this.fb = new FbTotals((labels, labelsKey, ts, bytes) => {
+      let id = this.fbSeries.get(labelsKey);
+      if (id === undefined) this.fbSeries.set(labelsKey, (id = this.sink.series({ name: 'gpu.mem.total', labels: { ...labels, metric: FB_TOTAL_METRIC }, unit: 'bytes', kind: 'gauge' })));
+      this.sink.sample(id, ts, bytes);
+    });
+  }
+
+  /** The target of one series; throws on a bucket without a readable `le`. */
+  target(name: string, labels: Labels, cls: Classified): Target {
+    if (cls.role === 'skip') return SKIP;
+    let le = NaN;
+    let own = labels;
+    if (cls.role === 'bucket') {
+      if (labels.le === undefined) throw new Error(`histogram bucket ${name} without an "le" label`);
+      le = parsePromNumber(labels.le);
+      own = { ...labels };
+      delete own.le;
+    }
+    const canon = canonicalMetric(cls.family, own, cls.kind);
+    const dcgm = cls.family.startsWith('DCGM_');
+    if (!canon) {
+      const seriesName = cls.role === 'sum' || cls.role === 'count' ? name : cls.family;
+      const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? 'counter' : cls.kind === 'unknown' ? 'gauge' : cls.kind;
+      const series = this.sink.series({ name: seriesName, labels: own, unit: cls.role === 'count' ? 'count' : unitFromName(cls.family), kind });
+      return { role: cls.role, series, le, scale: 1, alias: -1, fixed: NaN, dcgm, metric: cls.family, fb: null };
+    }
+    const suffix = cls.role === 'sum' ? '.sum' : cls.role === 'count' ? '.count' : '';
+    const kind: SeriesKind = suffix ? 'counter' : canon.kind === 'unknown' ? 'gauge' : canon.kind;
+    const unit = cls.role === 'count' ? 'count' : canon.unit;
+    const series = this.sink.series({ name: canon.name + suffix, labels: canon.labels, unit, kind });
+    const alias = cls.role === 'sum' && canon.sumAs ? this.sink.series({ name: canon.sumAs, labels: canon.labels, unit: canon.unit, kind: 'counter' }) : -1;
+    let fb: Target['fb'] = null;
+    if (cls.role === 'value' && isFbField(canon.name, cls.family)) {
+      const gpu = canonicalLabels(own);
+      fb = { field: canon.name as 'gpu.mem.used', labels: gpu, key: JSON.stringify(gpu) };
+    }
+    return {
+      role: cls.role,
+      series,
+      le: cls.role === 'bucket' ? le * canon.scale : le,
+      scale: cls.role === 'count' ? 1 : canon.scale,
+      alias,
+      fixed: canon.valueFromLabels ? canon.valueFromLabels(labels) : NaN,
+      dcgm,
+      metric: cls.family,
+      fb,
+    };
+  }
+
+  write(t: Target, ts: number, raw: number): void {
+    if (t.role === 'skip') return;
+    if (raw >= 9.2e18 || (t.dcgm && isBlankSentinel(t.metric, raw))) return;
+    if (t.role === 'bucket') {
+      this.sink.histogram(t.series, ts, t.le, raw);
+      return;
+    }
+    const v = Number.isNaN(t.fixed) ? raw * t.scale : t.fixed;
+    this.sink.sample(t.series, ts, v);
+    if (t.alias >= 0) this.sink.sample(t.alias, ts, v);
+    if (t.fb) this.fb.add(t.fb.field, t.fb.labels, t.fb.key, ts, raw);
+  }
+
+  /** Ends a scrape: derived series of the samples so far are written. */
+  flush(): void {
+    this.fb.flush();
+  }
+}

@@ -1,0 +1,979 @@
+// Serving-engine logs (vLLM V0/V1, SGLang, TGI text or JSON, PyTorch/torchrun), streamed line by line by one
+// parser; each dialect has its format id ('vllm-log', 'sglang-log', 'tgi-log', 'torch-log'), detected by
+// which dialect's lines the head holds most of.
+//
+// Line prefixes understood, in the order they nest:
+//   `2026-05-12T08:01:39.331095044Z `     docker logs -t (RFC 3339 with zone: absolute time)
+//   `[2024-07-08 15:17:34] ` / `[2024-11-12 05:53:23 TP0] `   docker/SGLang (local time, has a year)
+//   `[04:40:55 TP0] `                      SGLang with a time of day only (date from the bundle, warned)
+//   `(APIServer pid=3646) `, `(EngineCore_0 pid=1) `, `(VllmWorker rank=1 pid=194255) `, Ray actors'
+//     `(SGLangEngine pid=41820) ` (also before a bracket prefix; `, ip=…` allowed)
+//   `[80746] [rank0]:`                      torchrun's rank (the number before it is dropped)
+//   `[E1025 07:00:43.721857 ProcessGroupNCCL.cpp:632] ` PyTorch C++ (c10): level I/W/E/F, month-day without
+//     a leading zero, own time (year-less), file; `[E ProcessGroupNCCL.cpp:458] ` (no time)
+//   `INFO 05-19 10:13:11 [loggers.py:271] ` (new) / `INFO 05-09 00:49:33 scheduler.py:1057] ` (old)
+//   `  INFO text_generation_router::server: …` (TGI after its RFC 3339 time; spans before the target:
+//     `  INFO generate{parameters=… total_time="…"}: text_generation_router::server: …`)
+//   `{"timestamp":…,"level":…,"message"|"fields":{"message"},"target":"text_generation_…",…}` (TGI
+//     --json-output: one JSON object a line, taken for its time, level, message, file and spans)
+// ANSI colour codes (TGI colours its text logs unless LOG_COLORIZE=1) are dropped first.
+// Time of a line: the RFC 3339 prefix; else vLLM's "MM-DD HH:MM:SS" (year from a bracket prefix on the
+// same line, else log-time.ts rules: options, mtime, warned guess; zone from options, default UTC);
+// else the bracket prefix (local); else the time of the line before (continuations, bare prints).
+//
+// Samples (labels: engine "0" for "Engine 000:", tp "TP0" for SGLang, metric "vllm-log:<field>"):
+//   tokens.prompt_rate, tokens.generation_rate (tokens/s gauges: "Avg prompt/generation throughput",
+//     SGLang "input throughput (token/s)" / "gen throughput (token/s)"); req.running, req.waiting ("Waiting",
+//     V0 "Pending", SGLang #running-req/#queue-req), req.swapped (V0); kv.usage, kv.cpu_usage (fraction,
+//     from %; SGLang "token usage" / "full token usage" is already a fraction), kv.swa_usage (SGLang "swa
+//     token usage"); kv.used_tokens (SGLang #token / #full token), kv.swa_used_tokens (#swa token);
+//     kv.prefix_queries, kv.prefix_hits (SGLang prefill lines' #new-token + #cached-token and #cached-token,
+//     summed into counters); spec.accept_len, spec.acceptance_rate (SGLang "accept len" / "accept rate");
+//     SGLang batch lines in both forms, `Decode batch. …` (older) and `Decode batch, …`. Stats lines that
+//     share a whole second are spread across it (the store keeps one value a millisecond), a file without
+//     times puts them one second apart: both warned (StatsSpreader). kv.prefix_hit_rate,
+//     kv.cpu_prefix_hit_rate (fraction: the log's windowed rate, not counters); spec.accept_len,
+//     spec.acceptance_rate; kv.preemptions (counter: V0 warnings' total_cumulative_preemption_cnt as is;
+//     V1 stats "Preemptions: N" counts per interval, summed into a running total, metric
+//     "vllm-log:Preemptions (summed)"); http.requests (counter, label status "2xx"…) and req.errors
+//     (counter of 5xx) from uvicorn access lines, written once per timestamp.
+//   TGI request lines (tgi-request-line.ts: `Success` under the handler span, and ERROR lines inside one)
+//     feed request-series.ts per 10 s window, labels {metric "vllm-log:<field>"}: histograms lat.e2e
+//     (total_time), lat.queue (queue_time), lat.validation (validation_time), lat.inference
+//     (inference_time), lat.itl (time_per_token: the request's mean, as TGI's own metric is), with
+//     .count/.sum; counters req.finished (Success and ERROR lines) and req.errors (ERROR lines). A duration
+//     that is not a Rust `Duration` print is warned about (its line) and left out of its series.
+// Events (kind — severity — attrs):
+//   oom — error — exception, tried_bytes, gpu, capacity_bytes, free_bytes, process_bytes, process_pid,
+//     allocated_bytes, reserved_unallocated_bytes, reserved_bytes (oom-text.ts; null when not printed)
+//   preemption — warning — mode ('RECOMPUTE'|'SWAP'|'RETRACT'), cumulative (V0 count), retracted (SGLang);
+//     upstream's V0 warning and other wordings ("… was preempted …", "Preempting request …"; not "resumed")
+//   traceback — error — exception (type), message (its last line), frames (count); text = whole traceback
+//     (`[rank0]: Traceback …` too: another rank's line ends it); C++ traces (`Exception raised from …`,
+//     `frame #N: …` lines) are tracebacks with language 'c++', raised_from
+//   Two stats lines glued without their newline are split where the second's prefix starts.
+//   nccl_timeout — critical — op, seq, timeout_ms, ran_ms, rank;  nccl_error — error — (text only)
+//   version — info — engine, version, model, v1 (vLLM: boolean; others null) — from start banners:
+//     vLLM `vLLM API server version X`, `Initializing a (V1 )LLM engine (vX) with config: model='…'`;
+//     SGLang `server_args=ServerArgs(model_path='…', …)` (printed once at launch; SGLang logs no version);
+//     TGI launcher `text_generation_launcher: Args { model_id: "…", … }` (≤ 1.x: one line; ≥ 2.0: `Args {`
+//     and one indented line per field up to `}`, all one event; JSON: the same text in the message).
+//     TGI logs no version of its own (`--env` prints only commit sha and docker label): version null.
+//   engine_start — info — version;  engine_restart — warning — version, starts (nth start in the file):
+//     a start banner after serving activity (stats, requests, errors) since the previous start
+//   engine_crash — critical — (text): EngineDeadError, "died unexpectedly", "Got fatal signal…"; exception
+//     for C++ `terminate called after throwing an instance of '…'`
+//   http_error — error — status, method, path (access lines with 5xx)
+//   log — by level — level, process, pid, rank, file: every other non-empty line (searchable); TGI JSON
+//     lines add target and span (span names, root first); TGI request lines add span (the handler) and
+//     their facts: request.e2e_s/queue_s/validation_s/inference_s/tpot_s, request.status, and for errors
+//     request.error, http.status, error_type (InferError's); a request line with CUDA OOM text is an oom event
+// Every event carries `process`/`pid`/`rank` when the line had a process prefix.
+// Malformed: a line with NUL or undecodable bytes; the file fails when those are the majority
+// (garbage-guard.ts).
+import type { Severity } from '../../../common/contract/types';
+import { SIG } from '../../../common/names';
+import { GarbageGuard } from './garbage-guard';
+import { headLines, lineBatches } from './line-reader';
+import { LogClock, parseIsoZoned } from './log-time';
+import { isOomLine, parseOom } from './oom-text';
+import { RequestSeries } from './request-series';
+import { messageOf, tgiJsonRequest, tgiTextRequest, type TgiRequest } from './tgi-request-line';
+import type { EntryInput, ImportContext, Importer, Sink } from './types';
+
+const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
+const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
+const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\)\s+/;
+/** SGLang with a time of day only: `[04:40:55 TP0] `, `[04:40:55] `. */
+const BRACKET_TIME = /^\[(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
+/** torchrun's per-rank prefix (`[rank0]:`), behind an optional `[80746] ` a paste or launcher put there. */
+const RANK_PREFIX = /^(?:\[\d+\] )?\[rank(\d+)\]: ?/;
+/** PyTorch's C++ (c10) log prefix: `[E1025 07:00:43.721857 ProcessGroupNCCL.cpp:632] `, month without a
+ * leading zero (`E321` = 03-21), up to ns; older `[E ProcessGroupNCCL.cpp:458] ` carries no time. */
+const C10_PREFIX = /^\[([IWEF])(?:(\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: \d+)? )?\s*([\w.-]+):(\d+)\]\s?/;
+const C10_LEVEL: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'CRITICAL' };
+/** Where a second line begins inside one (two stats lines glued without their newline). */
+const GLUED = /(?:\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]]*\] (?:Decode|Prefill) batch/;
+const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
+const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
+/** A uvicorn access line (`INFO:     10.0.0.7:5123 - "POST /v1/chat/completions HTTP/1.1" 200`), matched by accessLine. */
+const ACCESS_HEAD = /^(?:INFO:\s+)?\S+:\d+$/;
+const ACCESS_TAIL = /"(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/y;
+
+/**
+ * What the access-line form matches, as [method, path, status], or null: cut at its fixed ` - "` first, so the
+ * backtracking `\S+:\d+` runs over the address alone (the whole-line regex was a tenth of the parse).
+ * The last line's answer is kept, as the prefix and the handler both ask for it.
+ */
+function accessLine(s: string): [string, string, string] | null {
+  if (s === lastAccessLine) return lastAccess;
+  lastAccessLine = s;
+  lastAccess = null;
+  if (s.length >= 2000) return null;
+  const cut = s.indexOf(' - "');
+  if (cut < 0 || !ACCESS_HEAD.test(s.slice(0, cut))) return null;
+  ACCESS_TAIL.lastIndex = cut + 3;
+  const m = ACCESS_TAIL.exec(s);
+  return (lastAccess = m ? [m[1], m[2], m[3]] : null);
+}
+let lastAccessLine = '';
+let lastAccess: [string, string, string] | null = null;
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+const SEVERITY: Record<string, Severity> = {
+  TRACE: 'debug',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARNING: 'warning',
+  WARN: 'warning',
+  ERROR: 'error',
+  CRITICAL: 'critical',
+  FATAL: 'critical',
+};
+
+interface Field {
+  re: RegExp;
+  name: string;
+  unit: string;
+  scale: number;
+  metric: string;
+}
+
+const f = (re: RegExp, name: string, unit: string, metric: string, scale = 1): Field => ({ re, name, unit, scale, metric });
+
+const VLLM_STATS: Field[] = [
+  f(/Avg prompt throughput: ([\d.]+)/, 'tokens.prompt_rate', 'tokens/s', 'Avg prompt throughput'),
+  f(/Avg generation throughput: ([\d.]+)/, 'tokens.generation_rate', 'tokens/s', 'Avg generation throughput'),
+  f(/Running: (\d+) reqs/, 'req.running', 'count', 'Running'),
+  f(/Swapped: (\d+) reqs/, 'req.swapped', 'count', 'Swapped'),
+  f(/(?:Waiting|Pending): (\d+) reqs/, 'req.waiting', 'count', 'Waiting'),
+  f(/GPU KV cache usage: ([\d.]+)%/, 'kv.usage', 'fraction', 'GPU KV cache usage', 0.01),
+  f(/CPU KV cache usage: ([\d.]+)%/, 'kv.cpu_usage', 'fraction', 'CPU KV cache usage', 0.01),
+  f(/Prefix cache hit rate: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'Prefix cache hit rate', 0.01),
+];
+const V0_PREFIX_HIT: Field[] = [
+  f(/Prefix cache hit rate: GPU: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'Prefix cache hit rate GPU', 0.01),
+  f(/CPU: ([\d.]+)%/, 'kv.cpu_prefix_hit_rate', 'fraction', 'Prefix cache hit rate CPU', 0.01),
+];
+const SPEC: Field[] = [
+  f(/Mean acceptance length: ([\d.]+)/, 'spec.accept_len', 'tokens', 'Mean acceptance length'),
+  f(/Avg Draft acceptance rate: ([\d.]+)%/, 'spec.acceptance_rate', 'fraction', 'Avg Draft acceptance rate', 0.01),
+  f(/(?<!Avg )Draft acceptance rate: ([\d.]+)(?![\d.%])/, 'spec.acceptance_rate', 'fraction', 'Draft acceptance rate'),
+];
+const SGLANG_BATCH: Field[] = [
+  f(/#running-req: (\d+)/, 'req.running', 'count', '#running-req'),
+  f(/#queue-req: (\d+)/, 'req.waiting', 'count', '#queue-req'),
+  // "token usage", or with a hybrid (sliding-window) model "full token usage" beside "swa token usage".
+  f(/(?:^|[,.] )(?:full )?token usage: ([\d.]+)/, 'kv.usage', 'fraction', 'token usage'),
+  f(/swa token usage: ([\d.]+)/, SIG.kvSwaUsage, 'fraction', 'swa token usage'),
+  f(/#(?:full )?token: (\d+)/, 'kv.used_tokens', 'tokens', '#token'),
+  f(/#swa token: (\d+)/, SIG.kvSwaUsedTokens, 'tokens', '#swa token'),
+  f(/gen throughput \(token\/s\): ([\d.]+)/, 'tokens.generation_rate', 'tokens/s', 'gen throughput'),
+  f(/input throughput \(token\/s\): ([\d.]+)/, 'tokens.prompt_rate', 'tokens/s', 'input throughput'),
+  f(/cache hit rate: ([\d.]+)%/, 'kv.prefix_hit_rate', 'fraction', 'cache hit rate', 0.01),
+  f(/accept len: ([\d.]+)/, 'spec.accept_len', 'tokens', 'accept len'),
+  f(/accept rate: ([\d.]+)/, 'spec.acceptance_rate', 'fraction', 'accept rate'),
+];
+/** SGLang's batch lines: `Decode batch. #running-req…` (older) and `Decode batch, #running-req…` (current). */
+const SGLANG_STATS = /^(?:Decode|Prefill) batch[.,] /;
+const SGLANG_PREFILL_TOKENS = /#new-token: (\d+), #cached-token: (\d+)/;
+/** Stats lines held per series group while they share one whole second (see StatsSpreader). */
+const MAX_SAME_SECOND = 1000;
+const V0_PREEMPT = /preempted by PreemptionMode\.(\w+) mode[\s\S]*?total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
+/**
+ * A preemption in other words than upstream vLLM's V0 warning (forks, V1 patches, older releases):
+ * "… is/was/has been preempted …", "Preempting request …", "preempt(ed) … (due to|because of) … KV cache".
+ * "Preempted request … has been resumed" is a resumption, not one.
+ */
+const PREEMPT_OTHER = /\b(?:is|was|were|are|been|got|being) preempted\b|^Preempt(?:ing|ed) (?:request|seq(?:uence)?(?: group)?|req)\b(?![^.]*\bresumed\b)|\bpreempt(?:ed|ing)?\b[^.]*\b(?:KV cache|kv cache|blocks?)\b/i;
+const PREEMPT_COUNT = /total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
+const PREEMPT_MODE = /PreemptionMode\.(\w+)|\b(recompute|swap)\b/i;
+/** A C++ stack trace (c10::Error, the NCCL watchdog's): `Exception raised from … (most recent call first):`, `frame #3: …`. */
+const CPP_TRACE_START = /^(?:Exception raised from .* \(most recent call first\):|frame #\d+: )/;
+const CPP_FRAME = /^frame #\d+: /;
+const CPP_THROW = /^terminate called after throwing an instance of '([^']+)'/;
+const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
+const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
+const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error|ProcessGroupNCCL.*(?:error|abort)/;
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed/;
+interface Banner {
+  engine: string;
+  version: string | null;
+  model: string | null;
+  v1: boolean | null;
+}
+/** Start banners on one line; `banner` null: the line marks a start but says nothing more (a log event). */
+const BANNERS: { re: RegExp; banner: (m: RegExpExecArray) => Banner | null }[] = [
+  { re: /vLLM API server version ([\w.+-]+)/, banner: (m) => ({ engine: 'vllm', version: m[1], model: null, v1: null }) },
+  {
+    re: /Initializing an? (V1 )?LLM engine \(v([\w.+-]+)\) with config: model='?([^',\s]+)/,
+    banner: (m) => ({ engine: 'vllm', version: m[2], model: m[3], v1: m[1] !== undefined }),
+  },
+  { re: /Starting vLLM API server/, banner: () => null },
+  { re: /(?:^|\s)server_args=ServerArgs\(model_path=(?:'([^']*)'|"([^"]*)")/, banner: (m) => ({ engine: 'sglang', version: null, model: m[1] ?? m[2], v1: null }) },
+];
+/** TGI's launcher prints its arguments with `{:#?}` (≥ 2.0: over many lines) or `{:?}` (≤ 1.x). */
+const TGI_ARGS = /^Args \{\s*(?:model_id: "((?:[^"\\]|\\.)*)")?/;
+const TGI_ARGS_MODEL = /^\s+model_id: "((?:[^"\\]|\\.)*)"/;
+/** Series labels of TGI request lines: the log's field for each series. */
+const TGI_FIELDS: Record<string, string> = {
+  'lat.e2e': 'total_time',
+  'lat.queue': 'queue_time',
+  'lat.validation': 'validation_time',
+  'lat.inference': 'inference_time',
+  'lat.itl': 'time_per_token',
+  'req.finished': 'request lines',
+  'req.errors': 'request errors',
+};
+/**
+ * Engine limits the diagnosis compares load against, from the startup args and the engine config line:
+ * adapter slots (lora_thrash) and the largest batch CUDA graphs were captured for (cuda_graph_fallback).
+ */
+const LIMITS: { re: RegExp; name: string; metric: string }[] = [
+  { re: /'max_loras': (\d+)|\bmax_loras=(\d+)/, name: 'lora.max', metric: 'vllm-log:max_loras' },
+  { re: /"max_capture_size":\s*(\d+)/, name: 'engine.cuda_graph_max', metric: 'vllm-log:max_capture_size' },
+];
+const CAPTURE_SIZES = /"?cudagraph_capture_sizes"?['"]?:\s*\[([\d,\s]+)\]/;
+const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|$)/;
+const MAX_TRACEBACK_LINES = 500;
+const MAX_UNTIMED = 10_000;
+
+interface Prefix {
+  ts: number;
+  level: string | null;
+  process: string | null;
+  pid: number | null;
+  rank: number | null;
+  file: string | null;
+  tp: string | null;
+  body: string;
+  known: boolean;
+  /** A TGI --json-output line, parsed. */
+  json: Record<string, unknown> | null;
+  /** The time is the line's own (not the previous line's, nor a fallback). */
+  own: boolean;
+  /** The line's own time has whole seconds only. */
+  coarse: boolean;
+}
+
+interface Traceback {
+  ts: number;
+  line: number;
+  lines: string[];
+  ctx: Record<string, unknown>;
+  frames: number;
+  /** torchrun's `[rankN]:` of its lines: another rank's line ends it. */
+  rank: number | null;
+}
+
+/** Where a second log line starts inside a stats line's body (two glued without a newline), or -1. */
+function gluedAt(body: string): number {
+  const m = GLUED.exec(body);
+  return m && m.index > 0 ? m.index : -1;
+}
+
+class LogParser {
+  private readonly clock: LogClock;
+  private readonly guard: GarbageGuard;
+  private readonly ids = new Map<string, number>();
+  private lastTs = NaN;
+  /** Lines before the first timestamp wait for it (or for the file's mtime at the end). */
+  private readonly untimed: { no: number; line: string }[] = [];
+  private tb: Traceback | null = null;
+  /** A C++ stack trace being read (`frame #N:` lines). */
+  private cpp: Traceback | null = null;
+  private summedPreemptions = new Map<string, number>();
+  private readonly http = new Map<string, number>();
+  private httpDirty = false;
+  private httpTs = NaN;
+  private starts = 0;
+  private activity = false;
+  /** A TGI `Args {` block being read, one field a line. */
+  private args: { p: Prefix; no: number; lines: string[] } | null = null;
+  private readonly reqs = new RequestSeries((name) => ({ metric: `vllm-log:${TGI_FIELDS[name] ?? name}` }));
+  private readonly prefillSums = new Map<string, { queries: number; hits: number }>();
+  private readonly spread: StatsSpreader;
+
+  constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
+    this.clock = new LogClock(ctx);
+    this.guard = new GarbageGuard(ctx, 'a log file');
+    this.spread = new StatsSpreader(sink, ctx);
+  }
+
+  line(line: string, no: number): void {
+    if (line.includes('\x1b')) line = line.replace(ANSI, '');
+    if (line.length === 0 || line.trim().length === 0) return;
+    if (line.includes('\u0000') || line.includes('\uFFFD')) {
+      this.guard.malformed(no, 'binary or undecodable bytes in a log line');
+      return;
+    }
+    this.guard.ok();
+    const p = this.prefix(line, no);
+    if (!Number.isFinite(p.ts)) {
+      this.untimed.push({ no, line });
+      // A log with no times at all (a bare traceback dump) must not pile up: it takes the mtime.
+      if (this.untimed.length >= MAX_UNTIMED) this.resolveUntimed();
+      return;
+    }
+    this.handle(p, no);
+  }
+
+  private prefix(line: string, no: number): Prefix {
+    let rest = line;
+    let ts = NaN;
+    let year: number | undefined;
+    let bracketTs = NaN;
+    let tp: string | null = null;
+    let known = false;
+    let coarse = false;
+    let bracketCoarse = false;
+    // Each prefix is tried only where its first character can start it: most lines have one or two.
+    const c0 = rest.charCodeAt(0);
+    let m = c0 >= 48 && c0 <= 57 ? RFC3339_PREFIX.exec(rest) : null;
+    if (m) {
+      ts = parseIsoZoned(m[1]);
+      rest = rest.slice(m[0].length);
+      known = true;
+    }
+    const json = rest.startsWith('{"') ? tgiJson(rest) : null;
+    if (json) return this.jsonPrefix(json, ts, rest);
+    // A process prefix comes after the bracket, or (Ray actors: `(SGLangEngine pid=41820) [2026-03-22
+    // 13:53:37 TP0] …`) before it.
+    let pm = rest.charCodeAt(0) === 40 /* ( */ ? PROCESS_PREFIX.exec(rest) : null;
+    if (pm) rest = rest.slice(pm[0].length);
+    if (rest.charCodeAt(0) === 91 /* [ */) {
+      if ((m = BRACKET_PREFIX.exec(rest))) {
+        year = +m[1];
+        bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+        bracketCoarse = !m[7];
+        tp = m[8] ?? null;
+        rest = rest.slice(m[0].length);
+        known = true;
+      } else if ((m = BRACKET_TIME.exec(rest))) {
+        bracketTs = this.clock.timeOfDay(+m[1], +m[2], +m[3], m[4] ? Number((m[4] + '00').slice(0, 3)) : 0, no);
+        bracketCoarse = !m[4];
+        tp = m[5] ?? null;
+        rest = rest.slice(m[0].length);
+        known = true;
+      }
+    }
+    if (!pm && rest.charCodeAt(0) === 40 /* ( */ && (pm = PROCESS_PREFIX.exec(rest))) rest = rest.slice(pm[0].length);
+    const process = pm ? pm[1] : null;
+    const pid = pm ? Number(pm[3]) : null;
+    let rank = pm && pm[2] !== undefined ? Number(pm[2]) : null;
+    if (pm) known = true;
+    if (rest.charCodeAt(0) === 91 /* [ */ && (m = RANK_PREFIX.exec(rest))) {
+      rank = Number(m[1]);
+      rest = rest.slice(m[0].length);
+      known = true;
+    }
+    let level: string | null = null;
+    let file: string | null = null;
+    if (rest.charCodeAt(0) === 91 /* [ */ && (m = C10_PREFIX.exec(rest))) {
+      level = C10_LEVEL[m[1]];
+      file = `${m[8]}:${m[9]}`;
+      if (!Number.isFinite(ts) && m[2] !== undefined) {
+        const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+        coarse = !m[7];
+      }
+      rest = rest.slice(m[0].length);
+      known = true;
+    } else if ((m = VLLM_PREFIX.exec(rest))) {
+      level = m[1];
+      file = `${m[8] ?? m[10]}:${m[9] ?? m[11]}`;
+      if (!Number.isFinite(ts)) {
+        const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+        coarse = !m[7];
+      }
+      rest = rest.slice(m[0].length);
+      known = true;
+    } else {
+      const w = LEVEL_WORD.exec(rest);
+      if (w && (known || /^\s*[A-Z]+:\s/.test(rest))) {
+        level = w[1];
+        if (!accessLine(rest)) rest = rest.slice(w[0].length);
+        known = true;
+      }
+    }
+    let own = true;
+    if (!Number.isFinite(ts)) {
+      if (Number.isFinite(bracketTs)) {
+        ts = bracketTs;
+        coarse = bracketCoarse;
+      } else {
+        ts = this.lastTs;
+        own = false;
+      }
+    } else this.lastTs = ts;
+    if (Number.isFinite(bracketTs) && ts === bracketTs) this.lastTs = ts;
+    if (own) this.spread.sawTime = true;
+    return { ts, level, process, pid, rank, file, tp, body: rest, known, json: null, own, coarse };
+  }
+
+  /** A TGI JSON line: its own time unless docker's came first, level, `file:line` and message. */
+  private jsonPrefix(o: Record<string, unknown>, dockerTs: number, raw: string): Prefix {
+    let ts = Number.isFinite(dockerTs) ? dockerTs : typeof o.timestamp === 'string' ? parseIsoZoned(o.timestamp) : NaN;
+    if (Number.isFinite(ts)) this.lastTs = ts;
+    else ts = this.lastTs;
+    const lvl = typeof o.level === 'string' ? o.level.toUpperCase() : '';
+    const file = typeof o.filename === 'string' ? `${o.filename}${typeof o.line_number === 'number' ? `:${o.line_number}` : ''}` : null;
+    return { ts, level: SEVERITY[lvl] ? lvl : null, process: null, pid: null, rank: null, file, tp: null, body: messageOf(o) ?? raw, known: true, json: o, own: true, coarse: false };
+  }
+
+  private handle(p: Prefix, no: number): void {
+    const body = p.body;
+    if (this.args) {
+      if (!p.json && (/^\s/.test(body) || body === '}') && this.args.lines.length < MAX_TRACEBACK_LINES) {
+        this.args.lines.push(body);
+        if (body === '}') this.endArgs();
+        return;
+      }
+      this.endArgs();
+    }
+    if (this.cpp) {
+      if (CPP_FRAME.test(body) && this.cpp.lines.length < MAX_TRACEBACK_LINES) {
+        this.cpp.lines.push(body);
+        this.cpp.frames++;
+        return;
+      }
+      this.endCppTrace();
+    }
+    if (this.tb && p.rank !== this.tb.rank) this.endTraceback(null);
+    if (this.tb) {
+      if (TB_CONT.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
+        this.tb.lines.push(body);
+        if (body.startsWith('  File ')) this.tb.frames++;
+        return;
+      }
+      const closing = !TB_CONT.test(body);
+      if (closing) this.tb.lines.push(body);
+      this.endTraceback(closing ? body : null);
+      if (closing) {
+        if (isOomLine(body)) this.oom(p, no);
+        return;
+      }
+    }
+    const req = p.json ? tgiJsonRequest(p.json) : tgiTextRequest(p.level, body);
+    if (req) {
+      this.request(p, no, req);
+      return;
+    }
+    if (body.startsWith('Traceback (most recent call last)')) {
+      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0, rank: p.rank };
+      return;
+    }
+    if ((body.charCodeAt(0) === 69 /* E */ || body.charCodeAt(0) === 102) /* f */ && CPP_TRACE_START.test(body)) {
+      const from = /^Exception raised from (\S+)/.exec(body)?.[1] ?? null;
+      this.cpp = { ts: p.ts, line: no, lines: [body], ctx: { ...this.procAttrs(p), raised_from: from }, frames: CPP_FRAME.test(body) ? 1 : 0, rank: p.rank };
+      return;
+    }
+    const thrown = CPP_THROW.exec(body);
+    if (thrown) {
+      this.event(p, no, 'engine_crash', 'critical', { exception: thrown[1] });
+      this.activity = true;
+      return;
+    }
+    if (isOomLine(body)) {
+      this.oom(p, no);
+      return;
+    }
+    if (body.includes('throughput: ') && (body.includes('Avg prompt throughput') || body.includes('Avg generation throughput'))) {
+      if (this.unglue(p, no)) return;
+      this.stats(p, VLLM_STATS, 'vllm-log');
+      const pre = /Preemptions: (\d+)/.exec(body);
+      if (pre) this.addPreemptions(p, Number(pre[1]));
+      return;
+    }
+    if (body.startsWith('Prefix cache hit rate: GPU:')) {
+      this.stats(p, V0_PREFIX_HIT, 'vllm-log');
+      return;
+    }
+    if (body.includes('SpecDecoding metrics') || body.includes('Speculative metrics')) {
+      this.stats(p, SPEC, 'vllm-log');
+      return;
+    }
+    if (SGLANG_STATS.test(body)) {
+      if (this.unglue(p, no)) return;
+      this.stats(p, SGLANG_BATCH, 'sglang-log');
+      return;
+    }
+    const access = accessLine(body);
+    if (access) {
+      this.access(p, no, access[0], access[1], access[2]);
+      return;
+    }
+    this.flushHttp();
+    if (body.includes('preempted by PreemptionMode') || (body.includes('reempt') && PREEMPT_OTHER.test(body))) {
+      const m = V0_PREEMPT.exec(body);
+      const count = m ? m[2] : PREEMPT_COUNT.exec(body)?.[1];
+      const cumulative = count !== undefined ? Number(count) : null;
+      if (cumulative !== null) this.sample('kv.preemptions', 'count', 'counter', { metric: 'vllm-log:total_cumulative_preemption_cnt' }, p.ts, cumulative);
+      const mode = m?.[1] ?? PREEMPT_MODE.exec(body)?.slice(1).find((x) => x !== undefined)?.toUpperCase() ?? null;
+      this.event(p, no, 'preemption', 'warning', { mode, cumulative });
+      this.activity = true;
+      return;
+    }
+    const retract = SGLANG_RETRACT.exec(body);
+    if (retract) {
+      this.event(p, no, 'preemption', 'warning', { mode: 'RETRACT', retracted: Number(retract[1]) });
+      this.activity = true;
+      return;
+    }
+    if (NCCL_TIMEOUT.test(body)) {
+      this.event(p, no, 'nccl_timeout', 'critical', {
+        op: /OpType=(\w+)/.exec(body)?.[1] ?? null,
+        seq: num(/SeqNum=(\d+)/.exec(body)?.[1]),
+        timeout_ms: num(/Timeout\(ms\)=(\d+)/.exec(body)?.[1]),
+        ran_ms: num(/ran for (\d+) milliseconds/.exec(body)?.[1]),
+        rank: num(/\[Rank (\d+)\]/.exec(body)?.[1]) ?? p.rank,
+      });
+      this.activity = true;
+      return;
+    }
+    // (PyTorch's C++ lines name the file apart: an error from ProcessGroupNCCL.cpp is an NCCL error.)
+    if (NCCL_ERROR.test(body) || (p.file !== null && p.file.startsWith('ProcessGroupNCCL') && (p.level === 'ERROR' || p.level === 'CRITICAL'))) {
+      this.event(p, no, 'nccl_error', 'error', {});
+      this.activity = true;
+      return;
+    }
+    if (CRASH.test(body)) {
+      this.event(p, no, 'engine_crash', 'critical', {});
+      this.activity = true;
+      return;
+    }
+    this.limits(p, body);
+    if (this.tgiArgs(p, no)) return;
+    for (const { re, banner } of BANNERS) {
+      const m = re.exec(body);
+      if (!m) continue;
+      const b = banner(m);
+      if (b) this.event(p, no, 'version', 'info', { ...b });
+      else this.log(p, no);
+      this.start(p, no, b?.version ?? null);
+      return;
+    }
+    this.log(p, no);
+  }
+
+  /**
+   * A stats line with another glued to its end (the newline lost): this one is handled up to where the
+   * next begins, then the rest as a line of its own (same line number). Answers whether it split.
+   */
+  private unglue(p: Prefix, no: number): boolean {
+    const at = gluedAt(p.body);
+    if (at < 0) return false;
+    const rest = p.body.slice(at);
+    this.handle({ ...p, body: p.body.slice(0, at) }, no);
+    this.line(rest, no);
+    return true;
+  }
+
+  /** TGI's launcher `Args { model_id: … }`: a version event now, or once its block of lines has been read. */
+  private tgiArgs(p: Prefix, no: number): boolean {
+    const launcher = p.json ? p.json.target === 'text_generation_launcher' : p.body.startsWith('text_generation_launcher: ');
+    if (!launcher) return false;
+    const m = TGI_ARGS.exec(p.json ? p.body : p.body.slice('text_generation_launcher: '.length));
+    if (!m) return false;
+    if (m[1] === undefined && !p.json && /\{\s*$/.test(p.body)) {
+      this.args = { p, no, lines: [p.body] };
+      return true;
+    }
+    this.tgiVersion(p, no, m[1] ?? null, p.body);
+    return true;
+  }
+
+  private endArgs(): void {
+    const a = this.args!;
+    this.args = null;
+    let model: string | null = null;
+    for (const l of a.lines) {
+      const m = TGI_ARGS_MODEL.exec(l);
+      if (m) {
+        model = m[1];
+        break;
+      }
+    }
+    this.tgiVersion(a.p, a.no, model, a.lines.join('\n'));
+  }
+
+  private tgiVersion(p: Prefix, no: number, model: string | null, text: string): void {
+    const m = model === null ? null : model.replace(/\\(.)/g, '$1');
+    this.event(p, no, 'version', 'info', { engine: 'tgi', version: null, model: m, v1: null }, text);
+    this.start(p, no, null);
+  }
+
+  /** One TGI request line: into the request series, and an event that keeps it searchable. */
+  private request(p: Prefix, no: number, r: TgiRequest): void {
+    for (const b of r.bad) this.ctx.warn(`TGI request line: ${b} is not a duration (digits and s, ms, µs, us or ns); left out of its series`, { line: no });
+    this.reqs.add(r.facts, p.ts);
+    this.activity = true;
+    const attrs: Record<string, unknown> = { span: r.span };
+    for (const [k, v] of Object.entries(r.facts)) if (typeof v !== 'number' || Number.isFinite(v)) attrs[k] = v;
+    if (r.errorType !== null) attrs.error_type = r.errorType;
+    if (isOomLine(p.body)) {
+      this.event(p, no, 'oom', 'error', { ...parseOom(p.body), ...attrs });
+      return;
+    }
+    this.log(p, no, attrs);
+  }
+
+  private limits(p: Prefix, body: string): void {
+    const found = new Map<string, [string, number]>();
+    for (const l of LIMITS) {
+      const m = l.re.exec(body);
+      const v = m ? Number(m[1] ?? m[2]) : NaN;
+      if (Number.isFinite(v)) found.set(l.name, [l.metric, v]);
+    }
+    const sizes = CAPTURE_SIZES.exec(body);
+    if (sizes && !found.has('engine.cuda_graph_max')) {
+      const top = Math.max(...sizes[1].split(',').map(Number).filter(Number.isFinite));
+      if (Number.isFinite(top)) found.set('engine.cuda_graph_max', ['vllm-log:cudagraph_capture_sizes', top]);
+    }
+    for (const [name, [metric, v]] of found) this.sample(name, 'count', 'gauge', { ...this.baseLabels(p), metric }, p.ts, v);
+  }
+
+  private start(p: Prefix, no: number, version: string | null): void {
+    if (this.starts === 0 || this.activity) {
+      this.starts++;
+      if (this.starts === 1) this.event(p, no, 'engine_start', 'info', { version });
+      else this.event(p, no, 'engine_restart', 'warning', { version, starts: this.starts });
+      this.activity = false;
+    }
+  }
+
+  private procAttrs(p: Prefix): Record<string, unknown> {
+    const a: Record<string, unknown> = {};
+    if (p.process !== null) a.process = p.process;
+    if (p.pid !== null) a.pid = p.pid;
+    if (p.rank !== null) a.rank = p.rank;
+    return a;
+  }
+
+  private event(p: Prefix, no: number, kind: string, severity: Severity, attrs: Record<string, unknown>, text = p.body): void {
+    this.sink.event({ ts_ms: p.ts, kind, severity, line: no, text, attrs: { ...this.procAttrs(p), ...attrs } });
+  }
+
+  private log(p: Prefix, no: number, extra: Record<string, unknown> = {}): void {
+    const attrs: Record<string, unknown> = {};
+    if (p.level) attrs.level = p.level;
+    if (p.file) attrs.file = p.file;
+    if (p.json) {
+      if (typeof p.json.target === 'string') attrs.target = p.json.target;
+      const spans = Array.isArray(p.json.spans) ? p.json.spans.map((s) => (s && typeof s === 'object' ? (s as { name?: unknown }).name : null)).filter((n) => typeof n === 'string') : [];
+      if (spans.length) attrs.span = spans.join(':');
+    }
+    Object.assign(attrs, extra);
+    const sev = p.level ? SEVERITY[p.level] : 'info';
+    if (sev === 'error' || sev === 'critical') this.activity = true;
+    this.event(p, no, 'log', sev, attrs);
+  }
+
+  private oom(p: Prefix, no: number): void {
+    const info = parseOom(p.body);
+    this.event(p, no, 'oom', 'error', { ...info });
+    this.activity = true;
+  }
+
+  private endCppTrace(): void {
+    const t = this.cpp!;
+    this.cpp = null;
+    this.sink.event({
+      ts_ms: t.ts,
+      kind: 'traceback',
+      severity: 'error',
+      line: t.line,
+      text: t.lines.join('\n'),
+      attrs: { ...t.ctx, language: 'c++', exception: null, message: t.lines[0], frames: t.frames },
+    });
+    this.activity = true;
+  }
+
+  private endTraceback(last: string | null): void {
+    const tb = this.tb!;
+    this.tb = null;
+    const exc = last !== null ? /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?::\s?(.*))?$/.exec(last) : null;
+    this.sink.event({
+      ts_ms: tb.ts,
+      kind: 'traceback',
+      severity: 'error',
+      line: tb.line,
+      text: tb.lines.join('\n'),
+      attrs: { ...tb.ctx, exception: exc?.[1] ?? null, message: last ?? null, frames: tb.frames },
+    });
+    this.activity = true;
+  }
+
+  private id(name: string, unit: string, kind: 'gauge' | 'counter', labels: Record<string, string>): number {
+    const key = `${name}\u0000${JSON.stringify(labels)}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.sink.series({ name, labels, unit, kind });
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  private sample(name: string, unit: string, kind: 'gauge' | 'counter', labels: Record<string, string>, ts: number, v: number): void {
+    this.sink.sample(this.id(name, unit, kind, labels), ts, v);
+  }
+
+  private baseLabels(p: Prefix): Record<string, string> {
+    const engine = /^Engine (\d+):/.exec(p.body);
+    const l: Record<string, string> = {};
+    if (engine) l.engine = String(Number(engine[1]));
+    if (p.tp) l.tp = p.tp;
+    return l;
+  }
+
+  private stats(p: Prefix, fields: Field[], source: string): void {
+    const base = this.baseLabels(p);
+    const out: number[] = [];
+    for (const fd of fields) {
+      const m = fd.re.exec(p.body);
+      if (m) out.push(this.id(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` }), Number(m[1]) * fd.scale);
+    }
+    const pre = source === 'sglang-log' ? SGLANG_PREFILL_TOKENS.exec(p.body) : null;
+    if (pre) {
+      // Prefix-cache lookups and hits in tokens, summed into counters (as SGLang's own cached_tokens).
+      const key = JSON.stringify(base);
+      const sums = this.prefillSums.get(key) ?? { queries: 0, hits: 0 };
+      sums.queries += Number(pre[1]) + Number(pre[2]);
+      sums.hits += Number(pre[2]);
+      this.prefillSums.set(key, sums);
+      out.push(this.id('kv.prefix_queries', 'tokens', 'counter', { ...base, metric: 'sglang-log:#new-token+#cached-token (summed)' }), sums.queries);
+      out.push(this.id('kv.prefix_hits', 'tokens', 'counter', { ...base, metric: 'sglang-log:#cached-token (summed)' }), sums.hits);
+    }
+    // Grouped by the kind of line too: a V0 stats line and its prefix-cache line share a time, rightly.
+    this.spread.add(`${fields[0].metric}\u0000${JSON.stringify(base)}`, p, out);
+    this.activity = true;
+  }
+
+  private addPreemptions(p: Prefix, n: number): void {
+    const labels = { ...this.baseLabels(p), metric: 'vllm-log:Preemptions (summed)' };
+    const key = JSON.stringify(labels);
+    const total = (this.summedPreemptions.get(key) ?? 0) + n;
+    this.summedPreemptions.set(key, total);
+    this.sample('kv.preemptions', 'count', 'counter', labels, p.ts, total);
+  }
+
+  private access(p: Prefix, no: number, method: string, path: string, status: string): void {
+    if (this.httpDirty && p.ts !== this.httpTs) this.flushHttp();
+    const cls = `${status[0]}xx`;
+    this.http.set(cls, (this.http.get(cls) ?? 0) + 1);
+    this.httpDirty = true;
+    this.httpTs = p.ts;
+    this.activity = true;
+    if (status[0] === '5') this.event(p, no, 'http_error', 'error', { status: Number(status), method, path });
+  }
+
+  private flushHttp(): void {
+    if (!this.httpDirty) return;
+    this.httpDirty = false;
+    let errors = 0;
+    for (const [cls, n] of this.http) {
+      if (cls === '5xx') errors = n;
+      else this.sample('http.requests', 'count', 'counter', { status: cls, metric: 'vllm-log:access' }, this.httpTs, n);
+    }
+    this.sample('req.errors', 'count', 'counter', { metric: 'vllm-log:access 5xx' }, this.httpTs, errors);
+  }
+
+  /** Lines still without a time when the file ends (or too many of them) take the file's mtime. */
+  resolveUntimed(): void {
+    if (!this.untimed.length) return;
+    const first = this.untimed.splice(0);
+    if (!Number.isFinite(this.lastTs)) this.lastTs = this.clock.fallback(first[0].no);
+    for (const u of first) this.handle(this.prefix(u.line, u.no), u.no);
+  }
+
+  /** Called once the first timed line has been seen, so earlier untimed lines take its time. */
+  drainUntimed(): void {
+    if (!this.untimed.length || !Number.isFinite(this.lastTs)) return;
+    const first = this.untimed.splice(0);
+    for (const u of first) this.handle(this.prefix(u.line, u.no), u.no);
+  }
+
+  get waiting(): boolean {
+    return this.untimed.length > 0;
+  }
+
+  finish(lastLine: number): void {
+    this.resolveUntimed();
+    if (this.args) this.endArgs();
+    if (this.tb) this.endTraceback(null);
+    if (this.cpp) this.endCppTrace();
+    this.flushHttp();
+    this.reqs.flush(this.sink);
+    this.spread.finish();
+    this.guard.finish(lastLine);
+  }
+}
+
+/**
+ * Stats lines are written through here, so that several in one whole second are not one sample: SGLang
+ * logs a decode batch every few dozen steps, many a second under load, with times in whole seconds, and
+ * the store keeps one value per series and millisecond. Lines of one series group (labels engine/tp)
+ * that share a second-resolution time are held until the time moves on, then spread evenly across
+ * their second. Stats lines of a file with no times at all (placed at its mtime) go one second apart
+ * from there. Both are guesses, each said once in a warning.
+ */
+class StatsSpreader {
+  private readonly groups = new Map<string, { ts: number; lines: number[][] }>();
+  private spreadLines = 0;
+  private timelessLines = 0;
+  private timelessStart = NaN;
+
+  constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {}
+
+  /** `samples`: series id, value, series id, value, … */
+  add(key: string, p: Prefix, samples: number[]): void {
+    if (!p.own && !this.sawTime) {
+      if (Number.isNaN(this.timelessStart)) this.timelessStart = p.ts;
+      this.write(this.timelessStart + this.timelessLines++ * 1000, samples);
+      return;
+    }
+    let g = this.groups.get(key);
+    if (g && (g.ts !== p.ts || g.lines.length >= MAX_SAME_SECOND)) {
+      this.flush(g);
+      g = undefined;
+    }
+    if (!p.coarse && p.own) {
+      // Its own time has milliseconds (or finer): written as it is.
+      this.write(p.ts, samples);
+      return;
+    }
+    if (!g) this.groups.set(key, (g = { ts: p.ts, lines: [] }));
+    g.lines.push(samples);
+  }
+
+  /** Whether a line of the file had a time of its own (else a line without one has a fallback time). */
+  sawTime = false;
+
+  private flush(g: { ts: number; lines: number[][] }): void {
+    const n = g.lines.length;
+    if (n > 1) this.spreadLines += n;
+    g.lines.forEach((samples, i) => this.write(g.ts + Math.floor((i * 1000) / n), samples));
+    g.lines.length = 0;
+  }
+
+  private write(ts: number, samples: number[]): void {
+    for (let i = 0; i < samples.length; i += 2) this.sink.sample(samples[i], ts, samples[i + 1]);
+  }
+
+  finish(): void {
+    for (const g of this.groups.values()) this.flush(g);
+    this.groups.clear();
+    if (this.spreadLines > 0) this.ctx.warn(`${this.spreadLines} stats lines shared their second with another (the log's times are whole seconds): spread evenly across it`);
+    if (this.timelessLines > 0) this.ctx.warn(`${this.timelessLines} stats lines have no time of their own: placed one second apart from ${new Date(this.timelessStart).toISOString()}`);
+  }
+}
+
+const num = (s: string | undefined): number | null => (s === undefined ? null : Number(s));
+
+const isTgiJson = (o: Record<string, unknown>): boolean => typeof o.target === 'string' && o.target.startsWith('text_generation');
+
+/** A line that is one JSON object written by TGI (its `target` says so), else null. */
+function tgiJson(s: string): Record<string, unknown> | null {
+  if (!s.endsWith('}') || !s.includes('"target":"text_generation')) return null;
+  try {
+    const o: unknown = JSON.parse(s);
+    return o && typeof o === 'object' && !Array.isArray(o) && isTgiJson(o as Record<string, unknown>) ? (o as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function importVllmLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  const p = new LogParser(sink, ctx);
+  let no = 0;
+  for await (const batch of lineBatches(input.stream(), ctx)) {
+    for (const l of batch) {
+      p.line(l, ++no);
+      if (p.waiting) p.drainUntimed();
+    }
+  }
+  p.finish(no);
+}
+
+/** The engine or tool that wrote a log; each has its own format id, all read by one parser. */
+export type LogDialect = 'vllm' | 'sglang' | 'tgi' | 'torch';
+
+/** A line in a dialect's own shape; the first that matches names the line's dialect. */
+const DETECT_LINE: [LogDialect, RegExp][] = [
+  ['vllm', /^(?:\S+\s+)?(?:\[[^\]]+\]\s*)?(?:\([\w-]+(?: rank=\d+)? pid=\d+(?:, ip=[^)]*)?\)\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/],
+  // SGLang: its batch lines and banner under a date-time, time-only or no bracket (and a Ray actor's prefix).
+  ['sglang', /^(?:\S+Z\s+)?(?:\([\w-]+ pid=\d+\)\s+)?(?:\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z]+\d+[^\]]*)?\]\s*)?(?:(?:Decode|Prefill) batch[.,] |server_args=ServerArgs\()/],
+  ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],
+  ['sglang', /^\[\d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] /],
+  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: )?text_generation_\w*(?:::\w+)*: /],
+  ['tgi', /^\{"timestamp":"[^"]+",.*"target":"text_generation_/],
+  // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.
+  ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],
+  ['torch', /^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: \d+)? ?[\w.-]+\.(?:cpp|cc|h|hpp|py):\d+\]/],
+  ['torch', /^(?:frame #\d+: |Exception raised from \S+ at |terminate called after throwing an instance of )/],
+];
+const DIALECT_ORDER: LogDialect[] = ['vllm', 'sglang', 'tgi', 'torch'];
+
+/** How sure the engine-log family is of a head, and whose dialect it is. */
+export function detectEngineLog(head: Buffer): { score: number; dialect: LogDialect } {
+  const cached = detected.get(head);
+  if (cached) return cached;
+  const lines = headLines(head)
+    .map((l) => (l.includes('\x1b') ? l.replace(ANSI, '') : l))
+    .filter((l) => l.trim());
+  const counts: Record<LogDialect, number> = { vllm: 0, sglang: 0, tgi: 0, torch: 0 };
+  let hits = 0;
+  let hints = 0;
+  let torchHints = 0;
+  for (const l of lines) {
+    const d = DETECT_LINE.find(([, re]) => re.test(l));
+    if (d) {
+      counts[d[0]]++;
+      hits++;
+    } else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || /vLLM|sglang|text_generation/.test(l)) hints++;
+    else if (/ProcessGroupNCCL|Watchdog caught collective operation timeout|c10::|torch\.distributed/.test(l)) torchHints++;
+  }
+  let dialect: LogDialect = torchHints > hints ? 'torch' : 'vllm';
+  let best = 0;
+  for (const d of DIALECT_ORDER) {
+    if (counts[d] > best) {
+      best = counts[d];
+      dialect = d;
+    }
+  }
+  let score = 0;
+  if (hits >= 1 && hits / lines.length >= 0.3) score = 0.85;
+  else if (hits >= 1) score = 0.6;
+  else if (hints + torchHints > 0) score = 0.5;
+  const out = { score, dialect };
+  detected.set(head, out);
+  return out;
+}
+/** Each importer of the family asks about the same head: its answer is worked out once. */
+const detected = new WeakMap<Buffer, { score: number; dialect: LogDialect }>();
+
+export function detectVllmLog(head: Buffer): number {
+  return detectEngineLog(head).score;
+}
+
+function engineLogImporter(format: 'vllm-log' | 'sglang-log' | 'tgi-log' | 'torch-log', dialect: LogDialect): Importer {
+  return {
+    format,
+    detect: (head) => {
+      const d = detectEngineLog(head);
+      return d.dialect === dialect ? d.score : 0;
+    },
+    yearless: true,
+    import: importVllmLog,
+  };
+}
+
+/** vLLM V0/V1 logs (and, by their lines, any log of this family whose dialect is unclear). */
+export const vllmLogImporter: Importer = engineLogImporter('vllm-log', 'vllm');
+/** SGLang server logs (`[date TP0] Decode batch, …`). */
+export const sglangLogImporter: Importer = engineLogImporter('sglang-log', 'sglang');
+/** TGI router/launcher logs, text or --json-output. */
+export const tgiLogImporter: Importer = engineLogImporter('tgi-log', 'tgi');
+/** PyTorch / torchrun output: `[rank0]:` lines, c10 `[E1025 07:00:43.721857 File.cpp:632]` lines, C++ traces. */
+export const torchLogImporter: Importer = engineLogImporter('torch-log', 'torch');

@@ -1,0 +1,71 @@
+// The four alert families of docs/four-quadrant-model.md §6. An alert fires once its condition has held for
+// `for` consecutive windows (first_fired_ms = the start of the window that completed the streak) and
+// resolves at the first window where it no longer holds; it can fire again later.
+import type { Alert, AlertFamily } from '../../../common/contract/diagnosis';
+
+export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds: ArrayLike<boolean>, forWindows: number): Alert[] {
+  const out: Alert[] = [];
+  let streak = 0;
+  let open: Alert | null = null;
+  for (let i = 0; i < holds.length; i++) {
+    if (holds[i]) {
+      streak++;
+      if (!open && streak >= forWindows) {
+        open = { family, first_fired_ms: t[i], resolved_ms: null };
+        out.push(open);
+      }
+    } else {
+      streak = 0;
+      if (open) {
+        open.resolved_ms = t[i];
+        open = null;
+      }
+    }
+  }
+  return out;
+}
+
+export interface AlertInputs {
+  t: ArrayLike<number>;
+  /** A latency family's P99 is beyond its baseline band (latency-bands.ts) or its absolute SLO. */
+  latencyHigh: ArrayLike<boolean>;
+  errFrac: ArrayLike<number>;
+  throughputTerm: ArrayLike<number>;
+  R: ArrayLike<number>;
+}
+
+export interface AlertThresholds {
+  error_rate: number;
+  theta_R: number;
+  /** Consecutive windows a condition must hold: the configured `for` time over the grid's step. */
+  for_windows: number;
+}
+
+export function evaluateAlerts(x: AlertInputs, th: AlertThresholds): Alert[] {
+  const n = x.t.length;
+  const cond = (f: (i: number) => boolean) => Array.from({ length: n }, (_, i) => f(i));
+  const alerts = [
+    ...alertLifecycle('latency', x.t, cond((i) => x.latencyHigh[i]), th.for_windows),
+    ...alertLifecycle('errors', x.t, cond((i) => x.errFrac[i] > th.error_rate), th.for_windows),
+    ...alertLifecycle('throughput', x.t, cond((i) => x.throughputTerm[i] >= 0.5), th.for_windows),
+    ...alertLifecycle('resources', x.t, cond((i) => x.R[i] >= th.theta_R), th.for_windows),
+  ];
+  return alerts.sort((a, b) => a.first_fired_ms - b.first_fired_ms);
+}
+
+/**
+ * Alerts that overlap in time fold into one incident: the span from the first firing to the last
+ * resolution of the group that contains `at` (or the earliest group). Null without alerts.
+ */
+export function foldAlerts(alerts: Alert[], endMs: number, at?: number): { start_ms: number; end_ms: number } | null {
+  if (!alerts.length) return null;
+  const groups: { start_ms: number; end_ms: number }[] = [];
+  for (const a of [...alerts].sort((x, y) => x.first_fired_ms - y.first_fired_ms)) {
+    const end = a.resolved_ms ?? endMs;
+    const last = groups[groups.length - 1];
+    if (last && a.first_fired_ms <= last.end_ms) last.end_ms = Math.max(last.end_ms, end);
+    else groups.push({ start_ms: a.first_fired_ms, end_ms: end });
+  }
+  if (at === undefined) return groups[0];
+  return groups.find((g) => at >= g.start_ms - 1 && at <= g.end_ms) ?? groups.find((g) => g.start_ms >= at) ?? groups[groups.length - 1];
+}

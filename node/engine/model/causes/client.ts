@@ -1,0 +1,70 @@
+// Network/client slowness: the client sees a slower service than the server delivers (buffering proxy,
+// connection-pool caps, slow client), told apart by joining client and server spans on the request id.
+import { median, summarize, zScore } from '../baseline';
+import type { RequestFact } from '../signals-from-store';
+import { changePoint } from '../change-point';
+import { windowAt } from '../windows';
+import { cond, fmt, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type Rule } from './context';
+import { SIG } from '../../../../common/names';
+
+/**
+ * Client and server spans of one request, keyed by request id. Where the spans do not say their side,
+ * two spans of one id are told apart by time: the client's span encloses the server's.
+ */
+export function requestPairs(requests: readonly RequestFact[]): { client: RequestFact; server: RequestFact }[] {
+  const by = new Map<string, RequestFact[]>();
+  for (const r of requests) if (r.request_id !== null) by.set(r.request_id, [...(by.get(r.request_id) ?? []), r]);
+  const out: { client: RequestFact; server: RequestFact }[] = [];
+  for (const rs of by.values()) {
+    let client = rs.find((r) => r.side === 'client');
+    let server = rs.find((r) => r.side === 'server');
+    if ((!client || !server) && rs.length === 2) {
+      const [a, b] = rs;
+      const outer = a.start_ms <= b.start_ms && a.end_ms >= b.end_ms ? a : b.start_ms <= a.start_ms && b.end_ms >= a.end_ms ? b : null;
+      if (outer && outer.side !== 'server') {
+        client ??= outer;
+        server ??= outer === a ? b : a;
+      }
+    }
+    if (client && server && client !== server) out.push({ client, server });
+  }
+  return out;
+}
+
+/** Client-side extra time of one request: the TTFT gap where both sides measured it, else the e2e gap. */
+const extra = (p: { client: RequestFact; server: RequestFact }) =>
+  p.client.ttft_s !== null && p.server.ttft_s !== null ? p.client.ttft_s - p.server.ttft_s : p.client.e2e_s - p.server.e2e_s;
+
+export const networkClientSlowness: Rule = (c) => {
+  const joined = requestPairs(c.sig.requests).sort((a, b) => a.client.start_ms - b.client.start_ms);
+  if (!joined.length) return notAssessable('network_client_slowness', ['spans on both sides (request.side client and server) joined on request.id']);
+  // The server metrics do not move, so the episode is found on the client side: where the extra time
+  // the client sees shifts up (a proxy or client change), provided it comes after the baseline.
+  const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
+  const cp = changePoint(joined.map(extra), 5);
+  const shifted = cp !== null && cp.after > cp.before && joined[cp.index].client.start_ms >= baseEnd;
+  const from = shifted ? joined[cp!.index].client.start_ms : spanStart(c);
+  const to = shifted ? c.f.t[c.f.grid.n - 1] + c.f.grid.W : spanEnd(c);
+  const pairs = joined.filter((p) => p.client.end_ms >= from && p.client.start_ms <= to).map((p) => ({ c: p.client, s: p.server }));
+  if (!pairs.length) return notAssessable('network_client_slowness', ['spans on both sides (request.side client and server) joined on request.id, after the baseline']);
+  const ttftGap = median(pairs.filter((p) => p.c.ttft_s !== null && p.s.ttft_s !== null).map((p) => p.c.ttft_s! - p.s.ttft_s!));
+  const serverTtft = median(pairs.map((p) => p.s.ttft_s ?? NaN));
+  const e2eRatio = median(pairs.map((p) => (p.s.e2e_s > 0 ? p.c.e2e_s / p.s.e2e_s : NaN)));
+  const lat = c.dims.latencySignal ? c.f[c.dims.latencySignal] : null;
+  const w: [number, number] = [windowAt(c.f.grid, from), c.f.grid.n - 1];
+  const z = lat ? zScore(median(slice(lat, shifted ? w : c.span)), summarize(slice(lat, c.base))) : NaN;
+  const serverCalm = Number.isFinite(z) ? Math.abs(z) < 2 : true;
+  const gapHeld = ttftGap >= Math.max(0.2, 0.5 * serverTtft);
+  return {
+    id: 'network_client_slowness',
+    missing: [],
+    require: [
+      cond('client − server TTFT ≥ max(200 ms, 0.5·server) OR client/server e2e ≥ 1.3', `TTFT gap ${fmt(ttftGap)} s, e2e ratio ${fmt(e2eRatio)}`, gapHeld || e2eRatio >= 1.3),
+      cond('server latency |z| < 2', z, serverCalm),
+    ],
+    support: [cond('joined request pairs', pairs.length, pairs.length >= 10)],
+    veto: [cond('the server metrics moved (|z| ≥ 2)', z, !serverCalm)],
+    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}`, from, to)],
+    onset_ms: from,
+  };
+};

@@ -1,0 +1,126 @@
+// Which firing cause is primary (docs/root-causes.md §2, Precedence), the causal chain from upstream trigger to
+// proximate cause, and the confidence. The first cause reported is the root of its chain: a surge that
+// filled the KV pool is answered "traffic surge", with KV exhaustion as how it hurt. A chain's root takes
+// the precedence of the strongest mechanism it drives, and comes before it.
+//
+// Confidence: a cause is reported only when every REQUIRE held and no VETO held (a held veto sets it to
+// 0 and drops it). Then confidence = 0.6 + 0.4 × (SUPPORT held ÷ SUPPORT checked); a rule with no support
+// conditions gets 0.8. Being upstream of another firing cause adds 0.05 (it explains more), capped at 1.
+import type { CauseId, CauseResult } from '../../../../common/contract/diagnosis';
+import type { RuleResult } from './context';
+
+/** Precedence levels: lower ranks first; causes that share a level tie. */
+const LEVEL: Record<CauseId, number> = {
+  gpu_hardware_fault: 0,
+  engine_hang: 1,
+  oom_crash_loop: 2,
+  deploy_regression: 3,
+  gpu_throttling: 4,
+  tp_straggler: 4,
+  cpu_frontend_bottleneck: 5,
+  kv_exhaustion: 6,
+  kv_block_leak: 7,
+  gpu_memory_leak: 7.5,
+  allocator_fragmentation: 7.5,
+  kv_bloat: 8,
+  prefix_cache_collapse: 9,
+  cuda_graph_fallback: 10,
+  long_prompt_interference: 11,
+  traffic_surge: 12,
+  spec_decode_degradation: 13,
+  lora_thrash: 13,
+  host_memory_leak: 14,
+  network_client_slowness: 15,
+  workload_drift: 16,
+};
+
+/** Upstream triggers each cause can follow from (the chain runs upstream → proximate). */
+export const UPSTREAM: Partial<Record<CauseId, CauseId[]>> = {
+  kv_exhaustion: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse'],
+  kv_bloat: ['workload_drift'],
+  prefix_cache_collapse: ['kv_exhaustion', 'traffic_surge', 'deploy_regression'],
+  oom_crash_loop: ['gpu_memory_leak', 'allocator_fragmentation', 'host_memory_leak'],
+  engine_hang: ['gpu_hardware_fault'],
+  cpu_frontend_bottleneck: ['traffic_surge', 'deploy_regression'],
+  cuda_graph_fallback: ['traffic_surge', 'deploy_regression'],
+  spec_decode_degradation: ['deploy_regression', 'workload_drift'],
+  gpu_memory_leak: ['deploy_regression'],
+  tp_straggler: ['gpu_throttling'],
+};
+
+export function level(r: RuleResult): number {
+  if ((r.id === 'gpu_memory_leak' || r.id === 'allocator_fragmentation') && r.endsInOom) return LEVEL.oom_crash_loop;
+  return LEVEL[r.id];
+}
+
+/** A reported cause's place in the precedence order: the strongest level along its chain. */
+export function precedence(c: { id: CauseId; chain: CauseId[] }): number {
+  return Math.min(LEVEL[c.id], ...c.chain.map((id) => LEVEL[id]));
+}
+
+export const fires = (r: RuleResult): boolean => !r.missing.length && r.require.length > 0 && r.require.every((c) => c.held) && !r.veto.some((c) => c.held);
+
+/**
+ * Upstream causes that fired, transitively, earliest first, then the cause itself. A cause can only be
+ * upstream of one that began before it (plus a window of slack): where two causes can drive each other
+ * (evictions under KV pressure collapse the prefix cache; a collapsed cache recomputes prompts and fills
+ * the pool), the one that started first is the trigger.
+ */
+export function chainOf(id: CauseId, firing: Map<CauseId, RuleResult>, seen = new Set<CauseId>(), slackMs = 0): CauseId[] {
+  seen.add(id);
+  const self = firing.get(id)?.onset_ms ?? null;
+  const began = (u: CauseId) => {
+    const t = firing.get(u)!.onset_ms;
+    return self === null || t === null || t <= self + slackMs;
+  };
+  const ups = (UPSTREAM[id] ?? []).filter((u) => firing.has(u) && !seen.has(u) && began(u));
+  ups.sort((a, b) => (firing.get(a)!.onset_ms ?? Infinity) - (firing.get(b)!.onset_ms ?? Infinity));
+  const before: CauseId[] = [];
+  for (const u of ups) for (const x of chainOf(u, firing, seen, slackMs)) if (!before.includes(x)) before.push(x);
+  return [...before, id];
+}
+
+export function confidence(r: RuleResult, upstreamOfAnother: boolean): number {
+  const checked = r.support.length;
+  const share = checked ? r.support.filter((c) => c.held).length / checked : 0.5;
+  return Math.min(1, Math.round((0.6 + 0.4 * share + (upstreamOfAnother ? 0.05 : 0)) * 1000) / 1000);
+}
+
+/**
+ * Ranked causes, root causes first. Each firing cause's chain runs from its upstream trigger to itself;
+ * a root (a cause upstream of others) is reported with the chain of the strongest mechanism it drives
+ * (root → … → mechanism) and ranks at that mechanism's precedence, just ahead of it.
+ */
+export function rankCauses(results: RuleResult[], fallbackOnset: number | null, slackMs = 0): CauseResult[] {
+  const firing = new Map(results.filter(fires).map((r) => [r.id, r]));
+  const chains = new Map([...firing.keys()].map((id) => [id, chainOf(id, firing, new Set(), slackMs)]));
+  const upstream = new Set([...chains.values()].flatMap((c) => c.slice(0, -1)));
+  // For each cause, the best (lowest) precedence among the mechanisms whose chain it is part of, and that chain.
+  const eff = new Map<CauseId, { level: number; chain: CauseId[]; downstream: boolean }>();
+  for (const [id, r] of firing) eff.set(id, { level: level(r), chain: chains.get(id)!, downstream: false });
+  for (const [id, chain] of chains) {
+    const lv = level(firing.get(id)!);
+    for (const u of chain.slice(0, -1)) {
+      const e = eff.get(u)!;
+      if (lv < e.level || (lv === e.level && !e.downstream)) eff.set(u, { level: lv, chain: [...chain.slice(chain.indexOf(u))], downstream: true });
+    }
+  }
+  const out: (CauseResult & { level: number; depth: number })[] = [...firing.values()].map((r) => {
+    const e = eff.get(r.id)!;
+    return {
+      id: r.id,
+      confidence: confidence(r, upstream.has(r.id)),
+      onset_ms: r.onset_ms ?? fallbackOnset,
+      chain: e.downstream ? e.chain : chains.get(r.id)!,
+      require: r.require,
+      support: r.support,
+      veto: r.veto,
+      evidence: r.evidence,
+      level: e.level,
+      // Within one level a root sorts before the mechanisms it drives.
+      depth: e.downstream ? 0 : chains.get(r.id)!.length,
+    };
+  });
+  out.sort((a, b) => a.level - b.level || a.depth - b.depth || b.confidence - a.confidence || (a.onset_ms ?? Infinity) - (b.onset_ms ?? Infinity));
+  return out.map(({ level: _level, depth: _depth, ...c }) => c);
+}

@@ -1,0 +1,236 @@
+// The diagnosis entry: an incident in the store → windows, (R, S) and quadrants, onset, alerts, ranked
+// causes with their conditions and evidence, the leak section (docs/four-quadrant-model.md §7; the output, §10).
+//
+// Evaluation span: the rules read the degraded episode, from the joint trigger to the last window with
+// S ≥ θS — or, when the trigger never fires, from the strongest shift of a core signal after the
+// baseline (change-onset.ts) to the end. Without either, they read everything after the baseline, so a
+// change that never hurt service (a leak still filling headroom) is judged against the baseline all the
+// same. The reported onset is where the top cause's chain began (incidentOnset).
+import type { AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
+import type { Store } from '../store/store';
+import { evaluateAlerts } from './alerts';
+import { EV } from '../../../common/names';
+import { defaultBaselineSpan, mad, median, quantile } from './baseline';
+import type { CauseContext, Range, RuleResult } from './causes/context';
+import { rankCauses } from './causes/rank';
+import { RULES } from './causes/registry';
+import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './config';
+import { changeOnset } from './change-onset';
+import { buildFrame, type Frame } from './frame';
+import { jointOnset } from './joint-trigger';
+import { latencyBands, latencyRise } from './latency-bands';
+import { abnormalEvidence } from './unexplained';
+import { instanceGroups, mergeFleet, signalsFor } from './fleet';
+import { analyzeKv, type KvAnalysis } from './kvcache';
+import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
+import { normalize, type Dimensions, type References } from './normalize';
+import { quadrantOf, quadrantPath } from './quadrants';
+import { loadSignals, type Signals } from './signals-from-store';
+import { denseSpan, engineInterval, engineStart, makeGrid, windowsWithin } from './windows';
+
+export interface AnalysisDetail {
+  diagnosis: Diagnosis;
+  frame: Frame;
+  dims: Dimensions;
+  span: Range;
+  episode: boolean;
+  /** Time from onset until the top cause stopped changing (null without an onset or a cause). */
+  convergence_ms: number | null;
+  path: { quadrant: Quadrant; from_ms: number }[];
+  kv: KvAnalysis | null;
+  trend: MemoryTrend | null;
+  frag: Fragmentation | null;
+  sampling_interval_ms: number;
+}
+
+const r4 = (x: number) => (Number.isFinite(x) ? Math.round(x * 10_000) / 10_000 : 0);
+
+export function analyzeIncident(store: Store, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): Diagnosis {
+  return analyzeSignals(loadSignals(store, incidentId), options, config).diagnosis;
+}
+
+export function analyzeIncidentDetailed(store: Store, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
+  return analyzeSignals(loadSignals(store, incidentId), options, config);
+}
+
+/**
+ * The diagnosis of an incident: one analysis of everything, and where the incident holds several serving
+ * instances, one of each folded in (fleet.ts) so a faulty replica is not averaged away.
+ */
+export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
+  const whole = analyzeOne(sig, options, cfg);
+  const groups = instanceGroups(sig);
+  if (groups.length < 2 || groups.length > cfg.max_instances) return whole;
+  const per = groups.map((group) => ({ group, d: analyzeOne(signalsFor(sig, group, groups), options, cfg).diagnosis }));
+  return { ...whole, diagnosis: mergeFleet(whole.diagnosis, per) };
+}
+
+function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): AnalysisDetail {
+  const preset = options.preset ?? 'default';
+  const th = cfg.presets[preset];
+  const timed: { name: string; t: ArrayLike<number> }[] = [];
+  for (const list of sig.series.values()) for (const s of list) timed.push(s);
+  for (const list of sig.histograms.values()) for (const h of list) timed.push({ name: h.name, t: Float64Array.from(h.snaps, (x) => x.t) });
+  // The grid covers the dense part of the data only; silent stretches longer than gap_split_ms are reported, not gridded.
+  const dense = denseSpan(timed, cfg.gap_split_ms);
+  const startMs = dense?.start_ms ?? sig.start_ms;
+  const endMs = dense?.end_ms ?? sig.end_ms;
+  const interval = engineInterval(timed);
+  const grid = makeGrid(startMs, endMs, interval, cfg);
+  const f = buildFrame(sig, grid, cfg.causes.kv_full);
+
+  const baselineSpan = options.baseline ?? defaultBaselineSpan(engineStart(timed, startMs), endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
+  const base = windowsWithin(grid, baselineSpan.start_ms, baselineSpan.end_ms);
+  const inBase = (i: number) => i >= base[0] && i <= base[1];
+  const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);
+
+  const latencyRef = f.e2e99.some(Number.isFinite) ? f.e2e99 : f.ttft99;
+  const q95B = b(f.q95);
+  const queueSigmaMs = 1.4826 * mad(q95B) * 1000;
+  const refs: References = {
+    p99: median(b(latencyRef)),
+    tps: median(b(f.gtok)),
+    lamIn: median(b(f.lamIn)),
+    tokenPeak: cfg.token_peak ?? quantile(b(f.gtok), 0.95),
+    memUsed: new Map(f.gpus.map((g) => [g.key, median(b(g.memUsed))])),
+    q95ms: median(q95B) * 1000,
+    queueRiseMs: Math.max(cfg.queue_latency_ms / 2, cfg.trigger_noise_z * (Number.isFinite(queueSigmaMs) ? queueSigmaMs : 0)),
+  };
+  // ΔP99 and ΔTPS do not depend on the thresholds: a first pass measures the baseline's own spread of
+  // them, and the latency and throughput terms then reach 0.5 at θ or at trigger_noise_z spreads,
+  // whichever is larger — the same guard as the joint trigger. P99 end-to-end latency of 10 s windows
+  // swings by seconds when nothing is wrong, and θℓ = 150 ms alone would keep S high in healthy traffic.
+  const spread = normalize(f, refs, cfg, th);
+  const latencySigmaMs = 1.4826 * mad(b(spread.dP99ms));
+  const tpsSigma = 1.4826 * mad(b(spread.dTps));
+  const noiseAware: TriggerThresholds = {
+    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0)),
+    throughput_drop: Math.max(th.throughput_drop, cfg.trigger_noise_z * (Number.isFinite(tpsSigma) ? tpsSigma : 0)),
+  };
+  const dims = normalize(f, refs, cfg, noiseAware);
+  const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
+  const bands = latencyBands(f, base, cfg, th);
+  const latencyHigh = Array.from({ length: grid.n }, (_, i) => latencyRise(bands, i) !== null);
+  // The joint trigger (§5): e2e P99 beyond θℓ and its noise guard, or TTFT / ITL / queue beyond their bands, with the token rate down.
+  const latRise = Array.from({ length: grid.n }, (_, i) => dims.dP99ms[i] > noiseAware.latency_ms || latencyHigh[i]);
+  const tpsFall = Array.from({ length: grid.n }, (_, i) => dims.dTps[i] < -noiseAware.throughput_drop);
+  const onsetIndex = jointOnset(latRise, tpsFall, cfg.trigger_hold_windows, 0, inBase);
+
+  const forWindows = Math.max(1, Math.ceil(cfg.alerts.for_ms / grid.step));
+  const alerts = evaluateAlerts(
+    { t: f.t, latencyHigh, errFrac: f.errFrac, throughputTerm: dims.throughputTerm, R: dims.R },
+    { error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: forWindows },
+  );
+
+  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base);
+  const ooms = sig.events.filter((e) => e.kind === EV.oom);
+  const trend = pickMemoryTrend(f, base, ooms);
+  const frag = fragmentation(f, ooms);
+  const kv = analyzeKv(f, span, cfg.causes.kv_full);
+  const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
+  const results = runRules(ctx);
+  const causes = rankCauses(results, episode ? f.t[span[0]] : null, 2 * grid.W);
+  const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex });
+  const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : 'healthy';
+  const unexplained = status === 'unexplained' ? { onset_ms: abnormal[0].start_ms, evidence: abnormal } : null;
+  const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null) ?? unexplained?.onset_ms ?? null;
+  const leakFires = causes.some((c) => c.id === 'gpu_memory_leak');
+
+  const windows: WindowScore[] = new Array(grid.n);
+  for (let i = 0; i < grid.n; i++) {
+    windows[i] = { t_ms: f.t[i], R: r4(dims.R[i]), S: r4(dims.S[i]), quadrant: quadrants[i], scores: { gpu_mem: r4(dims.gpuMem[i]), kv: r4(dims.kv[i]), tokens: r4(dims.tokens[i]), queue: r4(dims.queue[i]) } };
+  }
+  const diagnosis: Diagnosis = {
+    incident: { start_ms: startMs, end_ms: endMs },
+    baseline: { start_ms: Math.round(baselineSpan.start_ms), end_ms: Math.round(baselineSpan.end_ms) },
+    preset,
+    onset_ms: onsetMs,
+    windows,
+    alerts,
+    causes,
+    not_assessable: results.filter((r) => r.missing.length).map((r) => ({ id: r.id, missing: r.missing })),
+    leak: leakReport(trend, sig.sites, leakFires),
+    convergence_ms: onsetMs !== null && causes.length ? convergence(ctx, causes[0].id, onsetMs) : null,
+    trigger: Number.isFinite(refs.p99) && dims.latencySignal
+      ? { signal: dims.latencySignal === 'e2e99' ? 'lat.e2e' : 'lat.ttft', baseline_p99_ms: refs.p99 * 1000, theta_ms: th.latency_ms, threshold_ms: refs.p99 * 1000 + th.latency_ms }
+      : undefined,
+    status,
+    checked: checkedCauses(results, causes),
+    unexplained,
+    window_ms: grid.W,
+    step_ms: grid.step,
+    gaps: dense?.gaps ?? [],
+  };
+  return {
+    diagnosis,
+    frame: f,
+    dims,
+    span,
+    episode,
+    convergence_ms: diagnosis.convergence_ms ?? null,
+    path: quadrantPath(f.t, quadrants),
+    kv,
+    trend,
+    frag,
+    sampling_interval_ms: interval,
+  };
+}
+
+/**
+ * The incident began where its causal chain began: the earliest onset among the top cause and the
+ * upstream causes of its chain (a surge that filled the KV cache started the incident, not the first
+ * preemption). The joint trigger marks when users felt it, which lags a ramp; it is the onset only when
+ * no cause explains the episode.
+ */
+function incidentOnset(causes: CauseResult[], triggerMs: number | null): number | null {
+  const top = causes[0];
+  if (!top) return triggerMs;
+  const onsets = top.chain.map((id) => causes.find((c) => c.id === id)?.onset_ms ?? null).filter((x): x is number => x !== null);
+  return onsets.length ? Math.min(...onsets) : triggerMs;
+}
+
+/** Every cause as checked: fired in rank order, then not fired (with the conditions that failed), then not assessable. */
+function checkedCauses(results: RuleResult[], causes: CauseResult[]): CauseCheck[] {
+  const fired: CauseCheck[] = causes.map((c) => ({ id: c.id, verdict: 'fired', failed: [], missing: [] }));
+  const firedIds = new Set(causes.map((c) => c.id));
+  const rest = results.filter((r) => !firedIds.has(r.id));
+  const notFired: CauseCheck[] = rest.filter((r) => !r.missing.length).map((r) => ({ id: r.id, verdict: 'not_fired', failed: [...r.require.filter((c) => !c.held), ...r.veto.filter((c) => c.held)], missing: [] }));
+  const na: CauseCheck[] = rest.filter((r) => r.missing.length).map((r) => ({ id: r.id, verdict: 'not_assessable', failed: [], missing: r.missing }));
+  return [...fired, ...notFired, ...na];
+}
+
+function runRules(ctx: CauseContext): RuleResult[] {
+  return (Object.keys(RULES) as CauseId[]).map((id) => RULES[id](ctx));
+}
+
+/** The degraded episode (see the header), or the post-baseline stretch when there is none. */
+export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range): { span: Range; episode: boolean } {
+  const n = f.grid.n;
+  if (onsetIndex >= 0 && onsetIndex < n) {
+    let end = onsetIndex;
+    for (let i = onsetIndex; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;
+    return { span: [onsetIndex, Math.max(end, Math.min(n - 1, onsetIndex + 1))], episode: true };
+  }
+  const cp = changeOnset(f, base);
+  if (cp) return { span: [cp.index, n - 1], episode: true };
+  return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };
+}
+
+/**
+ * Time from the onset until the top cause stopped changing: the rules rerun on growing spans (W, 2W,
+ * 4W, … after the episode's start) and the answer is the end of the first span from which the top cause
+ * is the final one, measured from the onset.
+ */
+function convergence(ctx: CauseContext, finalTop: CauseId, onsetMs: number): number | null {
+  const [a, z] = ctx.span;
+  const marks: number[] = [];
+  for (let k = 1; a + k < z; k *= 2) marks.push(a + k);
+  marks.push(z);
+  let settled: number | null = null;
+  for (const m of marks) {
+    const top = rankCauses(runRules({ ...ctx, span: [a, m] }), null, 2 * ctx.f.grid.W)[0]?.id;
+    if (top === finalTop) settled ??= m;
+    else settled = null;
+  }
+  return settled === null ? null : Math.max(0, ctx.f.t[settled] + ctx.f.grid.W - onsetMs);
+}

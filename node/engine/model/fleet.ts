@@ -1,0 +1,135 @@
+// Fleet-aware analysis: an incident that holds several serving instances (replicas, pods) is analysed
+// per instance and as a whole. Summed across four replicas, one replica's hang is a 25% dip in tokens/s
+// and its leak a quarter of the memory chart; per instance they are what they are. The diagnosis keeps
+// the fleet's windows and alerts, takes causes from both, and says in `instances` where each one holds
+// (empty when the whole fleet is affected: a surge reaches every replica, a leak is on one).
+import type { CauseResult, Diagnosis, Evidence, InstanceDiagnosis } from '../../../common/contract/diagnosis';
+import { precedence } from './causes/rank';
+import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
+import { ENGINE_FAMILY } from './windows';
+
+/** Labels that name an instance, most specific first (docs/four-quadrant-model.md §9: `instance`, else `pod`, else `host`). */
+const IDENTITY_KEYS = ['instance', 'pod', 'host'] as const;
+
+
+export interface InstanceGroup {
+  /** The instance's name (its `instance` label, else pod, else host). */
+  key: string;
+  /** Every identity label value its engine series carry (instance, pod, host), for matching GPU series and log files. */
+  ids: Set<string>;
+}
+
+const identity = (labels: Record<string, string>): string | null => {
+  for (const k of IDENTITY_KEYS) if (labels[k]) return labels[k];
+  return null;
+};
+
+/** The serving instances of an incident, from its engine series' identity labels; fewer than two means no fleet. */
+export function instanceGroups(sig: Signals): InstanceGroup[] {
+  const by = new Map<string, InstanceGroup>();
+  // The serving engine's own signals define the instances.
+  const visit = (labels: Record<string, string>, name: string) => {
+    if (!ENGINE_FAMILY.test(name)) return;
+    const key = identity(labels);
+    if (key === null) return;
+    let g = by.get(key);
+    if (!g) by.set(key, (g = { key, ids: new Set() }));
+    for (const k of IDENTITY_KEYS) if (labels[k]) g.ids.add(labels[k]);
+  };
+  for (const [name, list] of sig.series) for (const s of list) visit(s.labels, name);
+  for (const [name, list] of sig.histograms) for (const h of list) visit(h.labels, name);
+  return [...by.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** Which group a label set belongs to: its own, another one, or none (a fleet-wide or unattributed series). */
+function owner(labels: Record<string, string>, groups: InstanceGroup[]): InstanceGroup | null {
+  for (const k of IDENTITY_KEYS) {
+    const v = labels[k];
+    if (!v) continue;
+    const g = groups.find((x) => x.ids.has(v));
+    if (g) return g;
+  }
+  return null;
+}
+
+/** A log file is an instance's when its path names one of the instance's identities (pod or host). */
+function fileOwner(path: string | null, groups: InstanceGroup[]): InstanceGroup | null {
+  if (!path) return null;
+  for (const g of groups) for (const id of g.ids) if (id.length >= 3 && path.includes(id.split(':')[0])) return g;
+  return null;
+}
+
+/** The signals one instance sees: its own series, events and files, and everything no instance owns. */
+export function signalsFor(sig: Signals, g: InstanceGroup, groups: InstanceGroup[]): Signals {
+  const keep = <T extends LoadedSeries | LoadedHistogram>(m: Map<string, T[]>): Map<string, T[]> => {
+    const out = new Map<string, T[]>();
+    for (const [name, list] of m) {
+      const mine = list.filter((s) => {
+        const o = owner(s.labels, groups);
+        return o === null || o === g;
+      });
+      if (mine.length) out.set(name, mine);
+    }
+    return out;
+  };
+  return {
+    ...sig,
+    series: keep(sig.series),
+    histograms: keep(sig.histograms),
+    events: sig.events.filter((e) => {
+      const o = fileOwner(e.source_path, groups);
+      return o === null || o === g;
+    }),
+  };
+}
+
+/**
+ * Folds per-instance diagnoses into the fleet's. A cause the fleet fires lists the instances where it
+ * also fires on its own (none listed: all of them, or the fleet as a whole); a cause only an instance
+ * fires joins the list at its precedence. The first cause is the root cause wherever it was found.
+ */
+export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Diagnosis }[]): Diagnosis {
+  const firingIn = new Map<string, string[]>();
+  for (const { group, d } of per) for (const c of d.causes) firingIn.set(c.id, [...(firingIn.get(c.id) ?? []), group.key]);
+  const where = (id: string) => {
+    const list = firingIn.get(id) ?? [];
+    return list.length && list.length < per.length ? list : [];
+  };
+  const merged: CauseResult[] = fleet.causes.map((c) => ({ ...c, instances: where(c.id) }));
+  for (const { d } of per)
+    for (const c of d.causes) {
+      if (merged.some((m) => m.id === c.id)) continue;
+      const best = per.map((p) => p.d.causes.find((x) => x.id === c.id)).filter((x): x is CauseResult => !!x).sort((a, b) => b.confidence - a.confidence)[0];
+      merged.push({ ...best, instances: where(c.id) });
+    }
+  // Stable: the fleet's own order among its causes, instance-only causes placed by precedence.
+  const order = merged.map((c, i) => ({ c, i, p: precedence(c) }));
+  order.sort((a, b) => a.p - b.p || a.i - b.i);
+  const causes = order.map((x) => x.c);
+
+  const instances: InstanceDiagnosis[] = per.map(({ group, d }) => ({ instance: group.key, status: d.status, onset_ms: d.onset_ms, causes: d.causes.map((c) => c.id) }));
+  const top = causes[0];
+  const onsetOf = (id: string) => {
+    const c = causes.find((x) => x.id === id);
+    return c?.onset_ms ?? null;
+  };
+  let onset = fleet.onset_ms;
+  if (top) {
+    const ts = top.chain.map(onsetOf).filter((x): x is number => x !== null);
+    onset = ts.length ? Math.min(...ts) : (top.onset_ms ?? fleet.onset_ms);
+  }
+  const evidence: Evidence[] = [...(fleet.unexplained?.evidence ?? [])];
+  for (const { group, d } of per) for (const e of d.unexplained?.evidence ?? []) evidence.push({ ...e, text: `${group.key}: ${e.text}` });
+  evidence.sort((a, b) => a.start_ms - b.start_ms);
+  const status = causes.length ? 'explained' : evidence.length ? 'unexplained' : 'healthy';
+  const firedIds = new Set(causes.map((c) => c.id));
+  return {
+    ...fleet,
+    onset_ms: status === 'unexplained' && onset === null ? evidence[0].start_ms : onset,
+    causes,
+    status,
+    unexplained: status === 'unexplained' ? { onset_ms: evidence[0].start_ms, evidence } : null,
+    checked: [...causes.map((c) => ({ id: c.id, verdict: 'fired' as const, failed: [], missing: [] })), ...fleet.checked.filter((c) => !firedIds.has(c.id) && c.verdict !== 'fired')],
+    instances,
+  };
+}

@@ -1,0 +1,586 @@
+// The feature table: every canonical signal reduced to one value per window (NaN = no data), read in
+// one pass per series. Several series of one name are combined as the signal demands: counters and
+// queue gauges add up across engines, KV usage takes the fullest engine, GPUs stay separate so the
+// worst one can drive R and their spread can reveal a straggler.
+import { histogramEntropy, histogramQuantile, bucketDelta } from './quantiles';
+import { bucketCounter } from './rates';
+import type { LoadedHistogram, LoadedSeries, RequestFact, Signals } from './signals-from-store';
+import { bucketGauge, gaugeWindows, rateWindows, windowStart, type GaugeWindows, type WindowGrid } from './windows';
+import { SIG, countOf } from '../../../common/names';
+
+export interface GpuWindows {
+  key: string;
+  /** The series' labels, for evidence refs. */
+  labels: Record<string, string>;
+  memUsed: Float64Array;
+  memTotal: Float64Array;
+  clk: Float64Array;
+  temp: Float64Array;
+  power: Float64Array;
+  smAct: Float64Array;
+  util: Float64Array;
+  /** Throttle bits seen in the window, OR-ed; NaN without the series. */
+  thr: Float64Array;
+}
+
+export interface Frame {
+  grid: WindowGrid;
+  /** Window start times. */
+  t: Float64Array;
+  /** Canonical inputs present (series and histogram names, `spans`, `events`). */
+  have: Set<string>;
+  kv: Float64Array;
+  kvMax: Float64Array;
+  kvFrac: Float64Array;
+  run: Float64Array;
+  runMax: Float64Array;
+  runMin: Float64Array;
+  wait: Float64Array;
+  waitMax: Float64Array;
+  waitMin: Float64Array;
+  gtok: Float64Array;
+  ptok: Float64Array;
+  /** Finished requests per second. */
+  lamOut: Float64Array;
+  /** Arrivals per second ≈ lam_out + d(run + wait)/dt (Little's law bookkeeping). */
+  lamIn: Float64Array;
+  abort: Float64Array;
+  errFrac: Float64Array;
+  preempt: Float64Array;
+  hit: Float64Array;
+  e2e99: Float64Array;
+  e2e50: Float64Array;
+  ttft99: Float64Array;
+  ttft50: Float64Array;
+  itl50: Float64Array;
+  itl99: Float64Array;
+  /** Mean ITL from the histogram's sum and count: exact where a bucket-interpolated median cannot move. */
+  itlMean: Float64Array;
+  q95: Float64Array;
+  q99: Float64Array;
+  ttftMean: Float64Array;
+  e2eMean: Float64Array;
+  queueMean: Float64Array;
+  prefillMean: Float64Array;
+  plenMean: Float64Array;
+  plenP90: Float64Array;
+  glenMean: Float64Array;
+  glenP90: Float64Array;
+  lenEntropy: Float64Array;
+  util: Float64Array;
+  smAct: Float64Array;
+  smClk: Float64Array;
+  temp: Float64Array;
+  thr: Float64Array;
+  gpus: GpuWindows[];
+  torchAlloc: Float64Array;
+  torchResv: Float64Array;
+  accLen: Float64Array;
+  loraActive: Float64Array;
+  loraMax: Float64Array;
+  rss: Float64Array;
+  memAvail: Float64Array;
+  swap: Float64Array;
+  /** KV pool size in tokens (num_gpu_blocks × block_size from vLLM's cache_config_info), NaN unknown. */
+  kvCapacityTokens: number;
+  /** Largest batch CUDA graphs were captured for, from the engine's startup log; NaN unknown. */
+  cudaGraphMax: number;
+  /** 1 where no request finished, none produced a token and some were in flight: the latency is a lower bound. */
+  stalled: Uint8Array;
+}
+
+const nan = (n: number) => new Float64Array(n).fill(NaN);
+
+/**
+ * Where a series came from, most direct first: a scraped metric, a value parsed from a log line
+ * (`metric` "vllm-log:…"), a figure derived from sampled spans (`from` "spans").
+ */
+function sourceRank(labels: Record<string, string>): number {
+  if (labels.from === 'spans') return 2;
+  if (labels.metric?.startsWith('vllm-log:')) return 1;
+  return 0;
+}
+
+/**
+ * One reading per signal and engine. The same quantity often arrives twice — the Prometheus gauge and
+ * the log line's `Running:`, the V0 and V1 spelling of one metric (told apart only by `metric`), span
+ * figures over a sample of the requests — and adding those would double it. Keep the most direct
+ * source present, and within it one series per label set once `metric` is set aside (the longest).
+ */
+export function pickSources<T extends { labels: Record<string, string> }>(list: readonly T[] | undefined, size: (x: T) => number): T[] {
+  if (!list?.length) return [];
+  const best = Math.min(...list.map((x) => sourceRank(x.labels)));
+  const by = new Map<string, T>();
+  for (const x of list) {
+    if (sourceRank(x.labels) !== best) continue;
+    const { metric: _metric, ...rest } = x.labels;
+    const key = JSON.stringify(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const had = by.get(key);
+    if (!had || size(x) > size(had)) by.set(key, x);
+  }
+  return [...by.values()];
+}
+
+/** The series of one canonical name, one source each (see pickSources). */
+const seriesOf = (sig: Signals, name: string): LoadedSeries[] => pickSources(sig.series.get(name), (s) => s.t.length);
+const histogramsOf = (sig: Signals, name: string): LoadedHistogram[] => pickSources(sig.histograms.get(name), (h) => h.snaps.length);
+
+/** Combines per-series window arrays: NaN only where every series is NaN. */
+function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | 'mean'): Float64Array {
+  const out = nan(n);
+  if (!parts.length) return out;
+  for (let i = 0; i < n; i++) {
+    let acc = NaN;
+    let cnt = 0;
+    for (const p of parts) {
+      const x = p[i];
+      if (!Number.isFinite(x)) continue;
+      cnt++;
+      if (Number.isNaN(acc)) acc = x;
+      else if (op === 'sum' || op === 'mean') acc += x;
+      else if (op === 'max') acc = Math.max(acc, x);
+      else acc = Math.min(acc, x);
+    }
+    out[i] = op === 'mean' && cnt ? acc / cnt : acc;
+  }
+  return out;
+}
+
+function gauges(list: LoadedSeries[] | undefined, g: WindowGrid, above = Infinity): GaugeWindows[] {
+  return (list ?? []).map((s) => gaugeWindows(bucketGauge(s.t, s.v, g, above), g));
+}
+
+function rates(list: LoadedSeries[] | undefined, g: WindowGrid, filter?: (s: LoadedSeries) => boolean): Float64Array[] {
+  return (list ?? []).filter((s) => !filter || filter(s)).map((s) => {
+    const b = bucketCounter(s.t, s.v, g.t0, g.step, g.nb);
+    return rateWindows(b.inc, b.dt, g);
+  });
+}
+
+/** Rate of a counter, else the mean of a rate gauge (vLLM's log lines give tokens/s). */
+function rateOrGauge(sig: Signals, counter: string, gauge: string, g: WindowGrid): Float64Array {
+  const c = rates(seriesOf(sig, counter), g);
+  if (c.length) return combine(c, g.n, 'sum');
+  return combine(gauges(seriesOf(sig, gauge), g).map((w) => w.mean), g.n, 'sum');
+}
+
+export interface HistogramWindows {
+  quantile(q: number): Float64Array;
+  count: Float64Array;
+  entropy: Float64Array;
+  /** The first bucket's upper bound (the smallest finite `le`) over the layouts. */
+  firstBound: number;
+}
+
+/**
+ * Per window, the bucket counts added between the last snapshot at or before the window's start and the
+ * last at or before its end. Series with the same bucket layout add up; different layouts are kept apart
+ * and their quantiles combined by max (the slowest engine's tail).
+ */
+export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): HistogramWindows | null {
+  if (!list.length) return null;
+  const groups = new Map<string, { le: number[]; members: Float64Array[][] }>();
+  for (const h of list) {
+    const snaps = h.snaps;
+    const deltas: Float64Array[] = new Array(g.n);
+    let a = -1;
+    let b = -1;
+    for (let i = 0; i < g.n; i++) {
+      const s = windowStart(g, i);
+      const e = s + g.W;
+      while (a + 1 < snaps.length && snaps[a + 1].t <= s) a++;
+      while (b + 1 < snaps.length && snaps[b + 1].t <= e) b++;
+      const from = a >= 0 ? a : 0;
+      deltas[i] = b > from ? bucketDelta(snaps[from].counts, snaps[b].counts) : new Float64Array(0);
+    }
+    const le = snaps[snaps.length - 1].le;
+    const key = le.join(',');
+    const group = groups.get(key) ?? { le, members: [] };
+    group.members.push(deltas);
+    groups.set(key, group);
+  }
+  const merged: { le: number[]; cum: Float64Array[] }[] = [];
+  for (const { le, members } of groups.values()) {
+    const cum: Float64Array[] = new Array(g.n);
+    for (let i = 0; i < g.n; i++) {
+      const sum = new Float64Array(le.length);
+      for (const m of members) if (m[i].length === le.length) for (let j = 0; j < le.length; j++) sum[j] += m[i][j];
+      cum[i] = sum;
+    }
+    merged.push({ le, cum });
+  }
+  const count = new Float64Array(g.n);
+  const entropy = nan(g.n);
+  for (let i = 0; i < g.n; i++) {
+    for (const m of merged) count[i] += m.cum[i][m.le.length - 1] ?? 0;
+    entropy[i] = histogramEntropy(merged[0].cum[i]);
+  }
+  return {
+    count,
+    entropy,
+    firstBound: Math.min(...merged.map((m) => m.le.find((x) => Number.isFinite(x)) ?? Infinity)),
+    quantile(q: number) {
+      const out = nan(g.n);
+      for (let i = 0; i < g.n; i++) for (const m of merged) {
+        const x = histogramQuantile(q, m.le, m.cum[i]);
+        if (Number.isFinite(x) && !(out[i] >= x)) out[i] = x;
+      }
+      return out;
+    },
+  };
+}
+
+/** Mean per window from a histogram's `.sum` and `.count` companion counters. */
+function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array {
+  const s = combine(rates(seriesOf(sig, `${name}.sum`), g), g.n, 'sum');
+  const c = combine(rates(seriesOf(sig, `${name}.count`), g), g.n, 'sum');
+  const out = nan(g.n);
+  for (let i = 0; i < g.n; i++) if (c[i] > 0) out[i] = s[i] / c[i];
+  return out;
+}
+
+/** Requests bucketed by their end: per window quantiles, means and the length entropy. */
+function requestWindows(reqs: RequestFact[], g: WindowGrid, value: (r: RequestFact) => number | null): number[][] {
+  const perBucket: number[][] = Array.from({ length: g.nb }, () => []);
+  for (const r of reqs) {
+    const x = value(r);
+    if (x === null || !Number.isFinite(x)) continue;
+    const b = Math.floor((r.end_ms - g.t0) / g.step);
+    if (b >= 0 && b < g.nb) perBucket[b].push(x);
+  }
+  const out: number[][] = new Array(g.n);
+  for (let i = 0; i < g.n; i++) {
+    const w: number[] = [];
+    for (let j = i; j < i + g.k; j++) for (const x of perBucket[j]) w.push(x);
+    out[i] = w.sort((a, b) => a - b);
+  }
+  return out;
+}
+
+const sortedQuantile = (v: number[], q: number) => (v.length ? v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))] : NaN);
+const sortedMean = (v: number[]) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : NaN);
+
+/** Entropy of token lengths over log2 bins, normalised by the log of the bin count. */
+const LENGTH_BINS = 24;
+function lengthEntropy(v: number[]): number {
+  if (v.length < 2) return NaN;
+  const bins = new Float64Array(LENGTH_BINS);
+  for (const x of v) bins[Math.min(LENGTH_BINS - 1, Math.floor(Math.log2(Math.max(1, x))))]++;
+  let h = 0;
+  for (const c of bins) if (c > 0) h -= (c / v.length) * Math.log(c / v.length);
+  return h / Math.log(LENGTH_BINS);
+}
+
+function gpuKey(labels: Record<string, string>): string {
+  const id = labels.gpu ?? labels.device ?? labels.uuid ?? labels.UUID ?? labels.minor_number ?? '0';
+  return labels.host || labels.Hostname ? `${labels.host ?? labels.Hostname}/${id}` : id;
+}
+
+function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
+  const by = new Map<string, GpuWindows>();
+  const slot = (s: LoadedSeries): GpuWindows => {
+    const key = gpuKey(s.labels);
+    let x = by.get(key);
+    if (!x) {
+      x = { key, labels: s.labels, memUsed: nan(g.n), memTotal: nan(g.n), clk: nan(g.n), temp: nan(g.n), power: nan(g.n), smAct: nan(g.n), util: nan(g.n), thr: nan(g.n) };
+      by.set(key, x);
+    }
+    return x;
+  };
+  const fields: [string, keyof GpuWindows, 'mean' | 'max'][] = [
+    [SIG.gpuMemUsed, 'memUsed', 'mean'],
+    [SIG.gpuMemTotal, 'memTotal', 'max'],
+    [SIG.gpuSmClock, 'clk', 'mean'],
+    [SIG.gpuTemp, 'temp', 'mean'],
+    [SIG.gpuPower, 'power', 'mean'],
+    [SIG.gpuSmActive, 'smAct', 'mean'],
+    [SIG.gpuUtil, 'util', 'mean'],
+  ];
+  for (const [name, field, how] of fields)
+    for (const s of sig.series.get(name) ?? []) {
+      const w = gaugeWindows(bucketGauge(s.t, s.v, g), g);
+      (slot(s)[field] as Float64Array).set(w[how]);
+    }
+  for (const s of sig.series.get(SIG.gpuThrottleReasons) ?? []) {
+    const bits = nan(g.nb);
+    for (let i = 0; i < s.t.length; i++) {
+      const j = Math.floor((s.t[i] - g.t0) / g.step);
+      if (j >= 0 && j < g.nb) bits[j] = (Number.isNaN(bits[j]) ? 0 : bits[j]) | s.v[i];
+    }
+    const out = slot(s).thr;
+    for (let i = 0; i < g.n; i++) {
+      let acc = NaN;
+      for (let j = i; j < i + g.k; j++) if (!Number.isNaN(bits[j])) acc = (Number.isNaN(acc) ? 0 : acc) | bits[j];
+      out[i] = acc;
+    }
+  }
+  return [...by.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** Max over devices of a per-device gauge (the device closest to its limit matters). */
+function perDeviceMax(list: LoadedSeries[] | undefined, g: WindowGrid): Float64Array {
+  return combine(gauges(list, g).map((w) => w.mean), g.n, 'max');
+}
+
+export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
+  const n = g.n;
+  const have = new Set<string>([...sig.series.keys(), ...sig.histograms.keys()]);
+  if (sig.requests.length) have.add('spans');
+  if (sig.events.length) have.add('events');
+  const t = new Float64Array(n);
+  for (let i = 0; i < n; i++) t[i] = windowStart(g, i);
+
+  const kvW = gauges(seriesOf(sig, SIG.kvUsage), g, kvFull);
+  const runW = gauges(seriesOf(sig, SIG.reqRunning), g);
+  const waitW = gauges(seriesOf(sig, SIG.reqWaiting), g);
+  const hist = (name: string) => histogramWindows(histogramsOf(sig, name), g);
+  const e2e = hist(SIG.latE2e);
+  const ttft = hist(SIG.latTtft);
+  const itl = hist(SIG.latItl);
+  const queue = hist(SIG.latQueue);
+  const plenH = hist(SIG.reqPromptLen);
+  const glenH = hist(SIG.reqGenLen);
+
+  let lamOut = combine(rates(seriesOf(sig, SIG.reqFinished), g), n, 'sum');
+  if (!have.has(SIG.reqFinished)) {
+    const c = combine(rates(seriesOf(sig, countOf(SIG.latE2e)), g), n, 'sum');
+    if (c.some(Number.isFinite)) lamOut = c;
+    else if (e2e) lamOut = e2e.count.map((x) => x / (g.W / 1000));
+  }
+  const abort = combine(rates(seriesOf(sig, SIG.reqFinished), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
+  const errRate = combine(rates(seriesOf(sig, SIG.reqErrors), g), n, 'sum');
+  const errFrac = nan(n);
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(errRate[i])) continue;
+    const done = Number.isFinite(lamOut[i]) ? lamOut[i] : 0;
+    errFrac[i] = errRate[i] > 0 ? errRate[i] / Math.max(errRate[i], done) : 0;
+  }
+  const hits = combine(rates(seriesOf(sig, SIG.kvPrefixHits), g), n, 'sum');
+  const queries = combine(rates(seriesOf(sig, SIG.kvPrefixQueries), g), n, 'sum');
+  const hit = nan(n);
+  for (let i = 0; i < n; i++) if (queries[i] > 0) hit[i] = Math.min(1, hits[i] / queries[i]);
+  // Without the counters (SGLang exports only cache_hit_rate; vLLM's log line), the engine's own windowed
+  // hit-rate gauge is the reading: less exact (it covers the engine's recent queries), better than none.
+  if (!hit.some(Number.isFinite)) hit.set(combine(gauges(seriesOf(sig, SIG.kvPrefixHitRate), g).map((w) => w.mean), n, 'mean'));
+
+  const spansBy = (f: (r: RequestFact) => number | null) => requestWindows(sig.requests.filter((r) => r.side !== 'client'), g, f);
+  const fromSpans = (f: (r: RequestFact) => number | null, q: number | 'mean') =>
+    sig.requests.length ? spansBy(f).map((v) => (q === 'mean' ? sortedMean(v) : sortedQuantile(v, q))) : nan(n);
+  const histOr = (h: HistogramWindows | null, q: number, f: (r: RequestFact) => number | null) => (h ? h.quantile(q) : Float64Array.from(fromSpans(f, q)));
+
+  const ptok = rateOrGauge(sig, SIG.tokensPrompt, SIG.tokensPromptRate, g);
+  const gtok = rateOrGauge(sig, SIG.tokensGeneration, SIG.tokensGenerationRate, g);
+  const lengthMean = (name: string, h: HistogramWindows | null, f: (r: RequestFact) => number | null, tokRate: Float64Array) => {
+    const m = histogramMean(sig, name, g);
+    if (m.some(Number.isFinite)) return m;
+    if (sig.requests.some((r) => f(r) !== null)) return Float64Array.from(fromSpans(f, 'mean'));
+    if (h) return nan(n);
+    const out = nan(n);
+    for (let i = 0; i < n; i++) if (lamOut[i] > 0) out[i] = tokRate[i] / lamOut[i];
+    return out;
+  };
+  const promptOf = (r: RequestFact) => r.prompt_tokens;
+  const outputOf = (r: RequestFact) => r.output_tokens;
+  const spanLengths = sig.requests.some((r) => r.prompt_tokens !== null) ? spansBy(promptOf) : null;
+
+  const gpus = perGpu(sig, g);
+  const frame: Frame = {
+    grid: g,
+    t,
+    have,
+    kv: combine(kvW.map((w) => w.mean), n, 'max'),
+    kvMax: combine(kvW.map((w) => w.max), n, 'max'),
+    kvFrac: combine(kvW.map((w) => w.frac), n, 'max'),
+    run: combine(runW.map((w) => w.mean), n, 'sum'),
+    runMax: combine(runW.map((w) => w.max), n, 'sum'),
+    runMin: combine(runW.map((w) => w.min), n, 'sum'),
+    wait: combine(waitW.map((w) => w.mean), n, 'sum'),
+    waitMax: combine(waitW.map((w) => w.max), n, 'sum'),
+    waitMin: combine(waitW.map((w) => w.min), n, 'sum'),
+    gtok,
+    ptok,
+    lamOut,
+    lamIn: nan(n),
+    abort,
+    errFrac,
+    preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), n, 'sum'),
+    hit,
+    e2e99: histOr(e2e, 0.99, (r) => r.e2e_s),
+    e2e50: histOr(e2e, 0.5, (r) => r.e2e_s),
+    ttft99: histOr(ttft, 0.99, (r) => r.ttft_s),
+    ttft50: histOr(ttft, 0.5, (r) => r.ttft_s),
+    itl50: itl ? itl.quantile(0.5) : nan(n),
+    itl99: itl ? itl.quantile(0.99) : nan(n),
+    itlMean: histogramMean(sig, SIG.latItl, g),
+    q95: histOr(queue, 0.95, (r) => r.queue_s),
+    q99: histOr(queue, 0.99, (r) => r.queue_s),
+    ttftMean: histogramMean(sig, SIG.latTtft, g),
+    e2eMean: histogramMean(sig, SIG.latE2e, g),
+    queueMean: histogramMean(sig, SIG.latQueue, g),
+    prefillMean: histogramMean(sig, SIG.latPrefill, g),
+    plenMean: lengthMean(SIG.reqPromptLen, plenH, promptOf, ptok),
+    plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
+    glenMean: lengthMean(SIG.reqGenLen, glenH, outputOf, gtok),
+    glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
+    lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
+    util: combine(gpus.map((x) => x.util), n, 'mean'),
+    smAct: combine(gpus.map((x) => x.smAct), n, 'mean'),
+    smClk: combine(gpus.map((x) => x.clk), n, 'min'),
+    temp: combine(gpus.map((x) => x.temp), n, 'max'),
+    thr: combineBits(gpus.map((x) => x.thr), n),
+    gpus,
+    torchAlloc: perDeviceMax(seriesOf(sig, SIG.torchAllocated), g),
+    torchResv: perDeviceMax(seriesOf(sig, SIG.torchReserved), g),
+    accLen: accLen(sig, g),
+    loraActive: combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), n, 'sum'),
+    loraMax: holdLimit(seriesOf(sig, SIG.loraMax), g),
+    rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), n, 'sum'),
+    memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), n, 'min'),
+    swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), n, 'sum'),
+    kvCapacityTokens: kvCapacity(sig),
+    cudaGraphMax: lastValue(seriesOf(sig, SIG.engineCudaGraphMax)),
+    stalled: new Uint8Array(n),
+  };
+  markovBound(frame.q95, frame.queueMean, 0.95);
+  markovBound(frame.q99, frame.queueMean, 0.99);
+  if (queue) {
+    firstBucketTail(frame.q95, frame.queueMean, 0.95, queue.firstBound);
+    firstBucketTail(frame.q99, frame.queueMean, 0.99, queue.firstBound);
+  }
+  arrivals(frame);
+  applyStallBound(frame);
+  return frame;
+}
+
+/**
+ * A quantile interpolated inside the first bucket [0, b] says only "below b": vLLM's queue-time buckets
+ * start at 0.3 s, so a healthy queue reads P95 = 0.285 s whatever it is, and the queue score alone would
+ * call every healthy window degraded. There the mean carries the information: waiting times in a queue
+ * have a near-exponential tail, whose q-quantile is −mean·ln(1 − q).
+ */
+function firstBucketTail(qx: Float64Array, mean: Float64Array, q: number, firstBound: number): void {
+  const k = -Math.log(1 - q);
+  for (let i = 0; i < qx.length; i++) if (Number.isFinite(qx[i]) && qx[i] <= firstBound && mean[i] >= 0) qx[i] = Math.min(qx[i], mean[i] * k);
+}
+
+/**
+ * Caps a quantile of a non-negative latency by Markov's inequality, P(X ≥ x) ≤ mean/x, so the q-quantile
+ * is at most mean/(1 − q). Interpolating inside a histogram's first bucket places the quantile near that
+ * bucket's bound (vLLM's queue buckets start at 0.3 s, so a queue of a few ms reads ~0.29 s); the mean
+ * from the `.sum`/`.count` counters is exact and bounds it honestly.
+ */
+function markovBound(qx: Float64Array, mean: Float64Array, q: number): void {
+  for (let i = 0; i < qx.length; i++) if (Number.isFinite(qx[i]) && mean[i] >= 0) qx[i] = Math.min(qx[i], mean[i] / (1 - q));
+}
+
+/**
+ * lam_in ≈ lam_out + d(run + wait)/dt. The occupancy difference is taken between the nearest windows
+ * on either side that have data: a window without a scrape is unknown, and reading it as an empty
+ * engine would swing the arrival rate by ±occupancy/W around every gap.
+ */
+function arrivals(f: Frame): void {
+  const n = f.grid.n;
+  const occ = new Float64Array(n).fill(NaN);
+  for (let i = 0; i < n; i++) {
+    const r = f.run[i];
+    const w = f.wait[i];
+    if (Number.isFinite(r) || Number.isFinite(w)) occ[i] = (Number.isFinite(r) ? r : 0) + (Number.isFinite(w) ? w : 0);
+  }
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(f.lamOut[i])) continue;
+    let a = i - 1;
+    while (a >= 0 && i - a <= ARRIVAL_REACH && !Number.isFinite(occ[a])) a--;
+    let b = i + 1;
+    while (b < n && b - i <= ARRIVAL_REACH && !Number.isFinite(occ[b])) b++;
+    if (!(a >= 0 && i - a <= ARRIVAL_REACH && Number.isFinite(occ[a]))) a = Number.isFinite(occ[i]) ? i : -1;
+    if (!(b < n && b - i <= ARRIVAL_REACH && Number.isFinite(occ[b]))) b = Number.isFinite(occ[i]) ? i : -1;
+    const dOcc = a >= 0 && b > a ? ((occ[b] - occ[a]) / ((f.t[b] - f.t[a]) / 1000)) : 0;
+    f.lamIn[i] = Math.max(0, f.lamOut[i] + dOcc);
+  }
+}
+
+/** Windows searched on either side for an occupancy reading (a missed scrape or two). */
+const ARRIVAL_REACH = 3;
+
+/** Sum over engines of num_gpu_blocks × block_size, read off the cache-config info series' labels. */
+function kvCapacity(sig: Signals): number {
+  let total = 0;
+  for (const s of seriesOf(sig, SIG.engineCacheConfig)) {
+    const blocks = Number(s.labels.num_gpu_blocks);
+    const size = Number(s.labels.block_size);
+    if (blocks > 0 && size > 0) total += blocks * size;
+  }
+  return total > 0 ? total : NaN;
+}
+
+/**
+ * A configured limit per window: logged once at startup, it holds until the next value (a restart with
+ * other flags), so each window takes the latest value at or before its end.
+ */
+function holdLimit(list: LoadedSeries[], g: WindowGrid): Float64Array {
+  const pts = list.flatMap((s) => Array.from(s.t, (t, i) => [t, s.v[i]] as const)).filter(([, v]) => Number.isFinite(v)).sort((a, b) => a[0] - b[0]);
+  const out = nan(g.n);
+  let k = -1;
+  for (let i = 0; i < g.n; i++) {
+    const end = windowStart(g, i) + g.W;
+    while (k + 1 < pts.length && pts[k + 1][0] <= end) k++;
+    if (k >= 0) out[i] = pts[k][1];
+  }
+  return out;
+}
+
+/** The latest sample over a set of series (a configured limit: the last start's value holds). */
+function lastValue(list: LoadedSeries[]): number {
+  let t = -Infinity;
+  let v = NaN;
+  for (const s of list) for (let i = 0; i < s.t.length; i++) if (s.t[i] >= t && Number.isFinite(s.v[i])) {
+    t = s.t[i];
+    v = s.v[i];
+  }
+  return v;
+}
+
+function combineBits(parts: Float64Array[], n: number): Float64Array {
+  const out = nan(n);
+  for (const p of parts) for (let i = 0; i < n; i++) if (!Number.isNaN(p[i])) out[i] = (Number.isNaN(out[i]) ? 0 : out[i]) | p[i];
+  return out;
+}
+
+/** Mean accepted length of speculative decoding: a gauge, or 1 + accepted ÷ drafts from counters. */
+function accLen(sig: Signals, g: WindowGrid): Float64Array {
+  const direct = combine(gauges(seriesOf(sig, SIG.specAcceptLen), g).map((w) => w.mean), g.n, 'mean');
+  if (direct.some(Number.isFinite)) return direct;
+  const acc = combine(rates(seriesOf(sig, SIG.specAcceptedTokens), g), g.n, 'sum');
+  const drafts = combine(rates(seriesOf(sig, SIG.specDrafts), g), g.n, 'sum');
+  const out = nan(g.n);
+  for (let i = 0; i < g.n; i++) if (drafts[i] > 0) out[i] = 1 + acc[i] / drafts[i];
+  return out;
+}
+
+/**
+ * A stalled engine finishes nothing, so its latency histograms say nothing. Requests in flight since the
+ * stall began are at least that old, so over a streak of windows with no completions, no tokens and
+ * requests present, the elapsed time is a lower bound of the e2e (and, with a waiting queue, queue) latency.
+ */
+export function applyStallBound(f: Frame): void {
+  const { n, W } = f.grid;
+  let streakStart = NaN;
+  for (let i = 0; i < n; i++) {
+    const inFlight = (Number.isFinite(f.runMin[i]) ? f.runMin[i] : 0) + (Number.isFinite(f.waitMin[i]) ? f.waitMin[i] : 0);
+    const noneDone = f.lamOut[i] === 0;
+    const noTokens = !Number.isFinite(f.gtok[i]) || f.gtok[i] === 0;
+    const known = Number.isFinite(f.runMin[i]) || Number.isFinite(f.waitMin[i]);
+    if (!(known && inFlight > 0 && noneDone && noTokens)) {
+      streakStart = NaN;
+      continue;
+    }
+    if (Number.isNaN(streakStart)) streakStart = f.t[i];
+    const bound = (f.t[i] + W - streakStart) / 1000;
+    f.stalled[i] = 1;
+    f.e2e99[i] = Math.max(Number.isFinite(f.e2e99[i]) ? f.e2e99[i] : 0, bound);
+    if (f.waitMin[i] > 0) {
+      f.q95[i] = Math.max(Number.isFinite(f.q95[i]) ? f.q95[i] : 0, bound);
+      f.q99[i] = Math.max(Number.isFinite(f.q99[i]) ? f.q99[i] : 0, bound);
+    }
+  }
+}

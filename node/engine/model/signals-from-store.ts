@@ -1,0 +1,219 @@
+// Loads what the model reads of one incident: the canonical series (deduplicated), histogram snapshots,
+// the events the rules look for, request facts from spans, and allocation sites. All I/O of the model
+// is here; everything after it is pure.
+import type { AllocationSite, EventRow, SeriesKind } from '../../../common/contract/types';
+import type { Store } from '../store/store';
+import { EV, type EventKind } from '../../../common/names';
+
+export interface LoadedSeries {
+  id: number;
+  name: string;
+  labels: Record<string, string>;
+  kind: SeriesKind;
+  t: Float64Array;
+  v: Float64Array;
+}
+
+export interface HistogramSnapshot {
+  t: number;
+  le: number[];
+  counts: number[];
+}
+
+export interface LoadedHistogram {
+  id: number;
+  name: string;
+  labels: Record<string, string>;
+  snaps: HistogramSnapshot[];
+}
+
+/** One request as spans describe it (attribute names listed in REQUEST_ATTRS). */
+export interface RequestFact {
+  ref: string;
+  start_ms: number;
+  end_ms: number;
+  prompt_tokens: number | null;
+  output_tokens: number | null;
+  ttft_s: number | null;
+  queue_s: number | null;
+  e2e_s: number;
+  side: 'client' | 'server' | null;
+  request_id: string | null;
+  lora: string | null;
+  /** The model the request named (a LoRA adapter's name when it was one), or null. */
+  model: string | null;
+}
+
+export interface Signals {
+  incidentId: number;
+  start_ms: number;
+  end_ms: number;
+  series: Map<string, LoadedSeries[]>;
+  histograms: Map<string, LoadedHistogram[]>;
+  events: EventRow[];
+  requests: RequestFact[];
+  sites: AllocationSite[];
+  meta: Record<string, unknown>;
+}
+
+/** Span attributes read as request facts, first present wins. */
+export const REQUEST_ATTRS = {
+  prompt_tokens: ['request.prompt_tokens', 'gen_ai.usage.prompt_tokens', 'gen_ai.usage.input_tokens', 'llm.input_tokens'],
+  output_tokens: ['request.output_tokens', 'request.completion_tokens', 'gen_ai.usage.completion_tokens', 'gen_ai.usage.output_tokens', 'llm.output_tokens'],
+  ttft_s: ['request.ttft_s', 'gen_ai.latency.time_to_first_token'],
+  queue_s: ['request.queue_s', 'gen_ai.latency.time_in_queue'],
+  e2e_s: ['request.e2e_s', 'gen_ai.latency.e2e'],
+  side: ['request.side', 'span.kind', 'otel.kind'],
+  request_id: ['request.id', 'gen_ai.request.id'],
+  lora: ['request.lora', 'gen_ai.request.lora', 'lora.name'],
+  model: ['request.model', 'gen_ai.request.model', 'gen_ai.response.model', 'llm.model'],
+} as const;
+
+/** Event kinds the rules read. */
+export const EVENT_KINDS: EventKind[] = [
+  EV.oom, EV.hostOomKill, EV.xid, EV.gpuFallenOff, EV.gpuLost, EV.engineStart, EV.engineRestart, EV.engineCrash, EV.version, EV.config, EV.deploy,
+  EV.ncclTimeout, EV.ncclError, EV.preemption, EV.traceback, EV.abort,
+];
+
+/** Labels that name where a series came from rather than what it measures. */
+const PROVENANCE_LABELS = new Set(['source', 'job', 'file']);
+
+const MAX_REQUEST_SPANS = 500_000;
+
+export function loadSignals(store: Store, incidentId: number): Signals {
+  const inc = store.incidentSpan(incidentId);
+  if (!inc) throw new Error(`no incident ${incidentId} in ${store.file}`);
+  const catalog = store.seriesCatalog(incidentId);
+  const series = new Map<string, LoadedSeries[]>();
+  const histograms = new Map<string, LoadedHistogram[]>();
+  const origin = new Map<number, string | null>();
+  for (const c of catalog) {
+    origin.set(c.id, c.source_path);
+    if (c.kind === 'histogram') {
+      const snaps = store.histogramSnapshots(c.id);
+      if (snaps.length) push(histograms, c.name, { id: c.id, name: c.name, labels: c.labels, snaps });
+      continue;
+    }
+    const { t, v } = store.sampleArrays(c.id);
+    if (t.length) push(series, c.name, { id: c.id, name: c.name, labels: c.labels, kind: c.kind as SeriesKind, t, v });
+  }
+  for (const list of series.values()) nameInstancesByFile(list, origin, (s) => [s.t[0], s.t[s.t.length - 1]]);
+  for (const list of histograms.values()) nameInstancesByFile(list, origin, (h) => [h.snaps[0].t, h.snaps[h.snaps.length - 1].t]);
+  for (const [name, list] of series) series.set(name, dedupe(list, (s) => s.t.length));
+  for (const [name, list] of histograms) histograms.set(name, dedupe(list, (h) => h.snaps.length));
+
+  const events = store.queryEvents({ incident_id: incidentId, kinds: EVENT_KINDS, limit: 100_000 }).rows;
+  const requests = store
+    .querySpans({ incident_id: incidentId, limit: MAX_REQUEST_SPANS })
+    .map((s) => requestFact(`${s.trace_id}/${s.span_id}`, s.start_ms, s.end_ms, s.attrs))
+    .filter((r): r is RequestFact => r !== null);
+  const sites = store.allocationCount(incidentId) ? store.allocationSites(incidentId) : [];
+
+  let start = inc.start_ms ?? Infinity;
+  let end = inc.end_ms ?? -Infinity;
+  for (const list of series.values())
+    for (const s of list) {
+      start = Math.min(start, s.t[0]);
+      end = Math.max(end, s.t[s.t.length - 1]);
+    }
+  if (!Number.isFinite(start)) start = end = 0;
+  return { incidentId, start_ms: start, end_ms: end, series, histograms, events, requests, sites, meta: store.incidentMeta(incidentId) };
+}
+
+/**
+ * Two files that report the same signal with the same labels over the same time are two processes —
+ * one log per replica, one exposition per pod — not one signal seen twice, so each is named after its
+ * file (`instance` = the file's name) where no label names it already. Files that follow each other in
+ * time (a rotated log) stay one series, and the longest is kept by dedupe().
+ */
+function nameInstancesByFile<T extends { id: number; labels: Record<string, string> }>(list: T[], origin: Map<number, string | null>, span: (x: T) => [number, number]): void {
+  const groups = new Map<string, T[]>();
+  for (const x of list) {
+    if (x.labels.instance || x.labels.pod || x.labels.host) continue;
+    const k = identity(x.labels);
+    const g = groups.get(k);
+    if (g) g.push(x);
+    else groups.set(k, [x]);
+  }
+  for (const g of groups.values()) {
+    const files = new Set(g.map((x) => origin.get(x.id) ?? ''));
+    if (g.length < 2 || files.size < 2) continue;
+    const overlap = g.some((a, i) => g.some((b, j) => j > i && origin.get(a.id) !== origin.get(b.id) && span(a)[0] < span(b)[1] && span(b)[0] < span(a)[1]));
+    if (!overlap) continue;
+    for (const x of g) {
+      const path = origin.get(x.id);
+      if (path) x.labels = { ...x.labels, instance: fileStem(path) };
+    }
+  }
+}
+
+/** `logs/vllm-7d9f-x2k.log.gz` → `vllm-7d9f-x2k`. */
+function fileStem(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  return base.replace(/(\.(gz|zst|bz2|xz))?$/i, '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/\.(prom|txt|log|jsonl?|csv)$/i, '');
+}
+
+function push<T>(m: Map<string, T[]>, k: string, x: T): void {
+  const l = m.get(k);
+  if (l) l.push(x);
+  else m.set(k, [x]);
+}
+
+const identity = (labels: Record<string, string>): string =>
+  JSON.stringify(Object.entries(labels).filter(([k]) => !PROVENANCE_LABELS.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+/**
+ * The same signal seen by two sources (a Prometheus scrape and the engine's log) must not be counted
+ * twice: series whose labels agree apart from provenance keep the densest, and an unlabelled series
+ * next to labelled ones is the less specific view of the same engines.
+ */
+export function dedupe<T extends { labels: Record<string, string> }>(list: T[], size: (x: T) => number): T[] {
+  const byId = new Map<string, T>();
+  for (const s of list) {
+    const k = identity(s.labels);
+    const known = byId.get(k);
+    if (!known || size(s) > size(known)) byId.set(k, s);
+  }
+  const kept = [...byId.values()];
+  const labelled = kept.filter((s) => identity(s.labels) !== '[]');
+  return labelled.length && labelled.length < kept.length ? labelled : kept;
+}
+
+function pick(attrs: Record<string, unknown>, keys: readonly string[]): unknown {
+  for (const k of keys) if (attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== '') return attrs[k];
+  return undefined;
+}
+
+function num(x: unknown): number | null {
+  const n = typeof x === 'number' ? x : typeof x === 'string' && x.trim() !== '' ? Number(x) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A span is a request when it carries any request fact; others (internal spans) are skipped. */
+export function requestFact(ref: string, start_ms: number, end_ms: number, attrs: Record<string, unknown>): RequestFact | null {
+  const prompt = num(pick(attrs, REQUEST_ATTRS.prompt_tokens));
+  const output = num(pick(attrs, REQUEST_ATTRS.output_tokens));
+  const ttft = num(pick(attrs, REQUEST_ATTRS.ttft_s));
+  const queue = num(pick(attrs, REQUEST_ATTRS.queue_s));
+  const e2e = num(pick(attrs, REQUEST_ATTRS.e2e_s));
+  const id = pick(attrs, REQUEST_ATTRS.request_id);
+  if (prompt === null && output === null && ttft === null && e2e === null && id === undefined) return null;
+  const sideRaw = String(pick(attrs, REQUEST_ATTRS.side) ?? '').toLowerCase();
+  const side = sideRaw === 'client' || sideRaw === '3' ? 'client' : sideRaw === 'server' || sideRaw === '2' ? 'server' : null;
+  const lora = pick(attrs, REQUEST_ATTRS.lora);
+  const model = pick(attrs, REQUEST_ATTRS.model);
+  return {
+    ref,
+    start_ms,
+    end_ms,
+    prompt_tokens: prompt,
+    output_tokens: output,
+    ttft_s: ttft,
+    queue_s: queue,
+    e2e_s: e2e ?? (end_ms - start_ms) / 1000,
+    side,
+    request_id: id === undefined ? null : String(id),
+    lora: lora === undefined ? null : String(lora),
+    model: model === undefined ? null : String(model),
+  };
+}

@@ -1,0 +1,131 @@
+// What makes an incident abnormal whether or not a rule explains it (docs/four-quadrant-model.md §7, Status): a crash, an
+// OOM, an Xid, an outage, a stall, the joint trigger, a sustained symptom alert. With no rule firing
+// these make the status "unexplained" with their evidence and onset — an engine that died of a CUDA OOM
+// must never read "healthy" because no rule's REQUIRE held.
+import type { Alert, Evidence } from '../../../common/contract/diagnosis';
+import type { EventRow } from '../../../common/contract/types';
+import type { ModelConfig } from './config';
+import type { Frame } from './frame';
+import type { Range } from './causes/context';
+import type { Signals } from './signals-from-store';
+import { EV } from '../../../common/names';
+import { ENGINE_FAMILY } from './windows';
+
+/** Event kinds that are faults by themselves. */
+const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
+/** A traceback is a fault when it is one of these (a handled client error prints tracebacks too). */
+const FATAL_TRACE = /EngineDeadError|CUDA error|out of memory|NCCL|Segmentation fault|fatal/i;
+
+export interface AbnormalInputs {
+  f: Frame;
+  sig: Signals;
+  cfg: ModelConfig;
+  base: Range;
+  alerts: Alert[];
+  /** Joint-trigger window, -1 when it never fired. */
+  onsetIndex: number;
+}
+
+/** Evidence that something went wrong, earliest first; empty for a healthy incident. */
+export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
+  const { f, sig, cfg } = x;
+  const from = f.t[0];
+  const to = f.t[f.grid.n - 1] + f.grid.W;
+  const out: Evidence[] = [];
+  const faults = sig.events.filter((e) => e.ts_ms >= from && e.ts_ms <= to && isFault(e));
+  for (const e of faults.slice(0, MAX_EVENTS)) out.push({ kind: 'event', ref: String(e.id), start_ms: e.ts_ms, end_ms: e.ts_ms, text: `${e.kind}: ${e.text.slice(0, 160)}` });
+
+  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b));
+  if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });
+
+  const stall = longestStall(f, x.base);
+  if (stall && stall.ms >= cfg.causes.hang_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: stall.start, end_ms: stall.end, text: `no tokens with requests in flight for ${Math.round(stall.ms / 1000)} s (stall)` });
+
+  if (x.onsetIndex >= 0) out.push({ kind: 'series', ref: 'lat.e2e', start_ms: f.t[x.onsetIndex], end_ms: f.t[x.onsetIndex] + f.grid.W, text: 'joint trigger: P99 latency up and token rate down against the baseline' });
+  for (const a of x.alerts) {
+    // A symptom alert is an incident once it has stayed on a while: near capacity, a healthy engine queues
+    // for a minute at a traffic peak and recovers by itself.
+    if (a.family === 'resources' || (a.resolved_ms ?? to) - a.first_fired_ms < cfg.alerts.incident_min_ms) continue;
+    out.push({ kind: 'series', ref: a.family, start_ms: a.first_fired_ms, end_ms: a.resolved_ms ?? to, text: `${a.family} alert` });
+  }
+  return out.sort((a, b) => a.start_ms - b.start_ms);
+}
+
+const MAX_EVENTS = 10;
+
+function isFault(e: EventRow): boolean {
+  if (FAULT_KINDS.has(e.kind)) return true;
+  return e.kind === EV.traceback && FATAL_TRACE.test(e.text);
+}
+
+/** Whether a window has any reading from the serving engine. */
+const engineSeen = (f: Frame, i: number) =>
+  Number.isFinite(f.gtok[i]) || Number.isFinite(f.run[i]) || Number.isFinite(f.wait[i]) || Number.isFinite(f.kv[i]) || Number.isFinite(f.lamOut[i]);
+
+/**
+ * The longest stretch after the baseline where the engine, seen before, reported nothing (scrapes
+ * failed, the process was down), measured in time; trailing silence counts (an engine that died for good).
+ */
+function longestSilence(f: Frame, base: Range, spoke: (startMs: number, endMs: number) => boolean): { ms: number; start: number; end: number } | null {
+  let seen = false;
+  for (let i = base[0]; i <= base[1]; i++) seen ||= engineSeen(f, i);
+  if (!seen) return null;
+  let best: { ms: number; start: number; end: number } | null = null;
+  let from = -1;
+  for (let i = base[1] + 1; i <= f.grid.n; i++) {
+    const quiet = i < f.grid.n && !engineSeen(f, i);
+    if (quiet && from < 0) from = i;
+    if (!quiet && from >= 0) {
+      const start = f.t[from];
+      const end = i < f.grid.n ? f.t[i] + f.grid.W / 2 : f.t[f.grid.n - 1] + f.grid.W;
+      if ((!best || end - start > best.ms) && !spoke(start, end)) best = { ms: end - start, start, end };
+      from = -1;
+    }
+  }
+  return best;
+}
+
+/** The longest stretch after the baseline with zero tokens and requests in flight (unknown windows bridge). */
+function longestStall(f: Frame, base: Range): { ms: number; start: number; end: number } | null {
+  let best: { ms: number; start: number; end: number } | null = null;
+  let first = -1;
+  let last = -1;
+  const close = () => {
+    if (first < 0) return;
+    const end = f.t[last] + f.grid.W;
+    if (!best || end - f.t[first] > best.ms) best = { ms: end - f.t[first], start: f.t[first], end };
+    first = last = -1;
+  };
+  for (let i = base[1] + 1; i < f.grid.n; i++) {
+    if (!Number.isFinite(f.gtok[i])) continue;
+    const inFlight = (Number.isFinite(f.runMin[i]) ? f.runMin[i] : 0) + (Number.isFinite(f.waitMin[i]) ? f.waitMin[i] : 0);
+    if (f.gtok[i] === 0 && inFlight > 0 && !(f.lamOut[i] > 0)) {
+      if (first < 0) first = i;
+      last = i;
+    } else close();
+  }
+  close();
+  return best;
+}
+
+/**
+ * Whether any of the engine's own series, from any source, has a reading in [startMs, endMs]. The frame
+ * reads each signal from its best source (the scrape before the log line), so lost scrapes look silent
+ * there while the engine's log went on talking: that is a gap in one source, not an outage.
+ */
+export function engineSpoke(sig: Signals, startMs: number, endMs: number): boolean {
+  for (const [name, list] of sig.series) {
+    if (!ENGINE_FAMILY.test(name)) continue;
+    for (const s of list) {
+      let lo = 0;
+      let hi = s.t.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (s.t[mid] < startMs) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < s.t.length && s.t[lo] <= endMs) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,277 @@
+// Engine metric names → Quadscope's canonical signals (docs/four-quadrant-model.md §1). Pure and
+// table-driven: every importer of metrics (Prometheus text and JSON, and by the same names the log,
+// nvidia-smi and kernel-log importers) asks here, so one signal has one name whatever produced it.
+//
+// Canonical series (name — unit — kind — from):
+//   gpu.mem.used, gpu.mem.total, gpu.mem.free, gpu.mem.reserved — bytes — gauge — DCGM FB_* (MiB), nvidia-smi
+//       (gpu.mem.total from DCGM is FB_TOTAL, or FB_USED+FB_FREE+FB_RESERVED per scrape, metric label
+//       "DCGM_FI_DEV_FB_USED+FB_FREE+FB_RESERVED")
+//   gpu.util, gpu.sm_active, gpu.mem_util, gpu.dram_active, gpu.tensor_active, gpu.fan — fraction — gauge
+//   gpu.sm_clock, gpu.mem_clock — MHz — gauge;  gpu.power, gpu.power_limit — W;  gpu.temp, gpu.mem_temp — C
+//   gpu.throttle_reasons — bitmask — gauge (NVML clocks-event bits: 0x1 idle, 0x4 SW power cap, 0x8 HW
+//       slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 power brake)
+//   gpu.throttle_time — seconds — counter, label reason (nvidia-smi clocks_event_reasons_counters.*)
+//   gpu.xid — code — gauge (value = Xid code; DCGM XID_ERRORS = last Xid, 0 = none; kernel log: label bus_id)
+//   gpu.ecc_dbe, gpu.ecc_sbe — count — counter;  gpu.row_remap_pending, gpu.row_remap_failure — count — gauge
+//   gpu.pcie_replays — count — counter;  gpu.energy — J — counter
+//   proc.gpu_mem.used — bytes — gauge, labels pid, process (nvidia-smi --query-compute-apps; pmon fb, with gpu)
+//   proc.sm_util, proc.mem_util, proc.enc_util, proc.dec_util, proc.jpg_util, proc.ofa_util — fraction — gauge,
+//       labels gpu, pid, process (nvidia-smi pmon: one process's share of the GPU);  proc.gpu_mem.ccpm — bytes
+//   kv.usage, kv.cpu_usage — fraction — gauge;  kv.used_tokens — tokens — gauge (SGLang)
+//   kv.swa_usage — fraction — gauge;  kv.swa_used_tokens — tokens — gauge (SGLang hybrid models' sliding-window
+//       pool, log lines "swa token usage" / "#swa token"; kv.usage is then the full-attention pool's)
+//   kv.prefix_queries, kv.prefix_hits — tokens — counter;  kv.prefix_hit_rate — fraction — gauge (SGLang
+//       cache_hit_rate, vLLM V0 gpu_prefix_cache_hit_rate, log lines: a windowed rate, not a counter)
+//   kv.preemptions — count — counter (vLLM, SGLang num_retracted_requests_total, V0 preemption warnings)
+//   kv.retracted — count — gauge (SGLang num_retracted_reqs; pitfall 6: prefer the counter)
+//   req.running, req.waiting, req.swapped — count — gauge
+//   req.finished — count — counter, label reason (vLLM finished_reason; TGI request_success → reason "success")
+//   req.arrivals — count — counter (TGI request_count)
+//   req.errors — count — counter (TGI request_failure, HTTP 5xx of http_requests_total, access-log 5xx)
+//   http.requests — count — counter, label status (non-5xx http_requests_total)
+//   tokens.prompt, tokens.generation — tokens — counter (also the _sum of TGI's token histograms)
+//   tokens.prompt_rate, tokens.generation_rate — tokens/s — gauge (vLLM V0 avg_*_throughput, SGLang
+//       gen_throughput, stats log lines)
+//   lat.e2e, lat.ttft, lat.itl, lat.queue, lat.prefill, lat.decode, lat.inference, lat.tpot_request,
+//       lat.validation — seconds — histogram
+//   req.prompt_len, req.gen_len, req.max_gen_len, req.prefill_computed — tokens — histogram
+//   batch.tokens — tokens — histogram (vllm:iteration_tokens_total);  batch.forward — seconds — histogram
+//   batch.max_tokens — tokens — gauge (TGI batch_current_max_tokens)
+//   spec.accept_len — tokens — gauge;  spec.acceptance_rate — fraction — gauge
+//   spec.accepted_tokens, spec.draft_tokens, spec.drafts — tokens/count — counter (acc_len = 1 + accepted/drafts)
+//   lora.active — count — gauge (distinct adapters in vllm:lora_requests_info running+waiting; label max_lora)
+//   engine.cache_config — info (labels = vLLM cache config: block_size, num_gpu_blocks, …)
+//   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
+// Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
+// maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name.
+// Histograms: one series of kind 'histogram' carries the buckets; `<name>.sum` and `<name>.count` are
+// counters. Every canonical series carries label `metric` = the original metric name, so the V0 and
+// V1 spellings of one signal stay separate series (the model picks; kv_cache_usage_perc wins).
+// Labels renamed: model_name → model, Hostname/hostname → host, UUID → gpu_uuid, modelName → gpu_model,
+// pci_bus_id → bus_id, finished_reason → reason; DCGM_FI_* info labels dropped; gpu, engine kept.
+import type { SeriesKind } from '../../../common/contract/types';
+
+export type Labels = Record<string, string>;
+
+export interface Canonical {
+  name: string;
+  unit: string;
+  kind: SeriesKind;
+  /** Multiplies values (and histogram bounds) into the canonical unit. */
+  scale: number;
+  labels: Labels;
+  /** A histogram whose `_sum` is also this counter (TGI token histograms → tokens.*). */
+  sumAs?: string;
+  /** The value comes from the labels, not the sample (vllm:lora_requests_info → adapter count). */
+  valueFromLabels?: (labels: Labels) => number;
+}
+
+export const MIB = 1024 * 1024;
+
+interface Rule {
+  name: string | ((labels: Labels) => string);
+  unit: string;
+  kind: SeriesKind;
+  scale?: number;
+  sumAs?: string;
+  labels?: (labels: Labels) => Labels;
+  valueFromLabels?: (labels: Labels) => number;
+}
+
+const g = (name: string, unit: string, scale = 1): Rule => ({ name, unit, kind: 'gauge', scale });
+const c = (name: string, unit: string, scale = 1): Rule => ({ name, unit, kind: 'counter', scale });
+const h = (name: string, unit: string, scale = 1, sumAs?: string): Rule => ({ name, unit, kind: 'histogram', scale, sumAs });
+
+const adapters = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+
+/** vLLM names without the `vllm:` prefix; counters without `_total`. */
+const VLLM: Record<string, Rule> = {
+  num_requests_running: g('req.running', 'count'),
+  num_requests_waiting: g('req.waiting', 'count'),
+  num_requests_swapped: g('req.swapped', 'count'),
+  kv_cache_usage_perc: g('kv.usage', 'fraction'),
+  gpu_cache_usage_perc: g('kv.usage', 'fraction'),
+  cpu_cache_usage_perc: g('kv.cpu_usage', 'fraction'),
+  gpu_prefix_cache_hit_rate: g('kv.prefix_hit_rate', 'fraction'),
+  num_preemptions: c('kv.preemptions', 'count'),
+  prompt_tokens: c('tokens.prompt', 'tokens'),
+  generation_tokens: c('tokens.generation', 'tokens'),
+  request_success: c('req.finished', 'count'),
+  prefix_cache_queries: c('kv.prefix_queries', 'tokens'),
+  prefix_cache_hits: c('kv.prefix_hits', 'tokens'),
+  avg_prompt_throughput_toks_per_s: g('tokens.prompt_rate', 'tokens/s'),
+  avg_generation_throughput_toks_per_s: g('tokens.generation_rate', 'tokens/s'),
+  time_to_first_token_seconds: h('lat.ttft', 'seconds'),
+  inter_token_latency_seconds: h('lat.itl', 'seconds'),
+  time_per_output_token_seconds: h('lat.itl', 'seconds'),
+  request_time_per_output_token_seconds: h('lat.tpot_request', 'seconds'),
+  e2e_request_latency_seconds: h('lat.e2e', 'seconds'),
+  request_queue_time_seconds: h('lat.queue', 'seconds'),
+  request_prefill_time_seconds: h('lat.prefill', 'seconds'),
+  request_decode_time_seconds: h('lat.decode', 'seconds'),
+  request_inference_time_seconds: h('lat.inference', 'seconds'),
+  request_prompt_tokens: h('req.prompt_len', 'tokens'),
+  request_generation_tokens: h('req.gen_len', 'tokens'),
+  request_max_num_generation_tokens: h('req.max_gen_len', 'tokens'),
+  request_prefill_kv_computed_tokens: h('req.prefill_computed', 'tokens'),
+  iteration_tokens_total: h('batch.tokens', 'tokens'),
+  spec_decode_num_accepted_tokens: c('spec.accepted_tokens', 'tokens'),
+  spec_decode_num_draft_tokens: c('spec.draft_tokens', 'tokens'),
+  spec_decode_num_drafts: c('spec.drafts', 'count'),
+  spec_decode_draft_acceptance_rate: g('spec.acceptance_rate', 'fraction'),
+  cache_config_info: { name: 'engine.cache_config', unit: '', kind: 'info' },
+  lora_requests_info: {
+    name: 'lora.active',
+    unit: 'count',
+    kind: 'gauge',
+    labels: (l): Labels => (l.max_lora !== undefined ? { max_lora: l.max_lora } : {}),
+    valueFromLabels: (l) => new Set([...adapters(l.running_lora_adapters), ...adapters(l.waiting_lora_adapters)]).size,
+  },
+};
+
+const SGLANG: Record<string, Rule> = {
+  num_running_reqs: g('req.running', 'count'),
+  num_queue_reqs: g('req.waiting', 'count'),
+  token_usage: g('kv.usage', 'fraction'),
+  num_used_tokens: g('kv.used_tokens', 'tokens'),
+  gen_throughput: g('tokens.generation_rate', 'tokens/s'),
+  cache_hit_rate: g('kv.prefix_hit_rate', 'fraction'),
+  spec_accept_length: g('spec.accept_len', 'tokens'),
+  num_retracted_reqs: g('kv.retracted', 'count'),
+  num_retracted_requests: c('kv.preemptions', 'count'),
+  prompt_tokens: c('tokens.prompt', 'tokens'),
+  generation_tokens: c('tokens.generation', 'tokens'),
+  cached_tokens: c('kv.prefix_hits', 'tokens'),
+  time_to_first_token_seconds: h('lat.ttft', 'seconds'),
+  time_per_output_token_seconds: h('lat.itl', 'seconds'),
+  inter_token_latency_seconds: h('lat.itl', 'seconds'),
+  e2e_request_latency_seconds: h('lat.e2e', 'seconds'),
+  queue_time_seconds: h('lat.queue', 'seconds'),
+};
+
+/** TGI names without the `tgi_` prefix; durations are seconds without a `_seconds` suffix. */
+const TGI: Record<string, Rule> = {
+  batch_current_size: g('req.running', 'count'),
+  queue_size: g('req.waiting', 'count'),
+  batch_current_max_tokens: g('batch.max_tokens', 'tokens'),
+  request_count: c('req.arrivals', 'count'),
+  request_success: { ...c('req.finished', 'count'), labels: (l) => ({ ...l, reason: 'success' }) },
+  request_failure: c('req.errors', 'count'),
+  request_duration: h('lat.e2e', 'seconds'),
+  request_queue_duration: h('lat.queue', 'seconds'),
+  request_inference_duration: h('lat.inference', 'seconds'),
+  request_validation_duration: h('lat.validation', 'seconds'),
+  request_mean_time_per_token_duration: h('lat.itl', 'seconds'),
+  batch_forward_duration: h('batch.forward', 'seconds'),
+  request_input_length: h('req.prompt_len', 'tokens', 1, 'tokens.prompt'),
+  request_generated_tokens: h('req.gen_len', 'tokens', 1, 'tokens.generation'),
+};
+
+/** DCGM names without the `DCGM_FI_` prefix. */
+const DCGM: Record<string, Rule> = {
+  DEV_FB_USED: g('gpu.mem.used', 'bytes', MIB),
+  DEV_FB_FREE: g('gpu.mem.free', 'bytes', MIB),
+  DEV_FB_RESERVED: g('gpu.mem.reserved', 'bytes', MIB),
+  DEV_FB_TOTAL: g('gpu.mem.total', 'bytes', MIB),
+  DEV_GPU_UTIL: g('gpu.util', 'fraction', 0.01),
+  DEV_MEM_COPY_UTIL: g('gpu.mem_util', 'fraction', 0.01),
+  PROF_SM_ACTIVE: g('gpu.sm_active', 'fraction'),
+  PROF_DRAM_ACTIVE: g('gpu.dram_active', 'fraction'),
+  PROF_PIPE_TENSOR_ACTIVE: g('gpu.tensor_active', 'fraction'),
+  DEV_SM_CLOCK: g('gpu.sm_clock', 'MHz'),
+  DEV_MEM_CLOCK: g('gpu.mem_clock', 'MHz'),
+  DEV_POWER_USAGE: g('gpu.power', 'W'),
+  DEV_POWER_MGMT_LIMIT: g('gpu.power_limit', 'W'),
+  DEV_GPU_TEMP: g('gpu.temp', 'C'),
+  DEV_MEMORY_TEMP: g('gpu.mem_temp', 'C'),
+  DEV_CLOCK_THROTTLE_REASONS: g('gpu.throttle_reasons', 'bitmask'),
+  DEV_CLOCKS_EVENT_REASONS: g('gpu.throttle_reasons', 'bitmask'),
+  DEV_XID_ERRORS: g('gpu.xid', 'code'),
+  DEV_ECC_DBE_VOL_TOTAL: c('gpu.ecc_dbe', 'count'),
+  DEV_ECC_SBE_VOL_TOTAL: c('gpu.ecc_sbe', 'count'),
+  DEV_ROW_REMAP_FAILURE: g('gpu.row_remap_failure', 'count'),
+  DEV_ROW_REMAP_PENDING: g('gpu.row_remap_pending', 'count'),
+  DEV_PCIE_REPLAY_COUNTER: c('gpu.pcie_replays', 'count'),
+  DEV_TOTAL_ENERGY_CONSUMPTION: c('gpu.energy', 'J', 0.001),
+};
+
+const GENERIC: Record<string, Rule> = {
+  process_resident_memory_bytes: g('host.rss', 'bytes'),
+  process_cpu_seconds: c('host.cpu_seconds', 'seconds'),
+  http_requests: {
+    name: (l) => (/^5/.test(l.status ?? '') ? 'req.errors' : 'http.requests'),
+    unit: 'count',
+    kind: 'counter',
+  },
+};
+
+const LABEL_RENAMES: Record<string, string> = {
+  model_name: 'model',
+  Hostname: 'host',
+  hostname: 'host',
+  UUID: 'gpu_uuid',
+  modelName: 'gpu_model',
+  pci_bus_id: 'bus_id',
+  finished_reason: 'reason',
+};
+
+/** Renames the identity labels (see the header) and drops DCGM's constant info labels. */
+export function canonicalLabels(labels: Labels): Labels {
+  const out: Labels = {};
+  for (const k in labels) {
+    if (k.startsWith('DCGM_FI_')) continue;
+    out[LABEL_RENAMES[k] ?? k] = labels[k];
+  }
+  return out;
+}
+
+/** Ray Serve LLM re-exports vLLM's metrics through Ray's own exporter, as `ray_vllm:<name>`. */
+const RAY_VLLM = 'ray_vllm:';
+
+function findRule(metric: string): Rule | undefined {
+  if (metric.startsWith(RAY_VLLM)) return findRule(metric.slice(4));
+  const table = metric.startsWith('vllm:')
+    ? VLLM
+    : metric.startsWith('sglang:')
+      ? SGLANG
+      : metric.startsWith('tgi_')
+        ? TGI
+        : metric.startsWith('DCGM_FI_')
+          ? DCGM
+          : GENERIC;
+  const bare = table === VLLM ? metric.slice(5) : table === SGLANG ? metric.slice(7) : table === TGI ? metric.slice(4) : table === DCGM ? metric.slice(8) : metric;
+  return table[bare] ?? (bare.endsWith('_total') ? table[bare.slice(0, -6)] : undefined);
+}
+
+/**
+ * The canonical series for one metric family (histogram and summary families without their `_bucket`
+ * / `_sum` / `_count` suffix) and its labels, or null when the metric is not one Quadscope knows —
+ * such metrics are imported under their own name and labels. `typeKind` is what the exposition's
+ * `# TYPE` said; it wins over the table, which only fills in when the source said nothing.
+ */
+export function canonicalMetric(metric: string, labels: Labels, typeKind?: SeriesKind): Canonical | null {
+  const rule = findRule(metric);
+  if (!rule) return null;
+  const renamed = canonicalLabels(labels);
+  const kept = rule.labels ? rule.labels(renamed) : renamed;
+  // Ray's exporter writes counters as gauges (without `_total`): for ray_vllm: a counter stays one.
+  const rayCounter = rule.kind === 'counter' && typeKind === 'gauge' && metric.startsWith(RAY_VLLM);
+  const kind = typeKind && typeKind !== 'unknown' && rule.kind !== 'info' && !rayCounter ? typeKind : rule.kind;
+  return {
+    name: typeof rule.name === 'function' ? rule.name(labels) : rule.name,
+    unit: rule.unit,
+    kind,
+    scale: rule.scale ?? 1,
+    labels: { ...kept, metric },
+    sumAs: rule.sumAs,
+    valueFromLabels: rule.valueFromLabels,
+  };
+}
+
+/** DCGM's "blank" values mean "no reading": int64/fp64 blanks near 9.22e18, and for DCGM fields also
+ * the int32 blanks (0x7ffffff0…) and the fp64 blank 2^47. */
+export function isBlankSentinel(metric: string, value: number): boolean {
+  if (value >= 9.2e18) return true;
+  if (!metric.startsWith('DCGM_')) return false;
+  return (value >= 2147483632 && value <= 2147483647) || value >= 140737488355328;
+}
