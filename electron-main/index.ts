@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Wire } from '../common/contract/api';
+import { defaultDbFile } from '../node/workspace';
 import { startEngineHost } from './engine-host';
 import { registerIpc, sendEvent } from './ipc';
 import { printHtmlToPdf } from './report-pdf';
@@ -17,7 +18,8 @@ let win: BrowserWindow | null = null;
 void app.whenReady().then(() => {
   const outDir = join(__dirname, '..');
   serveRenderer(join(outDir, 'renderer'));
-  const dbFile = process.env.QUADSCOPE_DB ?? join(app.getPath('userData'), 'workspace.db');
+  // The same workspace as the CLI and browser mode (QUADSCOPE_DB / QUADSCOPE_HOME override it).
+  const dbFile = defaultDbFile();
   // Native files live outside the asar (electron-builder.yml asarUnpack); the demo bundle in resources.
   const unpacked = app.getAppPath().replace(/app\.asar$/, 'app.asar.unpacked');
   const env: Record<string, string> = { QUADSCOPE_NVML_ADDON: join(unpacked, 'native', 'nvml', 'build', 'Release', 'quadscope_nvml.node') };

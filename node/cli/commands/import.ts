@@ -2,7 +2,7 @@
 import type { Command } from '../main';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
-import { defaultDbFile } from '../../engine/workspace';
+import { defaultDbFile } from '../../workspace';
 import { importPaths } from '../../engine/import/pipeline';
 import { Store } from '../../engine/store/store';
 import { describeStoreError } from '../../engine/store/db';

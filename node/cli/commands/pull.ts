@@ -5,7 +5,7 @@
 import type { PullAuth, PullRequest } from '../../../common/contract/types';
 import { pullIncident } from '../../engine/pull/pull';
 import { Store } from '../../engine/store/store';
-import { defaultDbFile } from '../../engine/workspace';
+import { defaultDbFile } from '../../workspace';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
 import type { Command } from '../main';

@@ -4,7 +4,7 @@
 import type { Command } from '../main';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
-import { defaultDbFile } from '../../engine/workspace';
+import { defaultDbFile } from '../../workspace';
 import { Store } from '../../engine/store/store';
 import { LiveSession } from '../../engine/live/live-session';
 import type { LiveStatus } from '../../../common/contract/types';

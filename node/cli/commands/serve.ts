@@ -2,7 +2,7 @@
 import type { Command } from '../main';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
-import { defaultDbFile } from '../../engine/workspace';
+import { defaultDbFile } from '../../workspace';
 
 export const command: Command = {
   summary: 'serve the workstation on 127.0.0.1 for a browser (prints the URL with its token)',
