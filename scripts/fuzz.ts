@@ -1,6 +1,8 @@
-// `npm run fuzz [-- --inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover]`: the long
-// fuzz run over every importer (--inputs 100000 for the full run), in J child processes at once; --cover
-// adds every mutation of each format family once. Prints the run's
+// `npm run fuzz [-- --inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover] [--minutes M]`:
+// the long fuzz run over every importer (--inputs 100000 for the full run), in J child processes at once;
+// --cover adds every mutation of each format family once; --minutes stops starting inputs after M minutes
+// and reports the ones it ran (a run cut short keeps its exact count and figures). Each finding is printed
+// on stderr as it is made, and again at the end. Prints the run's
 // figures (inputs, crashes, hangs, inputs over budget, worst time, memory and output per byte) and each
 // finding; exits 1 when there is any.
 import { availableParallelism } from 'node:os';
@@ -19,8 +21,14 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: String(Math.max(1, availableParallelism() - 1)) },
     'timeout-ms': { type: 'string', default: '60000' },
     cover: { type: 'boolean', default: false },
+    minutes: { type: 'string' },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  console.log('npm run fuzz -- [--inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover] [--minutes M]');
+  process.exit(0);
+}
 const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-seeds-'));
 const seeds = fuzzSeeds(dir);
 const perFile = values.inputs ? Math.ceil(Number(values.inputs) / seeds.length) : Number(values['per-file'] ?? 40);
@@ -34,6 +42,8 @@ const r = await fuzz({
   heapMb: 1024,
   jobs: Number(values.jobs),
   cover: values.cover,
+  stopAt: values.minutes ? t0 + Number(values.minutes) * 60_000 : undefined,
+  onFinding: (x) => console.error(`FINDING ${x.input} [${x.mutation} ${x.rseed}]: ${x.problem}`),
   onInput: (done, total) => {
     if (Date.now() - last < 10_000 && done < total) return;
     last = Date.now();
@@ -42,7 +52,11 @@ const r = await fuzz({
 });
 rmSync(dir, { recursive: true, force: true });
 const f = r.figures;
-console.log(`${r.inputs} inputs from ${seeds.length} seed files (seed ${values.seed}, ${values.jobs} at once) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${(f.bytes_in / 2 ** 30).toFixed(2)} GiB in`);
+const secs = (Date.now() - t0) / 1000;
+console.log(
+  `${r.inputs} inputs${r.inputs < r.planned ? ` (of ${r.planned} planned; stopped at ${values.minutes} minutes)` : ''} from ${seeds.length} seed files ` +
+    `(seed ${values.seed}, ${values.jobs} at once) in ${secs.toFixed(0)} s (${(r.inputs / secs).toFixed(1)} inputs/s); ${(f.bytes_in / 2 ** 30).toFixed(2)} GiB in`,
+);
 console.log(`outcomes ${JSON.stringify(r.statuses)}; crashes ${f.crashes}, hangs ${f.hangs}, over budget ${f.over_budget}`);
 console.log(`failed sources whose error names no line, byte or key: ${f.unpositioned} of ${f.failed}`);
 for (const e of f.unpositioned_examples) console.log(`  ${e}`);

@@ -66,6 +66,13 @@ export interface FuzzOptions {
   cover?: boolean;
   /** Called after each input (progress for long runs). */
   onInput?: (done: number, total: number) => void;
+  /** Called with each finding as it is made (a long run shows them before it ends). */
+  onFinding?: (f: FuzzFinding) => void;
+  /**
+   * Wall-clock time (ms since epoch) after which no new input starts: the run ends with the figures of
+   * the inputs it finished (`inputs` then counts those), so a run cut short still reports its exact count.
+   */
+  stopAt?: number;
 }
 
 export interface FuzzFinding {
@@ -102,7 +109,9 @@ interface Worst {
 }
 
 export interface FuzzReport {
+  /** Inputs run (fewer than planned when stopAt cut the run short). */
   inputs: number;
+  planned: number;
   findings: FuzzFinding[];
   statuses: Record<string, number>;
   figures: FuzzFigures;
@@ -115,10 +124,11 @@ export interface FuzzReport {
 export function fuzzJobs(seeds: string[], perFile: number, seed: number): FuzzJob[] {
   const jobs: FuzzJob[] = [];
   const r = rng(seed * 31 + 7);
-  seeds.forEach((s, k) => {
-    const weighted = mutationsFor(familyOf(basename(s))).flatMap((m) => (BYTE_LEVEL.has(m) ? [m, m, m] : [m]));
-    for (let j = 0; j < perFile; j++) jobs.push({ seed: s, mutation: weighted[Math.floor(r() * weighted.length)], rseed: seed * 7919 + k * 131 + j });
-  });
+  const weighted = seeds.map((s) => mutationsFor(familyOf(basename(s))).flatMap((m) => (BYTE_LEVEL.has(m) ? [m, m, m] : [m])));
+  // Round by round over the seeds, so a run cut short (stopAt) has fuzzed every format alike.
+  for (let j = 0; j < perFile; j++) {
+    seeds.forEach((s, k) => jobs.push({ seed: s, mutation: weighted[k][Math.floor(r() * weighted[k].length)], rseed: seed * 7919 + k * 131 + j }));
+  }
   return jobs;
 }
 
@@ -145,6 +155,10 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-'));
   const jobs = [...(opts.cover ? coverJobs(opts.seeds, opts.seed) : []), ...fuzzJobs(opts.seeds, opts.perFile, opts.seed)];
   const findings: FuzzFinding[] = [];
+  const found = (f: FuzzFinding) => {
+    findings.push(f);
+    opts.onFinding?.(f);
+  };
   const statuses: Record<string, number> = {};
   const none = (): Worst => ({ value: 0, input: '', mutation: '', bytes: 0 });
   const figures: FuzzFigures = {
@@ -152,6 +166,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     worst_ms: none(), worst_ms_per_mib: none(), worst_rss_mb: none(), worst_rss_per_byte: none(), worst_rows_per_byte: none(), worst_db_per_byte: none(),
   };
   let done = 0;
+  const past = () => opts.stopAt !== undefined && Date.now() >= opts.stopAt;
   const label = (j: FuzzJob) => ({ input: basename(j.seed), mutation: j.scale && j.scale !== 1 ? `${j.mutation}×${j.scale}` : j.mutation, rseed: j.rseed });
   /** Scale-1 measures of scalable jobs, by seed, mutation and rseed, to judge their scaled twin against. */
   const base = new Map<string, FuzzMeasure>();
@@ -168,7 +183,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       else scaled.push({ j, m });
     }
     for (const s of m.statuses) statuses[s] = (statuses[s] ?? 0) + 1;
-    for (const p of m.problems) findings.push({ ...label(j), problem: p });
+    for (const p of m.problems) found({ ...label(j), problem: p });
     for (const e of m.errors ?? []) {
       figures.failed++;
       // formatPosition's " (line N, byte N, key K)" right after the file name.
@@ -194,7 +209,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     if (m.db_bytes > budget.dbBase + budget.dbPerByte * m.bytes) over.push(`grew the database by ${m.db_bytes} bytes from ${m.bytes} bytes`);
     if (over.length) {
       figures.over_budget++;
-      findings.push({ ...label(j), problem: `over budget (${m.bytes} bytes in): ${over.join('; ')}` });
+      found({ ...label(j), problem: `over budget (${m.bytes} bytes in): ${over.join('; ')}` });
     }
     opts.onInput?.(++done, jobs.length);
   };
@@ -209,12 +224,12 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       laneJobs.map(async (mine, lane) => {
         let next = 0;
         let round = 0;
-        while (next < mine.length) {
+        while (next < mine.length && !past()) {
           const rest = mine.slice(next);
           const list = join(dir, `jobs-${lane}-${round}.json`);
           writeFileSync(list, JSON.stringify(rest));
           const offset = next;
-          const r = await runChild(join(dir, `fuzz-${lane}.db`), list, opts, (i, m) => onEnd(rest[i], m));
+          const r = await runChild(join(dir, `fuzz-${lane}.db`), list, opts, (i, m) => onEnd(rest[i], m), past);
           rmSync(list, { force: true });
           next = offset + r.done;
           if (r.hung !== null || r.crashed !== null) {
@@ -222,7 +237,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
             const j = rest[i];
             if (r.hung !== null) figures.hangs++;
             else figures.crashes++;
-            findings.push({ ...label(j), problem: r.hung !== null ? `no answer within ${opts.timeoutMs} ms (hang)` : `the process died: ${r.reason}` });
+            found({ ...label(j), problem: r.hung !== null ? `no answer within ${opts.timeoutMs} ms (hang)` : `the process died: ${r.reason}` });
             opts.onInput?.(++done, jobs.length);
             next = offset + i + 1;
           }
@@ -238,10 +253,11 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       const growth = perByte(m) / perByte(small);
       if (growth > budget.linearSlack) {
         figures.over_budget++;
-        findings.push({ ...label(j), problem: `superlinear: ${(m.bytes / small.bytes).toFixed(1)}× the input took ${(m.cpu_ms / Math.max(small.cpu_ms, 1)).toFixed(1)}× the CPU (${small.cpu_ms} → ${m.cpu_ms} ms)` });
+        found({ ...label(j), problem: `superlinear: ${(m.bytes / small.bytes).toFixed(1)}× the input took ${(m.cpu_ms / Math.max(small.cpu_ms, 1)).toFixed(1)}× the CPU (${small.cpu_ms} → ${m.cpu_ms} ms)` });
       }
     }
-    return { inputs: jobs.length, findings, statuses, figures };
+    figures.inputs = done;
+    return { inputs: done, planned: jobs.length, findings, statuses, figures };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -252,6 +268,7 @@ function runChild(
   list: string,
   opts: FuzzOptions,
   onEnd: (i: number, m: FuzzMeasure) => void,
+  past: () => boolean,
 ): Promise<{ done: number; hung: number | null; crashed: number | null; reason: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [`--max-old-space-size=${opts.heapMb}`, '--import', 'tsx', join(REPO_ROOT, 'test/fuzz/import-child.ts'), db, list], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -261,6 +278,8 @@ function runChild(
     let buf = '';
     let stderr = '';
     let timer: NodeJS.Timeout | null = null;
+    // Past the run's end: the child is stopped between inputs; its exit is neither a hang nor a crash.
+    let stopped = false;
     const arm = () => {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
@@ -272,7 +291,7 @@ function runChild(
     child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
+      while (!stopped && (nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         const start = /^START (\d+)$/.exec(line);
@@ -284,12 +303,17 @@ function runChild(
           onEnd(Number(end[1]), JSON.parse(end[2]) as FuzzMeasure);
           done = Number(end[1]) + 1;
           current = null;
+          if (past()) {
+            stopped = true;
+            if (timer) clearTimeout(timer);
+            child.kill('SIGKILL');
+          }
         }
       }
     });
     child.on('exit', (code, signal) => {
       if (timer) clearTimeout(timer);
-      const crashed = hung === null && current !== null ? current : null;
+      const crashed = !stopped && hung === null && current !== null ? current : null;
       const reason = `exit ${code} ${signal ?? ''} ${stderr.split('\n').filter(Boolean).slice(-3).join(' | ')}`;
       resolve({ done, hung, crashed, reason });
     });
