@@ -72,6 +72,8 @@ export interface CauseResult {
   evidence: Evidence[];
   /** Instance label values (instance, else pod, else host) where the cause holds; empty when the whole fleet is affected or there is one instance. */
   instances?: string[];
+  /** Memory growth that ran into a CUDA OOM: it ranks with the crashes (docs/root-causes.md §2). */
+  ended_in_oom?: boolean;
 }
 
 /**

@@ -38,7 +38,22 @@ export function instanceGroups(sig: Signals): InstanceGroup[] {
   };
   for (const [name, list] of sig.series) for (const s of list) visit(s.labels, name);
   for (const [name, list] of sig.histograms) for (const h of list) visit(h.labels, name);
-  return [...by.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  return mergeAliases([...by.values()]).sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/**
+ * One instance seen under several names is one group: Prometheus series carry `instance` (ip:port) and
+ * `pod`, the same pod's log file gives its series the pod's name. Groups that share any identity merge;
+ * the merged group keeps the name of the one that knew the most identities (the scraped series).
+ */
+function mergeAliases(groups: InstanceGroup[]): InstanceGroup[] {
+  const out: InstanceGroup[] = [];
+  for (const g of [...groups].sort((a, b) => b.ids.size - a.ids.size || (a.key < b.key ? -1 : 1))) {
+    const into = out.find((o) => [...g.ids].some((id) => o.ids.has(id)));
+    if (into) for (const id of g.ids) into.ids.add(id);
+    else out.push({ key: g.key, ids: new Set(g.ids) });
+  }
+  return out;
 }
 
 /** Which group a label set belongs to: its own, another one, or none (a fleet-wide or unattributed series). */

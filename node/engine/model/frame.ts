@@ -271,9 +271,11 @@ function lengthEntropy(v: number[]): number {
   return h / Math.log(LENGTH_BINS);
 }
 
+/** One physical GPU: its index on its machine. Machines are told apart by host, else by the exporter or file the reading came from (two nodes both have a GPU 0). */
 function gpuKey(labels: Record<string, string>): string {
   const id = labels.gpu ?? labels.device ?? labels.uuid ?? labels.UUID ?? labels.minor_number ?? '0';
-  return labels.host || labels.Hostname ? `${labels.host ?? labels.Hostname}/${id}` : id;
+  const machine = labels.host || labels.Hostname || labels.instance || labels.node || labels.pod;
+  return machine ? `${machine}/${id}` : id;
 }
 
 function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
@@ -432,8 +434,10 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     torchAlloc: perDeviceMax(seriesOf(sig, SIG.torchAllocated), g),
     torchResv: perDeviceMax(seriesOf(sig, SIG.torchReserved), g),
     accLen: accLen(sig, g),
-    loraActive: combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), n, 'sum'),
-    loraMax: holdLimit(seriesOf(sig, SIG.loraMax), g),
+    // Adapter slots are per engine: replicas' adapters are neither additive nor pooled, so the busiest
+    // replica is compared with its slots (vLLM's lora_requests_info carries them as its max_lora label).
+    loraActive: combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), n, 'max'),
+    loraMax: loraSlots(sig, g),
     rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), n, 'sum'),
     memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), n, 'min'),
     swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), n, 'sum'),
@@ -527,6 +531,14 @@ function holdLimit(list: LoadedSeries[], g: WindowGrid): Float64Array {
     if (k >= 0) out[i] = pts[k][1];
   }
   return out;
+}
+
+/** Adapter slots: a lora.max series (from the engine's log), else the max_lora label of lora.active, held over the span. */
+function loraSlots(sig: Signals, g: WindowGrid): Float64Array {
+  const own = holdLimit(seriesOf(sig, SIG.loraMax), g);
+  if (own.some(Number.isFinite)) return own;
+  const fromLabel = seriesOf(sig, SIG.loraActive).map((s) => Number(s.labels.max_lora)).filter((x) => Number.isFinite(x) && x > 0);
+  return nan(g.n).fill(fromLabel.length ? Math.min(...fromLabel) : NaN);
 }
 
 /** The latest sample over a set of series (a configured limit: the last start's value holds). */

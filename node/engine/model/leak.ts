@@ -83,8 +83,9 @@ export function memoryTrend(
   const useRamp = hinge !== null && hinge.slope > 0 && hinge.relative_error < 0.5;
   const from = useRamp ? hinge.index : 0;
   const slopePerMs = useRamp ? hinge.slope : olsSlope(p.t, p.v);
-  const third = Math.floor((p.v.length * 2) / 3);
-  const lateSlope = olsSlope(p.t.slice(third), p.v.slice(third));
+  // "Late" is the last third of the growth itself: a ramp at the end of a long flat span is all late.
+  const third = from + Math.floor(((p.v.length - from) * 2) / 3);
+  const lateSlope = p.v.length - third >= 2 ? olsSlope(p.t.slice(third), p.v.slice(third)) : slopePerMs;
   const last = p.v[p.v.length - 1];
   const tLast = p.t[p.t.length - 1];
   const slope = slopePerMs * 60_000;
@@ -140,6 +141,22 @@ function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | nul
   return out;
 }
 
+/**
+ * The readings from the moment the engine had loaded: a process that starts inside the span climbs from
+ * an empty GPU to its preallocated plateau (weights, then the KV pool) in a minute or two. That climb is
+ * start-up, not growth; left in, it hides a later ramp from the ramp finder and from monotonicity.
+ * Loaded = the first reading at 90% of the baseline level or more.
+ */
+function fromLoaded(v: Float64Array, baselineLevel: number): Float64Array {
+  if (!(baselineLevel > 0)) return v;
+  let first = 0;
+  while (first < v.length && !(v[first] >= 0.9 * baselineLevel)) first++;
+  if (first === 0 || first >= v.length) return v;
+  const out = new Float64Array(v.length).fill(NaN);
+  out.set(v.subarray(first), first);
+  return out;
+}
+
 /** The trend the leak rule reads: allocated bytes where PyTorch reports them, else the fullest GPU's used memory. */
 export function pickMemoryTrend(f: Frame, baseline: [number, number], ooms: EventRow[]): MemoryTrend | null {
   const firstOom = ooms.length ? Math.min(...ooms.map((e) => e.ts_ms)) : null;
@@ -148,13 +165,17 @@ export function pickMemoryTrend(f: Frame, baseline: [number, number], ooms: Even
   const totals = f.gpus.map((g) => max(g.memTotal)).filter(Number.isFinite);
   const cap = Number.isFinite(capFromOom) ? capFromOom : totals.length ? max(totals) : null;
   if (f.torchAlloc.some(Number.isFinite)) {
-    return memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, upTo(f.torchAlloc), median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1)), cap);
+    const level = median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1));
+    const tr = memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, fromLoaded(upTo(f.torchAlloc), level), level, cap);
+    // A couple of readings (a snapshot's summary, one log line) make no trend: the GPU's own series then speaks.
+    if (tr) return tr;
   }
   let worst: MemoryTrend | null = null;
   for (const g of f.gpus) {
     if (!g.memUsed.some(Number.isFinite)) continue;
     const total = max(g.memTotal);
-    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, upTo(g.memUsed), median(g.memUsed.subarray(baseline[0], baseline[1] + 1)), Number.isFinite(total) ? total : null);
+    const level = median(g.memUsed.subarray(baseline[0], baseline[1] + 1));
+    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, fromLoaded(upTo(g.memUsed), level), level, Number.isFinite(total) ? total : null);
     if (tr && (!worst || tr.growth_bytes > worst.growth_bytes)) worst = tr;
   }
   return worst;

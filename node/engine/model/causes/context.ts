@@ -213,3 +213,10 @@ export function fmt(x: number): string {
   if (x === Infinity) return '∞';
   return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : 'n/a';
 }
+
+/** Prompt tokens the GPU actually computed per window: prompt tokens less the share served from the prefix cache. */
+export function computedPromptTokens(c: CauseContext): Float64Array {
+  const out = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < out.length; i++) out[i] = c.f.ptok[i] * (1 - (Number.isFinite(c.f.hit[i]) ? c.f.hit[i] : 0));
+  return out;
+}

@@ -4,7 +4,7 @@
 import { mad, median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
+  computedPromptTokens, cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
@@ -106,10 +106,19 @@ const CRASH_KINDS: EventKind[] = [EV.oom, EV.engineCrash, EV.ncclTimeout, EV.gpu
 
 interface DeployCandidate {
   e: EventRow;
+  /** Whether the version changed: true, false, or null where the previous one is not in the bundle. */
+  changed: boolean | null;
   kpi: string;
   size: number;
   at: number;
   stable: number | null;
+}
+
+/** Whether the version at a change event differs from the one before it; null where either is unknown. */
+function versionChanged(e: EventRow, versions: EventRow[]): boolean | null {
+  const prev = [...versions].reverse().find((v) => v.ts_ms < e.ts_ms - 1000 && v.attrs.version);
+  const ver = e.attrs.version ?? versions.find((v) => Math.abs(v.ts_ms - e.ts_ms) <= 120_000 && v.attrs.version)?.attrs.version;
+  return prev && ver ? String(prev.attrs.version) !== String(ver) : null;
 }
 
 /**
@@ -126,7 +135,7 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
   if (before < 3) return 'no engine data before it (the start of the recording)';
   const prev = [...versions].reverse().find((v) => v.ts_ms < e.ts_ms - 1000 && v.attrs.version);
   const ver = e.attrs.version ?? versions.find((v) => Math.abs(v.ts_ms - e.ts_ms) <= 120_000 && v.attrs.version)?.attrs.version;
-  const changed = prev && ver ? String(prev.attrs.version) !== String(ver) : null;
+  const changed = versionChanged(e, versions);
   const crashed = crashes.some((x) => x.ts_ms <= e.ts_ms && x.ts_ms >= e.ts_ms - cc.deploy_window_ms);
   if (e.kind !== EV.config && e.kind !== EV.deploy && changed !== true && crashed) return 'a restart after a crash with the same version';
   // A restart that brings back the version it stopped (and no config change logged) redeployed nothing.
@@ -169,16 +178,22 @@ export const deployRegression: Rule = (c) => {
       })
       .filter(Number.isFinite);
     const worst = drift.length ? Math.max(0, ...drift) : null;
+    const changed = e.kind === EV.config || e.kind === EV.deploy ? true : versionChanged(e, versions);
+    const need = cc.deploy_kpi_change;
+    // e2e = TTFT + output length × ITL: where TTFT and ITL are measured around the change, a P99 e2e that
+    // moves alone moved with the outputs' tail (workload), not with the engine.
+    const perTokenKnown = kpis.filter(([k, x]) => (k === 'itl50' || k === 'ttft99') && Number.isFinite(median(x.subarray(a, b + 1)))).length === 2;
     for (const [kpi, x, dir] of kpis) {
+      if (kpi === 'e2e99' && perTokenKnown) continue;
       const cp = changePoint(x.subarray(a, b + 1), 2);
-      if (!cp || !(dir * cp.size >= cc.deploy_kpi_change)) continue;
+      if (!cp || !(dir * cp.size >= need)) continue;
       const at = c.f.t[a + cp.index];
       if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
       // A regression persists: the level after the new version has warmed up (caches, CUDA graphs, a cold
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
       const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
-      if (!(dir * (persist - 1) >= cc.deploy_kpi_change)) continue;
-      const cand: DeployCandidate = { e, kpi, size: dir * cp.size, at, stable: worst };
+      if (!(dir * (persist - 1) >= need)) continue;
+      const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
       } else if (!bestUnstable || cand.size > bestUnstable.size) bestUnstable = cand;
@@ -195,7 +210,10 @@ export const deployRegression: Rule = (c) => {
       cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, cc.deploy_kpi_change),
       cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}% beyond their own noise)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
     ],
-    support: rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
+    support: [
+      cond('the version changed at the event (null: the previous version is not in the bundle)', found?.changed ?? null, found?.changed === true),
+      ...rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
+    ],
     veto: [cond('no change event', changes.length === 0, changes.length === 0)],
     evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
     onset_ms: found?.e.ts_ms ?? null,
@@ -250,18 +268,22 @@ export const specDecodeDegradation: Rule = (c) => {
   const rPerSeq = rE(c, perSeq);
   const slower = rItl >= T.spec_itl_ratio || rPerSeq <= 1 / T.spec_itl_ratio;
   const stable = Math.abs(ratio(accE, accB) - 1) < 0.1 && Math.abs(rE(c, c.f.run) - 1) < 0.1;
+  // The acceptance length counts the bonus token every step yields with or without drafts; what the
+  // drafts buy is the rest (accepted drafts per step), and that is what falls when drafts stop matching.
+  const draftsB = accB - 1;
+  const fell = (x: number) => x - 1 <= T.spec_acc_fall * draftsB;
   return {
     id: 'spec_decode_degradation',
     missing: [],
     require: [
       cond('speculative decoding on (acceptance measured in the baseline)', accB, Number.isFinite(accB)),
-      cond(`acc_len ≤ ${T.spec_acc_fall}·median_B(acc_len)`, accE, accE <= T.spec_acc_fall * accB, T.spec_acc_fall),
+      cond(`accepted drafts per step (acc_len − 1) ≤ ${T.spec_acc_fall}·the baseline's`, `${fmt(accE - 1)} vs ${fmt(draftsB)}`, draftsB > 0 && fell(accE), T.spec_acc_fall),
       cond(`r(itl) ≥ ${T.spec_itl_ratio} (median or mean) OR tokens/s per running sequence ≤ 1/${T.spec_itl_ratio} of the baseline`, `itl ×${fmt(rItl)}, per sequence ×${fmt(rPerSeq)}`, slower, T.spec_itl_ratio),
     ],
     support: [],
     veto: [cond('acc_len and run both stable', stable, stable)],
     evidence: [seriesEvidence(c, c.f.have.has(SIG.specAcceptLen) ? SIG.specAcceptLen : SIG.specAcceptedTokens, `acceptance length ${fmt(accE)} vs ${fmt(accB)}`)],
-    onset_ms: departureOnset(c, c.f.accLen, -1, (i) => c.f.accLen[i] <= T.spec_acc_fall * accB),
+    onset_ms: departureOnset(c, c.f.accLen, -1, (i) => fell(c.f.accLen[i])),
   };
 };
 
@@ -379,7 +401,8 @@ export const cpuFrontendBottleneck: Rule = (c) => {
   const down = rGtok <= T.frontend_down_ratio;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
-  const rWork = rAny(c, c.f.plenMean, c.f.plenP90, c.f.ptok);
+  // Prompt tokens the GPU computed, after the prefix cache: a cache that stops hitting multiplies prefill work.
+  const rWork = rAny(c, c.f.plenMean, c.f.plenP90, c.f.ptok, computedPromptTokens(c));
   const loraE = maxE(c.f.loraActive, c);
   const loraCap = T.max_loras ?? medE(c, c.f.loraMax);
   const onBusy = busy.some(Number.isFinite) ? departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB) : null;
@@ -402,7 +425,7 @@ export const cpuFrontendBottleneck: Rule = (c) => {
       cond(`engine not serving (r(gtok) ≤ ${T.frontend_down_ratio}): an idle GPU behind a crash or hang is not a starved one`, rGtok, down, T.frontend_down_ratio),
       // TTFT outgrowing queue + prefill is also what longer prompts (chunked prefill interleaved with
       // decodes) and adapter loads do inside the engine: those are the engine's work, not a starved GPU.
-      cond(`the engine's work grew: prompt length or prompt tokens/s ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference)`, rWork, rWork >= T.prefix_prompt_veto, T.prefix_prompt_veto),
+      cond(`the engine's work grew: prompt length, prompt tokens/s or computed (uncached) prompt tokens/s ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference, prefix_cache_collapse)`, rWork, rWork >= T.prefix_prompt_veto, T.prefix_prompt_veto),
       cond('more LoRA adapters active than slots (→ lora_thrash)', `${fmt(loraE)} > ${fmt(loraCap)}`, loraE > loraCap),
     ],
     evidence: [

@@ -151,6 +151,9 @@ export const tpStraggler: Rule = (c) => {
   const rLam = rE(c, c.f.lamIn);
   const runFollows = Number.isFinite(rRun) && rRun <= 1.1 * rItl && flat(rLam) && Math.abs(rLam - 1) <= c.cfg.causes.workload_tolerance;
   const th = c.cfg.causes.straggler_spread;
+  const onset = best.s ? departureOnset(c, best.s, 1, (i) => best.s![i] >= th) ?? spanStart(c) : spanStart(c);
+  // A rank whose process died (OOM, crash) sits idle beside the others: a spread, but not a slow rank.
+  const deadFirst = [...events(c, EV.oom), ...events(c, EV.engineCrash)].filter((e) => e.ts_ms <= onset + c.f.grid.W).length;
   return {
     id: 'tp_straggler',
     missing: [],
@@ -160,8 +163,11 @@ export const tpStraggler: Rule = (c) => {
       cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
     ],
     support: [],
-    veto: [cond('the same spread already in the baseline (ranks were never uniform)', best.b, best.b >= th)],
+    veto: [
+      cond('the same spread already in the baseline (ranks were never uniform)', best.b, best.b >= th),
+      cond('an OOM or crash at or before the spread began (a dead rank idles, it does not straggle)', deadFirst, deadFirst > 0),
+    ],
     evidence: [seriesEvidence(c, best.name || SIG.gpuSmClock, `cross-GPU spread ${fmt(best.e)} (baseline ${fmt(best.b)})`), seriesEvidence(c, SIG.latItl, `median ITL ×${fmt(rItl)}`)],
-    onset_ms: best.s ? departureOnset(c, best.s, 1, (i) => best.s![i] >= th) ?? spanStart(c) : spanStart(c),
+    onset_ms: onset,
   };
 };

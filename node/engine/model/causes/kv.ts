@@ -4,7 +4,7 @@ import { max, median, min, ratio } from '../baseline';
 import { oscillation } from '../oscillation';
 import { monotonicity } from '../trend';
 import {
-  cond, departureOnset, events, firstE, fmt, inSpan, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice,
+  computedPromptTokens, cond, departureOnset, events, firstE, fmt, inSpan, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
 import { EV, SIG } from '../../../../common/names';
@@ -163,9 +163,7 @@ export const prefixCacheCollapse: Rule = (c) => {
   const hitB = medB(c, c.f.hit);
   const hitE = medE(c, c.f.hit);
   const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
-  const computed = new Float64Array(c.f.grid.n);
-  for (let i = 0; i < computed.length; i++) computed[i] = c.f.ptok[i] * (1 - (Number.isFinite(c.f.hit[i]) ? c.f.hit[i] : 0));
-  const rComp = rE(c, computed);
+  const rComp = rE(c, computedPromptTokens(c));
   const rPlen = rE(c, c.f.plenMean);
   return {
     id: 'prefix_cache_collapse',

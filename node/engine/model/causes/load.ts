@@ -56,8 +56,10 @@ export const longPromptInterference: Rule = (c) => {
   const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans']]);
   if (missing.length) return notAssessable('long_prompt_interference', missing);
   const rP90 = rE(c, c.f.plenP90);
-  const rPtok = rE(c, c.f.ptok);
   const rLam = rE(c, c.f.lamIn);
+  // Prompt tokens per request: prompt tokens/s grow with arrivals too, and a few more requests of the
+  // same length are load (a surge, KV pressure), not longer prompts.
+  const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
   const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const hitB = medB(c, c.f.hit);
   const hitCollapse = hitB >= 0.3 && medE(c, c.f.hit) <= 0.5 * hitB && !(rE(c, c.f.plenMean) >= 1.2);
@@ -66,7 +68,7 @@ export const longPromptInterference: Rule = (c) => {
     id: 'long_prompt_interference',
     missing: [],
     require: [
-      cond(`r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ≥ ${T.long_prompt_ratio}`, `plen_p90 ${fmt(rP90)}, ptok ${fmt(rPtok)}`, rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio, T.long_prompt_ratio),
+      cond(`r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio}`, `plen_p90 ${fmt(rP90)}, ptok per arrival ${fmt(rPtok)}`, rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio, T.long_prompt_ratio),
       cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
       cond(`r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.long_prompt_ttft_ratio, T.long_prompt_ttft_ratio),
     ],

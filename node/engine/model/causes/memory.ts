@@ -24,11 +24,11 @@ export const gpuMemoryLeak: Rule = (c) => {
   if (!tr) return notAssessable('gpu_memory_leak', ['torch.allocated or gpu.mem.used with ≥ 3 windows']);
   const min = c.cfg.causes.leak_min_growth_bytes;
   const oomAfter = ooms(c).filter((e) => e.ts_ms >= tr.start_ms && !isHostOom(e));
-  const fragInstead = tr.signal === SIG.torchAllocated && reservedOutgrowsAllocated(c);
+  const fragInstead = (tr.signal === SIG.torchAllocated && reservedOutgrowsAllocated(c)) || usedGrowthIsStranded(c, tr);
   // What load explains: memory regressed on the running batch; the leak is what grows beyond that. A
   // batch that grew with traffic lifts activations and allocated bytes with it, and a few arrival spikes
   // must not hide a monotone climb into an OOM (testing "batch peaks flat" did).
-  const resid = loadResidual(c, tr.values);
+  const resid = loadResidual(c, tr.values, tr.start_ms);
   const rtr = resid ? memoryTrend(tr.signal, tr.ref, c.f.t, resid.values, median(slice(resid.values, c.base)), null) : null;
   const residMono = rtr?.mono ?? tr.mono;
   const residGrowth = rtr?.growth_bytes ?? tr.growth_bytes;
@@ -50,7 +50,7 @@ export const gpuMemoryLeak: Rule = (c) => {
       cond('allocation sites alive at the end', c.sig.sites.length, c.sig.sites.length > 0),
     ],
     veto: [
-      cond('reserved grows with allocated flat (→ allocator_fragmentation)', fragInstead, fragInstead),
+      cond('reserved grows with allocated flat, or the OOM text calls the growth reserved-but-unallocated (→ allocator_fragmentation)', fragInstead, fragInstead),
       cond('growth stopped after warm-up (late slope ÷ slope < 0.1)', tr.late_slope_ratio, tr.late_slope_ratio < 0.1),
     ],
     evidence: [
@@ -64,15 +64,21 @@ export const gpuMemoryLeak: Rule = (c) => {
 };
 
 /**
- * Memory minus what the running batch explains (OLS of memory on req.running over the windows where both
- * are known), or null without a load signal that varies. `r2` is the share of memory's variance the batch explains.
+ * Memory minus what the running batch explains, or null without a load signal that varies. The batch's
+ * effect is learnt where memory did not grow (before `growthFrom`, else the whole span): fitted over the
+ * growth too, a leak that coincides with a queue building up (a leaking engine slows, running climbs)
+ * would be taken for load and subtracted away. `r2` is the share of memory's variance the batch explains.
  */
-function loadResidual(c: CauseContext, mem: ArrayLike<number>): { values: Float64Array; r2: number } | null {
+function loadResidual(c: CauseContext, mem: ArrayLike<number>, growthFrom: number): { values: Float64Array; r2: number } | null {
   const load = c.f.run;
+  const before = (i: number) => c.f.t[i] < growthFrom;
+  let fitAll = 0;
+  for (let i = 0; i < mem.length; i++) if (before(i) && Number.isFinite(mem[i]) && Number.isFinite(load[i])) fitAll++;
+  const inFit = fitAll >= 10 ? before : () => true;
   let n = 0;
   let sx = 0;
   let sy = 0;
-  for (let i = 0; i < mem.length; i++) if (Number.isFinite(mem[i]) && Number.isFinite(load[i])) {
+  for (let i = 0; i < mem.length; i++) if (inFit(i) && Number.isFinite(mem[i]) && Number.isFinite(load[i])) {
     n++;
     sx += load[i];
     sy += mem[i];
@@ -83,7 +89,7 @@ function loadResidual(c: CauseContext, mem: ArrayLike<number>): { values: Float6
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
-  for (let i = 0; i < mem.length; i++) if (Number.isFinite(mem[i]) && Number.isFinite(load[i])) {
+  for (let i = 0; i < mem.length; i++) if (inFit(i) && Number.isFinite(mem[i]) && Number.isFinite(load[i])) {
     sxx += (load[i] - mx) ** 2;
     sxy += (load[i] - mx) * (mem[i] - my);
     syy += (mem[i] - my) ** 2;
@@ -115,6 +121,16 @@ function reservedOutgrowsAllocated(c: CauseContext): boolean {
   return tr.mono < 0.5 || tr.growth_bytes <= ALLOC_SHARE_OF_RESERVED_GROWTH * resv.growth_bytes;
 }
 
+/**
+ * Seen from the GPU alone (used memory, no allocator series), a caching allocator that strands blocks
+ * grows exactly like a leak. The OOM text tells them apart: when most of the growth is "reserved by
+ * PyTorch but unallocated", the growth was stranded blocks, not live tensors.
+ */
+function usedGrowthIsStranded(c: CauseContext, tr: MemoryTrend): boolean {
+  const unalloc = c.frag?.oom_unallocated_bytes ?? null;
+  return tr.signal === SIG.gpuMemUsed && unalloc !== null && unalloc >= Math.max(GiB, 0.5 * tr.growth_bytes);
+}
+
 /** Allocated growth at most this share of reserved growth still reads as "allocated flat". */
 const ALLOC_SHARE_OF_RESERVED_GROWTH = 0.1;
 
@@ -139,7 +155,9 @@ export const allocatorFragmentation: Rule = (c) => {
   const allocRising = c.trend?.signal === SIG.torchAllocated && c.trend.mono >= cc.leak_mono && c.trend.growth_bytes >= cc.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
   // The stranded reserve began to build where reserved started to climb, not where it peaked.
   const resv = reservedTrend(c);
-  const onset = resv && resv.mono >= cc.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : fr.at_ms;
+  // Without allocator series, the GPU's used memory shows where the stranded reserve began to build.
+  const usedTr = c.trend && usedGrowthIsStranded(c, c.trend) && c.trend.mono >= cc.leak_mono ? c.trend : null;
+  const onset = resv && resv.mono >= cc.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : usedTr ? usedTr.start_ms : fr.at_ms;
   const ev = fr.oom_event;
   return {
     id: 'allocator_fragmentation',

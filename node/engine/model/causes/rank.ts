@@ -54,8 +54,8 @@ export function level(r: RuleResult): number {
 }
 
 /** A reported cause's place in the precedence order: the strongest level along its chain. */
-export function precedence(c: { id: CauseId; chain: CauseId[] }): number {
-  return Math.min(LEVEL[c.id], ...c.chain.map((id) => LEVEL[id]));
+export function precedence(c: { id: CauseId; chain: CauseId[]; ended_in_oom?: boolean }): number {
+  return Math.min(c.ended_in_oom ? LEVEL.oom_crash_loop : LEVEL[c.id], ...c.chain.map((id) => LEVEL[id]));
 }
 
 export const fires = (r: RuleResult): boolean => !r.missing.length && r.require.length > 0 && r.require.every((c) => c.held) && !r.veto.some((c) => c.held);
@@ -116,6 +116,7 @@ export function rankCauses(results: RuleResult[], fallbackOnset: number | null, 
       support: r.support,
       veto: r.veto,
       evidence: r.evidence,
+      ...(r.endsInOom ? { ended_in_oom: true } : {}),
       level: e.level,
       // Within one level a root sorts before the mechanisms it drives.
       depth: e.downstream ? 0 : chains.get(r.id)!.length,
