@@ -10,6 +10,7 @@ import type { KvAnalysis } from '../kvcache';
 import type { Fragmentation, MemoryTrend } from '../leak';
 import type { Dimensions } from '../normalize';
 import type { Signals } from '../signals-from-store';
+import { olsSlope } from '../trend';
 import { kneeFit } from '../change-point';
 
 export type Range = [number, number];
@@ -219,4 +220,27 @@ export function computedPromptTokens(c: CauseContext): Float64Array {
   const out = new Float64Array(c.f.grid.n);
   for (let i = 0; i < out.length; i++) out[i] = c.f.ptok[i] * (1 - (Number.isFinite(c.f.hit[i]) ? c.f.hit[i] : 0));
   return out;
+}
+
+/**
+ * The engine is full and requests pile up inside it: running at its peak for most of the span (median of
+ * per-window max ≥ 0.9 × the peak) or KV at `kv_high`, with the waiting queue ramping. Demand beyond what
+ * the engine serves looks like this; a starved engine (a slow frontend) does not.
+ */
+export function engineFull(c: CauseContext): { full: boolean; runAtMax: boolean; kvHigh: boolean; waitSlope: number } {
+  const finite = Array.from(c.f.runMax).filter(Number.isFinite);
+  const runPeak = finite.length ? Math.max(...finite) : NaN;
+  const runAtMax = medE(c, c.f.runMax) >= 0.9 * runPeak && runPeak > 0;
+  const kvHigh = maxE(c, c.f.kv) >= c.cfg.causes.kv_high;
+  const waitSlope = rampSlope(c, c.f.wait);
+  return { full: (runAtMax || kvHigh) && waitSlope > 0, runAtMax, kvHigh, waitSlope };
+}
+
+/** OLS slope of `x` per minute over the span up to its peak: the ramp part of a queue. */
+export function rampSlope(c: CauseContext, x: Float64Array): number {
+  let peak = c.span[0];
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (x[i] > (x[peak] || -Infinity)) peak = i;
+  const a = Math.max(0, c.span[0] - 2);
+  if (peak - a < 2) return 0;
+  return olsSlope(c.f.t.subarray(a, peak + 1), x.subarray(a, peak + 1)) * 60_000;
 }

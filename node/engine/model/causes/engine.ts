@@ -4,7 +4,7 @@
 import { mad, median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  computedPromptTokens, cond, departureOnset, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
+  computedPromptTokens, cond, departureOnset, engineFull, maxE, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
@@ -220,6 +220,26 @@ export const deployRegression: Rule = (c) => {
   };
 };
 
+/** The largest batch any engine captures CUDA graphs for by default (vLLM: 512). */
+const MAX_CAPTURE = 512;
+
+/**
+ * Median ITL over windows whose running peak sits just above `cap` (up to 1.5×) ÷ over windows just below
+ * it (from 2/3 of it): near 1 where ITL only grows with the batch, ≥ the eager slowdown at a graph cap.
+ * NaN with fewer than 3 windows on either side.
+ */
+function cudaGraphJump(c: CauseContext, itl: Float64Array, cap: number): number {
+  const below: number[] = [];
+  const above: number[] = [];
+  for (let i = 0; i < c.f.grid.n; i++) {
+    const r = c.f.runMax[i];
+    if (!Number.isFinite(itl[i]) || !Number.isFinite(r)) continue;
+    if (r > cap && r <= 1.5 * cap) above.push(itl[i]);
+    else if (r <= cap && r >= (2 / 3) * cap) below.push(itl[i]);
+  }
+  return below.length >= 3 && above.length >= 3 ? ratio(median(above), median(below)) : NaN;
+}
+
 export const cudaGraphFallback: Rule = (c) => {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
@@ -237,6 +257,12 @@ export const cudaGraphFallback: Rule = (c) => {
   const cross = firstE(c, (i) => c.f.runMax[i] > cap);
   const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= 2 * c.f.grid.W;
   const rItl = rE(c, itl);
+  // A cap read off the ITL step lines up with that step by construction, so it needs evidence of its
+  // own: eager steps are slower at the *same* batch size, a jump in ITL across the cap that load alone
+  // (a gentle rise with the batch) does not make; and no engine captures graphs above 512 sequences
+  // (vLLM's largest default capture size; TGI's is 32).
+  const jump = cudaGraphJump(c, itl, cap);
+  const plausible = known || (cap <= MAX_CAPTURE && jump >= T.cuda_graph_itl_ratio);
   return {
     id: 'cuda_graph_fallback',
     missing: [],
@@ -244,6 +270,12 @@ export const cudaGraphFallback: Rule = (c) => {
       cond(`running crosses the CUDA-graph capture max (${fmt(cap)}${known ? '' : ', inferred: the running level at the ITL step'})`, cross, cross !== null),
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
+      cond(
+        `the capture max is known from the engine log, or the inferred one is ≤ ${MAX_CAPTURE} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps)`,
+        `${known ? 'known' : `inferred ${fmt(cap)}`}, ITL above ÷ below ${fmt(jump)}`,
+        plausible,
+        T.cuda_graph_itl_ratio,
+      ),
     ],
     support: [cond('capture max from the engine log', known, known)],
     veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
@@ -323,7 +355,7 @@ export const loraThrash: Rule = (c) => {
   const s1 = spanEnd(c);
   const b0 = c.f.t[c.base[0]];
   const b1 = c.f.t[c.base[1]] + c.f.grid.W;
-  let active = maxE(c.f.loraActive, c);
+  let active = maxE(c, c.f.loraActive);
   const W = c.f.grid.W;
   for (let t = s0; t < s1; t += W) active = Math.max(Number.isFinite(active) ? active : 0, new Set(withLora.filter((r) => r.end_ms >= t && r.end_ms < t + W).map((r) => adapterOf(r, served))).size);
   const p99 = (rs: typeof withLora) => {
@@ -367,12 +399,6 @@ function loraOnset(c: CauseContext, lora: RequestFact[], slow: number): number |
 /** LoRA requests read from a slow one on to tell a thrash from one cold adapter load. */
 const LORA_CONFIRM = 4;
 
-function maxE(x: Float64Array, c: CauseContext): number {
-  let m = NaN;
-  for (const v of slice(x, c.span)) if (Number.isFinite(v) && !(m >= v)) m = v;
-  return m;
-}
-
 export const cpuFrontendBottleneck: Rule = (c) => {
   const T = c.cfg.causes;
   // The GPU side (SM active or util falling) or the host side (TTFT growing beyond queue + prefill) can
@@ -403,7 +429,10 @@ export const cpuFrontendBottleneck: Rule = (c) => {
   const busyB = medB(c, busy);
   // Prompt tokens the GPU computed, after the prefix cache: a cache that stops hitting multiplies prefill work.
   const rWork = rAny(c, c.f.plenMean, c.f.plenP90, c.f.ptok, computedPromptTokens(c));
-  const loraE = maxE(c.f.loraActive, c);
+  const loraE = maxE(c, c.f.loraActive);
+  // Requests piling up inside a full engine as arrivals rise: the engine, not the frontend, is the limit.
+  const rLam = rE(c, c.f.lamIn);
+  const demand = rLam >= T.surge_arrival_ratio && engineFull(c).full;
   const loraCap = T.max_loras ?? medE(c, c.f.loraMax);
   const onBusy = busy.some(Number.isFinite) ? departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB) : null;
   return {
@@ -427,6 +456,7 @@ export const cpuFrontendBottleneck: Rule = (c) => {
       // decodes) and adapter loads do inside the engine: those are the engine's work, not a starved GPU.
       cond(`the engine's work grew: prompt length, prompt tokens/s or computed (uncached) prompt tokens/s ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference, prefix_cache_collapse)`, rWork, rWork >= T.prefix_prompt_veto, T.prefix_prompt_veto),
       cond('more LoRA adapters active than slots (→ lora_thrash)', `${fmt(loraE)} > ${fmt(loraCap)}`, loraE > loraCap),
+      cond(`arrivals ×${T.surge_arrival_ratio} or more with the engine full (running at its peak or KV high) and its queue growing (→ traffic_surge)`, `lam_in ×${fmt(rLam)}, full ${engineFull(c).full}`, demand, T.surge_arrival_ratio),
     ],
     evidence: [
       ...(busy.some(Number.isFinite) ? [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)] : []),

@@ -1,36 +1,27 @@
 // Demand-side causes: a traffic surge (arrivals exceed the service rate), long prompts interfering with
 // decodes, and workload drift (longer outputs: capacity planning, not a fault).
 import { ratio } from '../baseline';
-import { olsSlope } from '../trend';
 import { windowAt } from '../windows';
 import {
-  cond, departureOnset, fmt, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice,
+  cond, departureOnset, engineFull, fmt, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice,
   type CauseContext, type Rule,
 } from './context';
 import { SIG, countOf } from '../../../../common/names';
-
-/** OLS slope of `x` per minute over the span up to its peak: the ramp part of a queue. */
-function rampSlope(c: CauseContext, x: Float64Array): number {
-  let peak = c.span[0];
-  for (let i = c.span[0]; i <= c.span[1]; i++) if (x[i] > (x[peak] || -Infinity)) peak = i;
-  const a = Math.max(0, c.span[0] - 2);
-  if (peak - a < 2) return 0;
-  return olsSlope(c.f.t.subarray(a, peak + 1), x.subarray(a, peak + 1)) * 60_000;
-}
 
 export const trafficSurge: Rule = (c) => {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
   if (missing.length) return notAssessable('traffic_surge', missing);
   const rLam = rE(c, c.f.lamIn);
-  const waitSlope = rampSlope(c, c.f.wait);
-  const runPeak = Math.max(...Array.from(c.f.runMax).filter(Number.isFinite));
-  const runAtMax = medE(c, c.f.runMax) >= 0.9 * runPeak && runPeak > 0;
-  const kvHigh = maxE(c, c.f.kv) >= c.cfg.causes.kv_high;
+  const { waitSlope, runAtMax, kvHigh } = engineFull(c);
   const rQ = rE(c, c.f.q99);
   const dQ = medE(c, c.f.q99) - medB(c, c.f.q99);
   const dE = medE(c, c.f.e2e99) - medB(c, c.f.e2e99);
-  const util = medE(c, c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util);
+  const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
+  const util = medE(c, busy);
+  // Starved is a change, as cpu_frontend_bottleneck reads it: an engine that idled at 0.4 before the surge
+  // as during it is lightly loaded per step, not starved.
+  const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
   return {
     id: 'traffic_surge',
     missing: [],
@@ -44,7 +35,7 @@ export const trafficSurge: Rule = (c) => {
     support: [],
     veto: [
       cond(`r(lam_in) < ${T.surge_arrival_veto} (capacity loss instead)`, rLam, rLam < T.surge_arrival_veto, T.surge_arrival_veto),
-      cond(`GPU utilisation low ≤ ${T.frontend_sm_max} (→ cpu_frontend_bottleneck)`, util, util <= T.frontend_sm_max, T.frontend_sm_max),
+      cond(`GPU starved: busy ≤ ${T.frontend_sm_max} and fell to ≤ ${T.frontend_util_ratio}× its baseline (→ cpu_frontend_bottleneck)`, `${fmt(util)} (×${fmt(rE(c, busy))})`, starved, T.frontend_sm_max),
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
     onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
