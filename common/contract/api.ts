@@ -10,10 +10,12 @@ import type {
   ImportResult,
   Incident,
   IncidentDetail,
+  KernelFlows,
   KernelRow,
   KernelSummaryRow,
   LiveConfig,
   LiveStatus,
+  MemoryBySite,
   MemoryPoint,
   PullRequest,
   PullResult,
@@ -23,6 +25,7 @@ import type {
   Severity,
   SpanRow,
   SqlResult,
+  TraceExport,
 } from './types';
 import type { AnalyzeOptions, Diagnosis } from './diagnosis';
 import { arr, bool, envName, httpUrl, literal, none, num, obj, optional, str, type Check } from './validate';
@@ -65,6 +68,12 @@ export interface EngineMethods {
   kernelSummary: { req: { incident_id: number; start_ms?: number; end_ms?: number; limit?: number }; res: KernelSummaryRow[] };
   memoryTimeline: { req: { incident_id: number; device?: number; points?: number }; res: MemoryPoint[] };
   allocationSites: { req: { incident_id: number; at_ms?: number; limit?: number }; res: AllocationSite[] };
+  /** CPU → GPU flows of the kernels in a range, joined on correlation ids; at most `limit` (default 2000). */
+  kernelFlows: { req: { incident_id: number; start_ms: number; end_ms: number; limit?: number }; res: KernelFlows };
+  /** Live bytes over time stacked by allocation site: the `top` sites (default 8) and the rest as one. */
+  memoryBySite: { req: { incident_id: number; device?: number; points?: number; top?: number }; res: MemoryBySite };
+  /** The kernels, spans and CPU → GPU flows of a range as Chrome trace-event JSON, for Perfetto. */
+  exportTrace: { req: { incident_id: number; start_ms: number; end_ms: number }; res: TraceExport };
 
   analyze: { req: { incident_id: number; options?: AnalyzeOptions }; res: Diagnosis };
 
@@ -157,6 +166,9 @@ export const requestValidators: { [M in Method]: Check<Req<M>> } = {
   kernelSummary: obj({ incident_id: id, start_ms: optional(ms), end_ms: optional(ms), limit: optional(num({ int: true, min: 1, max: 10_000 })) }),
   memoryTimeline: obj({ incident_id: id, device: optional(num({ int: true, min: 0 })), points: optional(num({ int: true, min: 1, max: 20_000 })) }),
   allocationSites: obj({ incident_id: id, at_ms: optional(ms), limit: optional(num({ int: true, min: 1, max: 10_000 })) }),
+  kernelFlows: obj({ incident_id: id, start_ms: ms, end_ms: ms, limit: optional(num({ int: true, min: 1, max: 20_000 })) }),
+  memoryBySite: obj({ incident_id: id, device: optional(num({ int: true, min: 0 })), points: optional(num({ int: true, min: 2, max: 5000 })), top: optional(num({ int: true, min: 1, max: 30 })) }),
+  exportTrace: obj({ incident_id: id, start_ms: ms, end_ms: ms }),
   analyze: obj({ incident_id: id, options: optional(analyzeOptions) }),
   listAnnotations: obj({ incident_id: id }),
   addAnnotation: obj({ incident_id: id, start_ms: ms, end_ms: ms, panel: str({ max: 100 }), text: str({ min: 1, max: 20_000 }), author: optional(str({ max: 200 })) }),

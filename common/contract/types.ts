@@ -127,6 +127,65 @@ export interface AllocationSite {
 
 export interface MemoryPoint { t_ms: number; live_bytes: number }
 
+/**
+ * One CPU → GPU flow: the runtime call that launched a kernel (joined on the correlation id, as Kineto's
+ * ac2g flows and Nsight's correlationId do), the CPU op around that call, and the kernel.
+ */
+export interface KernelFlow {
+  correlation_id: number;
+  /** The launching thread, e.g. "pid 4242 · tid 4242" (one CPU lane each). */
+  thread: string;
+  launch_name: string;
+  launch_start_ms: number;
+  launch_end_ms: number;
+  /** The CPU op (aten::mm, …) the launch was made from, where the trace records it. */
+  op_name: string | null;
+  op_start_ms: number | null;
+  op_end_ms: number | null;
+  device: number;
+  stream: number;
+  kernel_name: string;
+  kernel_start_ms: number;
+  kernel_end_ms: number;
+}
+
+export interface KernelFlows {
+  flows: KernelFlow[];
+  /** Kernels in the range that carry a correlation id (flows are drawn for the first `limit`). */
+  kernels: number;
+  /** Of the kernels looked at, those whose launching call is not in the incident (a trace cut short). */
+  unmatched: number;
+  /** More kernels than `limit` in the range: zoom in for all of them. */
+  truncated: boolean;
+}
+
+/** A stacked active-memory timeline from the allocation records (PyTorch memory_viz's "Active Memory Timeline"). */
+export interface MemoryBySite {
+  /** The device drawn, and every device with records. */
+  device: number | null;
+  devices: number[];
+  /** Bucket times (ms); each bucket holds the state at its peak total, so a short spike survives. */
+  t: number[];
+  /** The `top` sites by their own peak, largest first: live bytes per bucket. */
+  sites: { stack_id: number | null; frames: string[]; peak_bytes: number; bytes: number[] }[];
+  /** Every other site summed: nothing is dropped, however many sites there are. */
+  other: { sites: number; bytes: number[] };
+  /** Live bytes of all sites per bucket (sites + other). */
+  total: number[];
+  /** Allocation records read (every one, no cap). */
+  records: number;
+}
+
+/** A selected time range as a Chrome trace-event JSON (what Perfetto and chrome://tracing open). */
+export interface TraceExport {
+  content: string;
+  file_name: string;
+  /** Events written (kernels, spans, flow starts and ends). */
+  events: number;
+  /** The range held more than fits one file: the first events by time were kept. */
+  truncated: boolean;
+}
+
 export interface Annotation {
   id: number;
   incident_id: number;

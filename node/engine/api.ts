@@ -159,6 +159,21 @@ export class Engine implements EngineApi {
     return this.store.allocationSites(req.incident_id, req.at_ms, req.limit);
   }
 
+  async kernelFlows(req: Req<'kernelFlows'>): Promise<Res<'kernelFlows'>> {
+    return this.store.kernelFlows(req.incident_id, req.start_ms, req.end_ms, req.limit);
+  }
+
+  async memoryBySite(req: Req<'memoryBySite'>): Promise<Res<'memoryBySite'>> {
+    return this.store.memoryBySite(req.incident_id, { device: req.device, points: req.points, top: req.top });
+  }
+
+  async exportTrace(req: Req<'exportTrace'>): Promise<Res<'exportTrace'>> {
+    if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
+    if (!(req.end_ms > req.start_ms)) throw new EngineError('bad_range', 'a trace export needs a range that ends after it starts');
+    const { exportChromeTrace } = await import('./report/chrome-trace');
+    return exportChromeTrace(this.store, req.incident_id, req.start_ms, req.end_ms);
+  }
+
   // ---- model
 
   async analyze(req: Req<'analyze'>): Promise<Diagnosis> {

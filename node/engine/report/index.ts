@@ -9,6 +9,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Diagnosis, Preset } from '../../../common/contract/diagnosis';
 import type { ReportFormat } from '../../../common/contract/types';
 import type { Store } from '../store/store';
+import { fileSlug } from './file-name';
 import { reportFigures } from './figures';
 import { renderHtml } from './html';
 import { renderMarkdown } from './markdown';
@@ -42,13 +43,7 @@ export interface WrittenReport {
 
 /** "quadscope-vllm-prod-a-2026-03-14-0906.pdf": what a download is called. */
 export function reportFileName(name: string, startMs: number | null, ext: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[^\w.-]+/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .replace(/-{2,}/g, '-')
-    .slice(0, 80)
-    .toLowerCase();
+  const slug = fileSlug(name);
   const when = startMs === null ? '' : `-${new Date(startMs).toISOString().slice(0, 16).replace(/[T:]/g, (c) => (c === 'T' ? '-' : ''))}`;
   return `quadscope-${slug || 'incident'}${when}.${ext}`;
 }

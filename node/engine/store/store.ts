@@ -7,6 +7,8 @@ import { Checkpointer } from './checkpointer';
 import type { Db } from './db';
 import { isReadOnlyError, openDb } from './db';
 import { downsampleSeries } from './downsample';
+import { parse } from './parse-json';
+import { kernelFlows, memoryBySite } from './profile-reads';
 import { SourceWriter } from './source-writer';
 import type {
   AllocationSite,
@@ -14,8 +16,10 @@ import type {
   EventRow,
   Incident,
   IncidentDetail,
+  KernelFlows,
   KernelRow,
   KernelSummaryRow,
+  MemoryBySite,
   MemoryPoint,
   SeriesData,
   SeriesInfo,
@@ -25,14 +29,6 @@ import type {
 } from '../../../common/contract/types';
 import type { Req } from '../../../common/contract/api';
 
-const parse = <T>(json: string | null | undefined, fallback: T): T => {
-  if (!json) return fallback;
-  try {
-    return JSON.parse(json) as T;
-  } catch {
-    return fallback;
-  }
-};
 
 /** Rows per JSON chunk in the model's whole-series reads (bounds the strings: ~40 MB at most). */
 const READ_CHUNK = 1_000_000;
@@ -483,7 +479,17 @@ export class Store {
     });
   }
 
+  /** CPU → GPU flows of the kernels in a range (profile-reads.ts). */
+  kernelFlows(incidentId: number, startMs: number, endMs: number, limit?: number): KernelFlows {
+    return kernelFlows(this.db, incidentId, startMs, endMs, limit);
+  }
+
   // ---- allocations
+
+  /** Live bytes over time stacked by allocation site (profile-reads.ts). */
+  memoryBySite(incidentId: number, opts: { device?: number; points?: number; top?: number } = {}): MemoryBySite {
+    return memoryBySite(this.db, incidentId, opts);
+  }
 
   /** Live bytes over time from allocation records (alloc +size, free −size), at most `points` points. */
   memoryTimeline(incidentId: number, device?: number, points = 2000): MemoryPoint[] {
