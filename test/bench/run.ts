@@ -1,5 +1,7 @@
 // `npm run bench`: runs every test/bench/*.bench.ts in its own process (so peak RSS is per benchmark),
-// collects their BENCH rows, prints a table and writes bench-results/latest.json.
+// collects their BENCH rows, prints a table and writes bench-results/latest.json (a run of every
+// benchmark: the README's table comes from it) or, when benchmarks are named, bench-results/tmp/last-run.json
+// (ignored by git), so a partial run never replaces the full one.
 // `npm run bench -- kineto store` runs the benchmarks whose file names contain those words; options after
 // the names (`npm run bench -- diagnosis --split dev --n 40`) go to each benchmark run. Opt-in benchmarks
 // (the diagnosis accuracy benchmark: minutes, not seconds) run only when named.
@@ -59,13 +61,14 @@ const table = lines.map((l) => `| ${l.map((c, i) => String(c).padEnd(widths[i]))
 table.splice(1, 0, `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 console.log(table.join('\n'));
 
-const dir = join(root, 'bench-results');
+const dir = filters.length ? join(root, 'bench-results', 'tmp') : join(root, 'bench-results');
+const base = filters.length ? 'last-run' : 'latest';
 mkdirSync(dir, { recursive: true });
 const doc = { date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, rows: all, failed };
 // The opt-in benchmarks write their own results (bench-results/diagnosis.json); the shared table is the others'.
 if (!files.every((f) => OPT_IN.includes(f))) {
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify(doc, null, 2));
-  writeFileSync(join(dir, 'latest.md'), table.join('\n') + '\n');
+  writeFileSync(join(dir, `${base}.json`), JSON.stringify(doc, null, 2));
+  writeFileSync(join(dir, `${base}.md`), table.join('\n') + '\n');
 }
 if (failed.length) {
   console.error(`benchmarks that failed: ${failed.join(', ')}`);

@@ -1,0 +1,31 @@
+// One measurement of analyze.bench.ts in a process of its own, so its peak RSS is that work's alone:
+//   node --import tsx test/bench/analyze-child.ts <db> <incident> analyze|one-pass
+// `analyze` loads the incident's signals and runs the model (what `quadscope analyze` does after opening);
+// `one-pass` is the SQL a user would write for the same samples: one ordered GROUP BY pass (count, mean,
+// min, max per series). Prints one JSON line: times in ms and the process's peak RSS in MB.
+import { performance } from 'node:perf_hooks';
+import { Store } from '../../node/engine/store/store';
+import { loadSignals } from '../../node/engine/model/signals-from-store';
+import { analyzeSignals } from '../../node/engine/model/diagnose';
+import { onePassSql } from './one-pass';
+
+const [file, incident, mode] = process.argv.slice(2);
+const id = Number(incident);
+const store = new Store(file, { readonly: true });
+const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const startRss = rssMb();
+let out: Record<string, number | string>;
+if (mode === 'one-pass') {
+  const t = performance.now();
+  const rows = onePassSql(file, id);
+  out = { ms: performance.now() - t, series: rows };
+} else if (mode === 'analyze') {
+  let t = performance.now();
+  const sig = loadSignals(store, id);
+  const load = performance.now() - t;
+  t = performance.now();
+  const d = analyzeSignals(sig).diagnosis;
+  out = { load, model: performance.now() - t, windows: d.windows.length, top: d.causes[0]?.id ?? 'none' };
+} else throw new Error(`analyze-child: unknown mode ${mode} (analyze | one-pass)`);
+store.close();
+console.log(JSON.stringify({ ...out, rss_mb: rssMb(), start_rss_mb: startRss }));
