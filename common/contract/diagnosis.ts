@@ -106,7 +106,14 @@ export interface InstanceDiagnosis {
   onset_ms: number | null;
   /** Its causes, ranked. */
   causes: CauseId[];
+  /** The identity label values its series carry (instance, pod, host): the fleet view filters charts by them. */
+  ids?: string[];
+  /** Its own windows' quadrants and S, thinned to at most FLEET_WINDOWS (the worst S of each run kept). */
+  windows?: { t_ms: number; quadrant: Quadrant; S: number }[];
 }
+
+/** Windows kept per instance in `InstanceDiagnosis.windows`: a 64-replica day stays a few MB of JSON. */
+export const FLEET_WINDOWS = 600;
 
 export interface LeakSite { frames: string[]; live_bytes: number; allocs: number }
 

@@ -3,7 +3,7 @@
 // and its leak a quarter of the memory chart; per instance they are what they are. The diagnosis keeps
 // the fleet's windows and alerts, takes causes from both, and says in `instances` where each one holds
 // (empty when the whole fleet is affected: a surge reaches every replica, a leak is on one).
-import type { CauseResult, Diagnosis, Evidence, InstanceDiagnosis } from '../../../common/contract/diagnosis';
+import { FLEET_WINDOWS, type CauseResult, type Diagnosis, type Evidence, type InstanceDiagnosis, type WindowScore } from '../../../common/contract/diagnosis';
 import { precedence } from './causes/rank';
 import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
 import { ENGINE_FAMILY } from './windows';
@@ -122,7 +122,14 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   order.sort((a, b) => a.p - b.p || a.i - b.i);
   const causes = order.map((x) => x.c);
 
-  const instances: InstanceDiagnosis[] = per.map(({ group, d }) => ({ instance: group.key, status: d.status, onset_ms: d.onset_ms, causes: d.causes.map((c) => c.id) }));
+  const instances: InstanceDiagnosis[] = per.map(({ group, d }) => ({
+    instance: group.key,
+    status: d.status,
+    onset_ms: d.onset_ms,
+    causes: d.causes.map((c) => c.id),
+    ids: [...group.ids].sort(),
+    windows: thinWindows(d.windows),
+  }));
   const top = causes[0];
   const onsetOf = (id: string) => {
     const c = causes.find((x) => x.id === id);
@@ -147,4 +154,16 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     checked: [...causes.map((c) => ({ id: c.id, verdict: 'fired' as const, failed: [], missing: [] })), ...fleet.checked.filter((c) => !firedIds.has(c.id) && c.verdict !== 'fired')],
     instances,
   };
+}
+
+/** At most FLEET_WINDOWS windows for the fleet view: runs of consecutive windows, each the worst (highest S) of its run. */
+export function thinWindows(ws: WindowScore[]): { t_ms: number; quadrant: WindowScore['quadrant']; S: number }[] {
+  const per = Math.max(1, Math.ceil(ws.length / FLEET_WINDOWS));
+  const out: { t_ms: number; quadrant: WindowScore['quadrant']; S: number }[] = [];
+  for (let i = 0; i < ws.length; i += per) {
+    let worst = ws[i];
+    for (let j = i + 1; j < Math.min(ws.length, i + per); j++) if (ws[j].S > worst.S) worst = ws[j];
+    out.push({ t_ms: ws[i].t_ms, quadrant: worst.quadrant, S: Math.round(worst.S * 1000) / 1000 });
+  }
+  return out;
 }
