@@ -7,6 +7,7 @@ import { Checkpointer } from './checkpointer';
 import type { Db } from './db';
 import { isReadOnlyError, openDb } from './db';
 import { downsampleSeries } from './downsample';
+import { readHistogramSnapshots, readSampleArrays } from './sample-reads';
 import { parse } from './parse-json';
 import { kernelFlows, memoryBySite } from './profile-reads';
 import { SourceWriter } from './source-writer';
@@ -29,26 +30,6 @@ import type {
 } from '../../../common/contract/types';
 import type { Req } from '../../../common/contract/api';
 
-
-/** Rows per JSON chunk in the model's whole-series reads (bounds the strings: ~40 MB at most). */
-const READ_CHUNK = 1_000_000;
-const HISTOGRAM_READ_CHUNK = 100_000;
-
-/** One histogram scrape; its counts stay text (a slice of its chunk) until first read. */
-class StoredSnapshot {
-  private parsed: number[] | null = null;
-  constructor(
-    readonly t: number,
-    readonly le: number[],
-    private readonly text: string,
-    private readonly from: number,
-    private readonly to: number,
-  ) {}
-
-  get counts(): number[] {
-    return (this.parsed ??= JSON.parse(this.text.slice(this.from, this.to)) as number[]);
-  }
-}
 
 /** The engine's event query (the contract's request type: one definition). */
 export type EventQuery = Req<'queryEvents'>;
@@ -336,47 +317,17 @@ export class Store {
     return seriesIds.map((id) => downsampleSeries(this.db, id, startMs, endMs, points));
   }
 
-  /** All samples of a series, in time order (the model reads whole series in one pass). */
+  /** All samples of a series, in time order, as typed arrays (sample-reads.ts). */
   samples(seriesId: number): { t: Float64Array; v: Float64Array } {
-    const rows = this.db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms').raw().all(seriesId) as [number, number][];
-    const t = new Float64Array(rows.length);
-    const v = new Float64Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      t[i] = rows[i][0];
-      v[i] = rows[i][1];
-    }
-    return { t, v };
+    return readSampleArrays(this.db, seriesId);
   }
 
   /**
-   * Histogram snapshots of a series: per timestamp, cumulative bucket counts by ascending upper bound.
-   * Snapshots of one layout share its `le` array (read-only). SQLite joins each chunk of rows into one
-   * text, so JavaScript takes a few strings instead of stepping through every row; each scrape's counts
-   * are parsed from it when first read (the model reads only the scrapes at its window edges).
+   * Histogram snapshots of a series: per timestamp, cumulative bucket counts by ascending upper bound
+   * (sample-reads.ts). Snapshots of one layout share its `le` array (read-only).
    */
   histogramSnapshots(seriesId: number): { t: number; le: number[]; counts: number[] }[] {
-    const layouts = new Map<number, number[]>();
-    for (const [id, json] of this.db.prepare('SELECT id, le_json FROM histogram_layouts WHERE id IN (SELECT DISTINCT layout_id FROM histogram_snapshots WHERE series_id = ?)').raw().all(seriesId) as [number, string][]) {
-      layouts.set(id, JSON.parse(json) as number[]);
-    }
-    const chunk = this.db
-      .prepare(
-        `SELECT json_group_array(ts_ms), json_group_array(layout_id), json_group_array(length(counts_json)), group_concat(counts_json, ','), COUNT(*), MAX(ts_ms)
-           FROM (SELECT ts_ms, layout_id, counts_json FROM histogram_snapshots WHERE series_id = ? AND ts_ms > ? ORDER BY ts_ms LIMIT ${HISTOGRAM_READ_CHUNK})`,
-      )
-      .raw();
-    const out: { t: number; le: number[]; counts: number[] }[] = [];
-    for (let after = -Infinity; ; ) {
-      const [ts, ids, lengths, text, n, last] = chunk.get(seriesId, after) as [string, string, string, string, number, number | null];
-      if (!n) break;
-      const t = JSON.parse(ts) as number[];
-      const layout = JSON.parse(ids) as number[];
-      const len = JSON.parse(lengths) as number[];
-      for (let i = 0, at = 0; i < n; at += len[i] + 1, i++) out.push(new StoredSnapshot(t[i], layouts.get(layout[i]) ?? [], text, at, at + len[i]));
-      if (n < HISTOGRAM_READ_CHUNK || last === null) break;
-      after = last;
-    }
-    return out;
+    return readHistogramSnapshots(this.db, seriesId);
   }
 
   // ---- events
@@ -584,37 +535,9 @@ export class Store {
     return rows.map((r) => ({ id: r.id, name: r.name, labels: parse<Record<string, string>>(r.labels_json, {}), kind: r.kind, source_path: r.path }));
   }
 
-  /**
-   * Like samples(), a few times faster on long series: SQLite renders each chunk of the clustered scan
-   * as two JSON arrays (17 significant digits, so every double round-trips exactly), which JSON.parse
-   * reads far quicker than better-sqlite3 steps through rows.
-   */
+  /** The model's name for samples(): every sample of a series in time order. */
   sampleArrays(seriesId: number): { t: Float64Array; v: Float64Array } {
-    const chunk = this.db
-      .prepare(
-        `SELECT json_group_array(ts_ms), json_group_array(value), COUNT(*), MAX(ts_ms)
-           FROM (SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms > ? ORDER BY ts_ms LIMIT ${READ_CHUNK})`,
-      )
-      .raw();
-    const ts: number[][] = [];
-    const vs: number[][] = [];
-    let total = 0;
-    for (let after = -Infinity; ; ) {
-      const [t, v, n, last] = chunk.get(seriesId, after) as [string, string, number, number | null];
-      if (!n) break;
-      ts.push(JSON.parse(t) as number[]);
-      vs.push(JSON.parse(v) as number[]);
-      total += n;
-      if (n < READ_CHUNK || last === null) break;
-      after = last;
-    }
-    const t = new Float64Array(total);
-    const v = new Float64Array(total);
-    for (let k = 0, at = 0; k < ts.length; at += ts[k].length, k++) {
-      t.set(ts[k], at);
-      v.set(vs[k], at);
-    }
-    return { t, v };
+    return readSampleArrays(this.db, seriesId);
   }
 
   /** An incident's recorded span, without getIncident's row counts (a full scan of its samples); null if absent. */
