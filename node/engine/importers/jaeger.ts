@@ -8,6 +8,8 @@
 import { ImportError, type Importer, type Position, type Sink } from './types';
 import { requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
+import { nsSum, unitsToNs } from './ns-time';
+import { SkippedSpans } from './skipped-spans';
 import { JsonScanError, parseAt, pathText, scanJson, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 
 type Json = Record<string, unknown>;
@@ -29,19 +31,31 @@ function tags(list: unknown): Record<string, unknown> {
   return out;
 }
 
-const usToNs = (v: unknown): bigint | null => (typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.round(v)) * 1000n : typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) * 1000n : null);
+/** Jaeger's µs (a number, or digits as text) in ns; null when it is none or past a 64-bit integer of ns. */
+const usToNs = (v: unknown): bigint | null => unitsToNs(v, 1000n);
 
-/** One Jaeger span to the sink; false when it lacks what a span needs (warned, skipped). */
-function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, warn: Warn): boolean {
+/**
+ * One Jaeger span to the sink; false when it lacks what a span needs (warned, skipped). `at`: where the
+ * span (or, for spans of a trace in a bare array, that trace) begins in the file.
+ */
+function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, warn: Warn, at: JsonPlace): boolean {
   const processes = trace.processes ?? {};
   const traceId = typeof sp.traceID === 'string' ? sp.traceID.toLowerCase() : typeof trace.traceID === 'string' ? trace.traceID.toLowerCase() : null;
   const spanId = typeof sp.spanID === 'string' ? sp.spanID.toLowerCase() : null;
   const start = usToNs(sp.startTime);
-  const dur = usToNs(sp.duration) ?? 0n;
-  if (!traceId || !spanId || start === null) {
-    warn('span without traceID, spanID or startTime, skipped', { key: `data[${trace.index}].spans` });
+  const where = (key: string): Position => ({ line: at.line, offset: at.offset, key });
+  if (!traceId || !spanId || sp.startTime === undefined) {
+    warn('span without traceID, spanID or startTime, skipped', where(`data[${trace.index}].spans`));
     return false;
   }
+  // 1e400, 25 digits, text: no time that a 64-bit integer of ns holds.
+  if (start === null) {
+    warn('span whose startTime is no time in µs (an integer below 2^63 ns), skipped', where('startTime'));
+    return false;
+  }
+  const dur = sp.duration === undefined ? 0n : usToNs(sp.duration);
+  const endNs = dur === null ? null : nsSum(start, dur);
+  if (endNs === null) warn('span whose duration is no time in µs (or ends past 2^63 ns): ends where it starts', where('duration'));
   const refs = Array.isArray(sp.references) ? sp.references.filter(isObj) : [];
   const parentRef = refs.find((r) => r.refType === 'CHILD_OF') ?? null;
   const own = tags(sp.tags);
@@ -54,7 +68,7 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   };
   const others = refs.filter((r) => r !== parentRef);
   if (others.length) attrs['jaeger.references'] = others.map((r) => ({ refType: r.refType, traceID: r.traceID, spanID: r.spanID }));
-  const end = start + dur;
+  const end = endNs ?? start;
   const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: own.error === true });
   if (facts) {
     Object.assign(attrs, facts);
@@ -155,16 +169,16 @@ class JaegerStream implements JsonVisitor {
     return 'skip';
   }
 
-  value(path: JsonPath, v: unknown): void {
+  value(path: JsonPath, v: unknown, at: JsonPlace): void {
     if (this.sawArray) {
-      this.arrayItem(v, path[0] as number);
+      this.arrayItem(v, path[0] as number, at);
       return;
     }
     const inData = path[0] === 'data';
     const trace = inData ? this.trace! : this.bare;
     const key = path[inData ? 2 : 0];
     if ((inData ? path.length - 2 : path.length) === 2) {
-      if (inData || !this.sawData) this.emit(v, trace);
+      if (inData || !this.sawData) this.emit(v, trace, at);
     } else if (key === 'processes') {
       trace.processes = isObj(v) ? v : {};
       this.release(trace);
@@ -180,15 +194,15 @@ class JaegerStream implements JsonVisitor {
   }
 
   /** An element of a bare array: a span, or a whole trace (`{traceID, spans, processes}`). */
-  private arrayItem(v: unknown, index: number): void {
+  private arrayItem(v: unknown, index: number, at: JsonPlace): void {
     if (!isObj(v)) return;
     if (Array.isArray(v.spans)) {
       const trace: TraceState = { ...newTrace(index), processes: isObj(v.processes) ? v.processes : {}, traceID: v.traceID, sawTraceID: true, sawSpans: true };
-      for (const sp of v.spans) this.emit(sp, trace);
+      for (const sp of v.spans) this.emit(sp, trace, at);
       return;
     }
     this.bare.sawSpans = true;
-    this.emit(v, { ...this.bare, index, processes: {}, sawTraceID: true });
+    this.emit(v, { ...this.bare, index, processes: {}, sawTraceID: true }, at);
   }
 
   leave(path: JsonPath): void {
@@ -211,12 +225,12 @@ class JaegerStream implements JsonVisitor {
 
   private release(trace: TraceState): void {
     if (trace.processes === null || !trace.sawTraceID || (trace === this.bare && this.sawData)) return;
-    for (const h of trace.held) this.emit(parseAt(h.text, h.at, h.path), trace);
+    for (const h of trace.held) this.emit(parseAt(h.text, h.at, h.path), trace, h.at);
     trace.held.length = 0;
   }
 
-  private emit(sp: unknown, trace: TraceState): void {
-    if (isObj(sp) && emitSpan(sp, trace, this.sink, this.reqs, this.warn)) this.spans++;
+  private emit(sp: unknown, trace: TraceState, at: JsonPlace): void {
+    if (isObj(sp) && emitSpan(sp, trace, this.sink, this.reqs, this.warn, at)) this.spans++;
   }
 }
 
@@ -225,7 +239,8 @@ export const jaegerImporter: Importer = {
   detect: (head) => detectJaeger(head),
   async import(input, sink, ctx) {
     const reqs = new RequestSeries();
-    const doc = new JaegerStream(sink, reqs, ctx.warn);
+    const skipped = new SkippedSpans(ctx.warn);
+    const doc = new JaegerStream(sink, reqs, skipped.warn);
     try {
       await scanJson(input.stream(), doc);
     } catch (e) {
@@ -233,7 +248,7 @@ export const jaegerImporter: Importer = {
       throw e;
     }
     if (!doc.sawData && !doc.sawBareSpans && !doc.sawArray) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]}, a trace with spans, or an array of spans');
-    if (doc.spans === 0) throw new ImportError(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
+    if (doc.spans === 0) throw skipped.none(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
     reqs.flush(sink);
   },
 };

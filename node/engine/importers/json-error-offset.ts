@@ -67,3 +67,33 @@ export function jsonErrorOffset(text: string): number {
     return typeof at === 'number' ? Math.min(at, n) : 0;
   }
 }
+
+/**
+ * Deepest nesting of a value that is parsed whole or taken as text: JSON.parse copes with 100 k levels,
+ * but what reads the value after (JSON.stringify of attributes, a recursive walk) overflows the stack
+ * with "Maximum call stack size exceeded" and no place. No trace, log or metrics file nests near this.
+ */
+export const MAX_VALUE_DEPTH = 512;
+
+/**
+ * The index in `text` of the bracket that opens level max + 1 (outside strings), else -1. JSON.parse
+ * takes 100 k levels, but JSON.stringify and any recursive walk of the value then overflow the stack
+ * ("Maximum call stack size exceeded", naming no place): formats parsed whole check their text first.
+ * Text shorter than `max` cannot nest that deep and is not scanned (log lines, mostly).
+ */
+export function jsonTooDeep(text: string, max: number): number {
+  if (text.length <= max) return -1;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
+}

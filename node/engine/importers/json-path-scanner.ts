@@ -11,7 +11,7 @@
 // Sibling of json-event-scanner.ts, which is tuned for the one shape of Chrome traces (a flat array of
 // events, batched into one JSON.parse per megabyte) and benchmarked as such.
 import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-bytes';
-import { jsonErrorOffset } from './json-error-offset';
+import { MAX_VALUE_DEPTH, jsonErrorOffset } from './json-error-offset';
 
 export type JsonPath = readonly (string | number)[];
 /** What a value is, from its first byte. */
@@ -110,7 +110,11 @@ interface ValueScan {
   stack: number[] | null;
   /** Where a bracket did not match, else -1. */
   bad: number;
+  /** Nesting a taken value may reach (Infinity for a skipped one), and where it went past, else -1. */
+  maxDepth: number;
+  deep: number;
 }
+
 
 /**
  * Reads a container or string value from buf[i] (its opening byte already read): answers the index
@@ -134,7 +138,10 @@ function scanValue(buf: Buffer, i: number, n: number, st: ValueScan): number {
       }
     } else if (b === QUOTE) inString = true;
     else if (b === LBRACE || b === LBRACKET) {
-      depth++;
+      if (++depth > st.maxDepth) {
+        st.deep = i - 1;
+        break;
+      }
       if (stack) stack.push(b);
     } else if (b === RBRACE || b === RBRACKET) {
       if (stack && stack.pop() !== (b === RBRACE ? LBRACE : LBRACKET)) {
@@ -167,7 +174,7 @@ export class JsonPathScanner {
   private take: Take = 'skip';
   private kind: ValueKind = 'scalar';
   private held: Buffer[] = [];
-  private readonly scan: ValueScan = { depth: 0, inString: false, escaped: false, line: 1, stack: null, bad: -1 };
+  private readonly scan: ValueScan = { depth: 0, inString: false, escaped: false, line: 1, stack: null, bad: -1, maxDepth: MAX_VALUE_DEPTH, deep: -1 };
   private keyEscaped = false;
 
   constructor(
@@ -308,6 +315,8 @@ export class JsonPathScanner {
     st.escaped = false;
     st.line = this.lineNo;
     st.bad = -1;
+    st.deep = -1;
+    st.maxDepth = take === 'skip' ? Infinity : MAX_VALUE_DEPTH;
     st.stack = take !== 'parse' && kind !== 'string' ? [b] : null;
     return kind === 'scalar' ? i : i + 1;
   }
@@ -323,6 +332,7 @@ export class JsonPathScanner {
       end = scanValue(buf, i, n, st);
       this.lineNo = st.line;
       if (st.bad >= 0) this.fail(st.bad, `${show(buf[st.bad])} does not match the open bracket`);
+      if (st.deep >= 0) this.fail(st.deep, `a value nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
       if (end < 0) return n;
     }
     if (this.take !== 'skip' || this.kind === 'scalar') {

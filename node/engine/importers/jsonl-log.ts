@@ -11,6 +11,7 @@
 // A line that is not a JSON object with a time is malformed (warned, skipped; a majority fails the file).
 import type { Severity } from '../../../common/contract/types';
 import { GarbageGuard } from './garbage-guard';
+import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { parseXid } from './kernel-log';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock, parseIsoZoned } from './log-time';
@@ -79,6 +80,11 @@ export async function importJsonlLog(input: EntryInput, sink: Sink, ctx: ImportC
       const s = line.trim();
       if (!s) continue;
       let o: unknown;
+      // Its values are stringified into attrs: a line nested 100 k deep would overflow the stack there.
+      if (jsonTooDeep(s, MAX_VALUE_DEPTH) >= 0) {
+        guard.malformed(no, `nested deeper than ${MAX_VALUE_DEPTH} levels`);
+        continue;
+      }
       try {
         o = JSON.parse(s);
       } catch {

@@ -34,6 +34,7 @@ import { ScanError, scanChromeTrace } from './json-event-scanner';
 import { toHexAddr } from './hex-address';
 import { OpStacks, withRoom } from './kineto-op-stacks';
 import { LogClock } from './log-time';
+import { nsInRange, nsOfNumber, nsSum, unitsToNs } from './ns-time';
 
 /** Epoch µs below this (1973) are not epoch times but offsets from the trace's base time. */
 const RELATIVE_US_LIMIT = 1e14;
@@ -84,10 +85,17 @@ interface DeviceProps {
 
 class NeedBaseTime extends Error {}
 
+/** baseTimeNanoseconds as written (digits, quoted or not, or a number); null when it is no time in ns. */
 function parseBase(raw: string): bigint | null {
   const t = raw.trim().replace(/^"|"$/g, '');
-  return /^\d+$/.test(t) ? BigInt(t) : Number.isFinite(Number(t)) ? BigInt(Math.trunc(Number(t))) : null;
+  return /^\d+$/.test(t) ? unitsToNs(t, 1n) : nsOfNumber(Math.trunc(Number(t)));
 }
+
+/**
+ * |µs| from which a time is no time: 2^63 ns, the 64-bit integer the store keeps (JSON's 1e400 is
+ * Infinity, 1e300 is finite but no clock's). Checked before any BigInt(): BigInt(Infinity) throws.
+ */
+const MAX_US = 9.2e15;
 
 export function usToNs(us: number): bigint {
   const whole = Math.floor(us);
@@ -361,7 +369,7 @@ class KinetoReader {
         return this.complete(e, offset);
       case 'i':
       case 'I':
-        if (e.name === '[memory]') this.memory(e);
+        if (e.name === '[memory]') this.memory(e, offset);
         return;
       case 's':
       case 'f':
@@ -379,11 +387,29 @@ class KinetoReader {
       this.ctx.warn(`event "${e.name ?? '?'}" has no numeric ts`, { offset, key: 'ts' });
       return;
     }
+    if (!(Math.abs(ts) < MAX_US)) {
+      this.ctx.warn(`event "${e.name ?? '?'}" has a ts that is no time (past 2^63 ns), skipped`, { offset, key: 'ts' });
+      return;
+    }
     const start = this.ns(e.ts!, ts);
-    const durUs = usNumber(e.dur);
-    const dur = durUs > 0 ? durUs : 0;
+    if (!nsInRange(start)) {
+      this.ctx.warn(`event "${e.name ?? '?'}": its ts after baseTimeNanoseconds is past 2^63 ns, skipped`, { offset, key: 'ts' });
+      return;
+    }
+    let durUs = usNumber(e.dur);
+    if (!(durUs < MAX_US)) {
+      // NaN (no dur) is a zero-length event, as it always was; a dur of 1e400 is said.
+      if (!Number.isNaN(durUs)) this.ctx.warn(`event "${e.name ?? '?'}" has a dur that is no duration (past 2^63 ns): taken as 0`, { offset, key: 'dur' });
+      durUs = 0;
+    }
+    let dur = durUs > 0 ? durUs : 0;
     // The end from the exact start and duration (each parsed exactly where exactTimes kept their text).
-    const end = dur > 0 ? start + usTextToNs(e.dur!) : start;
+    let end = dur > 0 ? nsSum(start, usTextToNs(e.dur!)) : start;
+    if (end === null) {
+      this.ctx.warn(`event "${e.name ?? '?'}" ends past 2^63 ns: taken as 0 long`, { offset, key: 'dur' });
+      end = start;
+      dur = 0;
+    }
     if (ts + dur > this.maxUs) this.maxUs = ts + dur;
     const args = e.args ?? {};
     // The legacy (pre-Kineto) profiler writes no cat: its GPU kernels are under pid "CUDA functions",
@@ -433,13 +459,17 @@ class KinetoReader {
     });
   }
 
-  private memory(e: TraceEvent): void {
+  private memory(e: TraceEvent, offset: number): void {
     const a = e.args ?? {};
     const ts = usNumber(e.ts);
     if (asInt(a['Device Type']) !== 1 || !Number.isFinite(ts)) return;
+    const ns = Math.abs(ts) < MAX_US ? this.ns(e.ts!, ts) : null;
+    if (ns === null || !nsInRange(ns)) {
+      this.ctx.warn('[memory] event with a ts that is no time (past 2^63 ns), skipped', { offset, key: 'ts' });
+      return;
+    }
     const device = asInt(a['Device Id']) ?? 0;
     const bytes = Number(a.Bytes);
-    const ns = this.ns(e.ts!, ts);
     const ms = Number(ns / 1000n) / 1000;
     const totals = this.seriesFor(device);
     if (typeof a['Total Allocated'] === 'number') this.sink.sample(totals.allocated, ms, a['Total Allocated']);
@@ -551,7 +581,9 @@ class LastEnd implements PassReader {
     if (!e || typeof e !== 'object') return;
     const ts = usNumber(e.ts);
     const dur = usNumber(e.dur);
-    const end = ts + (dur > 0 ? dur : 0);
+    // Times the reader skips (no time, past 2^63 ns) do not place the trace either.
+    if (!(Math.abs(ts) < MAX_US)) return;
+    const end = ts + (dur > 0 && dur < MAX_US ? dur : 0);
     if (end > this.us) this.us = end;
   }
 }

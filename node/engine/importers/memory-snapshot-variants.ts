@@ -12,14 +12,24 @@ import { isDict } from './pickle';
 import { LogClock } from './log-time';
 import { toHexAddr } from './hex-address';
 import type { ImportContext } from './types';
+import { unitsToNs } from './ns-time';
 
 const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : NaN);
+
+/** An entry's time_us in ns; null when it has none, or one that is no time (1e308, a 40-digit LONG: past 2^63 ns). */
+const usNs = (v: PyValue | undefined): bigint | null => {
+  const us = num(v);
+  return Number.isFinite(us) ? unitsToNs(us, 1000n) : null;
+};
 
 /** The times of one snapshot's trace entries, and its dump time. */
 export class SnapshotTimes {
   private anchorNs: bigint | null = null;
   private untimed = 0;
   private lastNs: bigint | null = null;
+  /** Entries whose time_us is there but no time, and the key of the first. */
+  private badTimes = 0;
+  private firstBad = '';
   private readonly clock: LogClock;
 
   constructor(private readonly ctx: ImportContext) {
@@ -36,10 +46,14 @@ export class SnapshotTimes {
    * The ns of each entry of one device's trace, in order. Entries with `time_us` keep it; a trace with
    * none ends at the anchor, 1 µs apart; a lone entry without one takes the time before it.
    */
-  device(trace: PyDict[]): bigint[] {
+  device(trace: PyDict[], device = 0): bigint[] {
     const out: bigint[] = new Array<bigint>(trace.length);
     let timed = 0;
-    for (const e of trace) if (Number.isFinite(num(e.time_us))) timed++;
+    for (let i = 0; i < trace.length; i++) {
+      const v = trace[i].time_us;
+      if (usNs(v) !== null) timed++;
+      else if (Number.isFinite(num(v)) && this.badTimes++ === 0) this.firstBad = `device_traces[${device}][${i}].time_us`;
+    }
     if (timed === 0 && trace.length > 0) {
       this.untimed += trace.length;
       const end = this.anchor(`memory snapshot trace entries carry no time_us (torch ≤ 2.1): placed in their order, 1 µs apart; the last`);
@@ -47,8 +61,8 @@ export class SnapshotTimes {
     } else {
       let prev: bigint | null = null;
       for (let i = 0; i < trace.length; i++) {
-        const us = num(trace[i].time_us);
-        if (Number.isFinite(us)) prev = BigInt(Math.round(us)) * 1000n;
+        const ns = usNs(trace[i].time_us);
+        if (ns !== null) prev = ns;
         else this.untimed++;
         out[i] = prev ?? this.firstTimed(trace);
       }
@@ -59,8 +73,8 @@ export class SnapshotTimes {
 
   private firstTimed(trace: PyDict[]): bigint {
     for (const e of trace) {
-      const us = num(e.time_us);
-      if (Number.isFinite(us)) return BigInt(Math.round(us)) * 1000n;
+      const ns = usNs(e.time_us);
+      if (ns !== null) return ns;
     }
     return this.anchor('memory snapshot trace entries carry no time_us');
   }
@@ -72,6 +86,7 @@ export class SnapshotTimes {
 
   /** Says, once, that some entries among timed ones had no time of their own. */
   finish(): void {
+    if (this.badTimes > 0) this.ctx.warn(`${this.badTimes} memory snapshot trace entries have a time_us that is no time (past 2^63 ns): taken as untimed`, { key: this.firstBad });
     if (this.untimed > 0 && this.anchorNs === null) this.ctx.warn(`${this.untimed} memory snapshot trace entries carry no time_us: each took the time of the entry before it`);
   }
 }

@@ -104,11 +104,21 @@ export class VisitBudget {
     const at = this.sharedAt.get(container) ?? (parent ? this.sharedAt.get(parent) : undefined);
     throw new ImportError(
       this.path,
-      at === undefined ? {} : { offset: at },
+      // No memo reference repeated it (the items are all there, written out): the key of what overflowed.
+      at === undefined ? { key: BUDGET_KEYS[what] ?? what } : { offset: at },
       `more than ${this.max.toLocaleString('en-US')} ${what} and other items to read from ${this.bytes.toLocaleString('en-US')} bytes: refused as amplifying input (memo references repeat a container${at === undefined ? '' : ' first repeated at this byte'})`,
     );
   }
 }
+
+/** The snapshot's key for each kind of item the budget counts. */
+const BUDGET_KEYS: Record<string, string> = {
+  'device traces': 'device_traces',
+  'trace entries': 'device_traces[]',
+  segments: 'segments',
+  blocks: 'segments[].blocks',
+  frames: 'frames',
+};
 
 class SnapshotWriter {
   private readonly stackByFrames = new Map<PyValue, number | null>();
@@ -148,7 +158,7 @@ class SnapshotWriter {
     };
 
     // Each entry's time (memory-snapshot-variants.ts: made up, warned, where time_us is missing).
-    const nsOf = this.times.device(trace);
+    const nsOf = this.times.device(trace, device);
     for (let i = 0; i < trace.length; i++) {
       const e = trace[i];
       const action = str(e.action);

@@ -13,6 +13,7 @@
 import type { Severity } from '../../../common/contract/types';
 import { ImportError, type Importer } from './types';
 import { readText } from './read-text';
+import { nsOfNumber, nsSum } from './ns-time';
 
 const HEADER_START = /^"ID","Process ID","Process Name","Host Name","Kernel Name"/m;
 
@@ -70,6 +71,11 @@ export function metricValue(s: string): number | string {
   return t;
 }
 
+const isDuration = (m: string) => m === 'Duration' || m.endsWith('/Duration') || m === 'gpu__time_duration.sum';
+
+/** A day: ncu replays one kernel many times to profile it; a longer "Duration" is a broken value, not a kernel. */
+const MAX_KERNEL_NS = 86_400n * 1_000_000_000n;
+
 const DURATION_NS: Record<string, number> = { ns: 1, nsecond: 1, usecond: 1e3, us: 1e3, msecond: 1e6, ms: 1e6, second: 1e9, s: 1e9 };
 
 const SEVERITY: Record<string, Severity> = { OPT: 'info', INF: 'info', WRN: 'warning', ERR: 'error' };
@@ -78,6 +84,8 @@ const IDENTITY = new Set(['ID', 'Process ID', 'Process Name', 'Host Name', 'Kern
 
 interface Kernel {
   id: number;
+  /** 1-based line of the kernel's row (raw page) or of its duration metric (details page), for messages. */
+  line: number;
   row: Record<string, string>;
   metrics: Record<string, number | string>;
   units: Record<string, string>;
@@ -124,7 +132,7 @@ export const ncuCsvImporter: Importer = {
       if (!k) {
         const row: Record<string, string> = {};
         for (const name of IDENTITY) if (col.has(name)) row[name] = get(name);
-        kernels.set(id, (k = { id, row, metrics: {}, units: {}, sections: {}, rules: [] }));
+        kernels.set(id, (k = { id, line: i + 1, row, metrics: {}, units: {}, sections: {}, rules: [] }));
       }
       if (details) {
         const section = get('Section Name');
@@ -134,6 +142,7 @@ export const ncuCsvImporter: Importer = {
           k.metrics[key] = metricValue(get('Metric Value'));
           k.units[key] = get('Metric Unit');
           k.sections[key] = section;
+          if (isDuration(key)) k.line = i + 1;
         }
         const rule = get('Rule Name');
         if (rule) k.rules.push({ section, rule, type: get('Rule Type'), description: get('Rule Description'), speedup_type: get('Estimated Speedup Type'), speedup: metricValue(get('Estimated Speedup')) });
@@ -149,12 +158,19 @@ export const ncuCsvImporter: Importer = {
 
     let t = BigInt(Math.round(ctx.mtimeMs ?? 0)) * 1_000_000n;
     for (const k of [...kernels.values()].sort((a, b) => a.id - b.id)) {
-      const durKey = Object.keys(k.metrics).find((m) => m === 'Duration' || m.endsWith('/Duration') || m === 'gpu__time_duration.sum');
+      const durKey = Object.keys(k.metrics).find(isDuration);
       const d = durKey ? k.metrics[durKey] : undefined;
       const scale = durKey ? DURATION_NS[k.units[durKey]] ?? (durKey === 'gpu__time_duration.sum' ? 1 : undefined) : undefined;
-      const durNs = typeof d === 'number' && scale !== undefined ? BigInt(Math.round(d * scale)) : 1000n;
+      let durNs = 1000n;
+      if (typeof d === 'number' && scale !== undefined) {
+        // "1e400" reads as Infinity, "1e300" second is past any clock: such a kernel keeps the 1 µs of one without a duration.
+        const ns = nsOfNumber(d * scale);
+        if (ns === null || ns > MAX_KERNEL_NS) ctx.warn(`kernel ${k.id}: duration ${d} ${k.units[durKey!]} is no kernel's duration (over a day): laid out as 1 µs`, { line: k.line, key: durKey });
+        else durNs = ns;
+      }
       const start = t;
-      const end = t + (durNs > 0n ? durNs : 1n);
+      const end = nsSum(t, durNs > 0n ? durNs : 1n);
+      if (end === null) throw new ImportError(ctx.path, { line: k.line }, `kernel ${k.id}: laid back to back, the kernels end past the year 2262 (2^63 ns)`);
       t = end;
       const r = k.row;
       sink.kernel({

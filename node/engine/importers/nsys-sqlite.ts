@@ -21,6 +21,7 @@
 // Times: ns since session start + TARGET_INFO_SESSION_START_TIME.utcEpochNs (else a start time from the
 // META_DATA tables; else the times stay relative, with a warning).
 import { ImportError, type AttachedQuery, type ImportContext, type Importer, type Sink } from './types';
+import { unitsToNs } from './ns-time';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
@@ -92,12 +93,18 @@ function baseTimeSql(q: AttachedQuery, schema: Schema): string | null {
 const pidOf = (globalId: string) => `((${globalId} >> 24) & 16777215)`;
 const tidOf = (globalId: string) => `(${globalId} & 16777215)`;
 
-function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void {
+/** The table being read, for an error's place (a damaged file fails inside SQLite, which names none). */
+interface Reading {
+  table: string;
+}
+
+function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Reading): void {
   const ids = [sink.incidentId, sink.sourceId];
   const hasStrings = schema.has('StringIds');
   const str = (expr: string) => (hasStrings ? `(SELECT value FROM ext.StringIds WHERE id = ${expr})` : 'NULL');
 
   if (schema.has(KERNEL)) {
+    at.table = KERNEL;
     schema.require(KERNEL, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(KERNEL, 'k', n);
     q.run(
@@ -115,6 +122,7 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void 
   }
 
   if (schema.has(MEMCPY)) {
+    at.table = MEMCPY;
     schema.require(MEMCPY, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(MEMCPY, 'm', n);
     const kind = `CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`;
@@ -129,6 +137,7 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void 
   }
 
   if (schema.has(MEMSET)) {
+    at.table = MEMSET;
     schema.require(MEMSET, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(MEMSET, 'm', n);
     q.run(
@@ -142,6 +151,7 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void 
   }
 
   if (schema.has(RUNTIME)) {
+    at.table = RUNTIME;
     schema.require(RUNTIME, 'start', 'end', 'nameId');
     const c = (n: string) => schema.col(RUNTIME, 'r', n);
     q.run(
@@ -156,6 +166,7 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void 
   }
 
   if (schema.has(NVTX)) {
+    at.table = NVTX;
     schema.require(NVTX, 'start', 'eventType');
     const c = (n: string) => schema.col(NVTX, 'n', n);
     q.run(
@@ -169,8 +180,9 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void 
   }
 }
 
-function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string): void {
+function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Reading, ctx: ImportContext): void {
   if (!schema.has(MEMORY)) return;
+  at.table = MEMORY;
   schema.require(MEMORY, 'start', 'deviceId', 'address', 'bytes', 'memoryOperationType');
   const hasCorr = schema.columns(MEMORY).has('correlationId');
   const hasStrings = schema.has('StringIds');
@@ -231,10 +243,16 @@ function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string)
       after = [Number(last.start), Number(last.rid)];
     }
   };
+  let badTimes = 0;
   for (const r of rows()) {
     const device = Number(r.device);
     const addr = String(r.addr);
-    const ns = BigInt(String(r.ns));
+    // start + base as SQLite's text: digits, unless start was REAL or text or the sum overflowed (then REAL).
+    const ns = unitsToNs(String(r.ns), 1n);
+    if (ns === null) {
+      if (badTimes++ === 0) ctx.warn(`an event's start is no time in ns (${String(r.ns).slice(0, 40)}), skipped`, { key: `${MEMORY} rowid ${String(r.rid)}` });
+      continue;
+    }
     const key = `${device}:${addr}`;
     const size = Number(r.bytes);
     const corr = r.corr === null || r.corr === undefined ? null : Number(r.corr);
@@ -248,6 +266,7 @@ function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string)
       sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr), source: 'nsys', correlation_id: a ? a.corr : corr });
     }
   }
+  if (badTimes > 1) ctx.warn(`${badTimes} memory events in all had a start that is no time in ns, skipped`, { key: `${MEMORY}.start` });
   for (const [key, a] of open) {
     const i = key.indexOf(':');
     sink.allocation({ device: Number(key.slice(0, i)), addr: key.slice(i + 1), size: a.size, alloc_ns: a.ns, free_ns: null, stack_id: a.stack, source: 'nsys', correlation_id: a.corr });
@@ -282,24 +301,28 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
 }
 
 function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): void {
-  const schema = new Schema(q, q.tables());
-  const data = [KERNEL, RUNTIME, MEMCPY, MEMSET, MEMORY, NVTX].filter((t) => schema.has(t));
-  if (data.length === 0) {
-    throw new ImportError(ctx.path, { key: 'sqlite_master' }, 'no CUDA or NVTX tables in this Nsight Systems export (profile with --trace=cuda,nvtx and export again)');
-  }
-  let base = baseTimeSql(q, schema);
-  if (base === null) {
-    ctx.warn('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start', { key: 'TARGET_INFO_SESSION_START_TIME' });
-    base = '0';
-  }
+  const at: Reading = { table: 'sqlite_master' };
   try {
-    copy(q, sink, schema, base);
-    allocations(q, sink, schema, base);
+    const schema = new Schema(q, q.tables());
+    const data = [KERNEL, RUNTIME, MEMCPY, MEMSET, MEMORY, NVTX].filter((t) => schema.has(t));
+    if (data.length === 0) {
+      throw new ImportError(ctx.path, { key: 'sqlite_master' }, 'no CUDA or NVTX tables in this Nsight Systems export (profile with --trace=cuda,nvtx and export again)');
+    }
+    at.table = 'TARGET_INFO_SESSION_START_TIME';
+    let base = baseTimeSql(q, schema);
+    if (base === null) {
+      ctx.warn('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start', { key: 'TARGET_INFO_SESSION_START_TIME' });
+      base = '0';
+    }
+    copy(q, sink, schema, base, at);
+    allocations(q, sink, schema, base, at, ctx);
+    at.table = 'TARGET_INFO_GPU';
+    gpus(q, sink, schema);
   } catch (e) {
+    // SQLite's own errors on a damaged file ("database disk image is malformed") name no table: this does.
     if (e instanceof ImportError) throw e;
-    throw new ImportError(ctx.path, {}, (e as Error).message);
+    throw new ImportError(ctx.path, { key: at.table }, (e as Error).message);
   }
-  gpus(q, sink, schema);
 }
 
 export const nsysSqliteImporter: Importer = {
@@ -316,6 +339,7 @@ export const nsysRepImporter: Importer = {
   format: 'nsys-rep',
   detect: (head, name) => (/\.(nsys-rep|qdrep)$/i.test(name) && head.toString('latin1', 0, 16) !== SQLITE_MAGIC ? 0.9 : 0),
   async import(_input, _sink, ctx) {
-    throw new ImportError(ctx.path, {}, 'this is an Nsight Systems report (.nsys-rep), which Quadscope cannot read: export it with `nsys export --type sqlite <file>.nsys-rep` and import the .sqlite file');
+    // Byte 0: its first bytes are not SQLite's, which is what tells a report from an export.
+    throw new ImportError(ctx.path, { offset: 0 }, 'this is an Nsight Systems report (.nsys-rep), which Quadscope cannot read: export it with `nsys export --type sqlite <file>.nsys-rep` and import the .sqlite file');
   },
 };

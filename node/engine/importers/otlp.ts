@@ -15,7 +15,10 @@
 import { ImportError, type Importer, type Position, type Sink } from './types';
 import { requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
-import { JsonPathScanner, JsonScanError, type JsonPath, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
+import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
+import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
+import { unitsToNs } from './ns-time';
+import { SkippedSpans } from './skipped-spans';
 
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
@@ -59,10 +62,9 @@ export function hexId(id: unknown, bytes: number): string | null {
   return /^[0-9a-fA-F]+$/.test(id) ? id.toLowerCase() : id;
 }
 
+/** Unix ns as a decimal string or a number; null when absent, not a number, or past what a 64-bit integer holds. */
 export function nanos(v: unknown): bigint | null {
-  if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
-  if (typeof v === 'number' && Number.isFinite(v)) return BigInt(Math.round(v));
-  return null;
+  return unitsToNs(v, 1n);
 }
 
 type Warn = (message: string, where: Position) => void;
@@ -72,10 +74,19 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
   const traceId = hexId(sp.traceId, 16);
   const spanId = hexId(sp.spanId, 8);
   const start = nanos(sp.startTimeUnixNano);
-  const end = nanos(sp.endTimeUnixNano) ?? start;
-  if (!traceId || !spanId || start === null || end === null) {
+  if (!traceId || !spanId || sp.startTimeUnixNano === undefined) {
     warn('span without traceId, spanId or startTimeUnixNano, skipped', { ...where, key: 'spans' });
     return false;
+  }
+  // 1e400, "9999…9" (25 digits), text: no time that a 64-bit integer of ns holds.
+  if (start === null) {
+    warn('span whose startTimeUnixNano is no time in ns (an integer below 2^63), skipped', { ...where, key: 'startTimeUnixNano' });
+    return false;
+  }
+  let end = sp.endTimeUnixNano === undefined ? start : nanos(sp.endTimeUnixNano);
+  if (end === null) {
+    warn('span whose endTimeUnixNano is no time in ns (an integer below 2^63): ends where it starts', { ...where, key: 'endTimeUnixNano' });
+    end = start;
   }
   const own = attributes(sp.attributes);
   const status = isObj(sp.status) ? sp.status : {};
@@ -134,7 +145,7 @@ class RequestStream implements JsonVisitor {
   sawResourceSpans = false;
   private resource: Record<string, unknown> | null = null;
   private scope: { of: Json | null } = { of: null };
-  private readonly pending: { sp: Json; scope: { of: Json | null } }[] = [];
+  private readonly pending: { sp: Json; scope: { of: Json | null }; at: JsonPlace }[] = [];
 
   constructor(
     private readonly sink: Sink,
@@ -187,13 +198,13 @@ class RequestStream implements JsonVisitor {
     }
   }
 
-  value(outer: JsonPath, v: unknown): void {
+  value(outer: JsonPath, v: unknown, at: JsonPlace): void {
     const path = this.inner(outer);
     if (path === null) return;
     if (path.length === 6) {
       if (!isObj(v)) return;
-      if (this.resource && this.scope.of && this.pending.length === 0) this.emit(v, this.scope.of);
-      else this.pending.push({ sp: v, scope: this.scope });
+      if (this.resource && this.scope.of && this.pending.length === 0) this.emit(v, this.scope.of, at);
+      else this.pending.push({ sp: v, scope: this.scope, at });
     } else if (path.length === 3) {
       this.resource = attributes(isObj(v) ? v.attributes : undefined);
       this.flush();
@@ -218,12 +229,13 @@ class RequestStream implements JsonVisitor {
   private flush(): void {
     if (!this.resource) return;
     let i = 0;
-    for (; i < this.pending.length && this.pending[i].scope.of; i++) this.emit(this.pending[i].sp, this.pending[i].scope.of!);
+    for (; i < this.pending.length && this.pending[i].scope.of; i++) this.emit(this.pending[i].sp, this.pending[i].scope.of!, this.pending[i].at);
     this.pending.splice(0, i);
   }
 
-  private emit(sp: Json, scope: Json): void {
-    if (emitSpan(sp, this.resource!, scope, this.sink, this.reqs, {}, this.warn)) this.spans++;
+  /** `at`: where the span's object begins, so a warning about it names its line and byte. */
+  private emit(sp: Json, scope: Json, at: JsonPlace): void {
+    if (emitSpan(sp, this.resource!, scope, this.sink, this.reqs, { line: at.line, offset: at.offset }, this.warn)) this.spans++;
   }
 }
 
@@ -232,16 +244,17 @@ class RequestStream implements JsonVisitor {
  * (then they name the line) or the whole file. Repeats are counted, not stored.
  */
 class HeldWarnings {
-  private readonly items: { message: string; key?: string; count: number }[] = [];
+  /** A run of repeats keeps the place of its first (the line and byte of the span it was about). */
+  private readonly items: { message: string; where: Position; count: number }[] = [];
 
   add = (message: string, where: Position): void => {
     const last = this.items[this.items.length - 1];
-    if (last && last.message === message && last.key === where.key) last.count++;
-    else this.items.push({ message, key: where.key, count: 1 });
+    if (last && last.message === message && last.where.key === where.key) last.count++;
+    else this.items.push({ message, where, count: 1 });
   };
 
   replay(warn: Warn, line?: number): void {
-    for (const w of this.items) for (let k = 0; k < w.count; k++) warn(w.message, line === undefined ? { key: w.key } : { line, key: w.key });
+    for (const w of this.items) for (let k = 0; k < w.count; k++) warn(w.message, line === undefined ? w.where : { ...w.where, line });
     this.items.length = 0;
   }
 }
@@ -287,7 +300,8 @@ export const otlpImporter: Importer = {
     const held = new HeldWarnings();
     // The first request streams (it may be the whole, multi-gigabyte file); whether more follow, one
     // per line (the collector's file exporter), is known only after it.
-    const first = new RequestStream(sink, reqs, held.add);
+    const skipped = new SkippedSpans(held.add);
+    const first = new RequestStream(sink, reqs, skipped.warn);
     const scanner = new JsonPathScanner(first, { after: 'stop' });
     const chunks = input.stream()[Symbol.asyncIterator]();
     let rest: Buffer | null = null;
@@ -330,6 +344,9 @@ export const otlpImporter: Importer = {
         }
         let d: unknown;
         try {
+          // A later line is parsed whole: too deep a line would overflow the stack in anyValue() after.
+          const deep = jsonTooDeep(text, MAX_VALUE_DEPTH);
+          if (deep >= 0) throw new Error(`nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
           d = JSON.parse(text);
         } catch (e) {
           bad++;
@@ -339,12 +356,12 @@ export const otlpImporter: Importer = {
           continue;
         }
         good++;
-        spans += importRequest(d, sink, reqs, { line: l.line }, ctx.warn);
+        spans += importRequest(d, sink, reqs, { line: l.line }, skipped.to(ctx.warn));
       }
     }
     if (!byLines) held.replay(ctx.warn);
     else if (bad > good) throw new ImportError(ctx.path, firstBad ?? {}, 'not valid OTLP/JSON (neither one document nor JSON lines)');
-    if (spans === 0) throw new ImportError(ctx.path, { key: 'resourceSpans' }, 'no spans in this OTLP file');
+    if (spans === 0) throw skipped.none(ctx.path, { key: 'resourceSpans' }, 'no spans in this OTLP file');
     reqs.flush(sink);
   },
 };

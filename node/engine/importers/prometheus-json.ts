@@ -9,6 +9,8 @@
 import type { Labels } from '../signals/canonical';
 import { classify, parsePromNumber, PromSeriesMapper, type PromType } from './prom-series';
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
+import { MAX_VALUE_DEPTH, jsonErrorOffset, jsonTooDeep } from './json-error-offset';
+import { lineOf } from './read-text';
 
 interface Result {
   metric?: Record<string, unknown>;
@@ -24,10 +26,16 @@ async function readAll(input: EntryInput): Promise<string> {
 
 export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   let doc: unknown;
+  const text = await readAll(input);
+  const deep = jsonTooDeep(text, MAX_VALUE_DEPTH);
+  if (deep >= 0) throw new ImportError(ctx.path, { line: lineOf(text, deep), offset: Buffer.byteLength(text.slice(0, deep)) }, `nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
   try {
-    doc = JSON.parse(await readAll(input));
+    doc = JSON.parse(text);
   } catch (e) {
-    throw new ImportError(ctx.path, {}, `not JSON: ${(e as Error).message}`);
+    const offset = jsonErrorOffset(text);
+    // V8's own position is in characters and not always given: the byte and line, as other importers say them.
+    const message = (e as Error).message.replace(/ in JSON at position \d+( \(line \d+ column \d+\))?/, '');
+    throw new ImportError(ctx.path, { line: lineOf(text, offset), offset: Buffer.byteLength(text.slice(0, offset)) }, `not JSON: ${message}`);
   }
   // Grafana's query inspector ("Download data") wraps the answer: {request: {url …}, response: {…}}.
   const wrapped = isObj(doc) && isObj(doc.response) && isObj(doc.response.data) ? doc : null;

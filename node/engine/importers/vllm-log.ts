@@ -74,6 +74,7 @@
 import type { Severity } from '../../../common/contract/types';
 import { SIG } from '../../../common/names';
 import { GarbageGuard } from './garbage-guard';
+import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock, parseIsoZoned } from './log-time';
 import { isOomLine, parseOom } from './oom-text';
@@ -876,6 +877,8 @@ const isTgiJson = (o: Record<string, unknown>): boolean => typeof o.target === '
 /** A line that is one JSON object written by TGI (its `target` says so), else null. */
 function tgiJson(s: string): Record<string, unknown> | null {
   if (!s.endsWith('}') || !s.includes('"target":"text_generation')) return null;
+  // Its fields are stringified: a line nested deeper than any TGI writes is read as plain text.
+  if (jsonTooDeep(s, MAX_VALUE_DEPTH) >= 0) return null;
   try {
     const o: unknown = JSON.parse(s);
     return o && typeof o === 'object' && !Array.isArray(o) && isTgiJson(o as Record<string, unknown>) ? (o as Record<string, unknown>) : null;
