@@ -76,6 +76,14 @@ export function formatTime(ms: number | null | undefined): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${clock(d)}${frac ? `.${pad(frac, 3)}` : ''} UTC`;
 }
 
+/** "2026-03-14 09:00–09:25 UTC" (one day) or "2026-03-14 23:50 – 2026-03-15 00:20 UTC": a span to the minute. */
+export function formatMinuteSpan(startMs: number, endMs: number): string {
+  if (!isMeasured(startMs) || !isMeasured(endMs)) return '—';
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const hm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  return day(startMs) === day(endMs) ? `${day(startMs)} ${hm(startMs)}–${hm(endMs)} UTC` : `${day(startMs)} ${hm(startMs)} – ${day(endMs)} ${hm(endMs)} UTC`;
+}
+
 /** "09:14:22" (UTC), for dense lists and axes; `millis` adds ".123". */
 export function formatClock(ms: number | null | undefined, millis = false): string {
   if (!isMeasured(ms)) return '—';

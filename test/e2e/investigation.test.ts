@@ -175,7 +175,7 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
       return { name: download.suggestedFilename(), file };
     };
     const md = await exportAs('md');
-    assert.match(md.name, /^quadscope-2-files-vllm-metrics\.prom-vllm-server\.log-2026-03-04-1200\.md$/);
+    assert.match(md.name, /^quadscope-vllm-llama-3-8b-2026-03-04-12-00-12-06-utc-2026-03-04-1200\.md$/);
     const text = readFileSync(md.file, 'utf8');
     const images = [...text.matchAll(/!\[[^\]]*\]\(data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)\)/g)];
     assert.ok(images.length >= 3, `${images.length} charts embedded`);

@@ -54,7 +54,8 @@ describe('workstation (browser mode)', { skip: missing ?? false, concurrency: 1 
     await app.waitForIncident();
     const rows = page.locator('[data-testid="incident-row"]');
     assert.equal(await rows.count(), 1);
-    assert.match((await rows.first().textContent()) ?? '', /2 files \(vllm-metrics\.prom, dmesg\.log\)/);
+    // "2 files (…)" says nothing: the incident is named from its engine, model and time (issue 16 §7).
+    assert.match((await rows.first().textContent()) ?? '', /vLLM llama-3-8b · 2026-03-04 12:00–12:09 UTC/);
     const job = page.locator('[data-testid="import-job"]').first();
     assert.equal(await job.getAttribute('data-state'), 'done');
     // 15 samples a scrape: 5 gauges/counters, 8 histogram buckets, _sum and _count.

@@ -11,6 +11,7 @@ import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
 import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
 import type { Store } from '../store/store';
 import { describeStoreError } from '../store/db';
+import { nameFromContent } from './incident-name';
 import { runImport } from './parallel-import';
 
 export interface ImportJobOptions {
@@ -125,7 +126,15 @@ async function importInto(
       store.deleteIncidentWriter(incidentId);
     } else {
       store.refreshIncidentSpan(incidentId);
-      if (opts.incidentId === undefined) store.finishIncident(incidentId);
+      if (opts.incidentId === undefined) {
+        try {
+          // "bundle.tar.gz" says nothing: the incident is named from what it holds (incident-name.ts).
+          nameFromContent(store, incidentId, opts.name?.trim() || bundle.name);
+        } catch {
+          /* the file's name stays: a name is no reason to fail an import */
+        }
+        store.finishIncident(incidentId);
+      }
     }
   } catch {
     // A full disk can refuse even this: every file's outcome is in the result; the span is refreshed,
