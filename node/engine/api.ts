@@ -6,6 +6,7 @@ import type { EngineApi, Req, Res } from '../../common/contract/api';
 import { EngineError } from '../../common/contract/api';
 import type { EngineEvent, ImportResult, LiveStatus, PullResult } from '../../common/contract/types';
 import type { Diagnosis } from '../../common/contract/diagnosis';
+import { DiagnosisRunner } from './analysis/diagnosis-runner';
 import { importPaths } from './import/pipeline';
 import { runUserSqlInChild } from './store/user-sql-process';
 import { Store } from './store/store';
@@ -28,6 +29,7 @@ export class Engine implements EngineApi {
   /** Imports run one at a time: each holds the writer connection's transaction. */
   private queue: Promise<unknown> = Promise.resolve();
   private live: import('./live/live-session').LiveSession | null = null;
+  private diagnoses: DiagnosisRunner | null = null;
   private readonly pulls = new Map<string, { controller: AbortController; done: Promise<PullResult> }>();
 
   constructor(dbFile: string, private readonly opts: EngineOptions = {}) {
@@ -42,6 +44,7 @@ export class Engine implements EngineApi {
     for (const j of [...this.jobs.values(), ...this.pulls.values()]) j.controller.abort();
     await Promise.allSettled([...this.jobs.values(), ...this.pulls.values()].map((j) => j.done));
     await this.live?.stop().catch(() => undefined);
+    this.diagnoses?.close();
     this.store.close();
   }
 
@@ -176,12 +179,24 @@ export class Engine implements EngineApi {
 
   // ---- model
 
+  /**
+   * Runs on the diagnosis worker (analysis/diagnosis-runner.ts), so every other call is answered while it
+   * runs; a diagnosis of another incident asked for meanwhile makes this one answer `cancelled`.
+   */
   async analyze(req: Req<'analyze'>): Promise<Diagnosis> {
     if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
-    const { analyzeIncident } = await import('./model/diagnose');
-    const d: Diagnosis = analyzeIncident(this.store, req.incident_id, req.options ?? {});
-    this.store.saveDiagnosis(req.incident_id, JSON.stringify(d));
-    return d;
+    this.diagnoses ??= new DiagnosisRunner(this.store.file, {
+      inThread: async (incidentId, options) => {
+        const { analyzeIncident } = await import('./model/diagnose');
+        const diagnosis = analyzeIncident(this.store, incidentId, options);
+        return { diagnosis, json: JSON.stringify(diagnosis) };
+      },
+    });
+    const { diagnosis, json } = await this.diagnoses.run(req.incident_id, req.options ?? {});
+    // Deleted while it was diagnosed: nothing to keep it for.
+    if (!this.store.incidentExists(req.incident_id)) throw notFound('incident', req.incident_id);
+    this.store.saveDiagnosis(req.incident_id, json);
+    return diagnosis;
   }
 
   // ---- annotations

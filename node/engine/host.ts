@@ -2,12 +2,15 @@
 // (Electron's utility-process channel), so imports never block the window. No `electron` import: the
 // port is reached through `process`, and the same Engine runs under the CLI and the bridge.
 // Run as Node with --run-sql, the same bundle is the killable child that user SQL runs in; started as
-// a worker thread by an import (parallel-import.ts), it is that import's parser.
+// a worker thread by an import (parallel-import.ts), it is that import's parser, and by a diagnosis
+// (analysis/diagnosis-runner.ts), the thread the model runs on.
 import { EngineError, isMethod, validateRequest, type Wire } from '../../common/contract/api';
 import { ValidationError } from '../../common/contract/validate';
 import { Engine } from './api';
 import { ensureDemoIncident } from './demo';
 import { isMainThread, workerData } from 'node:worker_threads';
+import { diagnosisWorkerMain } from './analysis/diagnosis-worker';
+import { DIAGNOSIS_WORKER_ROLE } from './analysis/diagnosis-protocol';
 import { importWorkerMain } from './import/import-worker';
 import { IMPORT_WORKER_ROLE } from './import/parallel-import';
 import { sqlChildMain } from './store/sql-child';
@@ -39,8 +42,11 @@ function serveEngine(port: ParentPort): void {
   if (process.argv.includes('--open-demo')) void ensureDemoIncident(engine).catch(() => undefined);
 }
 
-if (!isMainThread && (workerData as { role?: string } | null)?.role === IMPORT_WORKER_ROLE) {
+const workerRole = isMainThread ? null : (workerData as { role?: string } | null)?.role;
+if (workerRole === IMPORT_WORKER_ROLE) {
   importWorkerMain();
+} else if (workerRole === DIAGNOSIS_WORKER_ROLE) {
+  diagnosisWorkerMain();
 } else if (process.argv.includes('--run-sql')) {
   void sqlChildMain();
 } else {
