@@ -23,7 +23,7 @@
 import type { Severity } from '../../../common/contract/types';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
-import { LogClock, monthNumber, parseIsoZoned } from './log-time';
+import { LogClock, instantMs, monthNumber, parseIsoZoned } from './log-time';
 import { ImportError, type EntryInput, type EventRecord, type ImportContext, type Importer, type Sink } from './types';
 import { xidInfo } from './xid-codes';
 
@@ -50,7 +50,9 @@ const XID = /NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})
 const GPU_AT = /NVRM: GPU at (?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: (GPU-[0-9a-fA-F-]+)/;
 const FALLEN = /NVRM: GPU (?:at PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: GPU has fallen off the bus/;
 const MAX_PENDING = 1_000_000;
-const OOM_KILL = /Out of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)(?:.*?anon-rss:(\d+)kB)?/;
+// The process name is the kernel's comm (at most 15 bytes): bounded, so a line repeating "Out of memory:
+// Kill process 1 (" with no ")" is not scanned to its end from every mention (quadratic).
+const OOM_KILL = /Out of memory: Kill(?:ed)? process (\d+) \(([^)\n]{0,64})\)(?:.*?anon-rss:(\d+)kB)?/;
 
 export interface XidFields {
   code: number;
@@ -212,8 +214,8 @@ class KernelParser {
     if (this.pending.length) {
       // Boot-relative times are placed from the mtime with their own warning below; lines with no time at
       // all take it with the clock's.
-      const mtime = this.ctx.mtimeMs;
-      const end = this.pendingRel && mtime !== null && Number.isFinite(mtime) ? mtime : this.clock.fallback(lastLine);
+      const mtime = instantMs(this.ctx.mtimeMs);
+      const end = this.pendingRel && mtime !== null ? mtime : this.clock.fallback(lastLine);
       if (this.pendingRel) this.ctx.warn(`dmesg times are seconds since boot: boot time assumed to be the file's modification time minus ${this.maxRel.toFixed(1)} s (the last message)`);
       const boot = end - (Number.isFinite(this.maxRel) ? this.maxRel * 1000 : 0);
       let last = boot;

@@ -13,6 +13,23 @@
 import type { ImportContext } from './types';
 
 const DAY_MS = 86_400_000;
+
+/** The range of a JS Date (±100 M days around 1970): past it toISOString() throws "Invalid time value". */
+const DATE_LIMIT_MS = 8.64e15;
+
+/**
+ * An instant given from outside the file (its mtime, the bundle's end) when it is one: a tar header's
+ * base-256 mtime or a metrics file's 1e300 ms timestamp is not, and anchoring logs there would throw
+ * in toISOString() or place every line at NaN.
+ */
+export function instantMs(t: number | null | undefined): number | null {
+  return t !== null && t !== undefined && Number.isFinite(t) && Math.abs(t) <= DATE_LIMIT_MS ? t : null;
+}
+
+/** An instant as ISO text for messages; one out of Date's range as its ms (never throws). */
+export function isoOf(t: number): string {
+  return Number.isFinite(t) && Math.abs(t) <= DATE_LIMIT_MS ? new Date(t).toISOString() : `${t} ms`;
+}
 const MONTHS: Record<string, number> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
 
 export function monthNumber(name: string): number | undefined {
@@ -43,9 +60,8 @@ export class LogClock {
   yearless(month: number, day: number, h: number, m: number, s: number, ms = 0, line?: number): number {
     const given = this.ctx.options.year;
     if (given !== undefined) return this.local(given, month, day, h, m, s, ms);
-    const anchor = this.ctx.bundleEndMs;
-    const mtime = anchor !== null && anchor !== undefined && Number.isFinite(anchor) ? anchor : this.ctx.mtimeMs;
-    if (mtime !== null && Number.isFinite(mtime)) {
+    const mtime = instantMs(this.ctx.bundleEndMs) ?? instantMs(this.ctx.mtimeMs);
+    if (mtime !== null) {
       // Asked once a line: the anchor's year is worked out once.
       if (mtime !== this.yearOf) {
         this.yearOf = mtime;
@@ -68,12 +84,12 @@ export class LogClock {
    * a warning naming what was used (`what`: what lacked a time, for the message).
    */
   fallback(line?: number, what = 'no timestamps in the file'): number {
-    const mtime = this.ctx.mtimeMs;
+    const mtime = instantMs(this.ctx.mtimeMs);
     const where = line === undefined ? undefined : { line };
-    if (mtime !== null && Number.isFinite(mtime)) {
+    if (mtime !== null) {
       if (!this.warnedMtime) {
         this.warnedMtime = true;
-        this.ctx.warn(`${what}: used the file's modification time (${new Date(mtime).toISOString()})`, where);
+        this.ctx.warn(`${what}: used the file's modification time (${isoOf(mtime)})`, where);
       }
       return mtime;
     }
@@ -89,15 +105,16 @@ export class LogClock {
    * file's mtime, else now. Always a guess: warned once with `what` (what lacked a date).
    */
   anchor(what: string, line?: number): number {
-    const b = this.ctx.bundleEndMs;
+    const b = instantMs(this.ctx.bundleEndMs);
+    const mtime = instantMs(this.ctx.mtimeMs);
     const where = line === undefined ? undefined : { line };
     let t: number;
     let from: string;
-    if (b !== null && b !== undefined && Number.isFinite(b)) {
+    if (b !== null) {
       t = b;
       from = "the end of the bundle's other sources";
-    } else if (this.ctx.mtimeMs !== null && Number.isFinite(this.ctx.mtimeMs)) {
-      t = this.ctx.mtimeMs;
+    } else if (mtime !== null) {
+      t = mtime;
       from = "the file's modification time";
     } else {
       t = Date.now();
@@ -105,7 +122,7 @@ export class LogClock {
     }
     if (!this.warnedAnchor) {
       this.warnedAnchor = true;
-      this.ctx.warn(`${what}: placed at ${from}, ${new Date(t).toISOString()}`, where);
+      this.ctx.warn(`${what}: placed at ${from}, ${isoOf(t)}`, where);
     }
     return t;
   }

@@ -14,6 +14,7 @@ import type { Severity } from '../../../common/contract/types';
 import { ImportError, type Importer } from './types';
 import { readText } from './read-text';
 import { nsOfNumber, nsSum } from './ns-time';
+import { instantMs } from './log-time';
 
 const HEADER_START = /^"ID","Process ID","Process Name","Host Name","Kernel Name"/m;
 
@@ -156,7 +157,8 @@ export const ncuCsvImporter: Importer = {
     }
     if (kernels.size === 0) throw new ImportError(ctx.path, { line: h + 1 }, 'the CSV has a header but no kernel rows');
 
-    let t = BigInt(Math.round(ctx.mtimeMs ?? 0)) * 1_000_000n;
+    // NaN or a base-256 tar mtime past any date would throw in BigInt() or overflow: 0 (1970) then.
+    let t = BigInt(Math.round(instantMs(ctx.mtimeMs) ?? 0)) * 1_000_000n;
     for (const k of [...kernels.values()].sort((a, b) => a.id - b.id)) {
       const durKey = Object.keys(k.metrics).find(isDuration);
       const d = durKey ? k.metrics[durKey] : undefined;

@@ -35,17 +35,33 @@ const PROCESS = rx(`Process (\\d+) has ${SZ} memory in use`);
 const THIS_PROCESS = rx(`this process has ${SZ} memory in use`);
 const ALLOCATED = rx(`Of the allocated memory ${SZ} is allocated by PyTorch, and ${SZ} is reserved by PyTorch but unallocated`);
 const OLD = rx(`\\(GPU (\\d+); ${SZ} total capacity; ${SZ} already allocated; ${SZ} free;(?: ${SZ} reserved in total by PyTorch| ${SZ} cached)`);
-const EXCEPTION = /([A-Za-z_.]*(?:OutOfMemoryError|RuntimeError))\s*:\s*CUDA out of memory/;
+/**
+ * The exception named right before "CUDA out of memory", read from a bounded window before each mention:
+ * unanchored, `[A-Za-z_.]*` is tried from every letter of a long run of letters (quadratic: 64 KiB of
+ * letters took 18 s, a 1 MiB line hours). No exception's dotted name is near EXCEPTION_WINDOW long.
+ */
+const EXCEPTION_BEFORE = /([A-Za-z_.]*(?:OutOfMemoryError|RuntimeError))\s*:\s*$/;
+const EXCEPTION_WINDOW = 160;
+const OOM_TEXT = 'CUDA out of memory';
+
+function exceptionName(text: string): string | null {
+  // A few mentions at most: a line repeating the phrase has its answer (or none) in the first ones.
+  for (let i = text.indexOf(OOM_TEXT), k = 0; i >= 0 && k < 8; i = text.indexOf(OOM_TEXT, i + 1), k++) {
+    const m = EXCEPTION_BEFORE.exec(text.slice(Math.max(0, i - EXCEPTION_WINDOW), i));
+    if (m) return m[1];
+  }
+  return null;
+}
 
 /** True for a line that carries the OOM message (cheap test before parseOom). */
 export function isOomLine(line: string): boolean {
-  return line.includes('CUDA out of memory');
+  return line.includes(OOM_TEXT);
 }
 
 export function parseOom(text: string): OomInfo | null {
   if (!isOomLine(text)) return null;
   const info: OomInfo = {
-    exception: EXCEPTION.exec(text)?.[1] ?? 'CUDA out of memory',
+    exception: exceptionName(text) ?? OOM_TEXT,
     tried_bytes: null,
     gpu: null,
     capacity_bytes: null,

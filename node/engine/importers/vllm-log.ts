@@ -76,7 +76,7 @@ import { SIG } from '../../../common/names';
 import { GarbageGuard } from './garbage-guard';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { headLines, lineBatches } from './line-reader';
-import { LogClock, parseIsoZoned } from './log-time';
+import { LogClock, isoOf, parseIsoZoned } from './log-time';
 import { isOomLine, parseOom } from './oom-text';
 import { RequestSeries } from './request-series';
 import { messageOf, tgiJsonRequest, tgiTextRequest, type TgiRequest } from './tgi-request-line';
@@ -186,7 +186,28 @@ const V0_PREEMPT = /preempted by PreemptionMode\.(\w+) mode[\s\S]*?total_(?:cumu
  * "… is/was/has been preempted …", "Preempting request …", "preempt(ed) … (due to|because of) … KV cache".
  * "Preempted request … has been resumed" is a resumption, not one.
  */
-const PREEMPT_OTHER = /\b(?:is|was|were|are|been|got|being) preempted\b|^Preempt(?:ing|ed) (?:request|seq(?:uence)?(?: group)?|req)\b(?![^.]*\bresumed\b)|\bpreempt(?:ed|ing)?\b[^.]*\b(?:KV cache|kv cache|blocks?)\b/i;
+const PREEMPT_OTHER = /\b(?:is|was|were|are|been|got|being) preempted\b|^Preempt(?:ing|ed) (?:request|seq(?:uence)?(?: group)?|req)\b(?![^.]*\bresumed\b)/i;
+const PREEMPT_WORD = /\bpreempt(?:ed|ing)?\b/i;
+const PREEMPT_CAUSE = /\b(?:KV cache|kv cache|blocks?)\b/i;
+
+/**
+ * PREEMPT_OTHER, or "preempt(ed|ing) … KV cache / block(s)" within one sentence. That last part was a
+ * `\bpreempt…\b[^.]*\b(?:…)` branch, scanned to the sentence's end from every "preempt" (a line
+ * repeating the word took 12 s at 256 KiB): here each sentence is read once, from its first "preempt"
+ * (any later one's rest lies inside that one's).
+ */
+function preemptedOther(body: string): boolean {
+  if (PREEMPT_OTHER.test(body)) return true;
+  for (let from = 0; from < body.length; ) {
+    const dot = body.indexOf('.', from);
+    const end = dot < 0 ? body.length : dot;
+    const sentence = body.slice(from, end);
+    const m = PREEMPT_WORD.exec(sentence);
+    if (m && PREEMPT_CAUSE.test(sentence.slice(m.index + m[0].length))) return true;
+    from = end + 1;
+  }
+  return false;
+}
 const PREEMPT_COUNT = /total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
 const PREEMPT_MODE = /PreemptionMode\.(\w+)|\b(recompute|swap)\b/i;
 /** A C++ stack trace (c10::Error, the NCCL watchdog's): `Exception raised from … (most recent call first):`, `frame #3: …`. */
@@ -195,7 +216,18 @@ const CPP_FRAME = /^frame #\d+: /;
 const CPP_THROW = /^terminate called after throwing an instance of '([^']+)'/;
 const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
 const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
-const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error|ProcessGroupNCCL.*(?:error|abort)/;
+const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error/;
+
+/**
+ * NCCL_ERROR, or "ProcessGroupNCCL" with "error" or "abort" after it. That was `ProcessGroupNCCL.*(?:error|abort)`,
+ * which backtracks from every mention to the line's end: 1 MiB of "ProcessGroupNCCL " took 80–170 s.
+ * The first mention's rest holds every later one's, so it alone is searched.
+ */
+function ncclError(body: string): boolean {
+  if (NCCL_ERROR.test(body)) return true;
+  const i = body.indexOf('ProcessGroupNCCL');
+  return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
+}
 const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed/;
 interface Banner {
   engine: string;
@@ -506,7 +538,7 @@ class LogParser {
       return;
     }
     this.flushHttp();
-    if (body.includes('preempted by PreemptionMode') || (body.includes('reempt') && PREEMPT_OTHER.test(body))) {
+    if (body.includes('preempted by PreemptionMode') || (body.includes('reempt') && preemptedOther(body))) {
       const m = V0_PREEMPT.exec(body);
       const count = m ? m[2] : PREEMPT_COUNT.exec(body)?.[1];
       const cumulative = count !== undefined ? Number(count) : null;
@@ -534,7 +566,7 @@ class LogParser {
       return;
     }
     // (PyTorch's C++ lines name the file apart: an error from ProcessGroupNCCL.cpp is an NCCL error.)
-    if (NCCL_ERROR.test(body) || (p.file !== null && p.file.startsWith('ProcessGroupNCCL') && (p.level === 'ERROR' || p.level === 'CRITICAL'))) {
+    if (ncclError(body) || (p.file !== null && p.file.startsWith('ProcessGroupNCCL') && (p.level === 'ERROR' || p.level === 'CRITICAL'))) {
       this.event(p, no, 'nccl_error', 'error', {});
       this.activity = true;
       return;
@@ -866,7 +898,7 @@ class StatsSpreader {
     for (const g of this.groups.values()) this.flush(g);
     this.groups.clear();
     if (this.spreadLines > 0) this.ctx.warn(`${this.spreadLines} stats lines shared their second with another (the log's times are whole seconds): spread evenly across it`);
-    if (this.timelessLines > 0) this.ctx.warn(`${this.timelessLines} stats lines have no time of their own: placed one second apart from ${new Date(this.timelessStart).toISOString()}`);
+    if (this.timelessLines > 0) this.ctx.warn(`${this.timelessLines} stats lines have no time of their own: placed one second apart from ${isoOf(this.timelessStart)}`);
   }
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runImporter, type Run } from './run-importer';
 import { importFiles, tempStore } from '../../helpers/import-file';
+import { storeSql } from '../../helpers/store-sql';
 import { ncuCsvImporter } from '../../../node/engine/importers/ncu-csv';
 import { otlpImporter } from '../../../node/engine/importers/otlp';
 import { jaegerImporter } from '../../../node/engine/importers/jaeger';
@@ -245,11 +246,11 @@ test('nsys export: a memory event whose start is no integer is warned at its tab
     db.close();
     const r = await importFiles(t.store, [file], { importers: [nsysSqliteImporter] });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const warnings = JSON.parse(t.store.db.prepare('SELECT warnings_json FROM sources').pluck().get() as string) as string[];
+    const warnings = JSON.parse(storeSql(t.store).prepare('SELECT warnings_json FROM sources').pluck().get() as string) as string[];
     const w = warnings.find((x) => /start is no time/.test(x));
     assert.ok(w, JSON.stringify(warnings));
     assert.match(w!, /run\.sqlite \(key CUDA_GPU_MEMORY_USAGE_EVENTS rowid 2\): /);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM allocations').pluck().get(), 1);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM allocations').pluck().get(), 1);
 
     const rep = join(t.dir, 'run.nsys-rep');
     writeFileSync(rep, Buffer.from('\x00\x01not sqlite'));
