@@ -172,9 +172,10 @@ describe('the demo incident (npm start in browser mode)', { skip: missing ?? fal
     await lanes.scrollIntoViewIfNeeded();
     const box = (await lanes.boundingBox())!;
     let tip: string | null = null;
-    // Sweep the first lane from left to right until a kernel is under the mouse.
+    // Sweep the first GPU lane (below the CPU lanes that launched the kernels) from left to right until a kernel is under the mouse.
+    const gpuTop = Number(await lanes.getAttribute('data-gpu-top'));
     for (let i = 0; i < 120 && !tip; i++) {
-      await page.mouse.move(box.x + 120 + ((box.width - 124) * i) / 120, box.y + 10);
+      await page.mouse.move(box.x + 120 + ((box.width - 124) * i) / 120, box.y + gpuTop + 10);
       if (await page.locator('[data-testid="kernel-tooltip"]').count()) tip = await page.textContent('[data-testid="kernel-tooltip"]');
     }
     assert.ok(tip, 'a tooltip appears over a kernel');

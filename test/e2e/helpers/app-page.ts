@@ -76,6 +76,14 @@ export class AppPage {
     if (opts.shift) await this.page.keyboard.up('Shift');
   }
 
+  /** Fails unless the first match is shown wholly inside the viewport (nothing cut off at a laptop's size). */
+  async assertInViewport(sel: string): Promise<void> {
+    const b = await this.page.locator(sel).first().boundingBox();
+    const v = this.page.viewportSize()!;
+    if (!b) throw new Error(`${sel} is not shown`);
+    if (!(b.x >= 0 && b.x + b.width <= v.width + 0.5 && b.y + b.height <= v.height + 0.5)) throw new Error(`${sel} is not inside ${v.width}×${v.height}: ${JSON.stringify(b)}`);
+  }
+
   async screenshot(name: string): Promise<string> {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const path = join(SCREENSHOT_DIR, `${name}.png`);

@@ -4,11 +4,13 @@ import { useEffect, useRef } from 'react';
 import { formatTime } from '../../../../common/format';
 import { Splitter } from './Splitter';
 import { useCursor } from '../state/cursor';
+import { useDiagnosis } from '../state/diagnosis';
 import { useIncidents } from '../state/incidents';
 import { useLayout } from '../state/layout';
 import { TAB_LABELS, TABS, type Tab, useNavigation } from '../state/navigation';
 import { Annotations } from '../panels/Annotations';
 import { DiagnosisPanel } from '../panels/Diagnosis';
+import { Fleet } from '../panels/Fleet';
 import { Headline } from '../panels/Headline';
 import { Kernels } from '../panels/Kernels';
 import { KvCache } from '../panels/KvCache';
@@ -28,6 +30,8 @@ function TabBody({ tab, incidentId }: { tab: Tab; incidentId: number }) {
       return <Overview />;
     case 'diagnosis':
       return <DiagnosisPanel />;
+    case 'fleet':
+      return <Fleet />;
     case 'logs':
       return <Logs />;
     case 'traces':
@@ -66,6 +70,9 @@ export function IncidentView({ incidentId }: { incidentId: number }) {
   const tab = useNavigation((s) => s.tab);
   const setTab = useNavigation((s) => s.setTab);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
+  // The fleet tab is there when the incident holds several serving instances (or a link asked for it).
+  const fleet = useDiagnosis((s) => (s.diagnosis?.instances?.length ?? 0) >= 2);
+  const tabs = TABS.filter((t) => t !== 'fleet' || fleet || tab === 'fleet');
   const maxLeft = Math.max(280, window.innerWidth - 480);
   return (
     <div className="incident-view" style={{ gridTemplateColumns: `${sizes.left}px 6px minmax(0, 1fr)` }} data-testid="incident-view">
@@ -86,7 +93,7 @@ export function IncidentView({ incidentId }: { incidentId: number }) {
         <Splitter orientation="horizontal" value={sizes.timeline} min={160} max={Math.max(200, window.innerHeight - 160)} label="Resize the timeline" onChange={(px) => setSize('timeline', px)} />
         <div className="detail">
           <div className="tabs" role="tablist" aria-label="Detail panels">
-            {TABS.map((t, i) => (
+            {tabs.map((t, i) => (
               <button
                 key={t}
                 ref={(b) => {
@@ -104,8 +111,8 @@ export function IncidentView({ incidentId }: { incidentId: number }) {
                   if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
                   e.preventDefault();
                   e.stopPropagation();
-                  const next = (i + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length;
-                  setTab(TABS[next]);
+                  const next = (i + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length;
+                  setTab(tabs[next]);
                   tabRefs.current[next]?.focus();
                 }}
               >

@@ -3,6 +3,7 @@ import { beginInteraction, whenIdle } from '../charts/draw-tracker';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
+import { useFleet } from '../state/fleet';
 import { useIncidents } from '../state/incidents';
 import { useLayout } from '../state/layout';
 import { useLive } from '../state/live';
@@ -13,6 +14,8 @@ import { linkedRange } from './routing';
 
 export async function openIncident(id: number | null): Promise<void> {
   useReplay.getState().pause();
+  // A drill-down into one instance belongs to the incident it was made in.
+  useFleet.getState().drillInto(null);
   if (id === null) {
     // Synchronously: an incident opened right after must not be cleared by this.
     useDiagnosis.getState().clear();

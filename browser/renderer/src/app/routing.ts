@@ -28,7 +28,10 @@ export function installRouting(): () => void {
   fromHash();
   const hashNow = () => {
     const s = useNavigation.getState();
-    return formatHash(s.view, s.incidentId, s.tab, s.view === 'incident' ? zoomedRange() : null);
+    // The zoom belongs to the incident on the axis: going to another one must not hand it the old range
+    // (its link would open that range, clamped into the new incident).
+    const onAxis = useIncidents.getState().detail?.id === s.incidentId;
+    return formatHash(s.view, s.incidentId, s.tab, s.view === 'incident' && onAxis ? zoomedRange() : null);
   };
   const unsub = useNavigation.subscribe(() => {
     const h = hashNow();

@@ -80,7 +80,7 @@ function axisValues(splits: number[], unit: string): string[] {
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 /** One binary unit for the whole axis, with the decimals its tick step needs ("71.80 GiB", "71.85 GiB"). */
-function bytesTicks(splits: number[]): string[] {
+export function bytesTicks(splits: number[]): string[] {
   const max = Math.max(1, ...splits.map(Math.abs));
   const k = Math.min(BYTE_UNITS.length - 1, Math.floor(Math.log2(max) / 10));
   const scale = 1024 ** k;
@@ -367,7 +367,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
   };
 
   return (
-    <section className={`chart${highlighted ? ' chart-highlight' : ''}`} data-chart={group.id} aria-label={`${group.title} chart`}>
+    <section className={`chart${highlighted ? ' chart-highlight' : ''}`} data-chart={group.id} data-series={group.series.map((x) => x.info.id).join(' ')} aria-label={`${group.title} chart`}>
       <header className="chart-title">
         {group.title}
         {group.unit ? <span className="muted"> · {group.unit}</span> : null}

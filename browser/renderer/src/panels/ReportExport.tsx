@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import type { ReportFormat } from '../../../../common/contract/types';
 import { api, errorText } from '../api';
+import { saveFile } from '../app/download';
 
 const MIME: Record<ReportFormat, string> = { html: 'text/html', md: 'text/markdown', pdf: 'application/pdf' };
 
@@ -12,17 +13,6 @@ function bytesOf(content: string, encoding: 'utf8' | 'base64' | undefined): Blob
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
-}
-
-function download(name: string, content: BlobPart, format: ReportFormat): void {
-  const url = URL.createObjectURL(new Blob([content], { type: MIME[format] }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export function ReportExport({ incidentId, name }: { incidentId: number; name: string }) {
@@ -36,7 +26,7 @@ export function ReportExport({ incidentId, name }: { incidentId: number; name: s
       const res = await api.exportReport({ incident_id: incidentId, format });
       const fileName = res.file_name ?? `${name.replace(/[^\w.-]+/g, '_') || 'incident'}.${format}`;
       const browser = api.host === 'browser' && res.content !== undefined;
-      if (browser) download(fileName, bytesOf(res.content!, res.encoding), format);
+      if (browser) saveFile(fileName, bytesOf(res.content!, res.encoding), MIME[format]);
       setMessage(browser ? `Downloaded ${fileName}` : `Written to ${res.path}`);
       setState('ready');
     } catch (e) {

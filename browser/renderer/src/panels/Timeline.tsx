@@ -8,6 +8,7 @@ import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
 import { groupHasSeries, groupSeries, matchGroups, type ChartGroup } from '../charts/series-groups';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
+import { seriesOfInstance, useFleet } from '../state/fleet';
 import { useLiveFollow } from '../state/live-follow';
 import { useMarkers } from '../state/markers';
 import { useNavigation } from '../state/navigation';
@@ -151,8 +152,24 @@ function OtherSeries({ groups, focus }: { groups: ChartGroup[]; focus: string | 
   );
 }
 
+/** The instance the charts are drilled into (the fleet view), with the way back to the whole fleet. */
+function DrillChip() {
+  const drill = useFleet((s) => s.drill);
+  if (!drill) return null;
+  return (
+    <div className="drill-chip small" role="status" data-testid="drill-chip" data-instance={drill.instance}>
+      Showing <span className="mono">{drill.instance}</span> only
+      <button type="button" className="link small" onClick={() => useFleet.getState().drillInto(null)} data-testid="drill-clear">
+        whole fleet
+      </button>
+    </div>
+  );
+}
+
 export function Timeline() {
-  const { list, state, error } = useSeries();
+  const { list: all, state, error } = useSeries();
+  const drill = useFleet((s) => s.drill);
+  const list = useMemo(() => (drill ? all.filter((s) => seriesOfInstance(s.labels, drill.ids)) : all), [all, drill]);
   const focusSeries = useNavigation((s) => s.selection.series);
   const groups = useMemo(() => groupSeries(list), [list]);
   const canonical = useMemo(() => groups.filter((g) => g.canonical), [groups]);
@@ -171,6 +188,7 @@ export function Timeline() {
   return (
     <section ref={root} className="timeline" aria-label="Timeline" data-state={dataState} data-testid="timeline">
       <Toolbar />
+      <DrillChip />
       <MarkerLane />
       <div className="charts">
         {error ? <div className="error-text" role="alert">Could not list series: {error}</div> : null}

@@ -1,35 +1,43 @@
-// Allocation records of the open incident: live bytes over time and the stacks holding memory.
+// Allocation records of the open incident: live bytes over time stacked by allocation site (every record
+// read, the top sites named and the rest as one band), and the stacks holding memory at a moment.
 import { create } from 'zustand';
-import type { AllocationSite } from '../../../../common/contract/types';
+import type { AllocationSite, MemoryBySite } from '../../../../common/contract/types';
 import { api, errorText } from '../api';
 import type { LoadState } from './incidents';
 
+/** Sites named in the stacked chart; the rest is one "other" band. */
+export const TOP_SITES = 8;
+
 interface MemoryState {
   incidentId: number | null;
+  /** The stacked timeline of the device shown (null until loaded or without records). */
+  bySite: MemoryBySite | null;
+  /** Its total live bytes per bucket (what the growth is measured on). */
   t: Float64Array;
   live: Float64Array;
   sites: AllocationSite[];
   sitesAt: number | null;
   state: LoadState;
   error: string | null;
-  load(incidentId: number): Promise<void>;
+  load(incidentId: number, device?: number): Promise<void>;
   loadSites(atMs: number | null): Promise<void>;
 }
 
 export const useMemory = create<MemoryState>((set, get) => ({
   incidentId: null,
+  bySite: null,
   t: new Float64Array(0),
   live: new Float64Array(0),
   sites: [],
   sitesAt: null,
   state: 'idle',
   error: null,
-  load: async (incidentId) => {
-    set({ incidentId, state: 'loading', error: null, sites: [], t: new Float64Array(0), live: new Float64Array(0) });
+  load: async (incidentId, device) => {
+    set({ incidentId, state: 'loading', error: null, ...(get().incidentId !== incidentId ? { sites: [], bySite: null, t: new Float64Array(0), live: new Float64Array(0) } : {}) });
     try {
-      const [points, sites] = await Promise.all([api.memoryTimeline({ incident_id: incidentId, points: 2000 }), api.allocationSites({ incident_id: incidentId, limit: 50 })]);
+      const [bySite, sites] = await Promise.all([api.memoryBySite({ incident_id: incidentId, device, points: 600, top: TOP_SITES }), api.allocationSites({ incident_id: incidentId, limit: 50 })]);
       if (get().incidentId !== incidentId) return;
-      set({ t: Float64Array.from(points, (p) => p.t_ms), live: Float64Array.from(points, (p) => p.live_bytes), sites, sitesAt: null, state: 'ready' });
+      set({ bySite, t: Float64Array.from(bySite.t), live: Float64Array.from(bySite.total), sites, sitesAt: null, state: 'ready' });
     } catch (e) {
       set({ state: 'error', error: errorText(e) });
     }

@@ -4,13 +4,14 @@ import { create } from 'zustand';
 import type { Evidence } from '../../../../common/contract/diagnosis';
 import { useCursor } from './cursor';
 
-export const TABS = ['overview', 'diagnosis', 'logs', 'traces', 'kernels', 'kv', 'memory', 'annotations', 'sql'] as const;
+export const TABS = ['overview', 'diagnosis', 'fleet', 'logs', 'traces', 'kernels', 'kv', 'memory', 'annotations', 'sql'] as const;
 export type Tab = (typeof TABS)[number];
 export type View = 'home' | 'incident' | 'live' | 'sql';
 
 export const TAB_LABELS: Record<Tab, string> = {
   overview: 'Overview',
   diagnosis: 'Diagnosis',
+  fleet: 'Fleet',
   logs: 'Logs',
   traces: 'Traces',
   kernels: 'Kernels',
