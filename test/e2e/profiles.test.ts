@@ -113,6 +113,27 @@ describe('kernels and memory at 1280×720 (browser mode)', { skip: missing ?? fa
     await inView('[data-testid="export-trace-message"]');
   });
 
+  test('the Memory view of a profile shows PyTorch reserved vs allocated: what the caching allocator holds unused at its peak', async () => {
+    await page.click('[data-testid="zoom-reset"]');
+    await app.tab('memory');
+    await page.waitForSelector('[data-testid="memory-panel"][data-state="ready"]');
+    const section = page.locator('[data-testid="reserved-memory"]');
+    await section.waitFor();
+    await page.waitForSelector('[data-testid="reserved-chart"] .u-over');
+    const text = (await page.textContent('[data-testid="fragmentation"]')) ?? '';
+    const m = /at peak reserved \(2026-03-14 [\d:.]+ UTC\): ([\d.]+ GiB) reserved, ([\d.]+ GiB) allocated — ([\d.]+ [KMG]iB) \((\d+(\.\d+)?%)\) held but unused/.exec(text);
+    assert.ok(m, text);
+    const labels = await page.locator('[data-testid="reserved-chart"] .u-legend .u-series:not(:first-child) .u-label').allTextContents();
+    assert.deepEqual(labels.sort(), ['allocated (tensors)', 'reserved, not allocated (cache, fragmentation)']);
+    // The profile's allocation records are stacked by site too (its CPU ops are the sites).
+    assert.ok(Number(await page.getAttribute('[data-testid="active-memory"]', 'data-records')) > 0);
+    await page.click('[data-testid="zoom-to-reserved"]');
+    await app.waitTimelineIdle();
+    await section.scrollIntoViewIfNeeded();
+    await app.screenshot('issue16-memory-reserved');
+    await page.click('[data-testid="zoom-reset"]');
+  });
+
   test('the Memory view stacks live bytes by allocation site from every record, the leak first, with its slope along the ramp', async () => {
     await page.click('.brand');
     await page.waitForSelector('[data-testid="home"]');

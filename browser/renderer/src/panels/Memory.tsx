@@ -192,6 +192,8 @@ function ReservedVsAllocated({ series, device }: { series: SeriesInfo[]; device:
   const layers = useMemo<Layer[]>(() => (data ? [{ label: 'allocated (tensors)', values: data.allocated }, { label: 'reserved, not allocated (cache, fragmentation)', values: data.cached }] : []), [data]);
   if (!reserved || !allocated) return null;
   const p = data?.peak;
+  const first = data?.t[0];
+  const last = data?.t[data.t.length - 1];
   return (
     <section className="reserved-memory" data-testid="reserved-memory">
       <div className="row wrap section-head">
@@ -200,6 +202,12 @@ function ReservedVsAllocated({ series, device }: { series: SeriesInfo[]; device:
           <span className="small" data-testid="fragmentation">
             at peak reserved ({formatTime(p.t)}): {formatBytes(p.reserved)} reserved, {formatBytes(p.allocated)} allocated — {formatBytes(p.reserved - p.allocated)} ({formatPercent((p.reserved - p.allocated) / p.reserved)}) held but unused
           </span>
+        ) : null}
+        {first !== undefined && last !== undefined ? (
+          // A profiler's readings may cover milliseconds of an hour-long incident: one click shows them.
+          <button type="button" className="link small" onClick={() => useCursor.getState().setRange([first, Math.max(last, first + 1)])} data-testid="zoom-to-reserved">
+            zoom to these readings ({formatDuration(last - first)})
+          </button>
         ) : null}
       </div>
       {error ? <div className="error-text">{error}</div> : null}
