@@ -1,7 +1,8 @@
-// `npm run fuzz [-- --inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover] [--minutes M]`:
+// `npm run fuzz [-- --inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover] [--minutes M] [--mutations a,b]`:
 // the long fuzz run over every importer (--inputs 100000 for the full run), in J child processes at once;
 // --cover adds every mutation of each format family once; --minutes stops starting inputs after M minutes
-// and reports the ones it ran (a run cut short keeps its exact count and figures). Each finding is printed
+// and reports the ones it ran (a run cut short keeps its exact count and figures); --mutations keeps only
+// those (names as in test/fuzz/mutate.ts). Each finding is printed
 // on stderr as it is made, and again at the end. Prints the run's
 // figures (inputs, crashes, hangs, inputs over budget, worst time, memory and output per byte) and each
 // finding; exits 1 when there is any.
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fuzz } from '../test/fuzz/harness';
 import { fuzzSeeds } from '../test/fuzz/seeds';
+import { MUTATIONS, type Mutation } from '../test/fuzz/mutate';
 
 const { values } = parseArgs({
   options: {
@@ -22,13 +24,17 @@ const { values } = parseArgs({
     'timeout-ms': { type: 'string', default: '60000' },
     cover: { type: 'boolean', default: false },
     minutes: { type: 'string' },
+    mutations: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
-  console.log('npm run fuzz -- [--inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover] [--minutes M]');
+  console.log('npm run fuzz -- [--inputs N | --per-file N] [--seed S] [--jobs J] [--timeout-ms T] [--cover] [--minutes M] [--mutations a,b]');
+  console.log(`mutations: ${MUTATIONS.join(', ')}`);
   process.exit(0);
 }
+const only = values.mutations ? (values.mutations.split(',') as Mutation[]) : undefined;
+for (const m of only ?? []) if (!MUTATIONS.includes(m)) throw new Error(`no mutation "${m}" (npm run fuzz -- --help lists them)`);
 const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-seeds-'));
 const seeds = fuzzSeeds(dir);
 const perFile = values.inputs ? Math.ceil(Number(values.inputs) / seeds.length) : Number(values['per-file'] ?? 40);
@@ -42,6 +48,7 @@ const r = await fuzz({
   heapMb: 1024,
   jobs: Number(values.jobs),
   cover: values.cover,
+  mutations: only,
   stopAt: values.minutes ? t0 + Number(values.minutes) * 60_000 : undefined,
   onFinding: (x) => console.error(`FINDING ${x.input} [${x.mutation} ${x.rseed}]: ${x.problem}`),
   onInput: (done, total) => {

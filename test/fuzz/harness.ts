@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { BYTE_LEVEL, SCALABLE, familyOf, mutationsFor } from './mutate';
+import { BYTE_LEVEL, SCALABLE, familyOf, mutationsFor, type Mutation } from './mutate';
 import { rng } from '../helpers/rng';
 import type { FuzzJob, FuzzMeasure } from './import-child';
 import { REPO_ROOT } from '../helpers/corpus';
@@ -66,6 +66,8 @@ export interface FuzzOptions {
   cover?: boolean;
   /** Called after each input (progress for long runs). */
   onInput?: (done: number, total: number) => void;
+  /** Only these mutations (a run aimed at one kind of damage); all of each family's by default. */
+  mutations?: readonly Mutation[];
   /** Called with each finding as it is made (a long run shows them before it ends). */
   onFinding?: (f: FuzzFinding) => void;
   /**
@@ -121,19 +123,24 @@ export interface FuzzReport {
  * The jobs of a run: for each seed, `perFile` mutations drawn (seeded) from its family's list, byte-level
  * damage three times as often as a reshaping (those make megabytes and take seconds; coverJobs runs each once).
  */
-export function fuzzJobs(seeds: string[], perFile: number, seed: number): FuzzJob[] {
+export function fuzzJobs(seeds: string[], perFile: number, seed: number, only?: readonly Mutation[]): FuzzJob[] {
   const jobs: FuzzJob[] = [];
   const r = rng(seed * 31 + 7);
-  const weighted = seeds.map((s) => mutationsFor(familyOf(basename(s))).flatMap((m) => (BYTE_LEVEL.has(m) ? [m, m, m] : [m])));
+  const weighted = seeds.map((s) => allowed(familyOf(basename(s)), only).flatMap((m) => (BYTE_LEVEL.has(m) ? [m, m, m] : [m])));
   // Round by round over the seeds, so a run cut short (stopAt) has fuzzed every format alike.
   for (let j = 0; j < perFile; j++) {
-    seeds.forEach((s, k) => jobs.push({ seed: s, mutation: weighted[k][Math.floor(r() * weighted[k].length)], rseed: seed * 7919 + k * 131 + j }));
+    seeds.forEach((s, k) => {
+      if (weighted[k].length) jobs.push({ seed: s, mutation: weighted[k][Math.floor(r() * weighted[k].length)], rseed: seed * 7919 + k * 131 + j });
+    });
   }
   return jobs;
 }
 
+/** A family's mutations, or those of them in `only`. */
+const allowed = (family: ReturnType<typeof familyOf>, only?: readonly Mutation[]) => mutationsFor(family).filter((m) => !only || only.includes(m));
+
 /** One job per mutation of each family, spread over the family's seeds. */
-export function coverJobs(seeds: string[], seed: number): FuzzJob[] {
+export function coverJobs(seeds: string[], seed: number, only?: readonly Mutation[]): FuzzJob[] {
   const byFamily = new Map<string, string[]>();
   for (const s of seeds) {
     const f = familyOf(basename(s));
@@ -141,7 +148,7 @@ export function coverJobs(seeds: string[], seed: number): FuzzJob[] {
   }
   const jobs: FuzzJob[] = [];
   for (const [family, list] of byFamily) {
-    mutationsFor(family as ReturnType<typeof familyOf>).forEach((m, i) => {
+    allowed(family as ReturnType<typeof familyOf>, only).forEach((m, i) => {
       const job = { seed: list[(seed + i) % list.length], mutation: m, rseed: seed * 104_729 + i };
       jobs.push(job);
       if (SCALABLE.has(m)) jobs.push({ ...job, scale: SCALE_UP });
@@ -153,7 +160,7 @@ export function coverJobs(seeds: string[], seed: number): FuzzJob[] {
 export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const budget = { ...DEFAULT_BUDGET, ...opts.budget };
   const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-'));
-  const jobs = [...(opts.cover ? coverJobs(opts.seeds, opts.seed) : []), ...fuzzJobs(opts.seeds, opts.perFile, opts.seed)];
+  const jobs = [...(opts.cover ? coverJobs(opts.seeds, opts.seed, opts.mutations) : []), ...fuzzJobs(opts.seeds, opts.perFile, opts.seed, opts.mutations)];
   const findings: FuzzFinding[] = [];
   const found = (f: FuzzFinding) => {
     findings.push(f);

@@ -9,8 +9,8 @@ import { rng } from '../helpers/rng';
 export type Family = 'json' | 'pickle' | 'text';
 
 const GENERIC = ['flip', 'truncate', 'huge-number', 'utf16', 'bad-utf8', 'duplicate-chunk', 'zero-fill', 'gzip-truncate'] as const;
-const JSON_ONLY = ['deep-nesting', 'giant-token', 'unclosed-string', 'unclosed-object', 'giant-line', 'repeat-events'] as const;
-const TEXT_ONLY = ['giant-line', 'giant-token', 'tiny-lines', 'cardinality', 'deep-nesting'] as const;
+const JSON_ONLY = ['deep-nesting', 'giant-token', 'unclosed-string', 'unclosed-object', 'giant-line', 'repeat-events', 'repeat-word'] as const;
+const TEXT_ONLY = ['giant-line', 'giant-token', 'tiny-lines', 'cardinality', 'deep-nesting', 'repeat-word'] as const;
 const PICKLE_ONLY = ['memo-fanout', 'memo-late-fill', 'segment-fanout', 'self-sharing', 'huge-long', 'deep-list', 'truncate-frame'] as const;
 
 export type Mutation = (typeof GENERIC)[number] | (typeof JSON_ONLY)[number] | (typeof TEXT_ONLY)[number] | (typeof PICKLE_ONLY)[number];
@@ -48,7 +48,7 @@ const MiB = 2 ** 20;
 /** Mutations whose size is a parameter: run at two scales, their cost must grow about linearly. */
 export const SCALABLE: ReadonlySet<Mutation> = new Set<Mutation>([
   'giant-line', 'giant-token', 'unclosed-string', 'unclosed-object', 'deep-nesting', 'tiny-lines', 'cardinality',
-  'memo-fanout', 'memo-late-fill', 'segment-fanout', 'huge-long', 'deep-list', 'repeat-events',
+  'memo-fanout', 'memo-late-fill', 'segment-fanout', 'huge-long', 'deep-list', 'repeat-events', 'repeat-word',
 ]);
 
 /** `scale` multiplies the size of a SCALABLE mutation (the same seed gives the same shape, bigger). */
@@ -133,6 +133,22 @@ export function mutate(input: Buffer, m: Mutation, seed: number, scale = 1): Buf
       if (!body) return input;
       const times = Math.round((2 + Math.floor(r() * 20)) * k);
       return Buffer.from(`${s.slice(0, a + 1)}${Array.from({ length: times }, () => body).join(',')}${s.slice(b)}`);
+    }
+    case 'repeat-word': {
+      // A line repeating one of its own words (with or without the space after it) to megabytes: what an
+      // unanchored `word.*(?:a|b)` or `[A-Za-z_.]*Error` tries from every mention to the line's end
+      // (quadratic: the review's 1 MB of "ProcessGroupNCCL " took 80 s). Plain words are preferred, so a
+      // JSON file's string stays a string.
+      const s = input.toString('latin1');
+      const lines = s.split('\n');
+      const li = at(lines.length);
+      const words = lines[li].split(' ');
+      const plain = words.map((w, i) => (/^[\w.:-]+$/.test(w) ? i : -1)).filter((i) => i >= 0);
+      const w = plain.length ? pick(plain) : at(words.length);
+      const unit = (words[w] || 'x') + (r() < 0.5 ? ' ' : '');
+      const n = Math.max(1, Math.round(((256 * 1024 + r() * 768 * 1024) * k) / unit.length));
+      lines[li] = [...words.slice(0, w), unit.repeat(n) + words.slice(w + 1).join(' ')].join(' ');
+      return Buffer.from(lines.join('\n'), 'latin1');
     }
     case 'tiny-lines': {
       // Legal, dense exposition: one sample per few bytes, the densest rows-per-byte a text format gives.
