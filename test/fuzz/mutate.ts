@@ -135,19 +135,22 @@ export function mutate(input: Buffer, m: Mutation, seed: number, scale = 1): Buf
       return Buffer.from(`${s.slice(0, a + 1)}${Array.from({ length: times }, () => body).join(',')}${s.slice(b)}`);
     }
     case 'repeat-word': {
-      // A line repeating one of its own words (with or without the space after it) to megabytes: what an
-      // unanchored `word.*(?:a|b)` or `[A-Za-z_.]*Error` tries from every mention to the line's end
-      // (quadratic: the review's 1 MB of "ProcessGroupNCCL " took 80 s). Plain words are preferred, so a
-      // JSON file's string stays a string.
+      // A line with one word of the file repeated to megabytes inside it (with or without a space after
+      // each): what an unanchored `word.*(?:a|b)` or `[A-Za-z_.]*Error` tries from every mention to the
+      // line's end (quadratic: the review's 1 MB of "ProcessGroupNCCL " took 80 s). The word is any
+      // identifier of the file, the place a word boundary of a random line, so a JSON string stays one.
       const s = input.toString('latin1');
+      const tokens: string[] = [];
+      for (const m of s.matchAll(/[A-Za-z_][\w.]{2,40}/g)) if (tokens.push(m[0]) >= 20_000) break;
       const lines = s.split('\n');
       const li = at(lines.length);
-      const words = lines[li].split(' ');
-      const plain = words.map((w, i) => (/^[\w.:-]+$/.test(w) ? i : -1)).filter((i) => i >= 0);
-      const w = plain.length ? pick(plain) : at(words.length);
-      const unit = (words[w] || 'x') + (r() < 0.5 ? ' ' : '');
+      const line = lines[li];
+      const spaces: number[] = [line.length];
+      for (let i = line.indexOf(' '); i >= 0 && spaces.length < 1000; i = line.indexOf(' ', i + 1)) spaces.push(i + 1);
+      const p = pick(spaces);
+      const unit = (tokens.length ? pick(tokens) : 'x') + (r() < 0.5 ? ' ' : '');
       const n = Math.max(1, Math.round(((256 * 1024 + r() * 768 * 1024) * k) / unit.length));
-      lines[li] = [...words.slice(0, w), unit.repeat(n) + words.slice(w + 1).join(' ')].join(' ');
+      lines[li] = line.slice(0, p) + unit.repeat(n) + line.slice(p);
       return Buffer.from(lines.join('\n'), 'latin1');
     }
     case 'tiny-lines': {
