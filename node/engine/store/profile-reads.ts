@@ -128,58 +128,114 @@ export function threadOf(traceId: string, attrs: Record<string, unknown>): strin
   return traceId;
 }
 
+/** Events of one kind (allocations or frees) in time order: time (ns), site (stack id, −1 for none), bytes. */
+interface EventColumns {
+  ts: Float64Array;
+  site: Float64Array;
+  bytes: Float64Array;
+  n: number;
+}
+
+/**
+ * Reads one kind of event into typed columns, in (time, rowid) order. In JSON chunks, as sample-reads.ts
+ * does (SQLite renders each chunk as one array, which JSON.parse reads several times faster than stepping
+ * row by row), each chunk taking up after the last (time, rowid) read: no OFFSET, so no re-sort per chunk.
+ */
+function readColumns(db: Db, column: 'alloc_ns' | 'free_ns', incidentId: number, device: number, expected: number): EventColumns {
+  const cols: EventColumns = { ts: new Float64Array(expected), site: new Float64Array(expected), bytes: new Float64Array(expected), n: 0 };
+  const chunk = db
+    .prepare(
+      `SELECT json_group_array(json_array(t, s, b, r)) FROM (
+         SELECT ${column} AS t, stack_id AS s, size AS b, rowid AS r FROM allocations
+          WHERE incident_id = ? AND device = ? AND ${column} IS NOT NULL AND (${column}, rowid) > (?, ?)
+          ORDER BY ${column}, rowid LIMIT ?)`,
+    )
+    .pluck();
+  const CHUNK = 1_000_000;
+  let afterT = -Infinity;
+  let afterRow = -Infinity;
+  for (;;) {
+    const rows = JSON.parse(chunk.get(incidentId, device, afterT, afterRow, CHUNK) as string) as [number, number | null, number, number][];
+    for (const [t, st, b] of rows) {
+      if (cols.n === cols.ts.length) {
+        // More rows than counted (an import committed between the count and the read): grow.
+        for (const k of ['ts', 'site', 'bytes'] as const) {
+          const bigger = new Float64Array(Math.max(16, cols.n * 2));
+          bigger.set(cols[k]);
+          cols[k] = bigger;
+        }
+      }
+      cols.ts[cols.n] = t;
+      cols.site[cols.n] = st ?? -1;
+      cols.bytes[cols.n] = b;
+      cols.n++;
+    }
+    if (rows.length < CHUNK) break;
+    [afterT, , , afterRow] = rows[rows.length - 1];
+  }
+  return cols;
+}
+
 /**
  * Live bytes over time by allocation site, as PyTorch's memory_viz draws its active memory timeline, but
  * from every record: the `top` sites by their own peak, and all the others summed as one band, so the
  * stack always adds up to the total. Records allocated before the trace began (alloc_ns null) are live
  * from its start; those never freed stay live to its end. Each of `points` time buckets holds the state
  * at the moment its total peaked, so a spike shorter than a bucket is not averaged away.
+ * Allocations are read in the order of their index, frees sorted once; both passes (each site's peak,
+ * then the buckets) merge the two in memory: 24 bytes an event.
  */
 export function memoryBySite(db: Db, incidentId: number, opts: { device?: number; points?: number; top?: number } = {}): MemoryBySite {
   const points = Math.max(2, opts.points ?? 600);
   const top = Math.max(1, opts.top ?? 8);
   const perDevice = db
-    .prepare('SELECT device, COUNT(*) AS n FROM allocations WHERE incident_id = ? GROUP BY device ORDER BY n DESC, device')
-    .all(incidentId) as { device: number; n: number }[];
+    .prepare('SELECT device, COUNT(*) AS n, COUNT(alloc_ns) AS allocs, COUNT(free_ns) AS frees FROM allocations WHERE incident_id = ? GROUP BY device ORDER BY n DESC, device')
+    .all(incidentId) as { device: number; n: number; allocs: number; frees: number }[];
   const devices = perDevice.map((d) => d.device).sort((a, b) => a - b);
   const empty: MemoryBySite = { device: null, devices, t: [], sites: [], other: { sites: 0, bytes: [] }, total: [], records: 0 };
   if (!perDevice.length) return empty;
   // One GPU's memory at a time (an OOM is per GPU): the one asked for, else the one with the most records.
-  const device = opts.device !== undefined && devices.includes(opts.device) ? opts.device : perDevice[0].device;
-  const records = perDevice.find((d) => d.device === device)!.n;
+  const chosenDevice = perDevice.find((d) => d.device === opts.device) ?? perDevice[0];
+  const device = chosenDevice.device;
+  const records = chosenDevice.n;
 
   const initial = db
     .prepare('SELECT stack_id, SUM(size) AS bytes FROM allocations WHERE incident_id = ? AND device = ? AND alloc_ns IS NULL GROUP BY stack_id')
     .all(incidentId, device) as { stack_id: number | null; bytes: number }[];
-  const events = db
-    .prepare(
-      `SELECT ts, stack_id, delta FROM (
-         SELECT alloc_ns AS ts, stack_id, size AS delta FROM allocations WHERE incident_id = @id AND device = @device AND alloc_ns IS NOT NULL
-         UNION ALL
-         SELECT free_ns AS ts, stack_id, -size AS delta FROM allocations WHERE incident_id = @id AND device = @device AND free_ns IS NOT NULL
-       ) ORDER BY ts`,
-    )
-    .raw();
+  const allocs = readColumns(db, 'alloc_ns', incidentId, device, chosenDevice.allocs);
+  const frees = readColumns(db, 'free_ns', incidentId, device, chosenDevice.frees);
   const NO_STACK = -1;
-  const site = (s: number | null) => s ?? NO_STACK;
+  /** Every event in time order (an allocation before a free at the same instant): fn(ts, site, delta). */
+  const merged = (fn: (ts: number, site: number, delta: number) => void) => {
+    let i = 0;
+    let j = 0;
+    while (i < allocs.n || j < frees.n) {
+      if (j >= frees.n || (i < allocs.n && allocs.ts[i] <= frees.ts[j])) {
+        fn(allocs.ts[i], allocs.site[i], allocs.bytes[i]);
+        i++;
+      } else {
+        fn(frees.ts[j], frees.site[j], -frees.bytes[j]);
+        j++;
+      }
+    }
+  };
 
   // Pass 1: each site's own peak, and the time span.
   const live = new Map<number, number>();
   const peak = new Map<number, number>();
   for (const r of initial) {
-    live.set(site(r.stack_id), r.bytes);
-    peak.set(site(r.stack_id), r.bytes);
+    live.set(r.stack_id ?? NO_STACK, r.bytes);
+    peak.set(r.stack_id ?? NO_STACK, r.bytes);
   }
   let t0 = Infinity;
   let t1 = -Infinity;
-  for (const [ts, stack, delta] of events.iterate({ id: incidentId, device }) as Iterable<[number, number | null, number]>) {
+  merged((ts, s, delta) => {
     if (ts < t0) t0 = ts;
     if (ts > t1) t1 = ts;
-    const s = site(stack);
     const v = (live.get(s) ?? 0) + delta;
     live.set(s, v);
     if (v > (peak.get(s) ?? 0)) peak.set(s, v);
-  }
+  });
   if (!Number.isFinite(t0)) return { ...empty, device, records };
   const ranked = [...peak.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const chosen = ranked.slice(0, top).filter(([, p]) => p > 0);
@@ -189,7 +245,7 @@ export function memoryBySite(db: Db, incidentId: number, opts: { device?: number
   // Pass 2: per bucket, the stack at the bucket's peak total (carried through buckets without records).
   const width = Math.max(1, (t1 - t0) / (points - 1));
   const cur = new Float64Array(n + 1); // top sites, then "other"
-  for (const r of initial) cur[index.get(site(r.stack_id)) ?? n] += r.bytes;
+  for (const r of initial) cur[index.get(r.stack_id ?? NO_STACK) ?? n] += r.bytes;
   let total = cur.reduce((a, b) => a + b, 0);
   const bucketsT: number[] = [];
   const cols: number[][] = Array.from({ length: n + 1 }, () => []);
@@ -202,7 +258,7 @@ export function memoryBySite(db: Db, incidentId: number, opts: { device?: number
     for (let i = 0; i <= n; i++) cols[i].push(best[i]);
     totals.push(bestTotal);
   };
-  for (const [ts, stack, delta] of events.iterate({ id: incidentId, device }) as Iterable<[number, number | null, number]>) {
+  merged((ts, s, delta) => {
     const b = Math.min(points - 1, Math.floor((ts - t0) / width));
     while (bucket < b) {
       close();
@@ -210,13 +266,13 @@ export function memoryBySite(db: Db, incidentId: number, opts: { device?: number
       best.set(cur);
       bestTotal = total;
     }
-    cur[index.get(site(stack)) ?? n] += delta;
+    cur[index.get(s) ?? n] += delta;
     total += delta;
     if (total > bestTotal) {
       bestTotal = total;
       best.set(cur);
     }
-  }
+  });
   close();
 
   const frames = db.prepare('SELECT frames_json FROM stacks WHERE id = ?').pluck();
