@@ -9,8 +9,9 @@
 // Imports are read with the TypeScript parser: static `import` / `export … from` (type-only or not),
 // `import x = require()`, dynamic `import()`, `require()`, `import.meta.resolve()` and
 // `new URL('./file', import.meta.url)` (worker and child-process entries). What imports cannot show is
-// not checked here: SQL written outside the store through a `Store` handed over (series/histogram-reads.ts
-// reads `store.db`), the DOM or Node globals used without an import.
+// not checked here: the DOM or Node globals used without an import. (SQL outside the store cannot pass
+// a Store around any more: its connections are private, reachable only through store/test-access,
+// which PRIVATE_MODULES refuses to every layer but the store.)
 import ts from 'typescript';
 import { builtinModules } from 'node:module';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -58,19 +59,14 @@ export interface KnownException {
   reason: string;
 }
 
-export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
-  {
-    file: 'node/engine/model/diagnose.ts',
-    imports: 'node/engine/store/store',
-    typeOnly: true,
-    reason: 'analyzeIncident() reads the incident through a Store it is handed; the read belongs outside the model (issue 14, step 3: the store split by table family)',
-  },
-  {
-    file: 'node/engine/model/signals-from-store.ts',
-    imports: 'node/engine/store/store',
-    typeOnly: true,
-    reason: 'the model reads its input series from a Store it is handed; to move beside the store with the same split (issue 14, step 3)',
-  },
+export const KNOWN_EXCEPTIONS: readonly KnownException[] = [];
+
+/**
+ * Modules no layer may import but their own folder's: tests (which are not layers) reach them. The
+ * store's connections, for tests that look at tables directly.
+ */
+export const PRIVATE_MODULES: readonly { module: string; owner: string; reason: string }[] = [
+  { module: 'node/engine/store/test-access', owner: 'node/engine/store/', reason: "the store's connections are private: SQL lives in node/engine/store/ (tests reach them through test/helpers/store-sql.ts)" },
 ];
 
 export interface ImportRef {
@@ -183,6 +179,11 @@ export function checkSource(file: string, text: string): Violation[] {
     if (t.kind === 'ours') ok = layer.ours.some((o) => covers(o, t.name));
     else if (t.kind === 'builtin') ok = layer.packages.includes(NODE) || layer.packages.includes(t.name);
     else ok = layer.packages.includes(t.name);
+    const sealed = t.kind === 'ours' ? PRIVATE_MODULES.find((m) => m.module === t.name && !file.startsWith(m.owner)) : undefined;
+    if (sealed) {
+      out.push({ file, line: ref.line, specifier: ref.specifier, target: t.name, layer: layer.folder, message: `${file}:${ref.line}: import '${ref.specifier}' (${t.name}) is private to ${sealed.owner} — ${sealed.reason}` });
+      continue;
+    }
     if (ok || excused(file, ref, t.name)) continue;
     const what = t.kind === 'builtin' ? `the Node builtin ${t.name}` : t.kind === 'package' ? `the package ${t.name}` : t.name;
     const allowed = [...layer.ours, ...layer.packages].join(', ') || 'nothing';

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../node/engine/store/store';
 import { emit, time } from './lib';
+import { storeSql, storeWriter } from '../helpers/store-sql';
 
 const N = Number(process.env.QUADSCOPE_BENCH_SAMPLES ?? 10_000_000);
 const SERIES = 10;
@@ -27,7 +28,7 @@ const w = await time(() => {
 
 // Baseline: the naive loop, one prepared INSERT per sample, same transaction shape, 1/10 of the rows.
 const naiveN = Math.min(N, 1_000_000);
-const db = store.writer;
+const db = storeWriter(store);
 const naive = db.prepare('INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES (?, ?, ?)');
 const naiveSeries = Number(db.prepare("INSERT INTO series (incident_id, name) VALUES (?, 'naive')").run(inc).lastInsertRowid);
 const b = await time(() => {
@@ -42,7 +43,7 @@ emit({ bench: 'store', case: `samples into SQLite (${(N / 1e6).toFixed(0)} M)`, 
 const end = t0 + perSeries * 100;
 store.querySeries([ids[0]], t0, end, 1000);
 const q = await time(() => store.querySeries(ids, t0, end, 1000));
-const raw = await time(() => store.db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms BETWEEN ? AND ?').raw().all(ids[0], t0, end).length);
+const raw = await time(() => storeSql(store).prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms BETWEEN ? AND ?').raw().all(ids[0], t0, end).length);
 emit({ bench: 'store', case: `downsample ${SERIES}×${(perSeries / 1e6).toFixed(1)} M samples → 1000 px`, value: q.ms, unit: 'ms', baseline: 'raw read of 1 series', baseline_value: raw.ms * SERIES });
 const zoom = await time(() => store.querySeries([ids[0]], t0 + (end - t0) * 0.4, t0 + (end - t0) * 0.45, 1000));
 emit({ bench: 'store', case: 'zoomed query (5% of range, 1 series)', value: zoom.ms, unit: 'ms' });

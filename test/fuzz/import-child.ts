@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { importPaths } from '../../node/engine/import/pipeline';
 import { Store } from '../../node/engine/store/store';
 import { mutateFile, type Mutation } from './mutate';
+import { storeSql } from '../helpers/store-sql';
 
 export interface FuzzJob {
   seed: string;
@@ -47,7 +48,7 @@ const seedBytes = (p: string) => {
 };
 let store = new Store(db);
 const owned = ['series', 'events', 'spans', 'kernels', 'allocations'];
-const dbBytes = () => (store.db.pragma('page_count', { simple: true }) as number) * (store.db.pragma('page_size', { simple: true }) as number);
+const dbBytes = () => (storeSql(store).pragma('page_count', { simple: true }) as number) * (storeSql(store).pragma('page_size', { simple: true }) as number);
 
 try {
   for (let i = 0; i < jobs.length; i++) {
@@ -79,10 +80,10 @@ try {
       for (const s of r.sources) {
         if (s.status === 'failed' && (!s.error || !s.error.includes(s.path.split('/').pop()!))) problems.push(`error does not name the file: ${s.error}`);
       }
-      const failedIds = store.db.prepare("SELECT id FROM sources WHERE incident_id = ? AND status != 'ok'").pluck().all(r.incident_id) as number[];
+      const failedIds = storeSql(store).prepare("SELECT id FROM sources WHERE incident_id = ? AND status != 'ok'").pluck().all(r.incident_id) as number[];
       for (const id of failedIds) {
         for (const t of owned) {
-          const n = store.db.prepare(`SELECT COUNT(*) FROM ${t} WHERE source_id = ?`).pluck().get(id) as number;
+          const n = storeSql(store).prepare(`SELECT COUNT(*) FROM ${t} WHERE source_id = ?`).pluck().get(id) as number;
           if (n) problems.push(`failed source ${id} left ${n} rows in ${t}`);
         }
       }
@@ -95,7 +96,7 @@ try {
     const cpu = process.cpuUsage(cpu0);
     clearInterval(sampler);
     sampled = Math.max(sampled, process.memoryUsage().rss);
-    const integrity = store.db.pragma('quick_check', { simple: true });
+    const integrity = storeSql(store).pragma('quick_check', { simple: true });
     if (integrity !== 'ok') problems.push(`quick_check: ${integrity}`);
     rmSync(dir, { recursive: true, force: true });
     const measure: FuzzMeasure = {

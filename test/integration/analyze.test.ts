@@ -14,6 +14,7 @@ import { importPaths } from '../../node/engine/import/pipeline';
 import { analyzeIncidentDetailed } from '../../node/engine/model/diagnose';
 import { servingIncident } from '../helpers/synthetic-incident';
 import { CAUSE_IDS, type Diagnosis } from '../../common/contract/diagnosis';
+import { storeSql } from '../helpers/store-sql';
 
 async function capture(argv: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
@@ -54,7 +55,7 @@ test('analyze <db> --json prints the §7 diagnosis and saves it in the diagnoses
     assert.equal(d.causes[0].id, 'engine_hang');
     assert.deepEqual(Object.keys(d.windows[0]), ['t_ms', 'R', 'S', 'quadrant', 'scores']);
     const store = new Store(file);
-    const saved = store.db.prepare('SELECT json FROM diagnoses WHERE incident_id = ?').pluck().get(id) as string;
+    const saved = storeSql(store).prepare('SELECT json FROM diagnoses WHERE incident_id = ?').pluck().get(id) as string;
     store.close();
     assert.equal(saved, out);
 

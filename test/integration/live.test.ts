@@ -16,6 +16,7 @@ import { LiveSession } from '../../node/engine/live/live-session';
 import { Store } from '../../node/engine/store/store';
 import type { LiveStatus } from '../../common/contract/types';
 import { startMetricsServer } from '../unit/live/metrics-server';
+import { storeSql } from '../helpers/store-sql';
 
 const skip = existsSync(STUB_LIBRARY) ? false : 'the NVML addon stub is not built (node scripts/build-native.mjs)';
 const DIAGNOSE = join(REPO_ROOT, 'node/engine/model/diagnose.ts');
@@ -66,7 +67,7 @@ test('a live session records NVML and scrapes into an incident that stays, and a
     const inc = ts.store.getIncident(id)!;
     assert.equal(inc.name, 'leak under load');
     assert.equal(inc.source, 'live');
-    const histogramRows = ts.store.db.prepare('SELECT COUNT(*) FROM histograms WHERE series_id IN (SELECT id FROM series WHERE incident_id = ?)').pluck().get(id) as number;
+    const histogramRows = storeSql(ts.store).prepare('SELECT COUNT(*) FROM histograms WHERE series_id IN (SELECT id FROM series WHERE incident_id = ?)').pluck().get(id) as number;
     assert.equal(inc.counts.samples + inc.counts.events + histogramRows, done.samples);
     assert.deepEqual(new Set(inc.sources.map((s) => s.format)), new Set(['live-nvml', 'live-scrape']));
     assert.ok(inc.sources.every((s) => s.status === 'ok'));
@@ -145,7 +146,7 @@ test('quadscope record --nvml --scrape … --json prints the incident and what w
     try {
       const inc = store.getIncident(out.incident_id)!;
       assert.equal(inc.source, 'live');
-      assert.equal(inc.counts.samples + (store.db.prepare('SELECT COUNT(*) FROM histograms').pluck().get() as number), out.samples);
+      assert.equal(inc.counts.samples + (storeSql(store).prepare('SELECT COUNT(*) FROM histograms').pluck().get() as number), out.samples);
       assert.ok(store.listSeries(out.incident_id, 'gpu.mem.used').length === 2);
     } finally {
       store.close();
@@ -250,7 +251,7 @@ test('SIGTERM stops `quadscope record` like Ctrl-C: the scrape in flight lands, 
     const incidentId = Number(/^incident (\d+): \d+ samples recorded/m.exec(stdout)?.[1]);
     const store = new Store(db);
     try {
-      const times = store.db
+      const times = storeSql(store)
         .prepare('SELECT DISTINCT ts_ms FROM samples s JOIN series r ON r.id = s.series_id WHERE r.incident_id = ? ORDER BY ts_ms')
         .pluck()
         .all(incidentId) as number[];

@@ -15,6 +15,7 @@ import { Store } from '../../node/engine/store/store';
 import { REPO_ROOT } from '../helpers/corpus';
 import { fleetSeries } from '../helpers/fleet-metrics';
 import { freePort, hasOpenssl, makeCertificates, startPrometheus, startProxy, startVictoriaMetrics, type RunningServer } from '../helpers/prom-servers';
+import { storeSql } from '../helpers/store-sql';
 
 const T0 = Date.parse('2026-03-14T09:00:00Z');
 const TWO_H = 2 * 3600_000;
@@ -194,7 +195,7 @@ describe('a server that misbehaves', { timeout: 180_000 }, () => {
         assert.equal(src.status, 'ok');
         assert.match(src.warnings[0], /^partial: 1 of \d+ query_range requests failed; their ranges are empty$/);
         assert.match(src.warnings[1], /no data for DCGM_FI_DEV_POWER_USAGE 2026-03-14T09:00:00Z–2026-03-14T11:00:00Z: .*injected/);
-        const count = (name: string) => store.db.prepare('SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE incident_id = ? AND name = ?)').pluck().get(r.incident_id, name);
+        const count = (name: string) => storeSql(store).prepare('SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE incident_id = ? AND name = ?)').pluck().get(r.incident_id, name);
         assert.equal(count('gpu.power'), 0);
         assert.equal(count('kv.usage'), 4 * 481, 'the transient 503 was retried: nothing missing');
         assert.equal(count('gpu.mem.used'), 8 * 481);

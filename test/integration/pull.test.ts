@@ -15,6 +15,7 @@ import { Store } from '../../node/engine/store/store';
 import type { PullProgress } from '../../common/contract/types';
 import { fleetSeries } from '../helpers/fleet-metrics';
 import { httpGet, startPrometheus, startProxy, startVictoriaMetrics, type RunningServer, type Series } from '../helpers/prom-servers';
+import { storeSql } from '../helpers/store-sql';
 
 const T0 = Date.parse('2026-03-14T09:00:00Z');
 const TWO_H = 2 * 3600_000;
@@ -26,7 +27,7 @@ function tempDir(): { dir: string; dispose(): void } {
 
 /** Every series of an incident with its samples and histogram scrapes, as comparable text. */
 export function dump(store: Store, incidentId: number): Map<string, { unit: string; kind: string; samples: string; hist: string }> {
-  const rows = store.db
+  const rows = storeSql(store)
     .prepare(
       `SELECT s.name, s.labels_json, s.unit, s.kind,
               (SELECT json_group_array(json_array(ts_ms, value)) FROM (SELECT ts_ms, value FROM samples WHERE series_id = s.id ORDER BY ts_ms)) AS samples,
@@ -65,7 +66,7 @@ async function assertSameAsFileImport(series: Series[], store: Store, incidentId
 }
 
 const raw = (store: Store, name: string, labelsLike: string) =>
-  store.db.prepare(`SELECT ts_ms, value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ? AND labels_json LIKE ?) ORDER BY ts_ms`).raw().all(name, labelsLike) as [number, number][];
+  storeSql(store).prepare(`SELECT ts_ms, value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ? AND labels_json LIKE ?) ORDER BY ts_ms`).raw().all(name, labelsLike) as [number, number][];
 
 describe('pull from Prometheus and VictoriaMetrics', { timeout: 180_000 }, () => {
   // Two replicas of one GPU each over 2 h at 15 s: 21 vLLM series (a histogram of 16 buckets) and 5 DCGM series a replica.
@@ -104,13 +105,13 @@ describe('pull from Prometheus and VictoriaMetrics', { timeout: 180_000 }, () =>
         const kv = series.find((s) => s.name === 'vllm:kv_cache_usage_perc' && s.labels.pod === 'vllm-1')!;
         assert.deepEqual(raw(store, 'kv.usage', '%"pod":"vllm-1"%'), kv.points);
         // Histograms stay histograms: one series of bucket scrapes, plus .sum and .count counters.
-        const hist = store.db.prepare("SELECT kind, (SELECT COUNT(*) FROM histogram_snapshots WHERE series_id = s.id) FROM series s WHERE name = 'lat.e2e'").raw().all() as [string, number][];
+        const hist = storeSql(store).prepare("SELECT kind, (SELECT COUNT(*) FROM histogram_snapshots WHERE series_id = s.id) FROM series s WHERE name = 'lat.e2e'").raw().all() as [string, number][];
         assert.deepEqual(hist, [
           ['histogram', 481],
           ['histogram', 481],
         ]);
         // DCGM: MiB into bytes, and the GPU's total derived from FB_USED + FREE + RESERVED per scrape.
-        assert.equal(store.db.prepare("SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE name = 'gpu.mem.total')").pluck().get(), 2 * 481);
+        assert.equal(storeSql(store).prepare("SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE name = 'gpu.mem.total')").pluck().get(), 2 * 481);
 
         // Row for row what the same data imported from a query_range JSON file gives.
         await assertSameAsFileImport(series, store, id, t.dir);
@@ -146,7 +147,7 @@ describe('pull from Prometheus and VictoriaMetrics', { timeout: 180_000 }, () =>
     const store = new Store(join(t.dir, 'w.db'));
     try {
       const r = await pullIncident(store, { url: server.url, start_ms: T0, end_ms: T0 + TWO_H, match: ['vllm:num_requests_running{pod="vllm-0"}', '{__name__=~"DCGM_FI_DEV_FB_.*", pod="vllm-1"}'] });
-      const names = store.db.prepare('SELECT name, json_extract(labels_json, \'$.pod\') FROM series WHERE incident_id = ? ORDER BY 1, 2').raw().all(r.incident_id) as [string, string][];
+      const names = storeSql(store).prepare('SELECT name, json_extract(labels_json, \'$.pod\') FROM series WHERE incident_id = ? ORDER BY 1, 2').raw().all(r.incident_id) as [string, string][];
       assert.deepEqual(names, [
         ['gpu.mem.free', 'vllm-1'],
         ['gpu.mem.reserved', 'vllm-1'],
@@ -156,7 +157,7 @@ describe('pull from Prometheus and VictoriaMetrics', { timeout: 180_000 }, () =>
       ]);
       // A histogram named by its family pulls its parts.
       const h = await pullIncident(store, { url: server.url, start_ms: T0, end_ms: T0 + TWO_H, match: ['vllm:e2e_request_latency_seconds{pod="vllm-0"}'] });
-      const hn = store.db.prepare('SELECT name FROM series WHERE incident_id = ? ORDER BY 1').pluck().all(h.incident_id);
+      const hn = storeSql(store).prepare('SELECT name FROM series WHERE incident_id = ? ORDER BY 1').pluck().all(h.incident_id);
       assert.deepEqual(hn, ['lat.e2e', 'lat.e2e.count', 'lat.e2e.sum']);
     } finally {
       store.close();
@@ -219,7 +220,7 @@ describe('a long range is split under the 11,000 points per series limit', { tim
       const refused = proxy.seen.filter((q) => q.path === '/api/v1/query_range').length;
       assert.ok(refused >= 6, `2 refused whole, then 4 halves (${refused})`);
       assert.deepEqual(raw(store, 'kv.usage', '%"pod":"vllm-0"%').length, 11_521);
-      assert.equal(store.db.prepare('SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE incident_id = ?)').pluck().get(r2.incident_id), 4 * 11_521);
+      assert.equal(storeSql(store).prepare('SELECT COUNT(*) FROM samples WHERE series_id IN (SELECT id FROM series WHERE incident_id = ?)').pluck().get(r2.incident_id), 4 * 11_521);
     } finally {
       store.close();
       await proxy.close();
@@ -279,7 +280,7 @@ describe('the engine API', { timeout: 120_000 }, () => {
       assert.equal(r.incident_id, null);
       assert.equal(events.at(-1)?.state, 'cancelled');
       assert.deepEqual(await engine.listIncidents(), []);
-      assert.equal(engine.store.db.prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
+      assert.equal(storeSql(engine.store).prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
     } finally {
       await engine.close();
       await proxy.close();

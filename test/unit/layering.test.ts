@@ -2,7 +2,7 @@
 // each with a message naming the file, the import and the rule; allowed imports pass; the tree passes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSource, checkTree, importsOf, KNOWN_EXCEPTIONS, staleExceptions } from '../../scripts/layers';
+import { checkSource, checkTree, importsOf, staleExceptions } from '../../scripts/layers';
 import { REPO_ROOT } from '../helpers/corpus';
 
 const probes: { name: string; file: string; text: string; specifier: string; rule: RegExp }[] = [
@@ -63,11 +63,18 @@ test('dynamic import(), require(), export-from, import-type and worker URLs are 
   assert.equal(checkSource('node/engine/model/probe.ts', text).length, 6);
 });
 
-test('a known exception excuses only what it names: a type import of the Store in the model, not a value import', () => {
-  const file = KNOWN_EXCEPTIONS[0].file;
-  assert.deepEqual(checkSource(file, "import type { Store } from '../store/store';\n"), []);
-  assert.equal(checkSource(file, "import { Store } from '../store/store';\n").length, 1);
-  assert.equal(checkSource('node/engine/model/other.ts', "import type { Store } from '../store/store';\n").length, 1);
+test('the model may not import the Store, not even its type: it states what it reads (signals-from-store.ts)', () => {
+  for (const file of ['node/engine/model/diagnose.ts', 'node/engine/model/signals-from-store.ts']) {
+    assert.equal(checkSource(file, "import type { Store } from '../store/store';\n").length, 1, file);
+  }
+});
+
+test("the store's connections are private to the store: test-access is refused to every other layer", () => {
+  assert.deepEqual(checkSource('node/engine/store/store.ts', "import { registerConnections } from './test-access';\n"), []);
+  const refused = checkSource('node/engine/api.ts', "import { connectionsOf } from './store/test-access';\n");
+  assert.equal(refused.length, 1);
+  assert.match(refused[0].message, /private to node\/engine\/store\//);
+  assert.equal(checkSource('node/engine/series/histogram-quantiles.ts', "import type { StoreConnections } from '../store/test-access';\n").length, 1);
 });
 
 test('the tree passes the allow-list and every known exception is still needed', () => {

@@ -98,8 +98,7 @@ interface Reading {
   table: string;
 }
 
-function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Reading): void {
-  const ids = [sink.incidentId, sink.sourceId];
+function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading): void {
   const hasStrings = schema.has('StringIds');
   const str = (expr: string) => (hasStrings ? `(SELECT value FROM ext.StringIds WHERE id = ${expr})` : 'NULL');
 
@@ -107,18 +106,15 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Re
     at.table = KERNEL;
     schema.require(KERNEL, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(KERNEL, 'k', n);
-    q.run(
-      `INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json)
-       SELECT ?, ?, k.deviceId, k.streamId, COALESCE(${str(c('demangledName'))}, ${str(c('shortName'))}, 'kernel'),
-              k.start + ${base}, k."end" + ${base}, ${c('correlationId')},
-              json_object('kind', 'kernel', 'short_name', ${str(c('shortName'))},
-                'grid', json_array(${c('gridX')}, ${c('gridY')}, ${c('gridZ')}), 'block', json_array(${c('blockX')}, ${c('blockY')}, ${c('blockZ')}),
-                'registers_per_thread', ${c('registersPerThread')}, 'static_shared_memory', ${c('staticSharedMemory')},
-                'dynamic_shared_memory', ${c('dynamicSharedMemory')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))},
-                'launch_span_id', 'c' || ${c('correlationId')})
-         FROM ext.${KERNEL} k`,
-      ...ids,
-    );
+    q.copy('kernels', {
+      device: 'k.deviceId',
+      stream: 'k.streamId',
+      name: `COALESCE(${str(c('demangledName'))}, ${str(c('shortName'))}, 'kernel')`,
+      start_ns: `k.start + ${base}`,
+      end_ns: `k."end" + ${base}`,
+      correlation_id: `${c('correlationId')}`,
+      attrs_json: `json_object('kind', 'kernel', 'short_name', ${str(c('shortName'))}, 'grid', json_array(${c('gridX')}, ${c('gridY')}, ${c('gridZ')}), 'block', json_array(${c('blockX')}, ${c('blockY')}, ${c('blockZ')}), 'registers_per_thread', ${c('registersPerThread')}, 'static_shared_memory', ${c('staticSharedMemory')}, 'dynamic_shared_memory', ${c('dynamicSharedMemory')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
+    }, `FROM ext.${KERNEL} k`);
   }
 
   if (schema.has(MEMCPY)) {
@@ -126,57 +122,60 @@ function copy(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Re
     schema.require(MEMCPY, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(MEMCPY, 'm', n);
     const kind = `CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`;
-    q.run(
-      `INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json)
-       SELECT ?, ?, m.deviceId, m.streamId, 'Memcpy ' || ${kind}, m.start + ${base}, m."end" + ${base}, ${c('correlationId')},
-              json_object('kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')},
-                'dst_kind', ${c('dstKind')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})
-         FROM ext.${MEMCPY} m`,
-      ...ids,
-    );
+    q.copy('kernels', {
+      device: 'm.deviceId',
+      stream: 'm.streamId',
+      name: `'Memcpy ' || ${kind}`,
+      start_ns: `m.start + ${base}`,
+      end_ns: `m."end" + ${base}`,
+      correlation_id: `${c('correlationId')}`,
+      attrs_json: `json_object('kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')}, 'dst_kind', ${c('dstKind')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
+    }, `FROM ext.${MEMCPY} m`);
   }
 
   if (schema.has(MEMSET)) {
     at.table = MEMSET;
     schema.require(MEMSET, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(MEMSET, 'm', n);
-    q.run(
-      `INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json)
-       SELECT ?, ?, m.deviceId, m.streamId, 'Memset', m.start + ${base}, m."end" + ${base}, ${c('correlationId')},
-              json_object('kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}, 'context', ${c('contextId')},
-                'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})
-         FROM ext.${MEMSET} m`,
-      ...ids,
-    );
+    q.copy('kernels', {
+      device: 'm.deviceId',
+      stream: 'm.streamId',
+      name: `'Memset'`,
+      start_ns: `m.start + ${base}`,
+      end_ns: `m."end" + ${base}`,
+      correlation_id: `${c('correlationId')}`,
+      attrs_json: `json_object('kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
+    }, `FROM ext.${MEMSET} m`);
   }
 
   if (schema.has(RUNTIME)) {
     at.table = RUNTIME;
     schema.require(RUNTIME, 'start', 'end', 'nameId');
     const c = (n: string) => schema.col(RUNTIME, 'r', n);
-    q.run(
-      `INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json)
-       SELECT ?, ?, 'nsys:' || ${pidOf(c('globalTid'))}, COALESCE('c' || ${c('correlationId')}, 'r' || r.rowid), NULL,
-              COALESCE(${str('r.nameId')}, 'cuda call'), r.start + ${base}, r."end" + ${base},
-              json_object('cat', 'cuda_runtime', 'correlation', ${c('correlationId')}, 'tid', ${tidOf(c('globalTid'))},
-                'return_value', ${c('returnValue')}, 'event_class', ${c('eventClass')})
-         FROM ext.${RUNTIME} r`,
-      ...ids,
-    );
+    q.copy('spans', {
+      trace_id: `'nsys:' || ${pidOf(c('globalTid'))}`,
+      span_id: `COALESCE('c' || ${c('correlationId')}, 'r' || r.rowid)`,
+      parent_id: 'NULL',
+      name: `COALESCE(${str('r.nameId')}, 'cuda call')`,
+      start_ns: `r.start + ${base}`,
+      end_ns: `r."end" + ${base}`,
+      attrs_json: `json_object('cat', 'cuda_runtime', 'correlation', ${c('correlationId')}, 'tid', ${tidOf(c('globalTid'))}, 'return_value', ${c('returnValue')}, 'event_class', ${c('eventClass')})`,
+    }, `FROM ext.${RUNTIME} r`);
   }
 
   if (schema.has(NVTX)) {
     at.table = NVTX;
     schema.require(NVTX, 'start', 'eventType');
     const c = (n: string) => schema.col(NVTX, 'n', n);
-    q.run(
-      `INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json)
-       SELECT ?, ?, 'nsys:' || ${pidOf(c('globalTid'))}, 'n' || n.rowid, NULL,
-              COALESCE(${c('text')}, ${str(c('textId'))}, 'nvtx'), n.start + ${base}, COALESCE(${c('end')}, n.start) + ${base},
-              json_object('cat', 'nvtx', 'event_type', n.eventType, 'domain_id', ${c('domainId')}, 'tid', ${tidOf(c('globalTid'))})
-         FROM ext.${NVTX} n WHERE n.eventType IN (34, 59, 60)`,
-      ...ids,
-    );
+    q.copy('spans', {
+      trace_id: `'nsys:' || ${pidOf(c('globalTid'))}`,
+      span_id: `'n' || n.rowid`,
+      parent_id: 'NULL',
+      name: `COALESCE(${c('text')}, ${str(c('textId'))}, 'nvtx')`,
+      start_ns: `n.start + ${base}`,
+      end_ns: `COALESCE(${c('end')}, n.start) + ${base}`,
+      attrs_json: `json_object('cat', 'nvtx', 'event_type', n.eventType, 'domain_id', ${c('domainId')}, 'tid', ${tidOf(c('globalTid'))})`,
+    }, `FROM ext.${NVTX} n WHERE n.eventType IN (34, 59, 60)`);
   }
 }
 
@@ -275,13 +274,7 @@ function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string,
 
 function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
   if (!schema.has('TARGET_INFO_GPU')) return;
-  const span = q.all(
-    `SELECT MIN(lo) / 1e6 AS lo, MAX(hi) / 1e6 AS hi FROM (
-       SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE source_id = ?
-       UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = ?)`,
-    sink.sourceId,
-    sink.sourceId,
-  )[0];
+  const span = q.copiedSpanMs();
   const cols = schema.columns('TARGET_INFO_GPU');
   const pick = ['id', 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c) => cols.has(c));
   if (!cols.has('id')) return;
@@ -314,7 +307,7 @@ function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): void 
       ctx.warn('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start', { key: 'TARGET_INFO_SESSION_START_TIME' });
       base = '0';
     }
-    copy(q, sink, schema, base, at);
+    copy(q, schema, base, at);
     allocations(q, sink, schema, base, at, ctx);
     at.table = 'TARGET_INFO_GPU';
     gpus(q, sink, schema);

@@ -83,8 +83,15 @@ export interface AttachedQuery {
   all(sql: string, ...params: unknown[]): Record<string, unknown>[];
   /** Iterates rows without holding them all. */
   iterate(sql: string, ...params: unknown[]): IterableIterator<Record<string, unknown>>;
-  /** Runs an INSERT … SELECT (or any write) into our tables; answers the number of rows changed. */
-  run(sql: string, ...params: unknown[]): number;
+  /**
+   * Copies rows out of the attached database into one of our tables: `INSERT INTO table (columns) SELECT
+   * exprs FROM …` with the column list the store declares (store/tables.ts), the source's incident and
+   * source ids filled in. `columns` maps each column to its SQL expression (no parameters); a column left
+   * out takes NULL or its default. Answers the number of rows copied.
+   */
+  copy(table: 'kernels' | 'spans', columns: Readonly<Record<string, string>>, from: string): number;
+  /** The time span (ms) of the kernels and spans this source copied so far; null ends where it copied none. */
+  copiedSpanMs(): { lo: number | null; hi: number | null };
   tables(): Set<string>;
 }
 

@@ -281,7 +281,7 @@ export class LiveRecorder {
    * (an import in progress), rows stay pending and go with a later flush.
    */
   flush(): number {
-    if (this.store.writer.inTransaction) return 0;
+    if (this.store.writing) return 0;
     let rows = 0;
     let lo = Infinity;
     let hi = -Infinity;

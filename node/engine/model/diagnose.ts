@@ -7,7 +7,6 @@
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. The reported onset is where the top cause's chain began (incidentOnset).
 import type { AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
-import type { Store } from '../store/store';
 import { evaluateAlerts } from './alerts';
 import { EV } from '../../../common/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
@@ -25,7 +24,7 @@ import { analyzeKv, type KvAnalysis } from './kvcache';
 import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
 import { normalize, type Dimensions, type References } from './normalize';
 import { quadrantOf, quadrantPath } from './quadrants';
-import { loadSignals, type Signals } from './signals-from-store';
+import { loadSignals, type IncidentSource, type Signals } from './signals-from-store';
 import { denseSpan, engineInterval, engineStart, makeGrid, windowsWithin } from './windows';
 
 export interface AnalysisDetail {
@@ -45,11 +44,11 @@ export interface AnalysisDetail {
 
 const r4 = (x: number) => (Number.isFinite(x) ? Math.round(x * 10_000) / 10_000 : 0);
 
-export function analyzeIncident(store: Store, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): Diagnosis {
+export function analyzeIncident(store: IncidentSource, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): Diagnosis {
   return analyzeSignals(loadSignals(store, incidentId), options, config).diagnosis;
 }
 
-export function analyzeIncidentDetailed(store: Store, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
+export function analyzeIncidentDetailed(store: IncidentSource, incidentId: number, options: AnalyzeOptions = {}, config: ModelConfig = DEFAULT_CONFIG): AnalysisDetail {
   return analyzeSignals(loadSignals(store, incidentId), options, config);
 }
 

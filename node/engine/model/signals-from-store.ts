@@ -1,8 +1,9 @@
-// Loads what the model reads of one incident: the canonical series (deduplicated), histogram snapshots,
-// the events the rules look for, request facts from spans, and allocation sites. All I/O of the model
-// is here; everything after it is pure.
-import type { AllocationSite, EventRow, SeriesKind } from '../../../common/contract/types';
-import type { Store } from '../store/store';
+// What the model reads of one incident, made into its Signals: the canonical series (deduplicated),
+// histogram snapshots, the events the rules look for, request facts from spans, and allocation sites.
+// The reading is the store's (store/model-reads.ts: one call, one read transaction); the model states
+// what it asks for (IncidentSource, checked against the Store where the model is called) and never
+// imports the store. Everything here is pure.
+import type { AllocationSite, EventRow, SeriesKind, SpanRow } from '../../../common/contract/types';
 import { EV, type EventKind } from '../../../common/names';
 
 export interface LoadedSeries {
@@ -79,45 +80,69 @@ export const EVENT_KINDS: EventKind[] = [
 const PROVENANCE_LABELS = new Set(['source', 'job', 'file']);
 
 const MAX_REQUEST_SPANS = 500_000;
+const MAX_EVENTS = 100_000;
 
-export function loadSignals(store: Store, incidentId: number): Signals {
-  const inc = store.incidentSpan(incidentId);
-  if (!inc) throw new Error(`no incident ${incidentId} in ${store.file}`);
-  const catalog = store.seriesCatalog(incidentId);
+interface SourceSeries {
+  id: number;
+  name: string;
+  labels: Record<string, string>;
+  kind: string;
+  source_path: string | null;
+}
+
+/** What the model reads of an incident, as plain data (store/model-reads.ts answers it). */
+export interface IncidentInput {
+  start_ms: number | null;
+  end_ms: number | null;
+  series: (SourceSeries & { t: Float64Array; v: Float64Array })[];
+  histograms: (SourceSeries & { snaps: HistogramSnapshot[] })[];
+  events: EventRow[];
+  spans: SpanRow[];
+  sites: AllocationSite[];
+  meta: Record<string, unknown>;
+}
+
+/** Where the model's input comes from: the Store, structurally (the model imports nothing of it). */
+export interface IncidentSource {
+  readonly file: string;
+  modelInput(incidentId: number, opts: { eventKinds: readonly string[]; maxEvents: number; maxSpans: number }): IncidentInput | null;
+}
+
+export function loadSignals(source: IncidentSource, incidentId: number): Signals {
+  const input = source.modelInput(incidentId, { eventKinds: EVENT_KINDS, maxEvents: MAX_EVENTS, maxSpans: MAX_REQUEST_SPANS });
+  if (!input) throw new Error(`no incident ${incidentId} in ${source.file}`);
+  return toSignals(incidentId, input);
+}
+
+/** The Signals of an incident's input: instances named by file, duplicates dropped, request facts from spans. */
+export function toSignals(incidentId: number, input: IncidentInput): Signals {
   const series = new Map<string, LoadedSeries[]>();
   const histograms = new Map<string, LoadedHistogram[]>();
   const origin = new Map<number, string | null>();
-  for (const c of catalog) {
+  for (const h of input.histograms) {
+    origin.set(h.id, h.source_path);
+    push(histograms, h.name, { id: h.id, name: h.name, labels: h.labels, snaps: h.snaps });
+  }
+  for (const c of input.series) {
     origin.set(c.id, c.source_path);
-    if (c.kind === 'histogram') {
-      const snaps = store.histogramSnapshots(c.id);
-      if (snaps.length) push(histograms, c.name, { id: c.id, name: c.name, labels: c.labels, snaps });
-      continue;
-    }
-    const { t, v } = store.sampleArrays(c.id);
-    if (t.length) push(series, c.name, { id: c.id, name: c.name, labels: c.labels, kind: c.kind as SeriesKind, t, v });
+    push(series, c.name, { id: c.id, name: c.name, labels: c.labels, kind: c.kind as SeriesKind, t: c.t, v: c.v });
   }
   for (const list of series.values()) nameInstancesByFile(list, origin, (s) => [s.t[0], s.t[s.t.length - 1]]);
   for (const list of histograms.values()) nameInstancesByFile(list, origin, (h) => [h.snaps[0].t, h.snaps[h.snaps.length - 1].t]);
   for (const [name, list] of series) series.set(name, dedupe(list, (s) => s.t.length));
   for (const [name, list] of histograms) histograms.set(name, dedupe(list, (h) => h.snaps.length));
 
-  const events = store.queryEvents({ incident_id: incidentId, kinds: EVENT_KINDS, limit: 100_000 }).rows;
-  const requests = store
-    .querySpans({ incident_id: incidentId, limit: MAX_REQUEST_SPANS })
-    .map((s) => requestFact(`${s.trace_id}/${s.span_id}`, s.start_ms, s.end_ms, s.attrs))
-    .filter((r): r is RequestFact => r !== null);
-  const sites = store.allocationCount(incidentId) ? store.allocationSites(incidentId) : [];
+  const requests = input.spans.map((s) => requestFact(`${s.trace_id}/${s.span_id}`, s.start_ms, s.end_ms, s.attrs)).filter((r): r is RequestFact => r !== null);
 
-  let start = inc.start_ms ?? Infinity;
-  let end = inc.end_ms ?? -Infinity;
+  let start = input.start_ms ?? Infinity;
+  let end = input.end_ms ?? -Infinity;
   for (const list of series.values())
     for (const s of list) {
       start = Math.min(start, s.t[0]);
       end = Math.max(end, s.t[s.t.length - 1]);
     }
   if (!Number.isFinite(start)) start = end = 0;
-  return { incidentId, start_ms: start, end_ms: end, series, histograms, events, requests, sites, meta: store.incidentMeta(incidentId) };
+  return { incidentId, start_ms: start, end_ms: end, series, histograms, events: input.events, requests, sites: input.sites, meta: input.meta };
 }
 
 /**

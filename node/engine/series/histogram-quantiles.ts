@@ -7,7 +7,6 @@ import type { Res } from '../../../common/contract/api';
 import { EngineError } from '../../../common/contract/api';
 import { bucketDelta, histogramQuantile } from '../model/quantiles';
 import type { Store } from '../store/store';
-import { bucketsAt, countCompanion, histogramSeries, lastScrapesAtOrBefore, scrapeSpan } from './histogram-reads';
 
 export interface QuantileQuery {
   series_id: number;
@@ -28,19 +27,19 @@ export function windowEdges(start: number, end: number, w: number): number[] {
  * `quantiles[j]`, aligned with `t`, in the histogram's unit.
  */
 export function queryQuantiles(store: Store, q: QuantileQuery): Res<'queryQuantiles'> {
-  const h = histogramSeries(store.db, q.series_id);
+  const h = store.histogramSeries(q.series_id);
   if (!h) throw new EngineError('not_found', `series ${q.series_id} does not exist`);
   if (h.kind !== 'histogram') throw new EngineError('bad_series', `series ${q.series_id} (${h.name}) is a ${h.kind}, not a histogram`);
   if (q.quantiles.some((x) => !(x >= 0 && x <= 1))) throw new EngineError('bad_quantile', 'quantiles must lie in 0..1');
   const out: Res<'queryQuantiles'> = { series_id: q.series_id, t: [], quantiles: q.quantiles, values: q.quantiles.map(() => []) };
-  const countId = countCompanion(store.db, h);
+  const countId = store.countCompanion(h);
   if (countId === null || !(q.end_ms > q.start_ms)) return out;
-  const span = scrapeSpan(store.db, countId);
+  const span = store.scrapeSpan(countId);
   if (span.n < 2 || span.first === null || span.last === null) return out;
   const interval = (span.last - span.first) / (span.n - 1);
   const w = Math.max(2 * interval, (q.end_ms - q.start_ms) / q.points);
-  const scrapes = lastScrapesAtOrBefore(store.db, countId, windowEdges(q.start_ms, q.end_ms, w));
-  const rows = bucketsAt(store.db, q.series_id, scrapes.filter((s): s is number => s !== null));
+  const scrapes = store.lastScrapesAtOrBefore(countId, windowEdges(q.start_ms, q.end_ms, w));
+  const rows = store.bucketsAt(q.series_id, scrapes.filter((s): s is number => s !== null));
   for (let k = 1; k < scrapes.length; k++) {
     const a = scrapes[k - 1];
     const b = scrapes[k];

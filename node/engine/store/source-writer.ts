@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { canonicalLabelsJson, seriesKeyOf } from './series-key';
+import { insertSelectSql, insertSql } from './tables';
 import { ImportError } from '../importers/types';
 import type {
   AllocationRecord,
@@ -105,11 +106,8 @@ const sameBounds = (a: readonly number[], b: readonly number[]): boolean => {
   return true;
 };
 
-const SPAN_INSERT = 'INSERT INTO spans (incident_id, source_id, trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json) VALUES';
-const KERNEL_INSERT = 'INSERT INTO kernels (incident_id, source_id, device, stream, name, start_ns, end_ns, correlation_id, attrs_json) VALUES';
-
 const tileUpsert = (rows: number): string =>
-  `INSERT INTO sample_tiles (series_id, tile, t_first, min, max, n) VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?)').join(',')}
+  `${insertSql('sample_tiles', { rows })}
    ON CONFLICT (series_id, tile) DO UPDATE SET t_first = MIN(t_first, excluded.t_first), min = MIN(min, excluded.min), max = MAX(max, excluded.max), n = n + excluded.n`;
 
 /** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
@@ -198,35 +196,34 @@ export class SourceWriter implements Sink {
     try {
       this.sourceId =
         meta.sourceId ??
-        Number(db.prepare("INSERT INTO sources (incident_id, path, format, bytes, rows, status) VALUES (?, ?, ?, ?, 0, 'ok')").run(incidentId, meta.path, meta.format, meta.bytes).lastInsertRowid);
+        Number(db.prepare(insertSql('sources', { columns: ['incident_id', 'path', 'format', 'bytes', 'rows', 'status'] })).run(incidentId, meta.path, meta.format, meta.bytes, 0, 'ok').lastInsertRowid);
     } catch (e) {
       // A full disk can fail the very first write: the connection must not stay inside this transaction.
       this.rollback();
       throw e;
     }
-    const values = Array.from({ length: SAMPLE_BATCH }, () => '(?,?,?)').join(',');
     this.stmts = {
-      series: db.prepare('INSERT INTO series (incident_id, source_id, name, labels_json, unit, kind) VALUES (?,?,?,?,?,?)'),
-      sample: db.prepare('INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES (?,?,?)'),
-      sampleBatch: db.prepare(`INSERT OR REPLACE INTO samples (series_id, ts_ms, value) VALUES ${values}`),
-      histogram: db.prepare('INSERT OR IGNORE INTO histogram_snapshots (series_id, ts_ms, layout_id, counts_json) VALUES (?,?,?,?)'),
-      histogramBatch: db.prepare(`INSERT OR IGNORE INTO histogram_snapshots (series_id, ts_ms, layout_id, counts_json) VALUES ${Array.from({ length: HISTOGRAM_BATCH }, () => '(?,?,?,?)').join(',')}`),
-      histogramReplace: db.prepare('INSERT OR REPLACE INTO histogram_snapshots (series_id, ts_ms, layout_id, counts_json) VALUES (?,?,?,?)'),
+      series: db.prepare(insertSql('series', { columns: ['incident_id', 'source_id', 'name', 'labels_json', 'unit', 'kind'] })),
+      sample: db.prepare(insertSql('samples', { or: 'REPLACE' })),
+      sampleBatch: db.prepare(insertSql('samples', { or: 'REPLACE', rows: SAMPLE_BATCH })),
+      histogram: db.prepare(insertSql('histogram_snapshots', { or: 'IGNORE' })),
+      histogramBatch: db.prepare(insertSql('histogram_snapshots', { or: 'IGNORE', rows: HISTOGRAM_BATCH })),
+      histogramReplace: db.prepare(insertSql('histogram_snapshots', { or: 'REPLACE' })),
       histogramFind: db.prepare('SELECT l.le_json, h.counts_json FROM histogram_snapshots h JOIN histogram_layouts l ON l.id = h.layout_id WHERE h.series_id = ? AND h.ts_ms = ?').raw(),
-      layoutInsert: db.prepare('INSERT OR IGNORE INTO histogram_layouts (le_json) VALUES (?)'),
+      layoutInsert: db.prepare(insertSql('histogram_layouts', { or: 'IGNORE', columns: ['le_json'] })),
       layoutFind: db.prepare('SELECT id FROM histogram_layouts WHERE le_json = ?').pluck(),
       layoutById: db.prepare('SELECT le_json FROM histogram_layouts WHERE id = ?').pluck(),
       ftsIndex: db.prepare('INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE id >= ? AND source_id = ?'),
-      event: db.prepare('INSERT INTO events (incident_id, ts_ms, kind, severity, source_id, line, text, attrs_json) VALUES (?,?,?,?,?,?,?,?)'),
-      span: db.prepare(`${SPAN_INSERT} (?,?,?,?,?,?,?,?,?)`),
-      spanBatch: db.prepare(`${SPAN_INSERT} ${Array.from({ length: RECORD_BATCH }, () => '(?,?,?,?,?,?,?,?,?)').join(',')}`),
-      kernel: db.prepare(`${KERNEL_INSERT} (?,?,?,?,?,?,?,?,?)`),
-      kernelBatch: db.prepare(`${KERNEL_INSERT} ${Array.from({ length: RECORD_BATCH }, () => '(?,?,?,?,?,?,?,?,?)').join(',')}`),
-      stackInsert: db.prepare('INSERT OR IGNORE INTO stacks (hash, frames_json) VALUES (?, ?)'),
+      event: db.prepare(insertSql('events', { columns: ['incident_id', 'ts_ms', 'kind', 'severity', 'source_id', 'line', 'text', 'attrs_json'] })),
+      span: db.prepare(insertSql('spans')),
+      spanBatch: db.prepare(insertSql('spans', { rows: RECORD_BATCH })),
+      kernel: db.prepare(insertSql('kernels')),
+      kernelBatch: db.prepare(insertSql('kernels', { rows: RECORD_BATCH })),
+      stackInsert: db.prepare(insertSql('stacks', { or: 'IGNORE', columns: ['hash', 'frames_json'] })),
       stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
       tile: db.prepare(tileUpsert(1)),
       tileBatch: db.prepare(tileUpsert(TILE_BATCH)),
-      allocation: db.prepare('INSERT INTO allocations (incident_id, source_id, device, addr, size, alloc_ns, free_ns, stack_id, source, correlation_id) VALUES (?,?,?,?,?,?,?,?,?,?)'),
+      allocation: db.prepare(insertSql('allocations')),
     };
   }
 
@@ -530,15 +527,23 @@ export class SourceWriter implements Sink {
     this.begin();
     this.flushRecords();
     const db = this.db;
+    const counted = (changes: number): number => {
+      this.count += changes;
+      if (this.count > this.maxRows) this.overBudget();
+      return changes;
+    };
     const q: AttachedQuery = {
       all: (sql, ...params) => db.prepare(sql).all(...params) as Record<string, unknown>[],
       iterate: (sql, ...params) => db.prepare(sql).iterate(...params) as IterableIterator<Record<string, unknown>>,
-      run: (sql, ...params) => {
-        const changes = db.prepare(sql).run(...params).changes;
-        this.count += changes;
-        if (this.count > this.maxRows) this.overBudget();
-        return changes;
-      },
+      copiedSpanMs: () =>
+        db
+          .prepare(
+            `SELECT MIN(lo) / 1e6 AS lo, MAX(hi) / 1e6 AS hi FROM (
+               SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE source_id = @id
+               UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = @id)`,
+          )
+          .get({ id: this.sourceId }) as { lo: number | null; hi: number | null },
+      copy: (table, columns, from) => counted(db.prepare(insertSelectSql(table, { incident_id: '?', source_id: '?', ...columns }, from)).run(this.incidentId, this.sourceId).changes),
       // Ordinary tables only: a view or a virtual table of an untrusted file is code, not data.
       tables: () => new Set(db.prepare("SELECT name FROM ext.sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'").pluck().all() as string[]),
     };

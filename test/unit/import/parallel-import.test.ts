@@ -11,6 +11,7 @@ import type { EntryInput, ImportContext, Importer, Position } from '../../../nod
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { kinetoImporter } from '../../../node/engine/importers/kineto';
+import { storeSql } from '../../helpers/store-sql';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -47,7 +48,7 @@ function context(signal = new AbortController().signal): ImportContext & { warni
 
 /** Every table an importer writes, as comparable rows (series by name + labels, not by id). */
 function dump(ts: ReturnType<typeof tempStore>): Record<string, unknown[]> {
-  const q = (sql: string) => ts.store.db.prepare(sql).raw().all();
+  const q = (sql: string) => storeSql(ts.store).prepare(sql).raw().all();
   return {
     series: q('SELECT name, labels_json, unit, kind FROM series ORDER BY name, labels_json'),
     samples: q('SELECT s.name, s.labels_json, x.ts_ms, x.value FROM samples x JOIN series s ON s.id = x.series_id ORDER BY 1, 2, 3'),
@@ -132,8 +133,8 @@ test('cancelling a worker import stops the worker; nothing of the source is comm
     };
     await assert.rejects(importInWorker(prometheusTextImporter, cancelling, w, ctx), /cancelled/);
     w.rollback();
-    assert.equal(ts.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
-    assert.equal(ts.store.db.prepare('SELECT COUNT(*) FROM sources').pluck().get(), 0);
+    assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
+    assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM sources').pluck().get(), 0);
   } finally {
     ts.dispose();
   }
@@ -168,7 +169,7 @@ const KINETO = [
 
 /** Everything a trace import writes, ids left out (they depend on nothing but order). */
 function dumpTrace(ts: ReturnType<typeof tempStore>): Record<string, unknown[]> {
-  const q = (sql: string) => ts.store.db.prepare(sql).safeIntegers().raw().all();
+  const q = (sql: string) => storeSql(ts.store).prepare(sql).safeIntegers().raw().all();
   return {
     kernels: q('SELECT device, stream, name, start_ns, end_ns, correlation_id, attrs_json FROM kernels ORDER BY start_ns, device, stream, name, end_ns'),
     spans: q('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY start_ns, span_id, name, end_ns'),
@@ -212,7 +213,7 @@ test('an importer that reads its input twice (Kineto: relative times, baseTimeNa
   try {
     assert.equal(a.error, null);
     assert.equal(b.error, null);
-    const kernels = (ts: ReturnType<typeof tempStore>) => ts.store.db.prepare('SELECT name, start_ns, end_ns, correlation_id FROM kernels ORDER BY start_ns').safeIntegers().raw().all();
+    const kernels = (ts: ReturnType<typeof tempStore>) => storeSql(ts.store).prepare('SELECT name, start_ns, end_ns, correlation_id FROM kernels ORDER BY start_ns').safeIntegers().raw().all();
     const ka = kernels(a.ts);
     assert.equal(ka.length, 30_000);
     assert.deepEqual(ka[0], ['k0', base + 10_500n, base + 12_750n, 0n]);
@@ -258,7 +259,7 @@ test('a worker that cannot start: the import runs on this thread instead, with a
     w.commit(ctx.warnings);
     assert.equal(ctx.warnings.length, 1);
     assert.match(ctx.warnings[0], /parsed on one thread: the import worker could not start/);
-    assert.ok(Number(ts.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get()) > 1000);
+    assert.ok(Number(storeSql(ts.store).prepare('SELECT COUNT(*) FROM samples').pluck().get()) > 1000);
   } finally {
     ts.dispose();
     for (const [k, v] of [['QUADSCOPE_IMPORT_WORKER', saved.mode], ['QUADSCOPE_IMPORT_WORKER_ENTRY', saved.entry]] as const) {

@@ -7,6 +7,7 @@ import { BatchReplay } from '../../../node/engine/import/batch-replay';
 import { RecordingSink } from '../../../node/engine/import/recording-sink';
 import type { Sink } from '../../../node/engine/importers/types';
 import { tempStore } from '../../helpers/import-file';
+import { storeSql } from '../../helpers/store-sql';
 
 const T = 1_767_225_600_000;
 
@@ -34,7 +35,7 @@ function writeAll(s: Sink): void {
 }
 
 function dump(ts: ReturnType<typeof tempStore>) {
-  const q = (sql: string) => ts.store.db.prepare(sql).safeIntegers().raw().all();
+  const q = (sql: string) => storeSql(ts.store).prepare(sql).safeIntegers().raw().all();
   return {
     series: q('SELECT name, labels_json, unit, kind FROM series ORDER BY 1, 2'),
     samples: q('SELECT s.name, x.ts_ms, x.value FROM samples x JOIN series s ON s.id = x.series_id ORDER BY 1, 2'),

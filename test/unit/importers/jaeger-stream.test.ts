@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { runImporter } from './run-importer';
 import { jaegerImporter } from '../../../node/engine/importers/jaeger';
+import { storeSql } from '../../helpers/store-sql';
 
 const tags = (o: Record<string, unknown>) => Object.entries(o).map(([key, value]) => ({ key, type: typeof value === 'string' ? 'string' : 'int64', value }));
 
@@ -98,8 +99,8 @@ test('a truncated or invalid Jaeger file fails with line and byte offset, and no
     assert.match(r.sources[1].error!, new RegExp(`^bad\\.json \\(line ${lines(prefix)}, byte ${Buffer.byteLength(prefix)}\\): malformed JSON: .* \\(in data\\[1\\]\\.spans\\[199\\]\\)$`));
     const heldPrefix = heldBad.slice(0, heldAt + '"duration": 0'.length);
     assert.match(r.sources[2].error!, new RegExp(`^held\\.json \\(line ${lines(heldPrefix)}, byte ${Buffer.byteLength(heldPrefix)}\\): malformed JSON: .* \\(in data\\[1\\]\\.spans\\[199\\]\\)$`));
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
-    assert.deepEqual(t.store.db.prepare('SELECT path, status FROM sources ORDER BY id').raw().all(), [['cut.json', 'failed'], ['bad.json', 'failed'], ['held.json', 'failed']]);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
+    assert.deepEqual(storeSql(t.store).prepare('SELECT path, status FROM sources ORDER BY id').raw().all(), [['cut.json', 'failed'], ['bad.json', 'failed'], ['held.json', 'failed']]);
   } finally {
     t.dispose();
   }

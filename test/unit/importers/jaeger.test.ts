@@ -6,6 +6,7 @@ import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { jaegerImporter } from '../../../node/engine/importers/jaeger';
 import { detectImporter } from '../../../node/engine/importers/registry';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [jaegerImporter];
 const REL = 'jaeger_json/jaeger_converter_fixture_ui_01.json';
@@ -17,7 +18,7 @@ test('corpus Jaeger trace (bare trace object): spans, µs times, parents, tags',
   try {
     const r = await importFiles(t.store, [corpusFile(REL)!], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY rowid').safeIntegers().all() as Record<string, unknown>[];
+    const rows = storeSql(t.store).prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY rowid').safeIntegers().all() as Record<string, unknown>[];
     assert.equal(rows.length, doc.spans.length);
     doc.spans.forEach((sp: { operationName: string; startTime: number; duration: number; references: { refType: string; spanID: string }[]; tags: { key: string; value: unknown }[]; processID: string }, i: number) => {
       assert.equal(rows[i].name, sp.operationName);
@@ -50,13 +51,13 @@ test('{data:[…]} with GenAI tags: request facts and an error from the error ta
     writeFileSync(file, JSON.stringify({ data: [trace], total: 1 }));
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT span_id, parent_id, attrs_json FROM spans ORDER BY span_id').all() as { span_id: string; parent_id: string | null; attrs_json: string }[];
+    const rows = storeSql(t.store).prepare('SELECT span_id, parent_id, attrs_json FROM spans ORDER BY span_id').all() as { span_id: string; parent_id: string | null; attrs_json: string }[];
     const a = JSON.parse(rows[0].attrs_json);
     assert.deepEqual([a['request.model'], a['request.prompt_tokens'], a['request.output_tokens'], a['request.e2e_s'], a['request.status'], a['request.finish_reasons']], ['m', 12, 4, 2.5, 'ok', 'stop']);
     const b = JSON.parse(rows[1].attrs_json);
     assert.equal(rows[1].parent_id, 'a1');
     assert.deepEqual([b['request.status'], b['request.error']], ['error', 'timeout']);
-    const errors = t.store.db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = 'req.errors') ORDER BY ts_ms DESC LIMIT 1").pluck().get();
+    const errors = storeSql(t.store).prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = 'req.errors') ORDER BY ts_ms DESC LIMIT 1").pluck().get();
     assert.equal(errors, 1);
   } finally {
     t.dispose();
@@ -85,7 +86,7 @@ test('a bare array of Jaeger spans, each with its own process: detected and read
   try {
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT span_id, parent_id, name, end_ns - start_ns AS d, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; name: string; d: number; attrs_json: string }[];
+    const rows = storeSql(t.store).prepare('SELECT span_id, parent_id, name, end_ns - start_ns AS d, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; name: string; d: number; attrs_json: string }[];
     assert.deepEqual(
       rows.map((x) => [x.span_id, x.parent_id, x.name, JSON.parse(x.attrs_json)['service.name'], x.d]),
       [

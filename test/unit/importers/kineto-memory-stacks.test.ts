@@ -5,6 +5,7 @@ import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { kinetoImporter, usToNs } from '../../../node/engine/importers/kineto';
 import { runImporter } from './run-importer';
+import { storeSql } from '../../helpers/store-sql';
 
 const T = 1_700_000_000_000_000; // epoch µs
 
@@ -36,7 +37,7 @@ test('allocations get the CPU ops enclosing them on their thread, innermost firs
   const r = await runImporter(kinetoImporter, { text: JSON.stringify(trace), name: 'trace.json', chunk: 97 });
   try {
     assert.equal(r.error, null, String(r.error));
-    const db = r.store.db;
+    const db = storeSql(r.store);
     const rows = db.prepare('SELECT a.addr, a.alloc_ns, a.free_ns, s.frames_json AS frames FROM allocations a LEFT JOIN stacks s ON s.id = a.stack_id ORDER BY a.addr').safeIntegers().all() as Row[];
     const ns = (dt: number) => usToNs(T + dt);
     assert.deepEqual(rows, [
@@ -70,7 +71,7 @@ test('corpus [memory] allocations carry their enclosing CPU ops', { skip: skipUn
   try {
     const r = await importFiles(t.store, [corpusFile(MEM)!], { importers: [kinetoImporter] });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const db = t.store.db;
+    const db = storeSql(t.store);
     assert.equal(db.prepare("SELECT COUNT(*) FROM allocations WHERE source = 'kineto'").pluck().get(), 144);
     assert.equal(db.prepare('SELECT COUNT(*) FROM allocations WHERE stack_id IS NULL').pluck().get(), 0);
     assert.equal(db.prepare('SELECT COUNT(DISTINCT stack_id) FROM allocations').pluck().get(), 17);

@@ -8,6 +8,7 @@ import { importFiles, tempStore } from '../../helpers/import-file';
 import { kinetoImporter, usToNs } from '../../../node/engine/importers/kineto';
 import { scanChromeTrace } from '../../../node/engine/importers/json-event-scanner';
 import { detectImporter } from '../../../node/engine/importers/registry';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [kinetoImporter];
 const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'Kernel', 'Memcpy', 'Memset']);
@@ -38,7 +39,7 @@ for (const rel of TRACES) {
     try {
       const r = await importFiles(t.store, [corpusFile(rel)!], { importers });
       assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-      const db = t.store.db;
+      const db = storeSql(t.store);
       assert.equal(db.prepare('SELECT COUNT(*) FROM kernels').pluck().get(), gpu.length);
       assert.equal(db.prepare('SELECT SUM(end_ns - start_ns) FROM kernels').pluck().safeIntegers().get(), totalNs);
       assert.equal(db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), x.length - gpu.length);
@@ -60,17 +61,17 @@ test('corpus kernels link to their launching runtime call by correlation', { ski
   try {
     const r = await importFiles(t.store, [corpusFile(TRACES[2])!], { importers });
     assert.equal(r.sources[0].status, 'ok');
-    const rows = t.store.db
+    const rows = storeSql(t.store)
       .prepare("SELECT k.correlation_id AS c, s.name AS call FROM kernels k JOIN spans s ON s.span_id = json_extract(k.attrs_json, '$.launch_span_id') ORDER BY k.start_ns")
       .all() as { c: number; call: string }[];
     const doc = parsed(TRACES[2]);
     const gpu = doc.traceEvents.filter((e) => e.ph === 'X' && GPU_CATS.has(e.cat ?? ''));
     assert.equal(rows.length, gpu.length);
     assert.ok(rows.every((x) => x.call.startsWith('cuda')), JSON.stringify(rows));
-    const k = t.store.db.prepare("SELECT attrs_json FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'kernel' LIMIT 1").pluck().get() as string;
+    const k = storeSql(t.store).prepare("SELECT attrs_json FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'kernel' LIMIT 1").pluck().get() as string;
     const attrs = JSON.parse(k);
     assert.ok(Array.isArray(attrs.grid) && Array.isArray(attrs.block) && typeof attrs.registers_per_thread === 'number' && typeof attrs.occupancy_pct === 'number');
-    assert.equal(t.store.db.prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'memcpy'").pluck().get(), 1);
+    assert.equal(storeSql(t.store).prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'memcpy'").pluck().get(), 1);
   } finally {
     t.dispose();
   }
@@ -86,7 +87,7 @@ test('corpus [memory] events: allocations paired by address, torch.allocated/res
   try {
     const r = await importFiles(t.store, [corpusFile(MEM)!], { importers });
     assert.equal(r.sources[0].status, 'ok');
-    const db = t.store.db;
+    const db = storeSql(t.store);
     assert.equal(db.prepare("SELECT COUNT(*) FROM allocations WHERE alloc_ns IS NOT NULL AND source = 'kineto'").pluck().get(), allocs);
     const lastOf = (name: string) => db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ? AND labels_json = '{\"gpu\":\"1\"}') ORDER BY ts_ms DESC LIMIT 1").pluck().get(name);
     assert.equal(lastOf('torch.allocated'), last.args!['Total Allocated']);
@@ -134,7 +135,7 @@ test('relative timestamps are placed after baseTimeNanoseconds, which follows tr
     writeFileSync(file, text);
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const k = t.store.db.prepare('SELECT start_ns, end_ns FROM kernels').safeIntegers().get() as { start_ns: bigint; end_ns: bigint };
+    const k = storeSql(t.store).prepare('SELECT start_ns, end_ns FROM kernels').safeIntegers().get() as { start_ns: bigint; end_ns: bigint };
     // Exact to the nanosecond: the base is read from its digits, not through a double.
     assert.equal(k.start_ns, base + 10_500n);
     assert.equal(k.end_ns, base + 12_750n);
@@ -152,8 +153,8 @@ test('a truncated trace fails with the byte offset and imports nothing', { skip:
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'failed');
     assert.match(r.sources[0].error!, /cut\.json \(byte \d+, key traceEvents\): truncated trace/);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM kernels').pluck().get(), 0);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM kernels').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
   } finally {
     t.dispose();
   }

@@ -7,12 +7,13 @@ import { importFiles, tempStore } from '../../helpers/import-file';
 import { memorySnapshotImporter } from '../../../node/engine/importers/memory-snapshot';
 import { detectImporter } from '../../../node/engine/importers/registry';
 import { pickle, rawOp, tuple, type PickleValue } from '../../../fixtures/lib/pickle-writer';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [memorySnapshotImporter];
-const count = (t: ReturnType<typeof tempStore>, sql: string, ...p: unknown[]) => t.store.db.prepare(sql).pluck().get(...p) as number;
+const count = (t: ReturnType<typeof tempStore>, sql: string, ...p: unknown[]) => storeSql(t.store).prepare(sql).pluck().get(...p) as number;
 const liveAtEnd = (t: ReturnType<typeof tempStore>, inc: number) => t.store.allocationSites(inc, undefined, 10_000).reduce((a, s) => a + s.live_bytes, 0);
 const lastValue = (t: ReturnType<typeof tempStore>, name: string) =>
-  t.store.db.prepare('SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ?) ORDER BY ts_ms DESC LIMIT 1').pluck().get(name) as number;
+  storeSql(t.store).prepare('SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ?) ORDER BY ts_ms DESC LIMIT 1').pluck().get(name) as number;
 
 // Facts read from the files with Python's pickle (segments, trace entries, allocations, live bytes).
 const CORPUS = [
@@ -87,7 +88,7 @@ test('synthetic snapshot: pairing, versioned addresses, pre-trace blocks, oom, r
     writeFileSync(file, pickle(snapshot()));
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT addr, size, alloc_ns, free_ns, stack_id FROM allocations ORDER BY alloc_ns IS NULL, alloc_ns, free_ns').safeIntegers().all() as { addr: string; size: bigint; alloc_ns: bigint | null; free_ns: bigint | null }[];
+    const rows = storeSql(t.store).prepare('SELECT addr, size, alloc_ns, free_ns, stack_id FROM allocations ORDER BY alloc_ns IS NULL, alloc_ns, free_ns').safeIntegers().all() as { addr: string; size: bigint; alloc_ns: bigint | null; free_ns: bigint | null }[];
     const T = 1_700_000_000_000_000n * 1000n;
     const big = `0x${(2n ** 60n).toString(16)}`;
     const byAddr = (a: string) => rows.filter((x) => x.addr === a);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { csvFields, metricValue, ncuCsvImporter } from '../../../node/engine/importers/ncu-csv';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [ncuCsvImporter];
 const REL = 'ncu_csv/superbench_cublaslt_ncu_details_sm100.log';
@@ -18,7 +19,7 @@ test('corpus details page: one kernel with its metrics and rule results', { skip
   try {
     const r = await importFiles(t.store, [corpusFile(REL)!], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const ks = t.store.db.prepare('SELECT name, device, stream, start_ns, end_ns, attrs_json FROM kernels').safeIntegers().all() as { name: string; device: bigint; stream: bigint; start_ns: bigint; end_ns: bigint; attrs_json: string }[];
+    const ks = storeSql(t.store).prepare('SELECT name, device, stream, start_ns, end_ns, attrs_json FROM kernels').safeIntegers().all() as { name: string; device: bigint; stream: bigint; start_ns: bigint; end_ns: bigint; attrs_json: string }[];
     assert.equal(ks.length, 1);
     assert.equal(ks[0].name, 'cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_64x256x128_1x1x1_0_tnn_align4_1sm_bias_f16_relu_aux_scalemax');
     assert.equal(ks[0].stream, 7n);
@@ -30,7 +31,7 @@ test('corpus details page: one kernel with its metrics and rule results', { skip
     assert.equal(attrs.units['DRAM Frequency'], 'hz');
     assert.equal(attrs.time_synthetic, true);
     assert.equal(attrs.rules.length, ruleRows.length);
-    assert.equal(t.store.db.prepare("SELECT COUNT(*) FROM events WHERE kind = 'ncu_rule'").pluck().get(), ruleRows.length);
+    assert.equal(storeSql(t.store).prepare("SELECT COUNT(*) FROM events WHERE kind = 'ncu_rule'").pluck().get(), ruleRows.length);
   } finally {
     t.dispose();
   }
@@ -61,7 +62,7 @@ test('raw page: one row per kernel, units row, program output and ==PROF== lines
     writeFileSync(file, text);
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const ks = t.store.db.prepare('SELECT name, device, end_ns - start_ns AS d, attrs_json FROM kernels ORDER BY start_ns').all() as { name: string; device: number; d: number; attrs_json: string }[];
+    const ks = storeSql(t.store).prepare('SELECT name, device, end_ns - start_ns AS d, attrs_json FROM kernels ORDER BY start_ns').all() as { name: string; device: number; d: number; attrs_json: string }[];
     assert.deepEqual(ks.map((k) => [k.name, k.device, k.d]), [['k_a', 0, 1500], ['k_b', 1, 2000]]);
     assert.deepEqual(JSON.parse(ks[0].attrs_json).metrics, { 'gpu__time_duration.sum': 1500, 'dram__bytes.sum': 2048 });
     assert.equal(JSON.parse(ks[0].attrs_json).units['dram__bytes.sum'], 'byte');

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { nsysSqliteImporter } from '../../../node/engine/importers/nsys-sqlite';
+import { storeSql } from '../../helpers/store-sql';
 
 const REL = 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz';
 const MEM = 'CUDA_GPU_MEMORY_USAGE_EVENTS';
@@ -50,7 +51,7 @@ test('corpus nsys export: each allocation keeps its correlationId, which joins t
 
     const r = await importFiles(t.store, [file], { importers: [nsysSqliteImporter] });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const db = t.store.db;
+    const db = storeSql(t.store);
     const rows = db.prepare('SELECT device, addr, size, alloc_ns, free_ns, source, correlation_id AS corr FROM allocations ORDER BY alloc_ns').safeIntegers().all() as { device: bigint; addr: string; size: bigint; alloc_ns: bigint; free_ns: bigint | null; source: string; corr: bigint | null }[];
     assert.deepEqual(
       rows,

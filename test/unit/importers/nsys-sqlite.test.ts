@@ -8,6 +8,7 @@ import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { nsysRepImporter, nsysSqliteImporter } from '../../../node/engine/importers/nsys-sqlite';
 import { detectImporter } from '../../../node/engine/importers/registry';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [nsysSqliteImporter, nsysRepImporter];
 const FILES = ['nsys_sqlite/pipit_perlmutter_cloverleaf_cuda_nsys2024.5.sqlite.gz', 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz'];
@@ -34,7 +35,7 @@ for (const rel of FILES) {
       const r = await importFiles(t.store, [corpusFile(rel)!], { importers });
       assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
       assert.equal(r.sources[0].format, 'nsys-sqlite');
-      const db = t.store.db;
+      const db = storeSql(t.store);
       assert.equal(db.prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'kernel'").pluck().get(), kernels);
       assert.equal(db.prepare("SELECT COUNT(*) FROM kernels WHERE json_extract(attrs_json, '$.kind') IN ('memcpy', 'memset')").pluck().get(), copies);
       assert.equal(db.prepare("SELECT COUNT(*) FROM spans WHERE json_extract(attrs_json, '$.cat') = 'cuda_runtime'").pluck().get(), runtime);
@@ -60,7 +61,7 @@ test('the 2022 export with its extra ALTER TABLE columns names runtime calls fro
     const r = await importFiles(t.store, [corpusFile(FILES[1])!], { importers });
     assert.equal(r.sources[0].status, 'ok');
     // Counts read from the file with the sqlite3 CLI (runtime rows joined to StringIds by nameId).
-    const names = t.store.db.prepare("SELECT name, COUNT(*) AS n FROM spans WHERE name LIKE 'cudaMalloc%' GROUP BY name ORDER BY name").all();
+    const names = storeSql(t.store).prepare("SELECT name, COUNT(*) AS n FROM spans WHERE name LIKE 'cudaMalloc%' GROUP BY name ORDER BY name").all();
     assert.deepEqual(names, [{ name: 'cudaMalloc', n: 15 }, { name: 'cudaMalloc_v3020', n: 15 }]);
   } finally {
     t.dispose();
@@ -96,14 +97,14 @@ test('synthetic export: memory events become allocations joined to the call and 
     syntheticExport(file, true);
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? 'no error');
-    const rows = t.store.db.prepare('SELECT a.addr, a.size, a.alloc_ns, a.free_ns, s.frames_json FROM allocations a LEFT JOIN stacks s ON s.id = a.stack_id ORDER BY a.alloc_ns').safeIntegers().all() as { addr: string; size: bigint; alloc_ns: bigint; free_ns: bigint | null; frames_json: string }[];
+    const rows = storeSql(t.store).prepare('SELECT a.addr, a.size, a.alloc_ns, a.free_ns, s.frames_json FROM allocations a LEFT JOIN stacks s ON s.id = a.stack_id ORDER BY a.alloc_ns').safeIntegers().all() as { addr: string; size: bigint; alloc_ns: bigint; free_ns: bigint | null; frames_json: string }[];
     const base = 1700000000000000001n;
     assert.deepEqual(rows.map((x) => [x.addr, x.size, x.alloc_ns - base, x.free_ns === null ? null : x.free_ns - base, JSON.parse(x.frames_json)]), [
       [`0x${(140000000000000).toString(16)}`, 1048576n, 150n, 920n, ['cudaMalloc_v3020', 'next kernel: gemm']],
       [`0x${(140000002000000).toString(16)}`, 4096n, 160n, null, ['cudaMalloc_v3020', 'next kernel: gemm']],
     ]);
     assert.deepEqual(t.store.allocationSites(r.incident_id).map((s) => [s.frames, s.live_bytes]), [[['cudaMalloc_v3020', 'next kernel: gemm'], 4096]]);
-    const span = t.store.db.prepare("SELECT trace_id, span_id FROM spans WHERE name = 'cudaLaunchKernel_v7000'").get();
+    const span = storeSql(t.store).prepare("SELECT trace_id, span_id FROM spans WHERE name = 'cudaLaunchKernel_v7000'").get();
     assert.deepEqual(span, { trace_id: 'nsys:42', span_id: 'c11' });
   } finally {
     t.dispose();
@@ -120,7 +121,7 @@ test('an export without CUDA or NVTX tables fails clearly and imports nothing', 
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'failed');
     assert.match(r.sources[0].error!, /empty\.sqlite \(key sqlite_master\): no CUDA or NVTX tables/);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
   } finally {
     t.dispose();
   }

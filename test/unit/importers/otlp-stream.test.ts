@@ -11,6 +11,7 @@ import { importFiles, tempStore } from '../../helpers/import-file';
 import { runImporter } from './run-importer';
 import { otlpImporter } from '../../../node/engine/importers/otlp';
 import type { Importer, SpanRecord } from '../../../node/engine/importers/types';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [otlpImporter];
 const T0 = 1_700_000_000_000n * 1_000_000n;
@@ -166,8 +167,8 @@ test('a truncated or invalid document fails with its line and byte offset, and n
     assert.match(cutError, /the JSON ends early .* in resourceSpans\[1\]\.scopeSpans\[1\]\.spans\[\d+\]: the file is truncated$/);
     const badByte = Buffer.byteLength(bad.slice(0, badAt + '"kind"'.length + 1));
     assert.match(r.sources[1].error!, new RegExp(`^bad\\.json \\(line ${lineOf(bad, badAt)}, byte ${badByte}\\): not valid OTLP/JSON: Unexpected number \\(in resourceSpans\\[1\\]\\.scopeSpans\\[1\\]\\.spans\\[59\\]\\)$`));
-    for (const table of ['spans', 'series', 'samples']) assert.equal(t.store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), 0, table);
-    assert.deepEqual(t.store.db.prepare('SELECT path, status FROM sources ORDER BY id').raw().all(), [['cut.json', 'failed'], ['bad.json', 'failed']]);
+    for (const table of ['spans', 'series', 'samples']) assert.equal(storeSql(t.store).prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), 0, table);
+    assert.deepEqual(storeSql(t.store).prepare('SELECT path, status FROM sources ORDER BY id').raw().all(), [['cut.json', 'failed'], ['bad.json', 'failed']]);
   } finally {
     t.dispose();
   }
@@ -249,7 +250,7 @@ test('a 50 MB document imports with live heap far below its size', async () => {
   try {
     const r = await importFiles(t.store, [file], { importers: [sampled] });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), spans);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM spans').pluck().get(), spans);
     assert.equal(samples, Math.ceil(spans / 2500));
     // Reading the file whole would hold it as a string (1×) and as parsed objects (several ×).
     const growth = peak - base;

@@ -6,6 +6,7 @@ import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { hexId, otlpImporter } from '../../../node/engine/importers/otlp';
 import { E2E_BUCKETS } from '../../../node/engine/importers/request-series';
+import { storeSql } from '../../helpers/store-sql';
 
 const importers = [otlpImporter];
 const REL = 'otlp_json/otel-proto_examples_trace.json';
@@ -17,7 +18,7 @@ test('corpus OTLP example: the span with its ids, times and attributes', { skip:
   try {
     const r = await importFiles(t.store, [corpusFile(REL)!], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans').safeIntegers().all() as Record<string, unknown>[];
+    const rows = storeSql(t.store).prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans').safeIntegers().all() as Record<string, unknown>[];
     assert.equal(rows.length, 1);
     assert.equal(rows[0].trace_id, sp.traceId.toLowerCase());
     assert.equal(rows[0].span_id, sp.spanId.toLowerCase());
@@ -29,7 +30,7 @@ test('corpus OTLP example: the span with its ids, times and attributes', { skip:
     assert.equal(attrs['service.name'], 'my.service');
     // Not a request span: no request facts, no derived series.
     assert.equal(attrs['request.status'], undefined);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM series').pluck().get(), 0);
   } finally {
     t.dispose();
   }
@@ -57,7 +58,7 @@ test('collector JSON lines, old instrumentationLibrarySpans, base64 ids; vLLM an
     writeFileSync(file, `${JSON.stringify(line1)}\n${JSON.stringify(line2)}\n`);
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT trace_id, span_id, attrs_json FROM spans ORDER BY start_ns').all() as { trace_id: string; span_id: string; attrs_json: string }[];
+    const rows = storeSql(t.store).prepare('SELECT trace_id, span_id, attrs_json FROM spans ORDER BY start_ns').all() as { trace_id: string; span_id: string; attrs_json: string }[];
     assert.equal(rows.length, 4);
     assert.equal(rows[0].trace_id, '01'.repeat(16));
     assert.equal(rows[0].span_id, '01'.repeat(8));
@@ -73,12 +74,12 @@ test('collector JSON lines, old instrumentationLibrarySpans, base64 ids; vLLM an
 
     // Series: windows end at T0+10 s (requests 1, 2) and T0+20 s (request 12).
     const ms0 = Number(T0 / 1_000_000n);
-    const counter = (name: string) => t.store.db.prepare(`SELECT ts_ms, value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ?) ORDER BY ts_ms`).raw().all(name);
+    const counter = (name: string) => storeSql(t.store).prepare(`SELECT ts_ms, value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ?) ORDER BY ts_ms`).raw().all(name);
     assert.deepEqual(counter('req.finished'), [[ms0 + 10_000, 2], [ms0 + 20_000, 3]]);
     assert.deepEqual(counter('req.errors'), [[ms0 + 10_000, 0], [ms0 + 20_000, 1]]);
     assert.deepEqual(counter('lat.e2e.count'), [[ms0 + 10_000, 2], [ms0 + 20_000, 3]]);
     assert.deepEqual(counter('lat.ttft.count'), [[ms0 + 10_000, 2], [ms0 + 20_000, 2]]);
-    const hid = t.store.db.prepare("SELECT id, kind FROM series WHERE name = 'lat.e2e'").get() as { id: number; kind: string };
+    const hid = storeSql(t.store).prepare("SELECT id, kind FROM series WHERE name = 'lat.e2e'").get() as { id: number; kind: string };
     assert.equal(hid.kind, 'histogram');
     const snaps = t.store.histogramSnapshots(hid.id);
     assert.equal(snaps.length, 2);
@@ -106,7 +107,7 @@ test('a truncated OTLP document fails with its position and imports nothing', as
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'failed');
     assert.match(r.sources[0].error!, /cut\.json \(line \d+, byte \d+\): not valid OTLP\/JSON/);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM spans').pluck().get(), 0);
   } finally {
     t.dispose();
   }
@@ -119,7 +120,7 @@ test("Jaeger's api/v3 answer ({result: {resourceSpans}}, one per line) is OTLP: 
   try {
     const r = await importFiles(t.store, [variant('jaeger-api-v3.json')], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const rows = t.store.db.prepare('SELECT span_id, parent_id, name, start_ns, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; name: string; start_ns: number; attrs_json: string }[];
+    const rows = storeSql(t.store).prepare('SELECT span_id, parent_id, name, start_ns, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; name: string; start_ns: number; attrs_json: string }[];
     assert.deepEqual(
       rows.map((x) => [x.span_id, x.parent_id, x.name, JSON.parse(x.attrs_json)['service.name']]),
       [
@@ -142,7 +143,7 @@ test('a single api/v3 answer over several lines (pretty-printed) is read as one 
     writeFileSync(file, JSON.stringify(one, null, 2));
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    assert.equal((t.store.db.prepare('SELECT COUNT(*) n FROM spans').get() as { n: number }).n, 2);
+    assert.equal((storeSql(t.store).prepare('SELECT COUNT(*) n FROM spans').get() as { n: number }).n, 2);
   } finally {
     t.dispose();
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FANOUT_BASE, FANOUT_PER_BYTE, MAX_LONG_BYTES, PickleError, unpickle } from '../../../node/engine/importers/pickle';
 import { detectMemorySnapshot } from '../../../node/engine/importers/memory-snapshot';
 import { importFiles, tempStore } from '../../helpers/import-file';
+import { storeSql } from '../../helpers/store-sql';
 
 const u32 = (n: number) => {
   const b = Buffer.alloc(4);
@@ -106,7 +107,7 @@ test('importing the 12 KB memo bomb fails fast naming the file and byte; a segme
     assert.ok(performance.now() - t0 < 5000);
     assert.equal(r.sources[0].status, 'failed');
     assert.match(r.sources[0].error ?? '', /^snapshot\.pickle \(byte \d+\): memo references repeat more than/);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM allocations').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM allocations').pluck().get(), 0);
 
     // segments = [seg] * 3000, seg.blocks = [block] * 20000: little fan-out for the unpickler (each GET
     // hands out a dict of 3 keys), but 60 M blocks for the importer to walk.

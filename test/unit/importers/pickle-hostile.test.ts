@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_TEXT_INT_DIGITS, PickleError, unpickle } from '../../../node/engine/importers/pickle';
+import { storeSql } from '../../helpers/store-sql';
 
 const P = (...parts: (number[] | string | Buffer)[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
@@ -86,7 +87,7 @@ test('a snapshot whose frames are self-sharing lists imports quickly (frames are
     assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
     assert.equal(r.sources[0].format, 'torch-memory-snapshot');
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const frames = t.store.db.prepare('SELECT frames_json FROM stacks').pluck().all() as string[];
+    const frames = storeSql(t.store).prepare('SELECT frames_json FROM stacks').pluck().all() as string[];
     assert.ok(frames.every((f) => f.length < 1000));
   } finally {
     t.dispose();

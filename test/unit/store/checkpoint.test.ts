@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { Checkpointer } from '../../../node/engine/store/checkpointer';
 import { tempStore } from '../../helpers/import-file';
+import { storeSql, storeWriter } from '../../helpers/store-sql';
 
 const T = Date.UTC(2026, 0, 1);
 
@@ -21,11 +22,11 @@ test('a large source is committed without its checkpoint; the checkpointer threa
     const inc = ts.store.createIncident('c');
     const id = importSamples(ts, inc, 400_000);
     // The rows are visible at once, from the reader connection.
-    assert.equal(ts.store.db.prepare('SELECT COUNT(*) FROM samples WHERE series_id = ?').pluck().get(id), 400_000);
+    assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM samples WHERE series_id = ?').pluck().get(id), 400_000);
     await ts.store.checkpointsSettled();
     // Checkpointed: the database file now holds the pages (> 4 MB), and a new checkpoint has nothing left to copy.
     assert.ok(statSync(ts.store.file).size > 4_000_000, `db file ${statSync(ts.store.file).size} bytes`);
-    const [row] = ts.store.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    const [row] = storeSql(ts.store).pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
     assert.equal(row.busy, 0);
     assert.equal(row.checkpointed, row.log);
   } finally {
@@ -38,18 +39,18 @@ test('foreign keys and auto-checkpoint are back on once a source commits or roll
   try {
     const inc = ts.store.createIncident('c');
     const w = ts.store.beginSource(inc, { path: 'a', format: 'prometheus-text', bytes: 0 });
-    assert.equal(ts.store.writer.pragma('foreign_keys', { simple: true }), 0);
+    assert.equal(storeWriter(ts.store).pragma('foreign_keys', { simple: true }), 0);
     w.sample(w.series({ name: 'x' }), T, 1);
     w.rollback();
-    assert.equal(ts.store.writer.pragma('foreign_keys', { simple: true }), 1);
-    assert.equal(ts.store.writer.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    assert.equal(storeWriter(ts.store).pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(storeWriter(ts.store).pragma('wal_autocheckpoint', { simple: true }), 1000);
     importSamples(ts, inc, 1000);
-    assert.equal(ts.store.writer.pragma('foreign_keys', { simple: true }), 1);
-    assert.equal(ts.store.writer.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    assert.equal(storeWriter(ts.store).pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(storeWriter(ts.store).pragma('wal_autocheckpoint', { simple: true }), 1000);
     // An orphan insert is refused again, and deleting the incident cascades to its samples.
-    assert.throws(() => ts.store.writer.prepare('INSERT INTO samples (series_id, ts_ms, value) VALUES (999999, 0, 0)').run(), /FOREIGN KEY/);
-    ts.store.writer.prepare('DELETE FROM incidents WHERE id = ?').run(inc);
-    assert.equal(ts.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
+    assert.throws(() => storeWriter(ts.store).prepare('INSERT INTO samples (series_id, ts_ms, value) VALUES (999999, 0, 0)').run(), /FOREIGN KEY/);
+    storeWriter(ts.store).prepare('DELETE FROM incidents WHERE id = ?').run(inc);
+    assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
   } finally {
     ts.dispose();
   }

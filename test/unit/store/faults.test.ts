@@ -9,8 +9,9 @@ import { importFiles, tempStore } from '../../helpers/import-file';
 import type { Importer } from '../../../node/engine/importers/types';
 import { IN_PROGRESS_KEY, Store } from '../../../node/engine/store/store';
 import { OUTPUT_ROWS_BASE } from '../../../node/engine/store/source-writer';
+import { storeSql, storeWriter } from '../../helpers/store-sql';
 
-const pragmas = (s: Store) => ({ fk: s.writer.pragma('foreign_keys', { simple: true }), autocheckpoint: s.writer.pragma('wal_autocheckpoint', { simple: true }), inTx: s.writer.inTransaction });
+const pragmas = (s: Store) => ({ fk: storeWriter(s).pragma('foreign_keys', { simple: true }), autocheckpoint: storeWriter(s).pragma('wal_autocheckpoint', { simple: true }), inTx: storeWriter(s).inTransaction });
 
 /** An importer that writes some rows, then has its transaction ended under it (as SQLITE_FULL/IOERR do) and fails. */
 function rolledBackUnder(store: Store): Importer {
@@ -20,7 +21,7 @@ function rolledBackUnder(store: Store): Importer {
     async import(_input, sink) {
       const s = sink.series({ name: 'x' });
       for (let i = 0; i < 1000; i++) sink.sample(s, 1_700_000_000_000 + i, i);
-      store.writer.exec('ROLLBACK');
+      storeWriter(store).exec('ROLLBACK');
       throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
     },
   };
@@ -43,8 +44,8 @@ test('a source whose transaction SQLite already rolled back fails with its own e
     assert.deepEqual(r.sources.map((s) => s.status), ['failed', 'ok']);
     assert.match(r.sources[0].error ?? '', /^a\.boom: writing the workspace database failed \(SQLITE_IOERR_WRITE: disk I\/O error\)/);
     assert.deepEqual(pragmas(t.store), { fk: 1, autocheckpoint: 1000, inTx: false });
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 1);
-    assert.equal(t.store.db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 1);
+    assert.equal(storeSql(t.store).pragma('integrity_check', { simple: true }), 'ok');
   } finally {
     t.dispose();
   }
@@ -57,15 +58,15 @@ test('a full database: each file fails saying the disk is full, nothing partial 
     for (let i = 0; i < 60_000; i++) lines.push(`m{k="${i % 40}"} ${i % 7} ${1_700_000_000_000 + i * 1000}`);
     writeFileSync(join(t.dir, 'a.prom'), lines.join('\n') + '\n');
     writeFileSync(join(t.dir, 'b.prom'), lines.join('\n') + '\n');
-    t.store.writer.pragma('max_page_count = 400');
+    storeWriter(t.store).pragma('max_page_count = 400');
     const r = await importFiles(t.store, [join(t.dir, 'a.prom'), join(t.dir, 'b.prom')]);
     for (const s of r.sources) {
       assert.equal(s.status, 'failed');
       assert.match(s.error ?? '', new RegExp(`^${s.path.replace('.', '\\.')}: the disk holding the workspace database is full`));
     }
     assert.deepEqual(pragmas(t.store), { fk: 1, autocheckpoint: 1000, inTx: false });
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
-    assert.equal(t.store.db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
+    assert.equal(storeSql(t.store).pragma('integrity_check', { simple: true }), 'ok');
   } finally {
     t.dispose();
   }
@@ -87,7 +88,7 @@ test('a source that writes more rows than its input can account for fails, namin
     const r = await importFiles(t.store, [join(t.dir, 'tiny.prom')], { importers: [amplifier] });
     assert.equal(r.sources[0].status, 'failed');
     assert.match(r.sources[0].error ?? '', /^tiny\.prom \(byte 10\): wrote more than 100,010 rows \(at most 100,000 \+ 1 per input byte\) from 10 bytes of input: refused as amplifying input/);
-    assert.equal(t.store.db.prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 0);
   } finally {
     t.dispose();
   }
@@ -105,7 +106,7 @@ test('"the newest incident" is the newest holding data; an import that failed wh
     assert.equal(t.store.newestIncident()?.id, good.incident_id);
     assert.equal(t.store.hasData(bad.incident_id), false);
     // The failed import's marks are cleared all the same (the import ended, it was not killed).
-    assert.equal(t.store.db.prepare(`SELECT COUNT(*) FROM incidents WHERE meta_json LIKE '%${IN_PROGRESS_KEY}%'`).pluck().get(), 0);
+    assert.equal(storeSql(t.store).prepare(`SELECT COUNT(*) FROM incidents WHERE meta_json LIKE '%${IN_PROGRESS_KEY}%'`).pluck().get(), 0);
   } finally {
     t.dispose();
   }
@@ -118,7 +119,7 @@ test('incidents a dead process left in progress are swept at the next open: drop
     const { hostname } = await import('node:os');
     const deadPid = 2 ** 22 + 12345; // above pid_max: never a live process
     const mark = (extra: Record<string, unknown> = {}) => JSON.stringify({ ...extra, [IN_PROGRESS_KEY]: { pid: deadPid, host: hostname(), started_ms: 1 } });
-    const w = t.store.writer;
+    const w = storeWriter(t.store);
     const empty = Number(w.prepare("INSERT INTO incidents (name, created_ms, source, meta_json) VALUES ('killed', 1, 'import', ?)").run(mark()).lastInsertRowid);
     const partial = Number(w.prepare("INSERT INTO incidents (name, created_ms, source, meta_json) VALUES ('half', 2, 'import', ?)").run(mark({ keep: 1 })).lastInsertRowid);
     w.prepare("INSERT INTO sources (incident_id, path, format, rows, status) VALUES (?, 'a.prom', 'prometheus-text', 5, 'ok')").run(partial);

@@ -22,13 +22,13 @@ test('samples written without tiles, extreme doubles and an empty series read ba
     const put = db.prepare('INSERT INTO samples (series_id, ts_ms, value) VALUES (?, ?, ?)');
     for (let k = 0; k < 5000; k++) put.run(id, T + k * 7, values[k % values.length] * (1 + k));
     const want = db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms').raw().all(id) as [number, number][];
-    const got = ts.store.sampleArrays(id);
+    const got = ts.store.samples(id);
     assert.equal(got.t.length, 5000);
     assert.equal(got.v.length, 5000);
     for (let i = 0; i < want.length; i++) {
       assert.ok(Object.is(got.t[i], want[i][0]) && Object.is(got.v[i], want[i][1]), `sample ${i}: ${got.t[i]}, ${got.v[i]} against ${want[i]}`);
     }
-    const none = ts.store.sampleArrays(empty);
+    const none = ts.store.samples(empty);
     assert.equal(none.t.length + none.v.length, 0);
   } finally {
     ts.dispose();

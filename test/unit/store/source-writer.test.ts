@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempStore } from '../../helpers/import-file';
 import { rng } from '../../bench/lib';
+import { storeSql } from '../../helpers/store-sql';
 
 const T = Date.UTC(2026, 0, 1);
 
@@ -20,7 +21,7 @@ test('histogram scrapes: buckets in any order and split over two sources read ba
     b.histogram(id, T, 0.5, 7);
     b.histogram(id, T, 0.1, 3); // the same bucket again: the later value wins
     b.commit([]);
-    assert.deepEqual(ts.store.db.prepare('SELECT ts_ms, le, count FROM histograms WHERE series_id = ? ORDER BY ts_ms, le').raw().all(id), [
+    assert.deepEqual(storeSql(ts.store).prepare('SELECT ts_ms, le, count FROM histograms WHERE series_id = ? ORDER BY ts_ms, le').raw().all(id), [
       [T, 0.1, 3],
       [T, 0.5, 7],
       [T, Infinity, 10],
@@ -55,12 +56,12 @@ test('samples interleaved over many series: a repeated timestamp keeps the last 
     want[2].set(T, 42);
     w.commit([]);
     for (let s = 0; s < ids.length; s++) {
-      const got = ts.store.sampleArrays(ids[s]);
+      const got = ts.store.samples(ids[s]);
       const exp = [...want[s]].sort((x, y) => x[0] - y[0]);
       assert.deepEqual(Array.from(got.t), exp.map((e) => e[0]));
       assert.deepEqual(Array.from(got.v), exp.map((e) => e[1]));
     }
-    const tile0 = ts.store.db.prepare('SELECT t_first, min, max, n FROM sample_tiles WHERE series_id = ? AND tile = ?').get(ids[0], Math.floor(T / 10_000)) as { t_first: number; min: number; max: number; n: number };
+    const tile0 = storeSql(ts.store).prepare('SELECT t_first, min, max, n FROM sample_tiles WHERE series_id = ? AND tile = ?').get(ids[0], Math.floor(T / 10_000)) as { t_first: number; min: number; max: number; n: number };
     const first = [...want[0]].filter(([t]) => Math.floor(t / 10_000) === Math.floor(T / 10_000)).map((e) => e[1]);
     assert.deepEqual(tile0, { t_first: T, min: Math.min(...first), max: Math.max(...first), n: first.length });
   } finally {

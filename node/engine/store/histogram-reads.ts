@@ -1,8 +1,8 @@
-// The few reads the histogram quantiles need, over the Store's read connection: the companion `.count`
-// series, its scrape span, the last scrape at or before given instants, and the cumulative buckets of a
-// histogram at chosen scrapes (through the documented `histograms` view, so the storage layout of
-// snapshots stays the store's business).
-import type { Db } from '../store/db';
+// The few reads the histogram quantile charts need (node/engine/series/histogram-quantiles.ts, through
+// the Store): the companion `.count` series, its scrape span, the last scrape at or before given
+// instants, and the cumulative buckets of a histogram at chosen scrapes (through the documented
+// `histograms` view, so the storage layout of snapshots stays in one place).
+import type { Db } from './db';
 
 export interface HistogramSeries {
   id: number;
