@@ -4,7 +4,7 @@
 // database bytes that grows with its size, and going past it is a finding (a hang is only the extreme
 // of that). The figures of the run (worst time, memory and output per byte) come back with the findings.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BYTE_LEVEL, SCALABLE, familyOf, mutationsFor, type Mutation } from './mutate';
@@ -56,7 +56,7 @@ export interface FuzzOptions {
   /** Inputs per seed file. */
   perFile: number;
   seed: number;
-  /** An input still running after this is a hang (the child is killed). */
+  /** An input still running after this much of its process's CPU time is a hang (the child is killed; a starved child gets up to 4× this in wall time). */
   timeoutMs: number;
   heapMb: number;
   /** Child processes at once (default 1). */
@@ -244,7 +244,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
             const j = rest[i];
             if (r.hung !== null) figures.hangs++;
             else figures.crashes++;
-            found({ ...label(j), problem: r.hung !== null ? `no answer within ${opts.timeoutMs} ms (hang)` : `the process died: ${r.reason}` });
+            found({ ...label(j), problem: r.hung !== null ? `no answer within ${opts.timeoutMs} ms of its own CPU time (hang)` : `the process died: ${r.reason}` });
             opts.onInput?.(++done, jobs.length);
             next = offset + i + 1;
           }
@@ -287,12 +287,27 @@ function runChild(
     let timer: NodeJS.Timeout | null = null;
     // Past the run's end: the child is stopped between inputs; its exit is neither a hang nor a crash.
     let stopped = false;
+    // A hang is timeoutMs of the child's own CPU time on one input, not of the wall clock: on a loaded
+    // machine (a nice'd run beside others' work) a 17 MB input took 7.5 s of CPU and over 60 s of wall.
+    // Each period the child's CPU time since the input began is read (/proc, Linux); a child that got
+    // less than half the period is given another, up to 4 periods of wall time in all.
+    let cpuAtStart = 0;
+    let periods = 0;
     const arm = () => {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
+      cpuAtStart = cpuMs(child.pid);
+      periods = 0;
+      const check = () => {
+        const now = cpuMs(child.pid);
+        const used = now < 0 || cpuAtStart < 0 ? Infinity : now - cpuAtStart;
+        if (++periods < 4 && used < (opts.timeoutMs * periods) / 2) {
+          timer = setTimeout(check, opts.timeoutMs);
+          return;
+        }
         hung = current;
         child.kill('SIGKILL');
-      }, opts.timeoutMs);
+      };
+      timer = setTimeout(check, opts.timeoutMs);
     };
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
     child.stdout.on('data', (d: Buffer) => {
@@ -326,3 +341,18 @@ function runChild(
     });
   });
 }
+
+/** CPU time (user + system, ms) of a process so far, from /proc; -1 where that cannot be read (then the wall clock decides). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are 14th and 15th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return -1;
+  }
+}
+
+/** USER_HZ: 100 on every Linux that Node runs on. */
+const CLOCK_TICKS = 100;
