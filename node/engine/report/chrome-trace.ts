@@ -9,7 +9,7 @@
 // - Request traces (OTLP, Jaeger): "X" events in one process, a thread per trace (a trace's spans nest).
 // - CPU → GPU flows: a flow start (ph "s") on the launching call and a flow end (ph "f", bp "e") on the
 //   kernel, with the correlation id as the flow id, as Kineto writes its ac2g flows.
-// Bounds: at most MAX_EVENTS events and MAX_BYTES of JSON (under the bridge's 16 MiB message), the earliest
+// Bounds: at most MAX_EVENTS events and MAX_BYTES of JSON (the answer crosses the bridge whole, escaped into a WebSocket message, and a client is dropped at 64 MiB queued), the earliest
 // events by time first; the answer says when the range held more.
 import type { SpanRow, TraceExport } from '../../../common/contract/types';
 import type { Store } from '../store/store';
