@@ -218,7 +218,8 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       figures.over_budget++;
       found({ ...label(j), problem: `over budget (${m.bytes} bytes in): ${over.join('; ')}` });
     }
-    opts.onInput?.(++done, jobs.length);
+    done++;
+    opts.onInput?.(done, jobs.length);
   };
 
   // Each lane runs its share of the jobs in one child after another: a hang or crash ends that child,
@@ -245,7 +246,8 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
             if (r.hung !== null) figures.hangs++;
             else figures.crashes++;
             found({ ...label(j), problem: r.hung !== null ? `no answer within ${opts.timeoutMs} ms of its own CPU time (hang)` : `the process died: ${r.reason}` });
-            opts.onInput?.(++done, jobs.length);
+            done++;
+            opts.onInput?.(done, jobs.length);
             next = offset + i + 1;
           }
           round++;
