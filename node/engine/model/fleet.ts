@@ -3,7 +3,7 @@
 // and its leak a quarter of the memory chart; per instance they are what they are. The diagnosis keeps
 // the fleet's windows and alerts, takes causes from both, and says in `instances` where each one holds
 // (empty when the whole fleet is affected: a surge reaches every replica, a leak is on one).
-import { FLEET_WINDOWS, type CauseResult, type Diagnosis, type Evidence, type InstanceDiagnosis, type WindowScore } from '../../../common/contract/diagnosis';
+import { FLEET_WINDOWS, type CauseId, type CauseResult, type Diagnosis, type Evidence, type InstanceDiagnosis, type WindowScore } from '../../../common/contract/diagnosis';
 import { precedence } from './causes/rank';
 import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
 import { ENGINE_FAMILY } from './windows';
@@ -110,7 +110,17 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     const list = firingIn.get(id) ?? [];
     return list.length && list.length < per.length ? list : [];
   };
-  const merged: CauseResult[] = fleet.causes.map((c) => ({ ...c, instances: where(c.id) }));
+  // A cause the fleet reports alone may be, inside an instance, the root of a stronger mechanism (a
+  // replica's host leak driving its frontend bottleneck): it takes that chain, and its precedence.
+  const strongestChain = (c: CauseResult): CauseId[] => {
+    let chain = c.chain;
+    for (const { d } of per) {
+      const own = d.causes.find((x) => x.id === c.id);
+      if (own && own.chain[0] === c.id && precedence(own) < precedence({ ...c, chain })) chain = own.chain;
+    }
+    return chain;
+  };
+  const merged: CauseResult[] = fleet.causes.map((c) => ({ ...c, chain: strongestChain(c), instances: where(c.id) }));
   for (const { d } of per)
     for (const c of d.causes) {
       if (merged.some((m) => m.id === c.id)) continue;
@@ -118,8 +128,13 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
       merged.push({ ...best, instances: where(c.id) });
     }
   // Stable: the fleet's own order among its causes, instance-only causes placed by precedence.
+  // Within a level, a root sorts before the mechanism it drives (its chain runs root → mechanism) where
+  // it holds wherever that mechanism does: a surge on one replica explains no KV exhaustion on the others.
+  const where_ = (c: CauseResult) => c.instances ?? [];
+  const covers = (a: CauseResult, b: CauseResult) =>
+    a.id !== b.id && a.chain[0] === a.id && a.chain.includes(b.id) && (where_(a).length === 0 || (where_(b).length > 0 && where_(b).every((x) => where_(a).includes(x))));
   const order = merged.map((c, i) => ({ c, i, p: precedence(c) }));
-  order.sort((a, b) => a.p - b.p || a.i - b.i);
+  order.sort((a, b) => a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));
   const causes = order.map((x) => x.c);
 
   const instances: InstanceDiagnosis[] = per.map(({ group, d }) => ({

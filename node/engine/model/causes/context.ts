@@ -223,14 +223,20 @@ export function computedPromptTokens(c: CauseContext): Float64Array {
 }
 
 /**
- * The engine is full and requests pile up inside it: running at its peak for most of the span (median of
+ * The engine is full and requests pile up inside it: running at its peak while requests queue (median of
  * per-window max ≥ 0.9 × the peak) or KV at `kv_high`, with the waiting queue ramping. Demand beyond what
  * the engine serves looks like this; a starved engine (a slow frontend) does not.
  */
 export function engineFull(c: CauseContext): { full: boolean; runAtMax: boolean; kvHigh: boolean; waitSlope: number } {
   const finite = Array.from(c.f.runMax).filter(Number.isFinite);
   const runPeak = finite.length ? Math.max(...finite) : NaN;
-  const runAtMax = medE(c, c.f.runMax) >= 0.9 * runPeak && runPeak > 0;
+  // Judged where the queue stands above its baseline (a short surge inside a long span would be diluted
+  // by the calm around it), else over the span.
+  const waitB = medB(c, c.f.wait);
+  const queued: number[] = [];
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (c.f.wait[i] > Math.max(1, 2 * (Number.isFinite(waitB) ? waitB : 0))) queued.push(c.f.runMax[i]);
+  const atQueue = queued.length >= 3 ? median(queued) : medE(c, c.f.runMax);
+  const runAtMax = atQueue >= 0.9 * runPeak && runPeak > 0;
   const kvHigh = maxE(c, c.f.kv) >= c.cfg.causes.kv_high;
   const waitSlope = rampSlope(c, c.f.wait);
   return { full: (runAtMax || kvHigh) && waitSlope > 0, runAtMax, kvHigh, waitSlope };

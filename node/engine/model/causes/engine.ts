@@ -4,10 +4,12 @@
 import { mad, median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  computedPromptTokens, cond, departureOnset, engineFull, maxE, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
+  computedPromptTokens, cond, departureOnset, maxE, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
+import { trafficSurge } from './load';
+import { fires } from './rank';
 import { engineSpoke } from '../unexplained';
 import type { RequestFact } from '../signals-from-store';
 import type { EventRow } from '../../../../common/contract/types';
@@ -430,9 +432,9 @@ export const cpuFrontendBottleneck: Rule = (c) => {
   // Prompt tokens the GPU computed, after the prefix cache: a cache that stops hitting multiplies prefill work.
   const rWork = rAny(c, c.f.plenMean, c.f.plenP90, c.f.ptok, computedPromptTokens(c));
   const loraE = maxE(c, c.f.loraActive);
-  // Requests piling up inside a full engine as arrivals rise: the engine, not the frontend, is the limit.
-  const rLam = rE(c, c.f.lamIn);
-  const demand = rLam >= T.surge_arrival_ratio && engineFull(c).full;
+  // Demand beyond what the engine serves (the surge rule holds: arrivals up, requests piling up inside a
+  // full engine, the queue carrying the latency): the engine, not the frontend, is the limit.
+  const demand = fires(trafficSurge(c));
   const loraCap = T.max_loras ?? medE(c, c.f.loraMax);
   const onBusy = busy.some(Number.isFinite) ? departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB) : null;
   return {
@@ -456,7 +458,7 @@ export const cpuFrontendBottleneck: Rule = (c) => {
       // decodes) and adapter loads do inside the engine: those are the engine's work, not a starved GPU.
       cond(`the engine's work grew: prompt length, prompt tokens/s or computed (uncached) prompt tokens/s ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference, prefix_cache_collapse)`, rWork, rWork >= T.prefix_prompt_veto, T.prefix_prompt_veto),
       cond('more LoRA adapters active than slots (→ lora_thrash)', `${fmt(loraE)} > ${fmt(loraCap)}`, loraE > loraCap),
-      cond(`arrivals ×${T.surge_arrival_ratio} or more with the engine full (running at its peak or KV high) and its queue growing (→ traffic_surge)`, `lam_in ×${fmt(rLam)}, full ${engineFull(c).full}`, demand, T.surge_arrival_ratio),
+      cond('a traffic surge holds: arrivals up, requests piling up inside a full engine, the queue carrying the latency (→ traffic_surge)', demand, demand),
     ],
     evidence: [
       ...(busy.some(Number.isFinite) ? [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)] : []),

@@ -110,21 +110,32 @@ export const gpuHardwareFault: Rule = (c) => {
 const SPREAD_FIELDS: [keyof GpuWindows, string][] = [['clk', SIG.gpuSmClock], ['temp', SIG.gpuTemp], ['power', SIG.gpuPower], ['smAct', SIG.gpuSmActive]];
 
 /** max ÷ min across GPUs per window for one field. */
+/**
+ * Per window, max ÷ min of a field across the GPUs of one machine (the widest machine wins). Tensor
+ * parallel ranks share a node; GPUs of different replicas' nodes carry different loads and are no ranks
+ * of one another.
+ */
 function spread(gpus: GpuWindows[], field: keyof GpuWindows, n: number): Float64Array {
-  const out = new Float64Array(n).fill(NaN);
-  for (let i = 0; i < n; i++) {
-    let hi = -Infinity;
-    let lo = Infinity;
-    let k = 0;
-    for (const g of gpus) {
-      const x = (g[field] as Float64Array)[i];
-      if (!Number.isFinite(x)) continue;
-      k++;
-      hi = Math.max(hi, x);
-      lo = Math.min(lo, x);
-    }
-    if (k >= 2 && lo > 0) out[i] = hi / lo;
+  const machines = new Map<string, GpuWindows[]>();
+  for (const g of gpus) {
+    const m = g.key.includes('/') ? g.key.slice(0, g.key.lastIndexOf('/')) : '';
+    machines.set(m, [...(machines.get(m) ?? []), g]);
   }
+  const out = new Float64Array(n).fill(NaN);
+  for (const group of machines.values())
+    for (let i = 0; i < n; i++) {
+      let hi = -Infinity;
+      let lo = Infinity;
+      let k = 0;
+      for (const g of group) {
+        const x = (g[field] as Float64Array)[i];
+        if (!Number.isFinite(x)) continue;
+        k++;
+        hi = Math.max(hi, x);
+        lo = Math.min(lo, x);
+      }
+      if (k >= 2 && lo > 0 && !(out[i] >= hi / lo)) out[i] = hi / lo;
+    }
   return out;
 }
 

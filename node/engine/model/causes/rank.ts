@@ -41,7 +41,7 @@ export const UPSTREAM: Partial<Record<CauseId, CauseId[]>> = {
   prefix_cache_collapse: ['kv_exhaustion', 'traffic_surge', 'deploy_regression'],
   oom_crash_loop: ['gpu_memory_leak', 'allocator_fragmentation', 'host_memory_leak'],
   engine_hang: ['gpu_hardware_fault'],
-  cpu_frontend_bottleneck: ['traffic_surge', 'deploy_regression'],
+  cpu_frontend_bottleneck: ['traffic_surge', 'deploy_regression', 'host_memory_leak'],
   cuda_graph_fallback: ['traffic_surge', 'deploy_regression'],
   spec_decode_degradation: ['deploy_regression', 'workload_drift'],
   gpu_memory_leak: ['deploy_regression'],
