@@ -4,7 +4,7 @@
 import { mad, median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  computedPromptTokens, cond, departureOnset, maxE, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, spanEnd, spanStart,
+  computedPromptTokens, cond, departureOnset, maxE, eventEvidence, events, firstE, fmt, longestRun, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, spanEnd, spanStart,
   type CauseContext, type Rule,
 } from './context';
 import { hardwareFaults } from './gpu';
@@ -135,8 +135,6 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
   let before = 0;
   for (let i = a; i < split; i++) if (Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i])) before++;
   if (before < 3) return 'no engine data before it (the start of the recording)';
-  const prev = [...versions].reverse().find((v) => v.ts_ms < e.ts_ms - 1000 && v.attrs.version);
-  const ver = e.attrs.version ?? versions.find((v) => Math.abs(v.ts_ms - e.ts_ms) <= 120_000 && v.attrs.version)?.attrs.version;
   const changed = versionChanged(e, versions);
   const crashed = crashes.some((x) => x.ts_ms <= e.ts_ms && x.ts_ms >= e.ts_ms - cc.deploy_window_ms);
   if (e.kind !== EV.config && e.kind !== EV.deploy && changed !== true && crashed) return 'a restart after a crash with the same version';
