@@ -1,5 +1,5 @@
 // App lifecycle: one window, the engine in a utility process, the IPC relay.
-import { app, BrowserWindow } from 'electron';
+import { app, BrowserWindow, utilityProcess } from 'electron';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ void app.whenReady().then(() => {
   const hostEntry = join(outDir, 'engine', 'host.cjs');
   // User SQL runs in a killable child: the same bundle, run as Node.
   env.QUADSCOPE_ENGINE_ENTRY = hostEntry;
-  const host = startEngineHost(hostEntry, dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env);
+  const host = startEngineHost(hostEntry, dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env, (entry, args, opts) => utilityProcess.fork(entry, args, opts));
 
   registerIpc(host, async (req): Promise<Wire> => {
     // A fresh private folder: a fixed name in the shared temp dir could be a planted symlink.
