@@ -191,7 +191,7 @@ export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): Histog
       while (a + 1 < snaps.length && snaps[a + 1].t <= s) a++;
       while (b + 1 < snaps.length && snaps[b + 1].t <= e) b++;
       const from = a >= 0 ? a : 0;
-      deltas[i] = b > from ? bucketDelta(snaps[from].counts, snaps[b].counts) : new Float64Array(0);
+      deltas[i] = b > from ? bucketDelta(snaps[from].counts, snaps[b].counts) : NO_DELTA;
     }
     const le = snaps[snaps.length - 1].le;
     const key = le.join(',');
@@ -203,6 +203,12 @@ export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): Histog
   for (const { le, members } of groups.values()) {
     const cum: Float64Array[] = new Array(g.n);
     for (let i = 0; i < g.n; i++) {
+      // One member (the usual case) is its own sum: 0 + x is x for every count (a -0 would read as 0, and
+      // does in every use below), so its window arrays serve as they are.
+      if (members.length === 1 && members[0][i].length === le.length) {
+        cum[i] = members[0][i];
+        continue;
+      }
       const sum = new Float64Array(le.length);
       for (const m of members) if (m[i].length === le.length) for (let j = 0; j < le.length; j++) sum[j] += m[i][j];
       cum[i] = sum;
@@ -239,21 +245,48 @@ function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array 
   return out;
 }
 
-/** Requests bucketed by their end: per window quantiles, means and the length entropy. */
-function requestWindows(reqs: RequestFact[], g: WindowGrid, value: (r: RequestFact) => number | null): number[][] {
+/** A window without a scrape pair: no buckets (never written to). */
+const NO_DELTA = new Float64Array(0);
+
+/** The request facts read per window (RequestFact fields holding a number). */
+type RequestField = 'e2e_s' | 'ttft_s' | 'queue_s' | 'prompt_tokens' | 'output_tokens';
+
+/**
+ * Requests bucketed by their end: per window the values of its k buckets, ascending (for quantiles,
+ * means and the length entropy). Each bucket is sorted once and a window's values are its buckets merged
+ * in bucket order, equal values from the earlier bucket first: the very array a stable sort of the
+ * window's values in bucket order gives, for k merges a window instead of a sort of the whole window
+ * (half a million spans over a day sorted every window's values again, k times over).
+ */
+function requestWindows(reqs: RequestFact[], g: WindowGrid, field: RequestField): number[][] {
   const perBucket: number[][] = Array.from({ length: g.nb }, () => []);
   for (const r of reqs) {
-    const x = value(r);
+    const x = r[field];
     if (x === null || !Number.isFinite(x)) continue;
     const b = Math.floor((r.end_ms - g.t0) / g.step);
     if (b >= 0 && b < g.nb) perBucket[b].push(x);
   }
+  for (const b of perBucket) if (b.length > 1) b.sort((x, y) => x - y);
   const out: number[][] = new Array(g.n);
   for (let i = 0; i < g.n; i++) {
-    const w: number[] = [];
-    for (let j = i; j < i + g.k; j++) for (const x of perBucket[j]) w.push(x);
-    out[i] = w.sort((a, b) => a - b);
+    let w = perBucket[i];
+    for (let j = i + 1; j < i + g.k; j++) w = mergeAscending(w, perBucket[j]);
+    out[i] = w;
   }
+  return out;
+}
+
+/** Two ascending arrays as one, ties taken from `a` first (arrays are shared, never written). */
+function mergeAscending(a: number[], b: number[]): number[] {
+  if (!b.length) return a;
+  if (!a.length) return b;
+  const out: number[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let o = 0;
+  while (i < a.length && j < b.length) out[o++] = a[i] - b[j] <= 0 ? a[i++] : b[j++];
+  while (i < a.length) out[o++] = a[i++];
+  while (j < b.length) out[o++] = b[j++];
   return out;
 }
 
@@ -365,24 +398,30 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   // hit-rate gauge is the reading: less exact (it covers the engine's recent queries), better than none.
   if (!hit.some(Number.isFinite)) hit.set(combine(gauges(seriesOf(sig, SIG.kvPrefixHitRate), g).map((w) => w.mean), n, 'mean'));
 
-  const spansBy = (f: (r: RequestFact) => number | null) => requestWindows(sig.requests.filter((r) => r.side !== 'client'), g, f);
-  const fromSpans = (f: (r: RequestFact) => number | null, q: number | 'mean') =>
-    sig.requests.length ? spansBy(f).map((v) => (q === 'mean' ? sortedMean(v) : sortedQuantile(v, q))) : nan(n);
-  const histOr = (h: HistogramWindows | null, q: number, f: (r: RequestFact) => number | null) => (h ? h.quantile(q) : Float64Array.from(fromSpans(f, q)));
+  // Each fact's windows are made once and read by every quantile, mean and entropy of it.
+  const served = sig.requests.filter((r) => r.side !== 'client');
+  const windowsOf = new Map<RequestField, number[][]>();
+  const spansBy = (f: RequestField): number[][] => {
+    let w = windowsOf.get(f);
+    if (!w) windowsOf.set(f, (w = requestWindows(served, g, f)));
+    return w;
+  };
+  const fromSpans = (f: RequestField, q: number | 'mean') => (sig.requests.length ? spansBy(f).map((v) => (q === 'mean' ? sortedMean(v) : sortedQuantile(v, q))) : nan(n));
+  const histOr = (h: HistogramWindows | null, q: number, f: RequestField) => (h ? h.quantile(q) : Float64Array.from(fromSpans(f, q)));
 
   const ptok = rateOrGauge(sig, SIG.tokensPrompt, SIG.tokensPromptRate, g);
   const gtok = rateOrGauge(sig, SIG.tokensGeneration, SIG.tokensGenerationRate, g);
-  const lengthMean = (name: string, h: HistogramWindows | null, f: (r: RequestFact) => number | null, tokRate: Float64Array) => {
+  const lengthMean = (name: string, h: HistogramWindows | null, f: RequestField, tokRate: Float64Array) => {
     const m = histogramMean(sig, name, g);
     if (m.some(Number.isFinite)) return m;
-    if (sig.requests.some((r) => f(r) !== null)) return Float64Array.from(fromSpans(f, 'mean'));
+    if (sig.requests.some((r) => r[f] !== null)) return Float64Array.from(fromSpans(f, 'mean'));
     if (h) return nan(n);
     const out = nan(n);
     for (let i = 0; i < n; i++) if (lamOut[i] > 0) out[i] = tokRate[i] / lamOut[i];
     return out;
   };
-  const promptOf = (r: RequestFact) => r.prompt_tokens;
-  const outputOf = (r: RequestFact) => r.output_tokens;
+  const promptOf: RequestField = 'prompt_tokens';
+  const outputOf: RequestField = 'output_tokens';
   const spanLengths = sig.requests.some((r) => r.prompt_tokens !== null) ? spansBy(promptOf) : null;
 
   const gpus = perGpu(sig, g);
@@ -407,15 +446,15 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     errFrac,
     preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), n, 'sum'),
     hit,
-    e2e99: histOr(e2e, 0.99, (r) => r.e2e_s),
-    e2e50: histOr(e2e, 0.5, (r) => r.e2e_s),
-    ttft99: histOr(ttft, 0.99, (r) => r.ttft_s),
-    ttft50: histOr(ttft, 0.5, (r) => r.ttft_s),
+    e2e99: histOr(e2e, 0.99, 'e2e_s'),
+    e2e50: histOr(e2e, 0.5, 'e2e_s'),
+    ttft99: histOr(ttft, 0.99, 'ttft_s'),
+    ttft50: histOr(ttft, 0.5, 'ttft_s'),
     itl50: itl ? itl.quantile(0.5) : nan(n),
     itl99: itl ? itl.quantile(0.99) : nan(n),
     itlMean: histogramMean(sig, SIG.latItl, g),
-    q95: histOr(queue, 0.95, (r) => r.queue_s),
-    q99: histOr(queue, 0.99, (r) => r.queue_s),
+    q95: histOr(queue, 0.95, 'queue_s'),
+    q99: histOr(queue, 0.99, 'queue_s'),
     ttftMean: histogramMean(sig, SIG.latTtft, g),
     e2eMean: histogramMean(sig, SIG.latE2e, g),
     queueMean: histogramMean(sig, SIG.latQueue, g),
