@@ -2,17 +2,15 @@
 // the engine. Answers are Result values: thrown errors lose all but `message` across IPC.
 import { ipcMain, type WebContents } from 'electron';
 import { isMethod, validateRequest, type Req, type Wire } from '../common/contract/api';
+import { IPC_CALL, IPC_EVENT } from '../common/contract/ipc';
 import type { EngineHost } from './engine-host';
 import { isTrustedSender } from './security';
-
-export const CALL_CHANNEL = 'quadscope:call';
-export const EVENT_CHANNEL = 'quadscope:event';
 
 const refuse = (code: string, message: string): Wire => ({ kind: 'result', id: 0, ok: false, error: { code, message } });
 
 /** `pdf` renders a report the engine wrote as HTML (the engine has no Chromium of its own). */
 export function registerIpc(host: EngineHost, pdf: (req: Req<'exportReport'>) => Promise<Wire>): void {
-  ipcMain.handle(CALL_CHANNEL, async (event, method: unknown, payload: unknown): Promise<Wire> => {
+  ipcMain.handle(IPC_CALL, async (event, method: unknown, payload: unknown): Promise<Wire> => {
     const frame = event.senderFrame;
     if (!frame || !isTrustedSender(frame.url, frame === event.sender.mainFrame)) return refuse('untrusted_sender', 'IPC refused: not from the Quadscope window');
     try {
@@ -27,5 +25,5 @@ export function registerIpc(host: EngineHost, pdf: (req: Req<'exportReport'>) =>
 }
 
 export function sendEvent(contents: WebContents | null, event: unknown): void {
-  if (contents && !contents.isDestroyed()) contents.send(EVENT_CHANNEL, event);
+  if (contents && !contents.isDestroyed()) contents.send(IPC_EVENT, event);
 }

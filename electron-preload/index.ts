@@ -2,13 +2,11 @@
 // an IPC event; dropped files become paths through webUtils.
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
 import { METHODS, type DroppedFile, type QuadscopeApi, type Wire } from '../common/contract/api';
+import { IPC_CALL, IPC_EVENT } from '../common/contract/ipc';
 import type { EngineEvent, ImportOptions } from '../common/contract/types';
 
-const CALL_CHANNEL = 'quadscope:call';
-const EVENT_CHANNEL = 'quadscope:event';
-
 async function call(method: string, payload: unknown): Promise<unknown> {
-  const r = (await ipcRenderer.invoke(CALL_CHANNEL, method, payload ?? null)) as Wire;
+  const r = (await ipcRenderer.invoke(IPC_CALL, method, payload ?? null)) as Wire;
   if (r.kind !== 'result') throw new Error('unexpected answer from the engine');
   if (r.ok) return r.value;
   const err = new Error(r.error.message);
@@ -17,7 +15,7 @@ async function call(method: string, payload: unknown): Promise<unknown> {
 }
 
 const listeners = new Set<(e: EngineEvent) => void>();
-ipcRenderer.on(EVENT_CHANNEL, (_event, e: EngineEvent) => {
+ipcRenderer.on(IPC_EVENT, (_event, e: EngineEvent) => {
   for (const l of listeners) l(e);
 });
 
