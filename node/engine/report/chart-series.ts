@@ -5,6 +5,7 @@ import type { SeriesInfo } from '../../../common/contract/types';
 import { bucketDelta, histogramQuantile } from '../model/quantiles';
 import type { Store } from '../store/store';
 import { bestSource } from '../../../common/series-source';
+import { counterRates } from '../../../common/counters';
 
 export const MAX_POINTS = 600;
 const MAX_LINES = 8;
@@ -179,7 +180,8 @@ function distinguishingLabels(series: SeriesInfo[]): Map<number, string> {
 function readLine(store: Store, s: SeriesInfo, span: Span): Omit<ChartLine, 'label'> | null {
   if (s.points > 0 && s.kind === 'counter') {
     const { t, v } = store.samples(s.id);
-    return bucket(...counterRates(t, v), span);
+    const r = counterRates(t, v);
+    return bucket(Array.from(r.t), Array.from(r.v), span);
   }
   if (s.points > 0) {
     const d = store.querySeries([s.id], span.start_ms, span.end_ms, MAX_POINTS)[0];
@@ -199,20 +201,6 @@ function readLine(store: Store, s: SeriesInfo, span: Span): Omit<ChartLine, 'lab
     return bucket(t, v, span);
   }
   return null;
-}
-
-/** Per-second rates between consecutive samples; a drop is a counter reset, counted from zero. */
-export function counterRates(t: ArrayLike<number>, v: ArrayLike<number>): [number[], number[]] {
-  const rt: number[] = [];
-  const rv: number[] = [];
-  for (let i = 1; i < t.length; i++) {
-    const dt = (t[i] - t[i - 1]) / 1000;
-    if (dt <= 0) continue;
-    const dv = v[i] >= v[i - 1] ? v[i] - v[i - 1] : v[i];
-    rt.push(t[i]);
-    rv.push(dv / dt);
-  }
-  return [rt, rv];
 }
 
 /** The q-quantile of what was observed between two cumulative bucket snapshots; null when nothing was. */

@@ -5,7 +5,7 @@
 import type { Diagnosis } from '../../../common/contract/diagnosis';
 import type { SeriesInfo } from '../../../common/contract/types';
 import { bestSource } from '../../../common/series-source';
-import { counterIncrease } from '../model/rates';
+import { counterIncrease } from '../../../common/counters';
 import type { Store } from '../store/store';
 
 export interface Impact {

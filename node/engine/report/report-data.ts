@@ -6,8 +6,8 @@ import type { Store } from '../store/store';
 import { DISRUPTION_KINDS, verdictOf, type Verdict } from '../../../common/verdict';
 import { DEFAULT_CONFIG } from '../model/config';
 import { impactOf, type Impact } from './impact';
-import { counterIncrease } from '../model/rates';
-import { gatherCharts, counterRates, type ChartData } from './chart-series';
+import { counterIncrease, counterRates } from '../../../common/counters';
+import { gatherCharts, type ChartData } from './chart-series';
 
 export const LOG_LINE_CAP = 200;
 /** Entries of the chronological timeline: every disruption, the first error lines, alerts, notes. */
@@ -209,7 +209,7 @@ function kvSummary(store: Store, incidentId: number): KvSummary {
       continue;
     }
     preemptions = (preemptions ?? 0) + counterIncrease(v);
-    for (const r of counterRates(t, v)[1]) peakRate = Math.max(peakRate ?? 0, r);
+    for (const r of counterRates(t, v).v) peakRate = Math.max(peakRate ?? 0, r);
   }
 
   const increase = (name: string) => {

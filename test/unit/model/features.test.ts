@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { counterIncrease, counterRate, bucketCounter } from '../../../node/engine/model/rates';
+import { bucketCounter } from '../../../common/counters';
 import { histogramQuantile, bucketDelta, histogramEntropy } from '../../../node/engine/model/quantiles';
 import { mad, median, quantile, ratio, zScore, defaultBaselineSpan } from '../../../node/engine/model/baseline';
 import { olsSlope, spearman } from '../../../node/engine/model/trend';
@@ -9,18 +9,6 @@ import { oscillation } from '../../../node/engine/model/oscillation';
 import { bucketGauge, denseSpan, engineInterval, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../node/engine/model/windows';
 import { growthMode } from '../../../node/engine/model/kvcache';
 import { growthShape } from '../../../node/engine/model/leak';
-
-test('counter increase treats a drop as a restart from zero', () => {
-  assert.equal(counterIncrease([10, 15, 20, 3, 8]), 5 + 5 + 3 + 5);
-  assert.equal(counterRate([0, 1000, 2000], [0, 4, 10]), 5);
-  assert.ok(Number.isNaN(counterRate([0], [1])));
-});
-
-test('bucketed counter credits each step to the later sample and records the covered time', () => {
-  const b = bucketCounter([0, 1000, 2000, 3000, 4000], [0, 2, 4, 1, 3], 0, 2000, 3);
-  assert.deepEqual(Array.from(b.inc), [2, 2 + 1, 2]);
-  assert.deepEqual(Array.from(b.dt), [1000, 2000, 1000]);
-});
 
 test('histogram quantile interpolates inside the bucket as Prometheus does', () => {
   // 100 observations: 50 ≤ 0.1, 90 ≤ 0.5, 100 ≤ 1.

@@ -2,16 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SeriesData } from '../../../common/contract/types';
-import { counterRate } from '../../../browser/renderer/src/charts/counter-rate';
 import { arrivals, ratio, sumRates } from '../../../browser/renderer/src/charts/derive-columns';
 
 const w = { bucket_ms: 1000, start_ms: 0, end_ms: 10_000, points: 10 };
 const data = (id: number, v: number[]): SeriesData => ({ series_id: id, t: v.map((_, i) => i * 1000), min: v, max: v, downsampled: false });
-
-test('counter rates: per step, or over a window (a reset counts from zero)', () => {
-  assert.deepEqual([...counterRate([0, 1000, 2000, 3000], [0, 10, 20, 5]).v], [10, 10, 5]);
-  assert.deepEqual([...counterRate([0, 1000, 2000, 3000, 4000], [0, 10, 30, 30, 70], 2000).v], [10, 15, 10, 20]);
-});
 
 test('finishes sum the rates of every reason; arrivals add the growth of the queue', () => {
   const stop = data(1, [0, 5, 10, 15, 20]);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucket, counterRates, intervalQuantile } from '../../../node/engine/report/chart-series';
+import { bucket, intervalQuantile } from '../../../node/engine/report/chart-series';
 import { compareNatural, gatherReportData, quadrantPath } from '../../../node/engine/report/report-data';
 import { buildIncident, GIB, kvAt, POINTS, STEP_MS, T0, reportStore } from './fixture';
 
@@ -92,10 +92,6 @@ test('quadrantPath folds consecutive windows of one quadrant', () => {
     { quadrant: 'saturated', start_ms: 20, end_ms: 30, windows: 1 },
     { quadrant: 'exhausted', start_ms: 30, end_ms: 30, windows: 1 },
   ]);
-});
-
-test('counterRates counts a reset from zero', () => {
-  assert.deepEqual(counterRates([0, 1000, 2000, 3000], [10, 20, 5, 15]), [[1000, 2000, 3000], [10, 5, 10]]);
 });
 
 test('intervalQuantile interpolates inside the bucket of the rank and ignores empty intervals', () => {

@@ -5,7 +5,7 @@
 // share buckets; a bucket missing from any input is left out rather than summed short.
 import type { SeriesData } from '../../../../common/contract/types';
 import type { FetchWindow } from './buffered-window';
-import { counterRate } from './counter-rate';
+import { counterRates } from '../../../../common/counters';
 
 export type Columns = { t: Float64Array; v: Float64Array };
 type Grid = Map<number, number>;
@@ -47,7 +47,7 @@ function sumGrids(grids: Grid[]): Grid {
   return out;
 }
 
-const rateGrid = (d: SeriesData, w: FetchWindow, windowMs: number) => toGrid(counterRate(d.t, d.max, windowMs), w);
+const rateGrid = (d: SeriesData, w: FetchWindow, windowMs: number) => toGrid(counterRates(d.t, d.max, windowMs), w);
 const gaugeGrid = (d: SeriesData, w: FetchWindow) => toGrid({ t: Float64Array.from(d.t), v: Float64Array.from(d.max) }, w);
 
 export function sumRates(list: SeriesData[], w: FetchWindow, windowMs: number): Columns {

@@ -2,10 +2,10 @@
 // where a bucket folded several samples, its min and max both appear (half a bucket apart, less than a
 // pixel), so spikes survive downsampling as uPlot's min/max-per-column stroke.
 import type { SeriesData } from '../../../../common/contract/types';
-import { counterRate } from './counter-rate';
+import { counterRates } from '../../../../common/counters';
 
 export function seriesColumns(d: SeriesData, asRate: boolean, bucketMs: number, rateWindowMs = 0): { t: Float64Array; v: Float64Array } {
-  if (asRate) return counterRate(d.t, d.max, rateWindowMs);
+  if (asRate) return counterRates(d.t, d.max, rateWindowMs);
   if (!d.downsampled) return { t: Float64Array.from(d.t), v: Float64Array.from(d.max) };
   const n = d.t.length;
   const t = new Float64Array(n * 2);
