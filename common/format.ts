@@ -105,14 +105,16 @@ export function formatTimeAt(ms: number | null | undefined, originMs: number): s
 /** Compact numbers: 950, 12.5k, 3.4M; tiny ones in exponent form (2.50e-4); "—" for non-measurements. */
 export function formatNumber(n: number | null | undefined, digits = 3): string {
   if (!isMeasured(n)) return '—';
-  const a = Math.abs(n);
+  // Rounded before the unit is chosen, so 999,999 reads "1M", never "1,000k".
+  const r = Number(n.toPrecision(digits));
+  const a = Math.abs(r);
   const p = (x: number) => groupDigits(Number(x.toPrecision(digits)));
-  if (a >= 1e12) return `${p(n / 1e12)}T`;
-  if (a >= 1e9) return `${p(n / 1e9)}G`;
-  if (a >= 1e6) return `${p(n / 1e6)}M`;
-  if (a >= 1e4) return `${p(n / 1e3)}k`;
+  if (a >= 1e12) return `${p(r / 1e12)}T`;
+  if (a >= 1e9) return `${p(r / 1e9)}G`;
+  if (a >= 1e6) return `${p(r / 1e6)}M`;
+  if (a >= 1e4) return `${p(r / 1e3)}k`;
   if (a !== 0 && a < 1e-3) return n.toExponential(2);
-  return p(n);
+  return p(r);
 }
 
 /** A fraction as a percentage: 0.873 → "87%" (`digits` decimals). */
@@ -146,6 +148,31 @@ export function formatValue(n: number | null | undefined, unit: string): string 
     default:
       return `${formatNumber(n)}${unit ? ` ${unit}` : ''}`;
   }
+}
+
+/**
+ * Axis tick labels, for the workstation's charts and the report's alike: short (the unit is named beside
+ * the chart) and one unit for the whole axis. Durations compact ("250ms", "4m5s"), bytes in one binary
+ * unit with the decimals the step needs, fractions as percentages, anything else as a compact number.
+ */
+export function formatTicks(splits: readonly number[], unit: string): string[] {
+  if (unit === 'seconds' || unit === 's') return splits.map((v) => formatDuration(v * 1000, { compact: true }));
+  if (unit === 'ms') return splits.map((v) => formatDuration(v, { compact: true }));
+  if (unit === 'bytes') return bytesTicks(splits);
+  if (unit === 'fraction' || unit === 'ratio' || unit === '0..1') return splits.map((v) => formatPercent(v, 1));
+  return splits.map((v) => formatNumber(v));
+}
+
+/** One binary unit for the whole axis, with the decimals its tick step needs ("71.80 GiB", "71.85 GiB"). */
+export function bytesTicks(splits: readonly number[]): string[] {
+  const max = Math.max(1, ...splits.filter(isMeasured).map(Math.abs));
+  const k = Math.min(BYTE_UNITS.length - 1, Math.floor(Math.log2(max) / 10));
+  const scale = 1024 ** k;
+  const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) / scale : 1;
+  // Enough decimals that neighbouring ticks differ: a 2.5 GiB step needs one ("2.5 GiB", not "3 GiB").
+  let digits = Math.max(0, Math.min(3, Math.ceil(-Math.log10(step || 1))));
+  while (digits < 3 && Math.abs(step * 10 ** digits - Math.round(step * 10 ** digits)) > 1e-6) digits++;
+  return splits.map((v) => (isMeasured(v) ? `${(v / scale).toFixed(digits)} ${BYTE_UNITS[k]}` : '—'));
 }
 
 /** Times the model writes as condition values (epoch ms between 2001 and 2100). */

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Diagnosis } from '../../../common/contract/diagnosis';
+import { formatBytes } from '../../../common/format';
 import { importPaths } from '../../engine/import/pipeline';
 import { DEFAULT_CONFIG, PRESETS, isPreset, mergeConfig, type ModelConfig } from '../../engine/model/config';
 import { analyzeIncidentDetailed, type AnalysisDetail } from '../../engine/model/diagnose';
@@ -120,8 +121,8 @@ export function summary(d: AnalysisDetail): string {
   }
   if (d.kv) out.push(`kv cache   growth ${d.kv.growth ?? '—'}, plateau ${(d.kv.plateau_share * 100).toFixed(0)}% of windows, workload ${d.kv.workload ?? 'unknown'}`);
   if (g.leak) {
-    out.push(`leak       ${(g.leak.slope_bytes_per_min / 2 ** 20).toFixed(1)} MiB/min, projected OOM ${iso(g.leak.projected_oom_ms)}`);
-    for (const s of g.leak.sites.slice(0, 5)) out.push(`  ${(s.live_bytes / 2 ** 20).toFixed(1)} MiB in ${s.allocs} allocations at ${s.frames.slice(0, 2).join(' ← ') || '(no stack)'}`);
+    out.push(`leak       ${formatBytes(g.leak.slope_bytes_per_min)}/min, projected OOM ${iso(g.leak.projected_oom_ms)}`);
+    for (const s of g.leak.sites.slice(0, 5)) out.push(`  ${formatBytes(s.live_bytes)} in ${s.allocs} allocations at ${s.frames.slice(0, 2).join(' ← ') || '(no stack)'}`);
   }
   return out.join('\n');
 }

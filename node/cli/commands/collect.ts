@@ -9,6 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
+import { formatBytes } from '../../../common/format';
 import type { Command } from '../main';
 import { parseArgs } from '../args';
 import { UsageError } from '../errors';
@@ -204,7 +205,7 @@ export const command: Command = {
       if (json) {
         console.log(JSON.stringify({ out: resolve(out), bytes, files: files.map((f) => f.name), endpoints: scraped.records, nvidia_smi: manifest.nvidia_smi, logs: manifest.logs }));
       } else {
-        console.log(`${resolve(out)}: ${files.length} files, ${(bytes / 1024).toFixed(1)} KiB`);
+        console.log(`${resolve(out)}: ${files.length} files, ${formatBytes(bytes)}`);
         for (const r of scraped.records) console.log(`  ${r.failures === r.scrapes ? 'failed ' : 'ok     '} ${r.url}  ${r.scrapes - r.failures}/${r.scrapes} scrapes${r.errors.length ? `  last error: ${r.errors[r.errors.length - 1]}` : ''}`);
         console.log(`  nvidia-smi: ${smi.files.length ? smi.files.map((f) => f.name).join(', ') : smi.note}`);
         for (const e of named.errors) console.log(`  log skipped: ${e}`);

@@ -3,6 +3,7 @@
 // database. Exit codes: 0 done, 3 done but partial (some ranges missing: see the warnings), 130
 // cancelled (nothing kept), 1 failed, 2 a usage mistake.
 import type { PullAuth, PullRequest } from '../../../common/contract/types';
+import { formatBytes, formatDuration, groupDigits } from '../../../common/format';
 import { pullIncident } from '../../engine/pull/pull';
 import { Store } from '../../engine/store/store';
 import { defaultDbFile } from '../../workspace';
@@ -99,7 +100,7 @@ export const command: Command = {
         onProgress: tty
           ? (p) => {
               if (p.state === 'discovering') process.stderr.write('\r\x1b[Kdiscovering series…');
-              else if (p.state === 'pulling') process.stderr.write(`\r\x1b[K${p.requests_done}/${p.requests_total ?? '?'} requests, ${p.series.toLocaleString('en-US')} series, ${p.samples.toLocaleString('en-US')} samples, ${(p.bytes / 1e6).toFixed(1)} MB`);
+              else if (p.state === 'pulling') process.stderr.write(`\r\x1b[K${p.requests_done}/${p.requests_total ?? '?'} requests, ${groupDigits(p.series)} series, ${groupDigits(p.samples)} samples, ${formatBytes(p.bytes)}`);
             }
           : undefined,
       });
@@ -111,7 +112,7 @@ export const command: Command = {
       } else {
         console.log(`incident ${result.incident_id} in ${dbFile}${result.partial ? ' (PARTIAL: see below)' : ''}`);
         console.log(`  ${result.server}  ${new Date(result.start_ms).toISOString()} → ${new Date(result.end_ms).toISOString()}  step ${result.step_ms / 1000} s`);
-        console.log(`  ${result.series.toLocaleString('en-US')} series, ${result.samples.toLocaleString('en-US')} samples (${result.rows.toLocaleString('en-US')} rows) in ${result.requests} requests (${result.retries} retried), ${(result.bytes / 1e6).toFixed(1)} MB, ${(result.timings.total_ms / 1000).toFixed(1)} s`);
+        console.log(`  ${groupDigits(result.series)} series, ${groupDigits(result.samples)} samples (${groupDigits(result.rows)} rows) in ${result.requests} requests (${result.retries} retried), ${formatBytes(result.bytes)}, ${formatDuration(result.timings.total_ms)}`);
         for (const f of result.failures) console.log(`  missing  ${f.query} ${new Date(f.start_ms).toISOString()} → ${new Date(f.end_ms).toISOString()}: ${f.error}`);
         for (const w of result.warnings) console.log(`  warning  ${w}`);
       }

@@ -4,7 +4,8 @@
 // Folders are not made for their own sake: they come into being with the files in them.
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { EntryRefused, ArchiveRefused, formatBytes, linkStaysInside, safeEntryPath, type Budget, type EntryCount } from './limits';
+import { EntryRefused, ArchiveRefused, linkStaysInside, safeEntryPath, type Budget, type EntryCount } from './limits';
+import { formatBytes } from '../../../common/format';
 import type { FoundFile } from './folder';
 import type { Scratch } from './scratch';
 import { DiskFile, MemoryFile, type MemoryQuota } from './stored';

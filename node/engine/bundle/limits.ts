@@ -4,6 +4,7 @@
 import { statfsSync } from 'node:fs';
 import { posix } from 'node:path';
 import { BundleError, DEFAULT_LIMITS, type BundleLimits } from './types';
+import { formatBytes } from '../../../common/format';
 
 /** Under this many output bytes the ratio is not judged: tiny, very repetitive files are normal. */
 export const RATIO_FLOOR_BYTES = 1 << 20;
@@ -24,17 +25,6 @@ export function resolveLimits(overrides: Partial<BundleLimits>): BundleLimits {
     limits[key] = v;
   }
   return limits;
-}
-
-export function formatBytes(n: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${n} bytes` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
 /**

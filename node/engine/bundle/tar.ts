@@ -2,7 +2,8 @@
 // names, large sizes, precise mtimes) and GNU long names/links. Parsed here rather than by a library so a
 // corrupt header is reported at its exact offset, and the entries before it are kept.
 import { ByteReader } from './byte-reader';
-import { EntryRefused, formatBytes } from './limits';
+import { EntryRefused } from './limits';
+import { formatBytes } from '../../../common/format';
 import type { ExtractTarget } from './extract-target';
 import { BundleError } from './types';
 

@@ -7,7 +7,8 @@ import { crc32 } from 'node:zlib';
 import { inflateRaw } from './decompress';
 import type { ExtractTarget } from './extract-target';
 import { readExact, readRange } from './file-read';
-import { ArchiveRefused, EntryRefused, ExpansionGuard, RATIO_FLOOR_BYTES, formatBytes } from './limits';
+import { ArchiveRefused, EntryRefused, ExpansionGuard, RATIO_FLOOR_BYTES } from './limits';
+import { formatBytes } from '../../../common/format';
 import { BundleError } from './types';
 
 const LOCAL_SIG = 0x04034b50;

@@ -8,6 +8,7 @@
 // quadratic: a 128 MB line took 30 s). A line longer than `maxLineBytes` keeps only its first
 // `maxLineBytes` bytes; the rest is dropped as it arrives, and `warn` hears the line's number and size.
 import type { Position } from './types';
+import { formatBytes } from '../../../common/format';
 
 /** The most of one line that is kept (1 MiB: far above any log or exposition line a tool writes). */
 export const MAX_LINE_BYTES = 2 ** 20;
@@ -29,7 +30,7 @@ export async function* lineBatches(src: AsyncIterable<Buffer>, ctx?: LineWarn, o
   let dropped = 0;
   let lineNo = 0; // lines handed out so far
   const cut = (no: number, bytes: number) =>
-    ctx?.warn(`line of ${formatSize(bytes)} is longer than ${formatSize(max)}: only its first ${formatSize(max)} are read`, { line: no });
+    ctx?.warn(`line of ${formatBytes(bytes)} is longer than ${formatBytes(max)}: only its first ${formatBytes(max)} are read`, { line: no });
   const hold = (b: Buffer) => {
     if (b.length === 0) return;
     if (kept >= max) {
@@ -97,12 +98,6 @@ function capLines(lines: string[], max: number, from: number, lineNo: number, cu
     cut(lineNo + i + 1, bytes);
     lines[i] = Buffer.from(l).toString('utf8', 0, max);
   }
-}
-
-function formatSize(n: number): string {
-  if (n >= 2 ** 20) return `${Number((n / 2 ** 20).toFixed(1))} MiB`;
-  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KiB`;
-  return `${n} bytes`;
 }
 
 function stripCr(lines: string[]): string[] {

@@ -6,6 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import type { EndpointHealth, LiveEndpoint } from '../../../common/contract/types';
+import { formatBytes } from '../../../common/format';
 import { importPrometheusText, scrapeHeader } from '../importers/prometheus-text';
 import type { ImportContext } from '../importers/types';
 import type { LiveRecorder, LiveStream } from './recorder';
@@ -36,11 +37,6 @@ export function checkEndpointUrl(raw: string): URL {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ScrapeError(raw, `only http and https URLs are scraped (got ${u.protocol})`);
   return u;
-}
-
-function formatBytes(n: number): string {
-  const [v, unit] = n >= 2 ** 20 ? [n / 2 ** 20, 'MiB'] : [n / 1024, 'KiB'];
-  return `${Number(v.toFixed(1))} ${unit}`;
 }
 
 /** One GET of an exposition; answers the body. */

@@ -10,6 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
 import type { Credential } from './auth';
+import { formatBytes } from '../../../common/format';
 
 export type ApiErrorKind = 'network' | 'timeout' | 'http' | 'auth' | 'api' | 'not-json' | 'too-large' | 'cancelled';
 
@@ -97,10 +98,6 @@ const NETWORK_HINTS: Record<string, string> = {
   CERT_HAS_EXPIRED: "the server's certificate has expired",
 };
 const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED']);
-
-function formatBytes(n: number): string {
-  return n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(0)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
-}
 
 export class PromApi {
   readonly base: URL;

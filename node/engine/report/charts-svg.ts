@@ -5,8 +5,7 @@
 import type { AlertFamily, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
 import type { ChartData, ChartUnit } from './chart-series';
 import type { QuadrantRun } from './report-data';
-import { formatClock } from '../../../common/format';
-import { fmtSi } from './formatting';
+import { formatClock, formatTicks } from '../../../common/format';
 
 export interface Overlay {
   span: { start_ms: number; end_ms: number };
@@ -71,24 +70,27 @@ export function valueTicks(lo: number, hi: number, target = 4): number[] {
 }
 
 interface Scale {
+  /** Ticks are placed at round values of the unit shown (ms or s, MiB or GiB, %), then labelled by formatTicks. */
   factor: number;
+  /** The unit formatTicks reads the values in, and what the report adds where it names no unit itself. */
+  unit: string;
   suffix: string;
 }
 
 function displayScale(unit: ChartUnit, max: number): Scale {
   switch (unit) {
     case 'seconds':
-      return max < 2 ? { factor: 1000, suffix: ' ms' } : { factor: 1, suffix: ' s' };
+      return { factor: max < 2 ? 1000 : 1, unit: 'seconds', suffix: '' };
     case 'bytes':
-      return max >= 2 ** 30 ? { factor: 2 ** -30, suffix: ' GiB' } : { factor: 2 ** -20, suffix: ' MiB' };
+      return { factor: max >= 2 ** 30 ? 2 ** -30 : 2 ** -20, unit: 'bytes', suffix: '' };
     case 'fraction':
-      return { factor: 100, suffix: '%' };
+      return { factor: 100, unit: 'fraction', suffix: '' };
     case 'per_s':
-      return { factor: 1, suffix: '/s' };
+      return { factor: 1, unit: '', suffix: '/s' };
     case 'mhz':
-      return { factor: 1, suffix: ' MHz' };
+      return { factor: 1, unit: '', suffix: ' MHz' };
     case 'count':
-      return { factor: 1, suffix: '' };
+      return { factor: 1, unit: '', suffix: '' };
   }
 }
 
@@ -146,11 +148,12 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   }
 
   // Grid and axes.
-  for (const v of yt) {
+  const labels = formatTicks(yt.map((v) => v / scale.factor), scale.unit);
+  yt.forEach((v, i) => {
     const y = Y(v / scale.factor);
     parts.push(`<line x1="${x0}" y1="${f(y)}" x2="${x1}" y2="${f(y)}" stroke="#e2e2e2" stroke-width="0.8"/>`);
-    parts.push(`<text x="${x0 - 6}" y="${f(y + 3.5)}" text-anchor="end" fill="#444444">${escapeXml(fmtSi(v) + scale.suffix)}</text>`);
-  }
+    parts.push(`<text x="${x0 - 6}" y="${f(y + 3.5)}" text-anchor="end" fill="#444444">${escapeXml(labels[i] + scale.suffix)}</text>`);
+  });
   for (const t of timeTicks(t0, t1)) {
     const x = X(t);
     parts.push(`<line x1="${f(x)}" y1="${y1}" x2="${f(x)}" y2="${y1 + 4}" stroke="#888888"/>`);

@@ -43,7 +43,7 @@ test('the disk guard asks the disk only every few MiB, and keeps 5 % of it, at l
   for (let i = 0; i < 100; i++) g.take(64 * 1024, 'a.tar');
   assert.equal(asked, 1);
   free = 40 * 2 ** 20;
-  assert.throws(() => g.take(DiskGuard.CHECK_EVERY, 'a.tar'), /a\.tar: the temp disk \(\/tmp\) is nearly full: 40 MiB free, and extraction keeps 50 MiB free/);
+  assert.throws(() => g.take(DiskGuard.CHECK_EVERY, 'a.tar'), /a\.tar: the temp disk \(\/tmp\) is nearly full: 40\.0 MiB free, and extraction keeps 50\.0 MiB free/);
   assert.equal(diskReserve(200 * 2 ** 20), 50 * 2 ** 20);
   assert.equal(diskReserve(2 ** 30), 64 * 2 ** 20);
   assert.equal(diskReserve(100 * 2 ** 30), 2 ** 30);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cleanText, formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatRatio, formatTime, formatTimeAt, formatValue } from '../../../common/format';
+import { bytesTicks, cleanText, formatBytes, formatConditionValue, formatDuration, formatNumber, formatPercent, formatRatio, formatTicks, formatTime, formatTimeAt, formatValue, groupDigits } from '../../../common/format';
 
 test('bytes: binary units, three significant figures, never 0.00 of a big unit', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -52,4 +52,45 @@ test('condition values: bytes where the condition speaks of bytes, instants for 
   assert.equal(formatConditionValue(null), 'no data');
   assert.equal(formatConditionValue(0.01322), '0.0132');
   assert.equal(formatConditionValue(12345), '12,345');
+});
+
+// The one set of formatters (issue 14): the workstation, the report, the CLI and the engine's messages all
+// print through these, so each edge case reads one way everywhere.
+test('edge cases read the same everywhere: 0, 1,536 bytes, 59.6 s, 3,599.5 s, NaN, Infinity', () => {
+  assert.equal(formatBytes(0), '0 B');
+  assert.equal(formatBytes(1536), '1.50 KiB', 'never "0.00 GiB"');
+  assert.equal(formatValue(1536, 'bytes'), '1.50 KiB');
+  assert.equal(formatValue(1536, 'bytes/s'), '1.50 KiB/s');
+  assert.equal(formatDuration(0), '0 s');
+  assert.equal(formatDuration(59_600), '59.6 s');
+  assert.equal(formatDuration(59_600, { compact: true }), '59.6s');
+  assert.equal(formatValue(59.6, 'seconds'), '59.6 s');
+  assert.equal(formatDuration(59_949), '59.9 s');
+  assert.equal(formatDuration(59_950), '1 min 0 s', 'what would round to 60.0 s is a minute');
+  assert.equal(formatDuration(3_599_500), '1 h 0 min', 'never "59 min 60 s" or "60 min 0 s"');
+  assert.equal(formatDuration(3_599_500, { compact: true }), '1h');
+  assert.equal(formatNumber(0), '0');
+  assert.equal(formatNumber(1536), '1,540');
+  assert.equal(formatNumber(999_999), '1M', 'rounded before the unit is chosen: never "1,000k"');
+  assert.equal(formatNumber(9_999.5), '10k');
+  assert.equal(groupDigits(1536), '1,536');
+  assert.equal(groupDigits(-1234567.5), '−1,234,567.5');
+  for (const v of [NaN, Infinity, -Infinity]) {
+    for (const text of [formatBytes(v), formatDuration(v), formatDuration(v, { compact: true }), formatNumber(v), groupDigits(v), formatPercent(v), formatValue(v, 'bytes'), formatValue(v, 'seconds'), formatValue(v, 'tokens/s')]) {
+      assert.equal(text, '—', `${v} → ${text}`);
+    }
+  }
+});
+
+test('axis ticks: one unit for the axis, enough decimals to tell neighbours apart, "—" for a hole', () => {
+  assert.deepEqual(formatTicks([0, 1536, 3072], 'bytes'), ['0.0 KiB', '1.5 KiB', '3.0 KiB']);
+  assert.deepEqual(bytesTicks([0, 2.5 * 2 ** 30, 5 * 2 ** 30]), ['0.0 GiB', '2.5 GiB', '5.0 GiB'], 'a 2.5 GiB step is not "3 GiB"');
+  assert.deepEqual(bytesTicks([71.8 * 2 ** 30, 71.85 * 2 ** 30]), ['71.80 GiB', '71.85 GiB']);
+  assert.deepEqual(bytesTicks([0, 2 ** 30, 2 * 2 ** 30]), ['0 GiB', '1 GiB', '2 GiB']);
+  assert.deepEqual(formatTicks([0, 59.6, 3599.5], 'seconds'), ['0s', '59.6s', '1h']);
+  assert.deepEqual(formatTicks([0.001, 0.25], 'seconds'), ['1ms', '250ms']);
+  assert.deepEqual(formatTicks([0, 0.5, 1], 'fraction'), ['0.0%', '50.0%', '100.0%']);
+  assert.deepEqual(formatTicks([0, 1536, 20_000], 'tokens/s'), ['0', '1,540', '20k']);
+  assert.deepEqual(formatTicks([NaN, Infinity], 'bytes'), ['—', '—']);
+  assert.deepEqual(formatTicks([NaN, Infinity], 'seconds'), ['—', '—']);
 });

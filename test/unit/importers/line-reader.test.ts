@@ -40,7 +40,7 @@ test('a line over the cap keeps its first bytes and warns with its line number, 
     const { lines, warnings } = await read(chunked(Buffer.from(text), () => size), { maxLineBytes: 1000 });
     assert.deepEqual(lines, ['one', 'two', 'L'.repeat(1000), 'four', 'L'.repeat(1000)], `chunks of ${size}`);
     assert.deepEqual(warnings.map((w) => w.where?.line), [3, 5], `chunks of ${size}`);
-    assert.match(warnings[0].message, /line of 9\.8 KiB is longer than 1000 bytes: only its first 1000 bytes are read/);
+    assert.match(warnings[0].message, /line of 9\.77 KiB is longer than 1000 B: only its first 1000 B are read/);
   }
 });
 
@@ -63,5 +63,5 @@ test('a 128 MiB line is read in linear time and bounded memory, cut to 1 MiB wit
   assert.equal(lines[2], 'INFO after');
   assert.equal(warnings.length, 1);
   assert.equal(warnings[0].where?.line, 2);
-  assert.match(warnings[0].message, /line of 128 MiB is longer than 1 MiB/);
+  assert.match(warnings[0].message, /line of 128 MiB is longer than 1\.00 MiB/);
 });

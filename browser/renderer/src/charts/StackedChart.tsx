@@ -5,10 +5,10 @@
 // so the slope the diagnosis states can be checked against the ramp it is drawn beside.
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import { formatBytes } from '../../../../common/format';
+import { bytesTicks, formatBytes } from '../../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useLayout } from '../state/layout';
-import { SYNC_KEY, bytesTicks, timeSpace, timeTicks } from './TimeChart';
+import { SYNC_KEY, timeSpace, timeTicks } from './TimeChart';
 import { readChartColors } from './theme-colors';
 
 export interface Layer {

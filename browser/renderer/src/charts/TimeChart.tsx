@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, errorText } from '../api';
-import { formatDuration, formatNumber, formatValue } from '../../../../common/format';
+import { formatTicks, formatValue } from '../../../../common/format';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
@@ -69,26 +69,6 @@ export function timeSpace(span: number, plotPx: number): number {
   return step < 1000 ? 13 * CHAR_PX : step < 60_000 ? 9.5 * CHAR_PX : 50;
 }
 
-/** Axis ticks stay short (the unit is in the chart title) and never repeat a label. */
-function axisValues(splits: number[], unit: string): string[] {
-  if (unit === 'seconds' || unit === 's') return splits.map((v) => formatDuration(v * 1000, { compact: true }));
-  if (unit === 'bytes') return bytesTicks(splits);
-  if (unit === 'fraction') return splits.map((v) => formatValue(v, unit));
-  return splits.map((v) => formatNumber(v));
-}
-
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-/** One binary unit for the whole axis, with the decimals its tick step needs ("71.80 GiB", "71.85 GiB"). */
-export function bytesTicks(splits: number[]): string[] {
-  const max = Math.max(1, ...splits.map(Math.abs));
-  const k = Math.min(BYTE_UNITS.length - 1, Math.floor(Math.log2(max) / 10));
-  const scale = 1024 ** k;
-  const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) / scale : 1;
-  const digits = Math.max(0, Math.min(3, Math.ceil(-Math.log10(step || 1))));
-  return splits.map((v) => `${(v / scale).toFixed(digits)} ${BYTE_UNITS[k]}`);
-}
-
 /** Lines drawn from counter rates follow the timeline's rate window. */
 const usesRate = (s: ChartSeries) => s.asRate || s.derive?.kind === 'sum-rate' || s.derive?.kind === 'arrivals' || (s.derive?.kind === 'ratio' && s.derive.rates);
 
@@ -147,7 +127,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
           ticks: { stroke: colors.grid },
           // Wide enough for the longest tick ("3 min 20s"), fixed per chart so plot widths stay equal.
           size: 84,
-          values: (_u, splits) => axisValues(splits, group.unit),
+          values: (_u, splits) => formatTicks(splits, group.unit),
         },
       ],
       series: [

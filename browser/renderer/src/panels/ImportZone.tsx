@@ -2,7 +2,7 @@
 // per-file progress, errors and a cancel button.
 import { useRef, useState } from 'react';
 import type { DroppedFile } from '../../../../common/contract/api';
-import { formatBytes } from '../../../../common/format';
+import { formatBytes, groupDigits } from '../../../../common/format';
 import { type ImportJob, useImports } from '../state/imports';
 import { useNavigation } from '../state/navigation';
 import { useIncidents } from '../state/incidents';
@@ -113,7 +113,7 @@ function JobView({ job }: { job: ImportJob }) {
             {f.status === 'running' ? (
               <span className="muted">{f.bytes_total ? `${Math.round((100 * f.bytes_done) / f.bytes_total)}%` : formatBytes(f.bytes_done)}</span>
             ) : (
-              <span className={f.status === 'ok' ? 'ok' : 'bad'}>{f.status === 'ok' ? `${f.rows.toLocaleString('en-US')} rows` : f.status}</span>
+              <span className={f.status === 'ok' ? 'ok' : 'bad'}>{f.status === 'ok' ? `${groupDigits(f.rows)} rows` : f.status}</span>
             )}
             {f.error ? <div className="error-text">{f.error}</div> : null}
           </li>

@@ -391,7 +391,7 @@ export function Kernels() {
     <div className="panel kernels" data-state={state} data-testid="kernels-panel">
       {error ? <div className="error-text">{error}</div> : null}
       <div className="muted small">
-        {rows.length.toLocaleString('en-US')} kernels in the visible range{rows.length >= 50_000 ? ' (first 50 000; zoom in for all)' : ''}
+        {groupDigits(rows.length)} kernels in the visible range{rows.length >= 50_000 ? ' (first 50 000; zoom in for all)' : ''}
         {narrow ? ` — they span ${formatDuration(span)}` : ''}
         {narrow ? (
           <>

@@ -1,6 +1,6 @@
 // Live recording: endpoints to scrape, NVML sampling, start/stop, and each endpoint's health.
 import { useEffect, useState } from 'react';
-import { formatTime } from '../../../../common/format';
+import { formatTime, groupDigits } from '../../../../common/format';
 import { useLive } from '../state/live';
 import { useNavigation } from '../state/navigation';
 
@@ -67,7 +67,7 @@ export function Live() {
       {status ? (
         <>
           <p className="small">
-            {recording ? `Recording since ${formatTime(status.started_ms)}` : 'Not recording'} · {status.samples.toLocaleString('en-US')} samples
+            {recording ? `Recording since ${formatTime(status.started_ms)}` : 'Not recording'} · {groupDigits(status.samples)} samples
           </p>
           {status.nvml.devices.length ? (
             <ul className="small">

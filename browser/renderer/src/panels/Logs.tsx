@@ -2,7 +2,7 @@
 // cursor to its time.
 import { useEffect, useRef, useState } from 'react';
 import type { Severity } from '../../../../common/contract/types';
-import { formatClock, formatTime } from '../../../../common/format';
+import { formatClock, formatTime, groupDigits } from '../../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useIncidents } from '../state/incidents';
 import { SEVERITIES, useLogs } from '../state/logs';
@@ -59,7 +59,7 @@ export function Logs() {
           <input type="checkbox" checked={followRange} onChange={(e) => set({ followRange: e.target.checked })} /> visible range only
         </label>
         <span className="muted small" data-testid="log-count">
-          {rows.length} of {total.toLocaleString('en-US')}
+          {rows.length} of {groupDigits(total)}
         </span>
       </div>
       {error ? (

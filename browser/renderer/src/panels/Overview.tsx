@@ -1,7 +1,7 @@
 // The incident at a glance: what was imported (and what failed), the span, the diagnosis headline and
 // the alerts over time.
 import type { Alert } from '../../../../common/contract/diagnosis';
-import { formatBytes, formatDuration, formatTime } from '../../../../common/format';
+import { formatBytes, formatDuration, formatTime, groupDigits } from '../../../../common/format';
 import { useCursor } from '../state/cursor';
 import { hasData, useDiagnosis } from '../state/diagnosis';
 import { useIncidents } from '../state/incidents';
@@ -76,7 +76,7 @@ export function Overview() {
           <div>
             {Object.entries(detail.counts)
               .filter(([, n]) => n > 0)
-              .map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`)
+              .map(([k, n]) => `${groupDigits(n)} ${k}`)
               .join(' · ') || 'nothing'}
           </div>
         </div>
@@ -113,7 +113,7 @@ export function Overview() {
               </td>
               <td>{s.format}</td>
               <td className="num">{formatBytes(s.bytes)}</td>
-              <td className="num">{s.rows.toLocaleString('en-US')}</td>
+              <td className="num">{groupDigits(s.rows)}</td>
               <td className={s.status === 'ok' ? 'ok' : 'bad'}>{s.status}</td>
             </tr>
           ))}

@@ -10,6 +10,7 @@ import { readChartColors, timeColor } from '../charts/theme-colors';
 import { type Range, useCursor } from '../state/cursor';
 import { hasData, replayWindows, useDiagnosis, windowIndexAt } from '../state/diagnosis';
 import { type Theme, useLayout } from '../state/layout';
+import { groupDigits } from '../../../../common/format';
 
 export const THETA_R = 0.85;
 export const THETA_S = 0.5;
@@ -247,7 +248,7 @@ export function QuadrantMap() {
       </div>
       {dense ? (
         <div className="qmap-legend small muted" data-testid="qmap-density">
-          <span className="qmap-density-swatch" /> {windows.length.toLocaleString('en-US')} windows as density · line: the visible range
+          <span className="qmap-density-swatch" /> {groupDigits(windows.length)} windows as density · line: the visible range
         </div>
       ) : null}
       {windows.length > 1 ? (
