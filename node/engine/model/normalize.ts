@@ -102,5 +102,22 @@ export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: Trigg
     d.errorTerm[i] = clamp01(or0(f.errFrac[i]) / (2 * cfg.error_rate));
     d.S[i] = Math.max(d.latencyTerm[i], d.throughputTerm[i], d.queueTerm[i], d.errorTerm[i]);
   }
+  d.S = median3(d.S);
   return d;
+}
+
+/**
+ * Each window's value as the median of it and its two neighbours. One window's P99 is read off a
+ * handful of requests, and its tokens/s off a few scrapes: a single window past the threshold is noise
+ * (on healthy traffic ~9% of windows), two in a row are a state. The ends keep their own value.
+ */
+export function median3(x: Float64Array): Float64Array {
+  const out = Float64Array.from(x);
+  for (let i = 1; i + 1 < x.length; i++) {
+    const a = x[i - 1];
+    const b = x[i];
+    const c = x[i + 1];
+    out[i] = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+  }
+  return out;
 }

@@ -39,7 +39,8 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
   if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });
 
   const stall = longestStall(f, x.base);
-  if (stall && stall.ms >= cfg.causes.hang_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: stall.start, end_ms: stall.end, text: `no tokens with requests in flight for ${Math.round(stall.ms / 1000)} s (stall)` });
+  // As engine_hang reads it: two windows at least (one window of no tokens is one pair of equal readings).
+  if (stall && stall.ms >= Math.max(cfg.causes.hang_min_ms, 2 * f.grid.W)) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: stall.start, end_ms: stall.end, text: `no tokens with requests in flight for ${Math.round(stall.ms / 1000)} s (stall)` });
 
   if (x.onsetIndex >= 0) out.push({ kind: 'series', ref: 'lat.e2e', start_ms: f.t[x.onsetIndex], end_ms: f.t[x.onsetIndex] + f.grid.W, text: 'joint trigger: P99 latency up and token rate down against the baseline' });
   for (const a of x.alerts) {

@@ -36,10 +36,13 @@ export const engineHang: Rule = (c) => {
   const runDuring = during(c.f.runMax);
   const kvDuring = during(c.f.kv);
   const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.kv_high;
+  // One window of no tokens is one pair of equal counter readings (a scrape that repeated, a slow
+  // exporter): a stall is read over two windows at least, however long a window is.
+  const minMs = Math.max(c.cfg.causes.hang_min_ms, 2 * c.f.grid.W);
   return {
     id: 'engine_hang',
     missing: [],
-    require: [cond(`gtok = 0 AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ ${c.cfg.causes.hang_min_ms / 1000} s (longest run, s)`, run.ms / 1000, run.ms >= c.cfg.causes.hang_min_ms, c.cfg.causes.hang_min_ms / 1000)],
+    require: [cond(`gtok = 0 AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ max(${c.cfg.causes.hang_min_ms / 1000} s, two windows) (longest run, s)`, run.ms / 1000, run.ms >= minMs, minMs / 1000)],
     support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
     veto: [
       cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0),
