@@ -1,21 +1,27 @@
-// The report's key charts: which canonical series go on which chart, and how each is turned into
-// plotted values (gauges as stored, counters as per-second rates, histograms as a quantile per scrape
-// interval), never more than MAX_POINTS per line.
+// The report's charts are the workstation's: the canonical charts the catalog marks for the report
+// (common/charts/catalog.ts), grouped by the same code (series-groups.ts: the same series from the same
+// source, the same legend text) and read the same way over the whole incident at MAX_POINTS buckets: the
+// store's min/max per bucket (store/downsample.ts, the only min/max folding), counters as the rates of
+// the bucket maxima and derived lines as the timeline computes them (group-columns.ts), latency histograms
+// at P50/P95/P99 by queryQuantiles. So a figure in the postmortem is what the on-call engineer saw.
+import { CHARTS, inReport } from '../../../common/charts/catalog';
+import type { FetchWindow } from '../../../common/charts/buffered-window';
+import { groupColumns, groupSeriesIds } from '../../../common/charts/group-columns';
+import { groupSeries, type ChartGroup } from '../../../common/charts/series-groups';
 import type { SeriesInfo } from '../../../common/contract/types';
-import { bucketDelta, histogramQuantile } from '../model/quantiles';
+import { formatPercent } from '../../../common/format';
+import { SIG } from '../../../common/names';
+import { DEFAULT_CONFIG } from '../model/config';
+import { queryQuantiles } from '../series/histogram-quantiles';
 import type { Store } from '../store/store';
-import { bestSource } from '../../../common/series-source';
-import { counterRates } from '../../../common/counters';
 
 export const MAX_POINTS = 600;
 const MAX_LINES = 8;
 
-export type ChartUnit = 'seconds' | 'bytes' | 'fraction' | 'per_s' | 'count' | 'mhz';
-
 export interface ChartLine {
   label: string;
   t: number[];
-  /** Per point: the bucket's min and max (equal where a bucket holds one value). */
+  /** Per point: the bucket's min and max (equal where a bucket holds one value, or for a rate or a quantile). */
   min: number[];
   max: number[];
 }
@@ -23,8 +29,9 @@ export interface ChartLine {
 export interface ChartData {
   id: string;
   title: string;
-  unit: ChartUnit;
-  /** What the lines are, said once under the title ("P99 per scrape interval"). */
+  /** The unit of the values (formatTicks reads it); said under the title. */
+  unit: string;
+  /** What the lines are, said once under the title. */
   note: string;
   lines: ChartLine[];
   /** Horizontal reference lines (capacity, thresholds). */
@@ -33,202 +40,68 @@ export interface ChartData {
   omitted: number;
 }
 
-interface ChartSpec {
-  id: string;
-  title: string;
-  unit: ChartUnit;
-  note: string;
-  series: { name: string; label: string }[];
-  refs?: (series: SeriesInfo[], store: Store, span: Span) => { value: number; label: string }[];
-}
-
 interface Span {
   start_ms: number;
   end_ms: number;
 }
 
-const LATENCY_QUANTILE = 0.99;
+/** Reference lines the report draws on a chart: the KV level the model calls full, the GPUs' capacity. */
+const REFS: Record<string, (all: SeriesInfo[], store: Store, span: Span) => ChartData['refs']> = {
+  [CHARTS.kv.id]: () => [{ value: DEFAULT_CONFIG.causes.kv_full, label: `${formatPercent(DEFAULT_CONFIG.causes.kv_full)} (exhaustion level)` }],
+  [CHARTS.gpuMem.id]: (all, store, span) => {
+    const totals = all.filter((s) => s.name === SIG.gpuMemTotal && s.points > 0);
+    let cap = 0;
+    for (const d of store.querySeries(totals.map((s) => s.id), span.start_ms, span.end_ms, MAX_POINTS)) for (const v of d.max) cap = Math.max(cap, v);
+    return cap > 0 ? [{ value: cap, label: 'capacity' }] : [];
+  },
+};
 
-const SPECS: ChartSpec[] = [
-  {
-    id: 'latency',
-    title: 'Request latency',
-    unit: 'seconds',
-    note: 'P99 per scrape interval (histograms) or as recorded',
-    series: [
-      { name: 'lat.e2e', label: 'e2e P99' },
-      { name: 'lat.ttft', label: 'TTFT P99' },
-      { name: 'lat.itl', label: 'ITL P99' },
-      { name: 'lat.queue', label: 'queue P99' },
-    ],
-  },
-  {
-    id: 'tokens',
-    title: 'Token throughput',
-    unit: 'per_s',
-    note: 'tokens per second',
-    series: [
-      { name: 'tokens.generation', label: 'generation' },
-      { name: 'tokens.prompt', label: 'prompt' },
-    ],
-  },
-  {
-    id: 'requests',
-    title: 'Requests running and waiting',
-    unit: 'count',
-    note: 'scheduler queue depth',
-    series: [
-      { name: 'req.running', label: 'running' },
-      { name: 'req.waiting', label: 'waiting' },
-    ],
-  },
-  {
-    id: 'kv',
-    title: 'KV-cache usage',
-    unit: 'fraction',
-    note: 'share of KV blocks in use',
-    series: [{ name: 'kv.usage', label: 'KV usage' }],
-    refs: () => [{ value: 0.95, label: '95% (exhaustion level)' }],
-  },
-  {
-    id: 'gpu-memory',
-    title: 'GPU memory',
-    unit: 'bytes',
-    note: 'device memory used, per GPU; PyTorch allocator where recorded',
-    series: [
-      { name: 'gpu.mem.used', label: 'used' },
-      { name: 'torch.allocated', label: 'torch allocated' },
-      { name: 'torch.reserved', label: 'torch reserved' },
-    ],
-    refs: (all, store, span) => {
-      const totals = all.filter((s) => s.name === 'gpu.mem.total');
-      let cap = 0;
-      for (const s of totals) for (const v of store.querySeries([s.id], span.start_ms, span.end_ms, MAX_POINTS)[0].max) cap = Math.max(cap, v);
-      return cap > 0 ? [{ value: cap, label: 'capacity' }] : [];
-    },
-  },
-  {
-    id: 'errors',
-    title: 'Preemptions and errors',
-    unit: 'per_s',
-    note: 'events per second',
-    series: [
-      { name: 'kv.preemptions', label: 'preemptions' },
-      { name: 'req.errors', label: 'errors' },
-    ],
-  },
-  {
-    id: 'gpu-util',
-    title: 'GPU utilisation',
-    unit: 'fraction',
-    note: 'per GPU',
-    series: [
-      { name: 'gpu.util', label: 'utilisation' },
-      { name: 'gpu.sm_active', label: 'SM active' },
-    ],
-  },
-  {
-    id: 'sm-clock',
-    title: 'SM clock',
-    unit: 'mhz',
-    note: 'per GPU',
-    series: [{ name: 'gpu.sm_clock', label: 'SM clock' }],
-  },
-];
+/** The whole incident as one fetch window of MAX_POINTS buckets. */
+export function reportWindow(span: Span): FetchWindow {
+  const bucket = Math.max(1, Math.ceil((span.end_ms - span.start_ms) / MAX_POINTS));
+  return { bucket_ms: bucket, start_ms: span.start_ms, end_ms: span.start_ms + bucket * MAX_POINTS, points: MAX_POINTS };
+}
 
-/** The charts for which the incident has data, in a fixed order. */
+/** The report's charts for which the incident has data, in the timeline's order. */
 export function gatherCharts(store: Store, incidentId: number, span: Span): ChartData[] {
   const all = store.listSeries(incidentId);
+  const w = reportWindow(span);
   const out: ChartData[] = [];
-  for (const spec of SPECS) {
-    const lines: ChartLine[] = [];
-    let candidates = 0;
-    for (const want of spec.series) {
-      // One copy of each signal, as the workstation draws it: the engine's metrics before its log lines before spans.
-      const matching = bestSource(all, want.name, (s) => s.points > 0 || s.kind === 'histogram');
-      const suffixes = distinguishingLabels(matching);
-      for (const s of matching) {
-        const line = readLine(store, s, span);
-        if (!line || !line.t.length) continue;
-        candidates++;
-        if (lines.length >= MAX_LINES) continue;
-        lines.push({ ...line, label: suffixes.get(s.id) ? `${want.label} ${suffixes.get(s.id)}` : want.label });
-      }
-    }
+  for (const g of groupSeries(all)) {
+    if (!g.canonical || !inReport(g.id)) continue;
+    const lines = readLines(store, g, w).filter((l) => l.t.length);
     if (!lines.length) continue;
     out.push({
-      id: spec.id,
-      title: spec.title,
-      unit: spec.unit,
-      note: spec.note,
-      lines,
-      refs: spec.refs?.(all, store, span) ?? [],
-      omitted: candidates - lines.length,
+      id: g.id,
+      title: g.title,
+      unit: g.unit,
+      note: g.quantiles ? `${g.unit}, per window of at least two scrapes` : g.unit,
+      lines: lines.slice(0, MAX_LINES),
+      refs: REFS[g.id]?.(all, store, span) ?? [],
+      omitted: Math.max(0, lines.length - MAX_LINES),
     });
   }
   return out;
 }
 
-/** Labels that tell the series of one name apart ("gpu=0"), so a legend is short. */
-function distinguishingLabels(series: SeriesInfo[]): Map<number, string> {
-  const keys = new Set<string>();
-  for (const s of series) for (const k of Object.keys(s.labels)) keys.add(k);
-  const varying = [...keys].sort().filter((k) => new Set(series.map((s) => s.labels[k] ?? '')).size > 1);
-  return new Map(series.map((s) => [s.id, varying.map((k) => `${k}=${s.labels[k] ?? ''}`).join(' ')]));
-}
-
-function readLine(store: Store, s: SeriesInfo, span: Span): Omit<ChartLine, 'label'> | null {
-  if (s.points > 0 && s.kind === 'counter') {
-    const { t, v } = store.samples(s.id);
-    const r = counterRates(t, v);
-    return bucket(Array.from(r.t), Array.from(r.v), span);
+function readLines(store: Store, g: ChartGroup, w: FetchWindow): ChartLine[] {
+  if (g.quantiles) {
+    const r = queryQuantiles(store, { series_id: g.quantiles.histogram.id, quantiles: g.quantiles.q, start_ms: w.start_ms, end_ms: w.end_ms, points: w.points });
+    return g.series.map((s, i) => {
+      // A window without observations is a gap (NaN), not a zero.
+      const keep = r.t.map((_, k) => k).filter((k) => Number.isFinite(r.values[i][k]));
+      const v = keep.map((k) => r.values[i][k]);
+      return { label: s.label, t: keep.map((k) => r.t[k]), min: v, max: v };
+    });
   }
-  if (s.points > 0) {
-    const d = store.querySeries([s.id], span.start_ms, span.end_ms, MAX_POINTS)[0];
-    return { t: d.t, min: d.min, max: d.max };
-  }
-  if (s.kind === 'histogram') {
-    const snaps = store.histogramSnapshots(s.id);
-    const t: number[] = [];
-    const v: number[] = [];
-    for (let i = 1; i < snaps.length; i++) {
-      const q = intervalQuantile(snaps[i - 1], snaps[i], LATENCY_QUANTILE);
-      if (q !== null) {
-        t.push(snaps[i].t);
-        v.push(q);
-      }
-    }
-    return bucket(t, v, span);
-  }
-  return null;
-}
-
-/** The q-quantile of what was observed between two cumulative bucket snapshots; null when nothing was. */
-export function intervalQuantile(a: { le: number[]; counts: number[] }, b: { le: number[]; counts: number[] }, q: number): number | null {
-  const sameBuckets = a.le.length === b.le.length && a.le.every((x, i) => x === b.le[i]);
-  const v = histogramQuantile(q, b.le, bucketDelta(sameBuckets ? a.counts : null, b.counts));
-  return Number.isFinite(v) ? v : null;
-}
-
-/** Min/max per equal slice of the span, the same folding the store applies to stored series. */
-export function bucket(t: number[], v: number[], span: Span, points = MAX_POINTS): Omit<ChartLine, 'label'> {
-  const inSpan = t.map((_, i) => i).filter((i) => t[i] >= span.start_ms && t[i] <= span.end_ms);
-  if (inSpan.length <= points) return { t: inSpan.map((i) => t[i]), min: inSpan.map((i) => v[i]), max: inSpan.map((i) => v[i]) };
-  const width = Math.max(1, span.end_ms - span.start_ms);
-  const out = { t: [] as number[], min: [] as number[], max: [] as number[] };
-  let current = -1;
-  for (const i of inSpan) {
-    const k = Math.min(points - 1, Math.floor(((t[i] - span.start_ms) * points) / width));
-    if (k !== current) {
-      current = k;
-      out.t.push(t[i]);
-      out.min.push(v[i]);
-      out.max.push(v[i]);
-    } else {
-      const j = out.t.length - 1;
-      if (v[i] < out.min[j]) out.min[j] = v[i];
-      if (v[i] > out.max[j]) out.max[j] = v[i];
-    }
-  }
-  return out;
+  const data = store.querySeries(groupSeriesIds(g), w.start_ms, w.end_ms, w.points);
+  const byId = new Map(data.map((d) => [d.series_id, d]));
+  const cols = groupColumns(g, byId, w, 0);
+  return g.series.map((s, i) => {
+    const d = byId.get(s.info.id);
+    // A gauge keeps the store's min/max per bucket, drawn as an envelope; rates and derived lines are one value a point.
+    if (!s.derive && !s.asRate && d) return { label: s.label, t: d.t, min: d.min, max: d.max };
+    const v = Array.from(cols[i].v);
+    return { label: s.label, t: Array.from(cols[i].t), min: v, max: v };
+  });
 }

@@ -3,7 +3,7 @@
 // fixed precision, no scripts and no external references, so the same data give the same bytes and the
 // SVG can sit inline in HTML or in its own file beside a Markdown report.
 import type { AlertFamily, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
-import type { ChartData, ChartUnit } from './chart-series';
+import type { ChartData } from './chart-series';
 import type { QuadrantRun } from './report-data';
 import { formatClock, formatTicks } from '../../../common/format';
 
@@ -69,29 +69,14 @@ export function valueTicks(lo: number, hi: number, target = 4): number[] {
   return out;
 }
 
-interface Scale {
-  /** Ticks are placed at round values of the unit shown (ms or s, MiB or GiB, %), then labelled by formatTicks. */
-  factor: number;
-  /** The unit formatTicks reads the values in, and what the report adds where it names no unit itself. */
-  unit: string;
-  suffix: string;
-}
+/** Units read as a share of 1 (drawn as %, up to 100% at least). */
+const isShare = (unit: string) => unit === 'fraction' || unit === 'ratio' || unit === '0..1';
 
-function displayScale(unit: ChartUnit, max: number): Scale {
-  switch (unit) {
-    case 'seconds':
-      return { factor: max < 2 ? 1000 : 1, unit: 'seconds', suffix: '' };
-    case 'bytes':
-      return { factor: max >= 2 ** 30 ? 2 ** -30 : 2 ** -20, unit: 'bytes', suffix: '' };
-    case 'fraction':
-      return { factor: 100, unit: 'fraction', suffix: '' };
-    case 'per_s':
-      return { factor: 1, unit: '', suffix: '/s' };
-    case 'mhz':
-      return { factor: 1, unit: '', suffix: ' MHz' };
-    case 'count':
-      return { factor: 1, unit: '', suffix: '' };
-  }
+/** Ticks are placed at round values of the unit shown (ms, s or min, MiB or GiB, %), then labelled by formatTicks. */
+function tickFactor(unit: string, max: number): number {
+  if (unit === 'seconds' || unit === 's') return max < 2 ? 1000 : max < 180 ? 1 : 1 / 60;
+  if (unit === 'bytes') return max >= 2 ** 30 ? 2 ** -30 : 2 ** -20;
+  return isShare(unit) ? 100 : 1;
 }
 
 // ---- line chart
@@ -119,12 +104,12 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
     if (l.max[i] > hi) hi = l.max[i];
   }
   for (const r of chart.refs) hi = Math.max(hi, r.value);
-  if (chart.unit === 'fraction') hi = Math.max(hi, 1);
+  if (isShare(chart.unit)) hi = Math.max(hi, 1);
   if (!(hi > lo)) hi = lo + 1;
-  const scale = displayScale(chart.unit, hi);
-  const yt = valueTicks(lo * scale.factor, hi * scale.factor);
-  const vlo = yt[0] / scale.factor;
-  const vhi = yt[yt.length - 1] / scale.factor;
+  const factor = tickFactor(chart.unit, hi);
+  const yt = valueTicks(lo * factor, hi * factor).map((v) => v / factor);
+  const vlo = yt[0];
+  const vhi = yt[yt.length - 1];
   const Y = (v: number) => y1 - ((v - vlo) / Math.max(1e-300, vhi - vlo)) * (y1 - y0);
 
   const parts: string[] = [open(CW, H, o)];
@@ -148,11 +133,11 @@ export function lineChartSvg(chart: ChartData, overlay: Overlay, o: SvgOptions):
   }
 
   // Grid and axes.
-  const labels = formatTicks(yt.map((v) => v / scale.factor), scale.unit);
+  const labels = formatTicks(yt, chart.unit);
   yt.forEach((v, i) => {
-    const y = Y(v / scale.factor);
+    const y = Y(v);
     parts.push(`<line x1="${x0}" y1="${f(y)}" x2="${x1}" y2="${f(y)}" stroke="#e2e2e2" stroke-width="0.8"/>`);
-    parts.push(`<text x="${x0 - 6}" y="${f(y + 3.5)}" text-anchor="end" fill="#444444">${escapeXml(labels[i] + scale.suffix)}</text>`);
+    parts.push(`<text x="${x0 - 6}" y="${f(y + 3.5)}" text-anchor="end" fill="#444444">${escapeXml(labels[i])}</text>`);
   });
   for (const t of timeTicks(t0, t1)) {
     const x = X(t);

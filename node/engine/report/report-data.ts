@@ -46,7 +46,7 @@ export interface KvRow {
   label: string;
   peak: number;
   mean: number;
-  /** Share of samples at or above 0.95. */
+  /** Share of samples at or above the level the model calls full (kv_full, 0.95). */
   near_full: number;
 }
 
@@ -195,7 +195,7 @@ function kvSummary(store: Store, incidentId: number): KvSummary {
     for (const x of v) {
       if (x > peak) peak = x;
       sum += x;
-      if (x >= 0.95) full++;
+      if (x >= DEFAULT_CONFIG.causes.kv_full) full++;
     }
     usage.push({ label: labelText(s.labels), peak, mean: sum / v.length, near_full: full / v.length });
   }

@@ -26,7 +26,7 @@ test('the HTML report is self-contained: no script and no external reference of 
     assert.doesNotMatch(html, /@font-face/i);
     assert.doesNotMatch(html, /["'(\s]\/\/[^\s]/, 'no protocol-relative reference');
     // Charts are inline SVG: one per canonical chart plus the quadrant figures (the strip twice: summary and trajectory).
-    assert.equal((html.match(/<svg /g) ?? []).length, 6 + 3);
+    assert.equal((html.match(/<svg /g) ?? []).length, 7 + 3);
     assert.match(html, /@media print/);
     assert.match(html, /section id="logs" class="page"/);
     assert.match(html, /section id="diagnosis">/, 'short sections flow on, no half-empty pages');

@@ -39,7 +39,7 @@ test('the Markdown report states the facts, links SVG files written beside it, a
     for (const l of links) assert.ok(existsSync(join(ts.dir, l)), l);
     const files = readdirSync(chartsDir).sort();
     assert.deepEqual(files, [...new Set(links.map((l) => l.split('/')[1]))].sort());
-    assert.ok(files.includes('chart-latency.svg') && files.includes('quadrant.svg'));
+    assert.ok(files.includes('chart-latency-e2e.svg') && files.includes('quadrant.svg'));
     for (const f of files) {
       const svg = readFileSync(join(chartsDir, f), 'utf8');
       assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucket, intervalQuantile } from '../../../node/engine/report/chart-series';
 import { compareNatural, gatherReportData, quadrantPath } from '../../../node/engine/report/report-data';
 import { buildIncident, GIB, kvAt, POINTS, STEP_MS, T0, reportStore } from './fixture';
 
@@ -20,11 +19,15 @@ test('gatherReportData collects the incident, charts, summaries and logs in a st
     ]);
     assert.deepEqual(d.sources[0].warnings, ['metrics/vllm.prom:17: malformed sample line skipped']);
 
-    // Only the charts whose canonical series exist, in the fixed order.
-    assert.deepEqual(d.charts.map((c) => c.id), ['latency', 'tokens', 'requests', 'kv', 'gpu-memory', 'errors']);
-    const mem = d.charts.find((c) => c.id === 'gpu-memory')!;
-    assert.deepEqual(mem.lines.map((l) => l.label), ['used gpu=0', 'used gpu=1']);
+    // The workstation's canonical charts that the catalog marks for the report, those with data, in the
+    // timeline's order, with the timeline's titles and legend text.
+    assert.deepEqual(d.charts.map((c) => c.id), ['latency-e2e', 'requests', 'tokens', 'queue', 'kv', 'preemptions', 'gpu-mem']);
+    assert.equal(d.charts[0].title, 'E2E latency P50 / P95 / P99');
+    const mem = d.charts.find((c) => c.id === 'gpu-mem')!;
+    assert.deepEqual(mem.lines.map((l) => l.label), ['gpu=0', 'gpu=1']);
     assert.deepEqual(mem.refs, [{ value: 80 * GIB, label: 'capacity' }]);
+    assert.deepEqual(d.charts.find((c) => c.id === 'kv')!.refs, [{ value: 0.95, label: '95% (exhaustion level)' }]);
+    assert.deepEqual(d.charts.find((c) => c.id === 'queue')!.lines.map((l) => l.label), ['running', 'waiting']);
 
     // Counter → rate: 2000 tokens per 5 s after sample 72, 5000 before.
     const tokens = d.charts.find((c) => c.id === 'tokens')!.lines[0];
@@ -32,10 +35,12 @@ test('gatherReportData collects the incident, charts, summaries and logs in a st
     assert.equal(tokens.max[0], 1000);
     assert.equal(tokens.max[tokens.max.length - 1], 400);
 
-    // Histogram → P99 per interval: after onset 8 of 10 requests land in (1, 2.5], so P99 = 1 + 1.5 × (9.9 − 2) / 8.
-    const lat = d.charts.find((c) => c.id === 'latency')!.lines[0];
-    assert.equal(lat.label, 'e2e P99');
-    assert.ok(Math.abs(lat.max[lat.max.length - 1] - (1 + (1.5 * 7.9) / 8)) < 1e-9);
+    // Histogram → quantiles per window of two scrape intervals: after onset 16 of 20 requests land in
+    // (1, 2.5], so P99 = 1 + 1.5 × (19.8 − 4) / 16.
+    const lat = d.charts.find((c) => c.id === 'latency-e2e')!;
+    assert.deepEqual(lat.lines.map((l) => l.label), ['P50', 'P95', 'P99']);
+    const p99 = lat.lines[2];
+    assert.ok(Math.abs(p99.max[p99.max.length - 1] - (1 + (1.5 * 15.8) / 16)) < 1e-9, String(p99.max.at(-1)));
 
     // KV summary from the samples written.
     const kvs = Array.from({ length: POINTS }, (_, i) => kvAt(i));
@@ -92,23 +97,6 @@ test('quadrantPath folds consecutive windows of one quadrant', () => {
     { quadrant: 'saturated', start_ms: 20, end_ms: 30, windows: 1 },
     { quadrant: 'exhausted', start_ms: 30, end_ms: 30, windows: 1 },
   ]);
-});
-
-test('intervalQuantile interpolates inside the bucket of the rank and ignores empty intervals', () => {
-  const a = { le: [1, 2, Infinity], counts: [0, 0, 0] };
-  const b = { le: [1, 2, Infinity], counts: [5, 10, 10] };
-  assert.equal(intervalQuantile(a, b, 0.5), 1);
-  assert.equal(intervalQuantile(a, b, 0.75), 1.5);
-  assert.equal(intervalQuantile(b, b, 0.5), null);
-});
-
-test('bucket keeps min and max per slice and never more points than asked', () => {
-  const t = Array.from({ length: 100 }, (_, i) => i);
-  const v = t.map((i) => (i % 10 === 3 ? 50 : i % 7));
-  const out = bucket(t, v, { start_ms: 0, end_ms: 100 }, 10);
-  assert.equal(out.t.length, 10);
-  assert.deepEqual(out.max, Array(10).fill(50));
-  assert.equal(out.min[0], 0);
 });
 
 test('compareNatural orders digit runs as numbers, independent of locale', () => {

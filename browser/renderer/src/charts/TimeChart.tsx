@@ -14,13 +14,13 @@ import { useLayout } from '../state/layout';
 import { useMarkers } from '../state/markers';
 import { useTimeline } from '../state/timeline';
 import { beginInteraction, chartBusy, chartIdle } from './draw-tracker';
-import { bucketFor, bufferedWindow, type FetchWindow } from './buffered-window';
+import { bucketFor, bufferedWindow, type FetchWindow } from '../../../../common/charts/buffered-window';
 import { freshEntry, loadOnce, onChartRefresh } from './chart-data-cache';
-import { arrivals, ratio, sumRates } from './derive-columns';
-import { alignColumns, seriesColumns } from './minmax-columns';
+import { groupColumns, groupSeriesIds } from '../../../../common/charts/group-columns';
+import { alignColumns } from '../../../../common/charts/minmax-columns';
 import { drawOverlays, drawThreshold, quantileRange } from './overlays';
 import { querySeriesBatched } from './series-batch';
-import { deriveInputs, type ChartGroup, type ChartSeries } from './series-groups';
+import { deriveInputs, type ChartGroup, type ChartSeries } from '../../../../common/charts/series-groups';
 import { readChartColors } from './theme-colors';
 
 export const SYNC_KEY = 'quadscope-time';
@@ -197,7 +197,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
       tl.style.setProperty('--plot-width', `${r.width}px`);
     };
 
-    const ids = [...new Set(group.series.flatMap((x) => (x.derive ? deriveInputs(x.derive).map((s) => s.id) : [x.info.id])))];
+    const ids = groupSeriesIds(group);
     const quant = group.quantiles;
     const key = quant ? `q:${quant.histogram.id}:${quant.q.join(',')}` : `s:${seriesKey}@${rateWindowMs}`;
     const load = async (w: FetchWindow): Promise<uPlot.AlignedData> => {
@@ -207,16 +207,7 @@ export function TimeChart({ group, height, highlighted }: Props) {
         return [r.t, ...r.values.map((col) => col.map((v) => (Number.isFinite(v) ? v : null)))] as uPlot.AlignedData;
       }
       const byId = await querySeriesBatched(ids, w);
-      const cols = group.series.map((x) => {
-        const data = (list: { id: number }[]) => list.map((s) => byId.get(s.id)).filter((d) => d !== undefined);
-        const dv = x.derive;
-        if (dv?.kind === 'sum-rate') return sumRates(data(dv.of), w, rateWindowMs);
-        if (dv?.kind === 'arrivals') return arrivals(data(dv.finished), data(dv.queue), w, rateWindowMs);
-        if (dv?.kind === 'ratio') return ratio(data(dv.num), data(dv.den), w, { rates: dv.rates, windowMs: rateWindowMs });
-        const d = byId.get(x.info.id);
-        return d ? seriesColumns(d, x.asRate, w.bucket_ms, rateWindowMs) : { t: new Float64Array(0), v: new Float64Array(0) };
-      });
-      return alignColumns(cols) as uPlot.AlignedData;
+      return alignColumns(groupColumns(group, byId, w, rateWindowMs)) as uPlot.AlignedData;
     };
     const plotWidth = () => Math.max(16, Math.min(20_000, Math.floor(u.over.clientWidth || u.bbox.width / devicePixelRatio)));
     let shown: uPlot.AlignedData | null = null;

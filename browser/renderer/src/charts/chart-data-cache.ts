@@ -1,7 +1,7 @@
 // Fetched chart data kept per chart (by its query key) across redraws and chart rebuilds: a few windows
 // each, newest first, so zooming back out finds the coarser windows again. Live recording bumps the
 // generation: older entries may still be drawn while loading but never count as fresh.
-import { covers, type FetchWindow } from './buffered-window';
+import { covers, type FetchWindow } from '../../../../common/charts/buffered-window';
 
 export interface CacheEntry<T> {
   w: FetchWindow;

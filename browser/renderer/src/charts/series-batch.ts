@@ -2,7 +2,7 @@
 // merge their series ids, the answer is split back per request.
 import type { SeriesData } from '../../../../common/contract/types';
 import { api } from '../api';
-import type { FetchWindow } from './buffered-window';
+import type { FetchWindow } from '../../../../common/charts/buffered-window';
 
 interface Pending {
   w: FetchWindow;

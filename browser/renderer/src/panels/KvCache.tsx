@@ -4,7 +4,7 @@ import { useMemo } from 'react';
 import { formatPercent } from '../../../../common/format';
 import { causeName } from '../../../../common/causes';
 import { TimeChart } from '../charts/TimeChart';
-import { groupSeries } from '../charts/series-groups';
+import { groupSeries } from '../../../../common/charts/series-groups';
 import { useDiagnosis } from '../state/diagnosis';
 import { useSeries } from '../state/series';
 import { EvidenceLink } from './EvidenceLink';

@@ -13,7 +13,7 @@ import { SIG } from '../../../../common/names';
 import { api, errorText } from '../api';
 import { StackedChart, type Layer } from '../charts/StackedChart';
 import { TimeChart } from '../charts/TimeChart';
-import { groupSeries } from '../charts/series-groups';
+import { groupSeries } from '../../../../common/charts/series-groups';
 import { readChartColors } from '../charts/theme-colors';
 import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { formatDuration, formatTime } from '../../../../common/format';
 import { draftVisibleRange, TimeChart } from '../charts/TimeChart';
 import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
-import { groupHasSeries, groupSeries, matchGroups, type ChartGroup } from '../charts/series-groups';
+import { groupHasSeries, groupSeries, matchGroups, type ChartGroup } from '../../../../common/charts/series-groups';
 import { useAnnotations } from '../state/annotations';
 import { useCursor } from '../state/cursor';
 import { seriesOfInstance, useFleet } from '../state/fleet';

@@ -1,12 +1,14 @@
-// Which charts the timeline stacks. First the canonical views of LLM serving (docs/four-quadrant-model.md §1,
-// docs/root-causes.md §0), each from the best source of its signal (the engine's own metrics before its log
-// lines, before what was derived from spans): latency P50/P95/P99 of e2e, TTFT, ITL and queue time;
-// arrivals and finishes; tokens in and out; running and waiting; KV usage and KV per running request;
-// prompt and output length; preemptions; errors (never successful finishes); prefix-cache hit rate;
-// and per GPU memory, utilisation, clock, power and temperature. Everything else, other sources of the
-// same signals included, is folded behind the timeline's filter box, grouped by name.
-import type { SeriesInfo } from '../../../../common/contract/types';
-import { bestSource, sourceRank } from '../../../../common/series-source';
+// Which charts the timeline stacks and the report draws. First the canonical views of LLM serving
+// (catalog.ts: ids, titles, units, signals), each from the best source of its signal (the engine's own
+// metrics before its log lines, before what was derived from spans): latency P50/P95/P99 of e2e, TTFT, ITL
+// and queue time; arrivals and finishes; tokens in and out; running and waiting; KV usage and KV per
+// running request; prompt and output length; preemptions; errors (never successful finishes); prefix-cache
+// hit rate; and per GPU memory, utilisation, clock, power and temperature. Everything else, other sources
+// of the same signals included, is folded behind the timeline's filter box, grouped by name.
+import type { SeriesInfo } from '../contract/types';
+import { SIG } from '../names';
+import { bestSource, sourceRank } from '../series-source';
+import { CHARTS, LATENCY_CHARTS, LATENCY_QUANTILES, PER_GPU_CHARTS, type ChartDef } from './catalog';
 
 /** How a line is computed from several series (see derive-columns.ts). */
 export type Derive =
@@ -34,7 +36,6 @@ export interface ChartGroup {
   search: string;
 }
 
-export const LATENCY_QUANTILES = [0.5, 0.95, 0.99];
 const MAX_SERIES_PER_CHART = 16;
 
 /** Labels that identify where a series came from rather than what it is: shown only when nothing else differs. */
@@ -143,12 +144,9 @@ function histogram(all: SeriesInfo[], name: string): SeriesInfo | null {
   return bestSource(all, name, (s) => s.kind === 'histogram' && scrapes(s) >= 2).sort((a, b) => scrapes(b) - scrapes(a))[0] ?? null;
 }
 
-const LATENCIES: [string, string, string][] = [
-  ['lat.e2e', 'latency-e2e', 'E2E latency'],
-  ['lat.ttft', 'latency-ttft', 'Time to first token (TTFT)'],
-  ['lat.itl', 'latency-itl', 'Inter-token latency (ITL)'],
-  ['lat.queue', 'latency-queue', 'Queue time'],
-];
+/** A canonical chart of the catalog, drawn with these lines. */
+const canonicalGroup = (def: ChartDef, series: ChartSeries[], opts: { title?: string; unit?: string; extra?: Partial<ChartGroup> } = {}) =>
+  group(def.id, opts.title ?? def.title, opts.unit ?? def.unit, series, true, opts.extra);
 
 interface Built {
   groups: ChartGroup[];
@@ -163,116 +161,103 @@ function canonicalGroups(all: SeriesInfo[]): Built {
   const counter = (name: string) => bestSource(all, name, (s) => s.points > 0 && s.kind === 'counter');
   const gauge = (name: string) => bestSource(all, name, (s) => s.points > 0 && s.kind !== 'counter' && s.kind !== 'histogram' && s.kind !== 'info');
 
-  for (const [name, id, title] of LATENCIES) {
+  for (const def of LATENCY_CHARTS) {
+    const name = def.signals[0];
     const h = histogram(all, name);
     if (h) {
       take([h, ...all.filter((s) => (s.name === `${name}.count` || s.name === `${name}.sum`) && JSON.stringify(s.labels) === JSON.stringify(h.labels))]);
-      groups.push(
-        group(
-          id,
-          `${title} P50 / P95 / P99`,
-          h.unit || 'seconds',
-          LATENCY_QUANTILES.map((q) => ({ info: h, label: `P${Math.round(q * 100)}`, asRate: false })),
-          true,
-          { quantiles: { histogram: h, q: LATENCY_QUANTILES } },
-        ),
-      );
+      const quantiles = LATENCY_QUANTILES.map((q) => ({ info: h, label: `P${Math.round(q * 100)}`, asRate: false }));
+      groups.push(canonicalGroup(def, quantiles, { title: `${def.title} P50 / P95 / P99`, unit: h.unit || def.unit, extra: { quantiles: { histogram: h, q: LATENCY_QUANTILES } } }));
       continue;
     }
-    const mean = meanLine(all, name, `${title.split(' (')[0]} mean`);
+    const mean = meanLine(all, name, `${def.short} mean`);
     if (mean) {
       take(deriveInputs(mean.derive!));
-      groups.push(group(id, `${title}, mean per request`, 'seconds', [mean], true));
+      groups.push(canonicalGroup(def, [mean], { title: `${def.title}, mean per request` }));
     }
   }
 
-  const finished = counter('req.finished');
-  const running = gauge('req.running');
-  const waiting = gauge('req.waiting');
-  const finishes = finished.length ? finished : counter('lat.e2e.count');
+  const finished = counter(SIG.reqFinished);
+  const running = gauge(SIG.reqRunning);
+  const waiting = gauge(SIG.reqWaiting);
+  const finishes = finished.length ? finished : counter(`${SIG.latE2e}.count`);
   if (finishes.length) {
     const series: ChartSeries[] = [];
     if (running.length || waiting.length) series.push({ info: finishes[0], label: 'arrivals (finishes + queue growth)', asRate: true, derive: { kind: 'arrivals', finished: finishes, queue: [...running, ...waiting] } });
     series.push({ info: finishes[0], label: 'finishes', asRate: true, derive: { kind: 'sum-rate', of: finishes } });
     take(finished);
-    groups.push(group('requests', 'Requests: arrivals and finishes', 'req/s', series, true));
+    groups.push(canonicalGroup(CHARTS.requests, series));
   }
 
-  const tokIn = counter('tokens.prompt');
-  const tokOut = counter('tokens.generation');
+  const tokIn = counter(SIG.tokensPrompt);
+  const tokOut = counter(SIG.tokensGeneration);
   if (tokIn.length || tokOut.length) {
     take([...tokIn, ...tokOut]);
-    groups.push(group('tokens', 'Tokens: prompt (in) and generation (out)', 'tokens/s', [...lines(tokIn, true, () => 'prompt'), ...lines(tokOut, true, () => 'generation')], true));
+    groups.push(canonicalGroup(CHARTS.tokens, [...lines(tokIn, true, () => 'prompt'), ...lines(tokOut, true, () => 'generation')]));
   } else {
-    const rIn = gauge('tokens.prompt_rate');
-    const rOut = gauge('tokens.generation_rate');
+    // Engines that log their throughput as a rate (vLLM's stats line) rather than count tokens.
+    const rIn = gauge(SIG.tokensPromptRate);
+    const rOut = gauge(SIG.tokensGenerationRate);
     if (rIn.length || rOut.length) {
       take([...rIn, ...rOut]);
-      groups.push(group('tokens', 'Tokens: prompt (in) and generation (out)', 'tokens/s', [...lines(rIn, false, () => 'prompt'), ...lines(rOut, false, () => 'generation')], true));
+      groups.push(canonicalGroup(CHARTS.tokens, [...lines(rIn, false, () => 'prompt'), ...lines(rOut, false, () => 'generation')]));
     }
   }
 
   if (running.length || waiting.length) {
     take([...running, ...waiting]);
-    groups.push(group('queue', 'Requests running / waiting', 'count', [...lines(running, false, () => 'running'), ...lines(waiting, false, () => 'waiting')], true));
+    groups.push(canonicalGroup(CHARTS.queue, [...lines(running, false, () => 'running'), ...lines(waiting, false, () => 'waiting')]));
   }
 
-  const kv = gauge('kv.usage');
+  const kv = gauge(SIG.kvUsage);
   if (kv.length) {
     take(kv);
-    groups.push(group('kv', 'KV-cache usage', 'fraction', lines(kv, false, () => 'KV usage'), true));
+    groups.push(canonicalGroup(CHARTS.kv, lines(kv, false, () => 'KV usage')));
     if (running.length) {
-      groups.push(group('kv-per-request', 'KV cache per running request (KV usage ÷ running)', 'fraction', [{ info: kv[0], label: 'KV per running request', asRate: false, derive: { kind: 'ratio', num: kv, den: running, rates: false } }], true));
+      groups.push(canonicalGroup(CHARTS.kvPerRequest, [{ info: kv[0], label: 'KV per running request', asRate: false, derive: { kind: 'ratio', num: kv, den: running, rates: false } }]));
     }
   }
 
-  const lengths = [meanLine(all, 'req.prompt_len', 'prompt length'), meanLine(all, 'req.gen_len', 'output length')].filter((x): x is ChartSeries => !!x);
+  const lengths = [meanLine(all, SIG.reqPromptLen, 'prompt length'), meanLine(all, SIG.reqGenLen, 'output length')].filter((x): x is ChartSeries => !!x);
   if (lengths.length) {
     lengths.forEach((l) => take(deriveInputs(l.derive!)));
-    groups.push(group('lengths', 'Prompt and output length, mean per request', 'tokens', lengths, true));
+    groups.push(canonicalGroup(CHARTS.lengths, lengths));
   }
 
-  const preempt = counter('kv.preemptions');
+  const preempt = counter(SIG.kvPreemptions);
   if (preempt.length) {
     take(preempt);
-    groups.push(group('preemptions', 'Preemptions', 'count/s', lines(preempt, true, () => 'preemptions'), true));
+    groups.push(canonicalGroup(CHARTS.preemptions, lines(preempt, true, () => 'preemptions')));
   }
 
   // Errors are errors: the error counter and requests that ended aborted or failed, never successful finishes.
-  const errors = all.filter((s) => s.name === 'req.errors' && s.kind === 'counter' && s.points > 0);
-  const failed = all.filter((s) => s.name === 'req.finished' && s.kind === 'counter' && s.points > 0 && /^(abort|error)$/.test(s.labels.reason ?? '') && sourceRank(s) === Math.min(...finished.map(sourceRank), 9));
+  const errors = all.filter((s) => s.name === SIG.reqErrors && s.kind === 'counter' && s.points > 0);
+  const failed = all.filter((s) => s.name === SIG.reqFinished && s.kind === 'counter' && s.points > 0 && /^(abort|error)$/.test(s.labels.reason ?? '') && sourceRank(s) === Math.min(...finished.map(sourceRank), 9));
   if (errors.length || failed.length) {
     take(errors);
-    groups.push(group('errors', 'Errors and aborted requests', 'count/s', [...lines(errors, true, () => 'errors'), ...failed.map((info) => ({ info, label: `finished: ${info.labels.reason}`, asRate: true }))], true));
+    groups.push(canonicalGroup(CHARTS.errors, [...lines(errors, true, () => 'errors'), ...failed.map((info) => ({ info, label: `finished: ${info.labels.reason}`, asRate: true }))]));
   }
 
-  const hits = counter('kv.prefix_hits');
-  const queries = counter('kv.prefix_queries');
+  const hits = counter(SIG.kvPrefixHits);
+  const queries = counter(SIG.kvPrefixQueries);
   if (hits.length && queries.length) {
     take([...hits, ...queries]);
-    groups.push(group('prefix', 'Prefix-cache hit rate (hits ÷ queries)', 'fraction', [{ info: hits[0], label: 'hit rate', asRate: false, derive: { kind: 'ratio', num: hits, den: queries, rates: true } }], true));
+    groups.push(canonicalGroup(CHARTS.prefix, [{ info: hits[0], label: 'hit rate', asRate: false, derive: { kind: 'ratio', num: hits, den: queries, rates: true } }], { title: `${CHARTS.prefix.title} (hits ÷ queries)` }));
   } else {
-    const rate = gauge('kv.prefix_hit_rate');
+    const rate = gauge(SIG.kvPrefixHitRate);
     if (rate.length) {
       take(rate);
-      groups.push(group('prefix', 'Prefix-cache hit rate', 'fraction', lines(rate, false, () => 'hit rate'), true));
+      groups.push(canonicalGroup(CHARTS.prefix, lines(rate, false, () => 'hit rate')));
     }
   }
 
-  const perGpu: [string, string, string[]][] = [
-    ['gpu-mem', 'GPU memory used (per GPU)', ['gpu.mem.used']],
-    ['torch-mem', 'PyTorch allocated / reserved', ['torch.allocated', 'torch.reserved']],
-    ['gpu-util', 'GPU utilisation and SM active (per GPU)', ['gpu.util', 'gpu.sm_active']],
-    ['gpu-clock', 'SM clock (per GPU)', ['gpu.sm_clock']],
-    ['gpu-power', 'GPU power (per GPU)', ['gpu.power']],
-    ['gpu-temp', 'GPU temperature (per GPU)', ['gpu.temp']],
-  ];
-  for (const [id, title, names] of perGpu) {
-    const list = names.flatMap((n) => gauge(n));
+  for (const def of PER_GPU_CHARTS) {
+    const list = def.signals.flatMap((n) => gauge(n));
     if (!list.length) continue;
     take(list);
-    const mixed = names.length > 1;
-    groups.push(group(id, title, list[0].unit, lines(list, false, mixed ? (s) => s.name.replace(/^(gpu|torch)\./, '') : undefined), true));
+    const mixed = def.signals.length > 1;
+    // The series' own unit where it names one (every importer writes the canonical unit).
+    groups.push(canonicalGroup(def, lines(list, false, mixed ? (s) => s.name.replace(/^(gpu|torch)\./, '') : undefined), { unit: list[0].unit || def.unit }));
   }
   return { groups, used };
 }

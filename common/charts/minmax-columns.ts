@@ -1,8 +1,8 @@
 // Turns one downsampled series (first timestamp, min, max per bucket) into the x/y columns uPlot draws:
 // where a bucket folded several samples, its min and max both appear (half a bucket apart, less than a
 // pixel), so spikes survive downsampling as uPlot's min/max-per-column stroke.
-import type { SeriesData } from '../../../../common/contract/types';
-import { counterRates } from '../../../../common/counters';
+import type { SeriesData } from '../contract/types';
+import { counterRates } from '../counters';
 
 export function seriesColumns(d: SeriesData, asRate: boolean, bucketMs: number, rateWindowMs = 0): { t: Float64Array; v: Float64Array } {
   if (asRate) return counterRates(d.t, d.max, rateWindowMs);

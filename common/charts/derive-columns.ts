@@ -3,9 +3,9 @@
 // Little's law reads the queue), a ratio of gauges (KV usage per running request) and a ratio of rates
 // (prefix-cache hits per query, the mean of a histogram from its sum and count). Series of one scrape
 // share buckets; a bucket missing from any input is left out rather than summed short.
-import type { SeriesData } from '../../../../common/contract/types';
+import type { SeriesData } from '../contract/types';
 import type { FetchWindow } from './buffered-window';
-import { counterRates } from '../../../../common/counters';
+import { counterRates } from '../counters';
 
 export type Columns = { t: Float64Array; v: Float64Array };
 type Grid = Map<number, number>;

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SeriesInfo } from '../../../common/contract/types';
-import { groupSeries, matchGroups, uniqueLabels } from '../../../browser/renderer/src/charts/series-groups';
+import { CHART_CATALOG } from '../../../common/charts/catalog';
+import { groupSeries, matchGroups, uniqueLabels } from '../../../common/charts/series-groups';
 
 let nextId = 1;
 function series(name: string, kind: SeriesInfo['kind'], labels: Record<string, string>, points = 10, unit = name.startsWith('lat.') && !name.endsWith('.count') ? 'seconds' : ''): SeriesInfo {
@@ -50,6 +51,7 @@ test('the default timeline is the canonical LLM-serving views, at most 20 charts
     'preemptions', 'errors', 'prefix', 'gpu-mem', 'torch-mem', 'gpu-util', 'gpu-clock', 'gpu-power', 'gpu-temp',
   ]);
   assert.ok(canonical.length <= 20);
+  assert.deepEqual(canonical, CHART_CATALOG.map((c) => c.id), 'the catalog is the timeline: every chart, in its order');
   const others = groups.filter((g) => !g.canonical);
   assert.ok(others.some((g) => g.title.includes('_created')), 'the *_created gauges wait behind the filter');
   assert.equal(matchGroups(others, 'created').length, 15);

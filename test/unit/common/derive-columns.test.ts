@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SeriesData } from '../../../common/contract/types';
-import { arrivals, ratio, sumRates } from '../../../browser/renderer/src/charts/derive-columns';
+import { arrivals, ratio, sumRates } from '../../../common/charts/derive-columns';
 
 const w = { bucket_ms: 1000, start_ms: 0, end_ms: 10_000, points: 10 };
 const data = (id: number, v: number[]): SeriesData => ({ series_id: id, t: v.map((_, i) => i * 1000), min: v, max: v, downsampled: false });
