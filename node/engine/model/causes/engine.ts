@@ -149,7 +149,11 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
 export const deployRegression: Rule = (c) => {
   if (!c.f.have.has('events')) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart)']);
   const cc = c.cfg.causes;
-  const changes = events(c, ...CHANGE_KINDS).filter((e) => e.ts_ms >= spanStart(c) - cc.deploy_window_ms && e.ts_ms <= spanEnd(c));
+  // From the end of the baseline, not only near the span: a rollout that slows decode by half may move
+  // e2e P99 past the alert only when the day's peak arrives, long after the deploy. Each candidate still
+  // needs a lasting KPI step at its own time, which random events do not bring.
+  const from = Math.min(spanStart(c), c.f.t[c.base[1]] + c.f.grid.W) - cc.deploy_window_ms;
+  const changes = events(c, ...CHANGE_KINDS).filter((e) => e.ts_ms >= from && e.ts_ms <= spanEnd(c));
   const versions = events(c, EV.version, EV.engineStart, EV.engineRestart).sort((x, y) => x.ts_ms - y.ts_ms);
   const crashes = events(c, ...CRASH_KINDS);
   const perRun = new Float64Array(c.f.grid.n);
