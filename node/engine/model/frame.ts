@@ -3,7 +3,7 @@
 // queue gauges add up across engines, KV usage takes the fullest engine, GPUs stay separate so the
 // worst one can drive R and their spread can reveal a straggler.
 import { histogramEntropy, histogramQuantile, bucketDelta } from './quantiles';
-import { bucketCounter } from './rates';
+import { bucketCounter } from '../../../common/counters';
 import type { LoadedHistogram, LoadedSeries, RequestFact, Signals } from './signals-from-store';
 import { bucketGauge, gaugeWindows, rateWindows, windowStart, type GaugeWindows, type WindowGrid } from './windows';
 import { SIG, countOf } from '../../../common/names';
