@@ -193,7 +193,7 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
     if (existsSync('/usr/bin/pdftotext')) {
       const pdfText = execFileSync('/usr/bin/pdftotext', ['-layout', pdf.file, '-'], { encoding: 'utf8' });
       assert.match(pdfText, /Unexplained incident: CUDA out of memory/);
-      assert.match(pdfText, /Request latency/, 'the charts are in the PDF');
+      assert.match(pdfText, /E2E latency P50 \/ P95 \/ P99/, 'the charts are in the PDF, titled as in the timeline');
     }
     await app.screenshot('issue16-exported');
   });
