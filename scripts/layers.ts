@@ -135,8 +135,12 @@ export function importsOf(file: string, text: string): ImportRef[] {
   return out;
 }
 
+/** A test kept beside the code it tests (`*.test.ts`): not a layer, and no layer may import it. */
+const isTest = (file: string) => /\.test\.(ts|tsx|mts|cts|mjs|cjs|js)$/.test(file) || /\.test$/.test(file);
+
 /** The layer a repository-relative file belongs to, or undefined (tests, scripts, fixtures). */
 export function layerOf(file: string): Layer | undefined {
+  if (isTest(file)) return undefined;
   let best: Layer | undefined;
   for (const l of LAYERS) if (covers(l.folder, stripExt(file)) && (!best || l.folder.length > best.folder.length)) best = l;
   return best;
@@ -179,6 +183,10 @@ export function checkSource(file: string, text: string): Violation[] {
     if (t.kind === 'ours') ok = layer.ours.some((o) => covers(o, t.name));
     else if (t.kind === 'builtin') ok = layer.packages.includes(NODE) || layer.packages.includes(t.name);
     else ok = layer.packages.includes(t.name);
+    if (t.kind === 'ours' && isTest(t.name)) {
+      out.push({ file, line: ref.line, specifier: ref.specifier, target: t.name, layer: layer.folder, message: `${file}:${ref.line}: import '${ref.specifier}' is a test — code never imports its tests` });
+      continue;
+    }
     const sealed = t.kind === 'ours' ? PRIVATE_MODULES.find((m) => m.module === t.name && !file.startsWith(m.owner)) : undefined;
     if (sealed) {
       out.push({ file, line: ref.line, specifier: ref.specifier, target: t.name, layer: layer.folder, message: `${file}:${ref.line}: import '${ref.specifier}' (${t.name}) is private to ${sealed.owner} — ${sealed.reason}` });

@@ -21,7 +21,12 @@ function walk(dir) {
   return out;
 }
 
-const files = suites.flatMap((s) => walk(join(root, 'test', s))).map((f) => relative(root, f));
+// Unit tests may also live beside the code they test (a renderer panel's folder holds its tests):
+// they run with the unit suite.
+const COLOCATED = ['common', 'browser', 'node', 'electron-main', 'electron-preload'];
+const files = suites
+  .flatMap((s) => [...walk(join(root, 'test', s)), ...(s === 'unit' ? COLOCATED.flatMap((d) => walk(join(root, d))) : [])])
+  .map((f) => relative(root, f));
 if (!files.length) {
   console.error(`no test files under test/{${suites.join(',')}}`);
   process.exit(1);

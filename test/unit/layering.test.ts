@@ -34,6 +34,13 @@ test('allowed imports pass', () => {
   assert.deepEqual(checkSource('node/engine/store/probe.ts', "import Database from 'better-sqlite3';\nimport { join } from 'node:path';\n"), []);
   assert.deepEqual(checkSource('node/engine/importers/probe.ts', "import { SIG } from '../../../common/names';\nimport { canonical } from '../signals/canonical';\n"), []);
   assert.deepEqual(checkSource('test/unit/probe.ts', "import { Store } from '../../node/engine/store/store';\n"), [], 'tests are not a layer');
+  assert.deepEqual(checkSource('browser/renderer/src/panels/probe/probe.test.ts', "import { test } from 'node:test';\nimport { x } from './probe';\n"), [], 'a test beside a panel is not a layer either');
+});
+
+test('code never imports a test kept beside it', () => {
+  const v = checkSource('browser/renderer/src/panels/probe/Probe.tsx', "import { helper } from './probe.test';\n");
+  assert.equal(v.length, 1);
+  assert.match(v[0].message, /is a test/);
 });
 
 test('better-sqlite3 is refused in the engine outside store/, and electron everywhere but main and preload', () => {

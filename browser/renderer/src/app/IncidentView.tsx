@@ -7,47 +7,13 @@ import { useCursor } from '../state/cursor';
 import { useDiagnosis } from '../state/diagnosis';
 import { useIncidents } from '../state/incidents';
 import { useLayout } from '../state/layout';
-import { TAB_LABELS, TABS, type Tab, useNavigation } from '../state/navigation';
-import { Annotations } from '../panels/Annotations';
-import { DiagnosisPanel } from '../panels/Diagnosis';
-import { Fleet } from '../panels/Fleet';
-import { Headline } from '../panels/Headline';
-import { Kernels } from '../panels/Kernels';
-import { KvCache } from '../panels/KvCache';
-import { Logs } from '../panels/Logs';
-import { Memory } from '../panels/Memory';
-import { Overview } from '../panels/Overview';
-import { QuadrantMap } from '../panels/QuadrantMap';
-import { Replay } from '../panels/Replay';
-import { ReportExport } from '../panels/ReportExport';
-import { SqlConsole } from '../panels/SqlConsole';
-import { Timeline } from '../panels/Timeline';
-import { Traces } from '../panels/Traces';
-
-function TabBody({ tab, incidentId }: { tab: Tab; incidentId: number }) {
-  switch (tab) {
-    case 'overview':
-      return <Overview />;
-    case 'diagnosis':
-      return <DiagnosisPanel />;
-    case 'fleet':
-      return <Fleet />;
-    case 'logs':
-      return <Logs />;
-    case 'traces':
-      return <Traces />;
-    case 'kernels':
-      return <Kernels />;
-    case 'kv':
-      return <KvCache />;
-    case 'memory':
-      return <Memory />;
-    case 'annotations':
-      return <Annotations />;
-    case 'sql':
-      return <SqlConsole incidentId={incidentId} />;
-  }
-}
+import { useNavigation } from '../state/navigation';
+import { availablePanels, panelById } from '../panels';
+import { Headline } from '../components/Headline';
+import { QuadrantMap } from '../components/QuadrantMap';
+import { Replay } from '../components/Replay';
+import { ReportExport } from '../components/ReportExport';
+import { Timeline } from '../components/Timeline';
 
 /** The cursor time, updated without re-rendering the view on every replay frame. */
 function CursorClock() {
@@ -70,9 +36,13 @@ export function IncidentView({ incidentId }: { incidentId: number }) {
   const tab = useNavigation((s) => s.tab);
   const setTab = useNavigation((s) => s.setTab);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
-  // The fleet tab is there when the incident holds several serving instances (or a link asked for it).
-  const fleet = useDiagnosis((s) => (s.diagnosis?.instances?.length ?? 0) >= 2);
-  const tabs = TABS.filter((t) => t !== 'fleet' || fleet || tab === 'fleet');
+  // The registry's panels this incident offers (the fleet panel only with several instances), selected as
+  // one string so a new diagnosis re-renders the view only when the offer changes; an id no panel has (an
+  // old link) shows the first.
+  const offered = useDiagnosis((s) => availablePanels({ diagnosis: s.diagnosis }, tab).map((p) => p.id).join(' '));
+  const panels = offered.split(' ').map((id) => panelById(id)!);
+  const current = panels.find((p) => p.id === tab) ?? panels[0];
+  const Body = current.component;
   const maxLeft = Math.max(280, window.innerWidth - 480);
   return (
     <div className="incident-view" style={{ gridTemplateColumns: `${sizes.left}px 6px minmax(0, 1fr)` }} data-testid="incident-view">
@@ -93,35 +63,35 @@ export function IncidentView({ incidentId }: { incidentId: number }) {
         <Splitter orientation="horizontal" value={sizes.timeline} min={160} max={Math.max(200, window.innerHeight - 160)} label="Resize the timeline" onChange={(px) => setSize('timeline', px)} />
         <div className="detail">
           <div className="tabs" role="tablist" aria-label="Detail panels">
-            {tabs.map((t, i) => (
+            {panels.map((p, i) => (
               <button
-                key={t}
+                key={p.id}
                 ref={(b) => {
                   tabRefs.current[i] = b;
                 }}
                 type="button"
                 role="tab"
-                id={`tab-${t}`}
-                aria-selected={t === tab}
+                id={`tab-${p.id}`}
+                aria-selected={p === current}
                 aria-controls="tab-body"
-                tabIndex={t === tab ? 0 : -1}
-                data-testid={`tab-${t}`}
-                onClick={() => setTab(t)}
+                tabIndex={p === current ? 0 : -1}
+                data-testid={`tab-${p.id}`}
+                onClick={() => setTab(p.id)}
                 onKeyDown={(e) => {
                   if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
                   e.preventDefault();
                   e.stopPropagation();
-                  const next = (i + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length;
-                  setTab(tabs[next]);
+                  const next = (i + (e.key === 'ArrowRight' ? 1 : panels.length - 1)) % panels.length;
+                  setTab(panels[next].id);
                   tabRefs.current[next]?.focus();
                 }}
               >
-                {TAB_LABELS[t]}
+                {p.title}
               </button>
             ))}
           </div>
-          <div className="tab-body" id="tab-body" role="tabpanel" aria-labelledby={`tab-${tab}`}>
-            <TabBody tab={tab} incidentId={incidentId} />
+          <div className="tab-body" id="tab-body" role="tabpanel" aria-labelledby={`tab-${current.id}`}>
+            <Body incidentId={incidentId} />
           </div>
         </div>
       </div>

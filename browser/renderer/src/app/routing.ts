@@ -3,6 +3,7 @@
 import { DEMO_NAME } from '../../../../common/demo';
 import { useCursor } from '../state/cursor';
 import { useIncidents } from '../state/incidents';
+import { panelById } from '../panels';
 import { formatHash, parseHash, useNavigation } from '../state/navigation';
 
 /** The visible range when zoomed in, else null (the whole incident needs no parameters). */
@@ -23,7 +24,7 @@ export function installRouting(): () => void {
     const nav = useNavigation.getState();
     if (view !== nav.view || incidentId !== (view === 'incident' ? nav.incidentId : incidentId)) nav.go(view, incidentId);
     else if (range && view === 'incident') useCursor.getState().setRange(range);
-    if (tab && tab !== useNavigation.getState().tab) nav.setTab(tab);
+    if (tab && panelById(tab) && tab !== useNavigation.getState().tab) nav.setTab(tab);
   };
   fromHash();
   const hashNow = () => {

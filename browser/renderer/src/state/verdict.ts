@@ -5,6 +5,9 @@ import { verdictOf, type Verdict } from '../../../../common/verdict';
 import { hasData, useDiagnosis } from './diagnosis';
 import { useMarkers } from './markers';
 
+/** A verdict's status as the headline, the overview and the diagnosis panel name it. */
+export const STATUS_LABEL = { healthy: 'Healthy', explained: 'Explained', unexplained: 'Unexplained' } as const;
+
 export function useVerdict(): Verdict | null {
   const diagnosis = useDiagnosis((s) => s.diagnosis);
   const events = useMarkers((s) => s.events);

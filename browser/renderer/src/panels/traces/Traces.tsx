@@ -1,10 +1,10 @@
 // Request traces: the list, and a waterfall of the chosen trace's spans. A span moves the cursor.
 import { useEffect, useMemo } from 'react';
-import { formatDuration, formatTime } from '../../../../common/format';
-import { useCursor } from '../state/cursor';
-import { useIncidents } from '../state/incidents';
-import { useNavigation } from '../state/navigation';
-import { spanDepths, useTraces } from '../state/traces';
+import { formatDuration, formatTime } from '../../../../../common/format';
+import { useCursor } from '../../state/cursor';
+import { useIncidents } from '../../state/incidents';
+import { useNavigation } from '../../state/navigation';
+import { spanDepths, useTraces } from './traces-store';
 
 function Waterfall() {
   const { spans, spansState, traceId } = useTraces();

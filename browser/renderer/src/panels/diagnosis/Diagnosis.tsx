@@ -3,16 +3,15 @@
 // against threshold) and evidence links; and every cause checked: fired, not fired (the conditions that
 // failed, value against threshold) or not assessable (the data that would decide it).
 import { useState } from 'react';
-import type { CauseCheck, CauseResult, Condition, Diagnosis, Preset } from '../../../../common/contract/diagnosis';
-import { causeMechanism, causeName } from '../../../../common/causes';
-import { formatConditionValue, formatPercent, formatTime } from '../../../../common/format';
-import { checkedCauses, DISRUPTION_KINDS, type Verdict } from '../../../../common/verdict';
-import { useCursor } from '../state/cursor';
-import { hasData, useDiagnosis } from '../state/diagnosis';
-import { useNavigation } from '../state/navigation';
-import { useVerdict } from '../state/verdict';
-import { EvidenceLink } from './EvidenceLink';
-import { STATUS_LABEL } from './Headline';
+import type { CauseCheck, CauseResult, Condition, Diagnosis, Preset } from '../../../../../common/contract/diagnosis';
+import { causeMechanism, causeName } from '../../../../../common/causes';
+import { formatConditionValue, formatPercent, formatTime } from '../../../../../common/format';
+import { checkedCauses, DISRUPTION_KINDS, type Verdict } from '../../../../../common/verdict';
+import { useCursor } from '../../state/cursor';
+import { hasData, useDiagnosis } from '../../state/diagnosis';
+import { useNavigation } from '../../state/navigation';
+import { STATUS_LABEL, useVerdict } from '../../state/verdict';
+import { EvidenceLink } from '../../components/EvidenceLink';
 
 function threshold(c: Condition): string | null {
   return c.threshold === undefined || c.threshold === null ? null : formatConditionValue(c.threshold, c.condition);

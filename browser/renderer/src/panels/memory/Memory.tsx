@@ -4,23 +4,23 @@
 // caching allocator holds but nothing uses: cache and fragmentation), used vs total, and the stacks
 // holding memory — Python frames first, the unwinder and allocator frames folded.
 import { useEffect, useMemo, useState } from 'react';
-import { causeName } from '../../../../common/causes';
-import type { SeriesInfo } from '../../../../common/contract/types';
-import { formatBytes, formatDuration, formatPercent, formatTime, groupDigits } from '../../../../common/format';
-import { orderFrames } from '../../../../common/frames';
+import { causeName } from '../../../../../common/causes';
+import type { SeriesInfo } from '../../../../../common/contract/types';
+import { formatBytes, formatDuration, formatPercent, formatTime, groupDigits } from '../../../../../common/format';
+import { orderFrames } from '../../../../../common/frames';
 import { growthPerMinute, reservedVsAllocated, siteLabel, type Reserved } from './memory-figures';
-import { SIG } from '../../../../common/names';
-import { api, errorText } from '../api';
-import { StackedChart, type Layer } from '../charts/StackedChart';
-import { TimeChart } from '../charts/TimeChart';
-import { groupSeries } from '../../../../common/charts/series-groups';
-import { readChartColors } from '../charts/theme-colors';
-import { useCursor } from '../state/cursor';
-import { useDiagnosis } from '../state/diagnosis';
-import { useIncidents } from '../state/incidents';
-import { useMemory } from '../state/memory';
-import { useNavigation } from '../state/navigation';
-import { useSeries } from '../state/series';
+import { SIG } from '../../../../../common/names';
+import { api, errorText } from '../../api';
+import { StackedChart, type Layer } from '../../charts/StackedChart';
+import { TimeChart } from '../../charts/TimeChart';
+import { groupSeries } from '../../../../../common/charts/series-groups';
+import { readChartColors } from '../../charts/theme-colors';
+import { useCursor } from '../../state/cursor';
+import { useDiagnosis } from '../../state/diagnosis';
+import { useIncidents } from '../../state/incidents';
+import { useMemory } from './memory-store';
+import { useNavigation } from '../../state/navigation';
+import { useSeries } from '../../state/series';
 
 const MEMORY_CAUSES = ['gpu_memory_leak', 'allocator_fragmentation', 'oom_crash_loop', 'host_memory_leak'];
 const FRAMES_SHOWN = 4;

@@ -1,12 +1,11 @@
 // The incident at a glance: what was imported (and what failed), the span, the diagnosis headline and
 // the alerts over time.
-import type { Alert } from '../../../../common/contract/diagnosis';
-import { formatBytes, formatDuration, formatTime, groupDigits } from '../../../../common/format';
-import { useCursor } from '../state/cursor';
-import { hasData, useDiagnosis } from '../state/diagnosis';
-import { useIncidents } from '../state/incidents';
-import { useVerdict } from '../state/verdict';
-import { STATUS_LABEL } from './Headline';
+import type { Alert } from '../../../../../common/contract/diagnosis';
+import { formatBytes, formatDuration, formatTime, groupDigits } from '../../../../../common/format';
+import { useCursor } from '../../state/cursor';
+import { hasData, useDiagnosis } from '../../state/diagnosis';
+import { useIncidents } from '../../state/incidents';
+import { STATUS_LABEL, useVerdict } from '../../state/verdict';
 
 const FAMILIES: Alert['family'][] = ['latency', 'errors', 'throughput', 'resources'];
 

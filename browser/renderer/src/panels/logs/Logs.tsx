@@ -1,12 +1,12 @@
 // Engine and kernel log events: full-text search, severity filter, the visible range; a row moves the
 // cursor to its time.
 import { useEffect, useRef, useState } from 'react';
-import type { Severity } from '../../../../common/contract/types';
-import { formatClock, formatTime, groupDigits } from '../../../../common/format';
-import { useCursor } from '../state/cursor';
-import { useIncidents } from '../state/incidents';
-import { SEVERITIES, useLogs } from '../state/logs';
-import { useNavigation } from '../state/navigation';
+import type { Severity } from '../../../../../common/contract/types';
+import { formatClock, formatTime, groupDigits } from '../../../../../common/format';
+import { useCursor } from '../../state/cursor';
+import { useIncidents } from '../../state/incidents';
+import { SEVERITIES, useLogs } from './logs-store';
+import { useNavigation } from '../../state/navigation';
 
 export function Logs() {
   const incidentId = useIncidents((s) => s.openId);

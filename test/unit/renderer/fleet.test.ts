@@ -1,10 +1,9 @@
-// The fleet view's ordering and drill-down filter, and the Memory view's figures: what the panels show
-// is computed here, so it is checked without a browser.
+// The fleet view's ordering and drill-down filter: what the panel shows is computed here, so it is
+// checked without a browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InstanceDiagnosis } from '../../../common/contract/diagnosis';
 import { seriesOfInstance, severity, sortInstances } from '../../../browser/renderer/src/state/fleet';
-import { growthPerMinute, reservedVsAllocated, siteLabel } from '../../../browser/renderer/src/panels/memory-figures';
 
 const inst = (instance: string, over: Partial<InstanceDiagnosis> = {}): InstanceDiagnosis => ({ instance, status: 'healthy', onset_ms: null, causes: [], windows: [], ...over });
 const w = (q: 'healthy' | 'saturated', S = 0.1) => ({ t_ms: 0, quadrant: q, S });
@@ -29,17 +28,4 @@ test('a series belongs to the drilled instance by any of its identity labels', (
   assert.equal(seriesOfInstance({ pod: 'vllm-3' }, ids), true);
   assert.equal(seriesOfInstance({ instance: '10.0.0.4:8000', pod: 'vllm-4' }, ids), false);
   assert.equal(seriesOfInstance({ gpu: '0' }, ids), false, 'a series naming no instance is not this one\'s');
-});
-
-test('memory figures: growth per minute, a site named by its Python frame, reserved vs allocated', () => {
-  assert.equal(growthPerMinute([0, 30_000, 60_000], [0, 50, 100]), 100);
-  assert.equal(growthPerMinute([0, 10], [0, 1]), null, 'too few points, too short');
-  assert.equal(siteLabel(['torch::unwind::unwind()', '/app/plugins/response_cache.py:88 remember', '/usr/lib/x.py:1 f']), 'response_cache.py:88 remember');
-  assert.equal(siteLabel(['cudaMalloc_v3020']), 'cudaMalloc_v3020');
-  assert.equal(siteLabel([]), '(no stack recorded)');
-  // Reserved at 0, 10, 20 s; allocated at 5 and 15 s: each reserved point takes the allocated before it.
-  const r = reservedVsAllocated([0, 10_000, 20_000], [100, 300, 200], [5000, 15_000], [50, 120]);
-  assert.deepEqual([...r.allocated], [0, 50, 120]);
-  assert.deepEqual([...r.cached], [100, 250, 80]);
-  assert.deepEqual(r.peak, { t: 10_000, reserved: 300, allocated: 50 });
 });

@@ -5,9 +5,7 @@ import { formatDuration, formatPercent, formatTime } from '../../../../common/fo
 import { hasData, useDiagnosis } from '../state/diagnosis';
 import { useCursor } from '../state/cursor';
 import { useNavigation } from '../state/navigation';
-import { useVerdict } from '../state/verdict';
-
-export const STATUS_LABEL = { healthy: 'Healthy', explained: 'Explained', unexplained: 'Unexplained' } as const;
+import { STATUS_LABEL, useVerdict } from '../state/verdict';
 
 export function Headline() {
   const { diagnosis, state, error } = useDiagnosis();

@@ -1,10 +1,10 @@
 // GPU kernels in the visible range, their summary, and the CPU → GPU flows (correlation ids) between the
 // launching calls and the kernels.
 import { create } from 'zustand';
-import type { KernelFlows, KernelRow, KernelSummaryRow } from '../../../../common/contract/types';
-import { api, errorText } from '../api';
-import type { Range } from './cursor';
-import type { LoadState } from './incidents';
+import type { KernelFlows, KernelRow, KernelSummaryRow } from '../../../../../common/contract/types';
+import { api, errorText } from '../../api';
+import type { Range } from '../../state/cursor';
+import type { LoadState } from '../../state/incidents';
 
 /** Flows asked for per range: beyond this an arrow per kernel is a smear, and the view says to zoom in. */
 export const FLOW_LIMIT = 2000;

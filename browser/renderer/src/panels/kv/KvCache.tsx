@@ -1,13 +1,13 @@
 // KV cache: usage, preemptions, the waiting queue and prefix-cache traffic, with the verdicts of the
 // KV-related causes.
 import { useMemo } from 'react';
-import { formatPercent } from '../../../../common/format';
-import { causeName } from '../../../../common/causes';
-import { TimeChart } from '../charts/TimeChart';
-import { groupSeries } from '../../../../common/charts/series-groups';
-import { useDiagnosis } from '../state/diagnosis';
-import { useSeries } from '../state/series';
-import { EvidenceLink } from './EvidenceLink';
+import { formatPercent } from '../../../../../common/format';
+import { causeName } from '../../../../../common/causes';
+import { TimeChart } from '../../charts/TimeChart';
+import { groupSeries } from '../../../../../common/charts/series-groups';
+import { useDiagnosis } from '../../state/diagnosis';
+import { useSeries } from '../../state/series';
+import { EvidenceLink } from '../../components/EvidenceLink';
 
 const KV_GROUPS = ['kv', 'preemptions', 'queue', 'prefix'];
 const KV_CAUSES = ['kv_exhaustion', 'kv_bloat', 'kv_block_leak', 'prefix_cache_collapse', 'long_prompt_interference', 'workload_drift'];

@@ -2,7 +2,7 @@
 // syntax passed through, the index's syntax errors as a sentence.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { searchErrorText, toSearchQuery } from '../../../browser/renderer/src/state/log-query';
+import { searchErrorText, toSearchQuery } from './log-query';
 
 test('bare words become quoted prefixes; OOM finds the ways logs say out of memory', () => {
   assert.equal(toSearchQuery('Watchdog 79'), '"Watchdog"* "79"*');

@@ -1,8 +1,8 @@
 // Request traces of the open incident and the spans of the one being looked at.
 import { create } from 'zustand';
-import type { SpanRow } from '../../../../common/contract/types';
-import { api, errorText } from '../api';
-import type { LoadState } from './incidents';
+import type { SpanRow } from '../../../../../common/contract/types';
+import { api, errorText } from '../../api';
+import type { LoadState } from '../../state/incidents';
 
 export interface TraceSummary {
   trace_id: string;

@@ -7,17 +7,17 @@
 // numbers always fit: the long C++ names are shortened, in full on hover. "Open in Perfetto" downloads
 // the range as Chrome trace JSON.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { KernelFlow, KernelFlows, KernelRow } from '../../../../common/contract/types';
-import { formatDuration, formatTime, groupDigits } from '../../../../common/format';
-import { api, errorText } from '../api';
-import { saveFile } from '../app/download';
-import { beginInteraction } from '../charts/draw-tracker';
-import { readChartColors } from '../charts/theme-colors';
-import { redrawOnCursorAndResize } from '../charts/canvas-redraw';
-import { useCursor } from '../state/cursor';
-import { useIncidents } from '../state/incidents';
-import { FLOW_LIMIT, useKernels } from '../state/kernels';
-import { useLayout } from '../state/layout';
+import type { KernelFlow, KernelFlows, KernelRow } from '../../../../../common/contract/types';
+import { formatDuration, formatTime, groupDigits } from '../../../../../common/format';
+import { api, errorText } from '../../api';
+import { saveFile } from '../../app/download';
+import { beginInteraction } from '../../charts/draw-tracker';
+import { readChartColors } from '../../charts/theme-colors';
+import { redrawOnCursorAndResize } from '../../charts/canvas-redraw';
+import { useCursor } from '../../state/cursor';
+import { useIncidents } from '../../state/incidents';
+import { FLOW_LIMIT, useKernels } from './kernels-store';
+import { useLayout } from '../../state/layout';
 
 const LANE_H = 20;
 const LABEL_W = 118;

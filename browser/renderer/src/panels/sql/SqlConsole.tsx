@@ -1,7 +1,7 @@
 // Read-only SQL over the documented views; results as a table, errors as they come.
 import { useState } from 'react';
-import type { SqlResult } from '../../../../common/contract/types';
-import { api, errorText } from '../api';
+import type { SqlResult } from '../../../../../common/contract/types';
+import { api, errorText } from '../../api';
 
 const VIEWS = 'incidents, sources, series, samples, histograms, events (+ events_fts), spans, kernels, allocations, stacks, annotations, diagnoses';
 

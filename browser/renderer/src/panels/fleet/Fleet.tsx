@@ -3,14 +3,14 @@
 // top), name or onset. Choosing an instance drills into it: the timeline shows that instance's series
 // only, until "whole fleet" is chosen again.
 import { useEffect, useMemo, useRef } from 'react';
-import type { InstanceDiagnosis, Quadrant } from '../../../../common/contract/diagnosis';
-import { causeName } from '../../../../common/causes';
-import { formatTime } from '../../../../common/format';
-import { redrawOnCursorAndResize } from '../charts/canvas-redraw';
-import { useCursor } from '../state/cursor';
-import { useDiagnosis } from '../state/diagnosis';
-import { sortInstances, useFleet, type FleetSort } from '../state/fleet';
-import { useLayout } from '../state/layout';
+import type { InstanceDiagnosis, Quadrant } from '../../../../../common/contract/diagnosis';
+import { causeName } from '../../../../../common/causes';
+import { formatTime } from '../../../../../common/format';
+import { redrawOnCursorAndResize } from '../../charts/canvas-redraw';
+import { useCursor } from '../../state/cursor';
+import { useDiagnosis } from '../../state/diagnosis';
+import { sortInstances, useFleet, type FleetSort } from '../../state/fleet';
+import { useLayout } from '../../state/layout';
 
 const QUADRANT_VAR: Record<Quadrant, string> = { healthy: '--ok', saturated: '--warn', contended: '--series-8', exhausted: '--bad' };
 

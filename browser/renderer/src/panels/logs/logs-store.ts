@@ -1,9 +1,9 @@
 // The logs panel's query (full-text search, severities, visible range) and its answer.
 import { create } from 'zustand';
-import type { EventRow, Severity } from '../../../../common/contract/types';
-import { api, errorText } from '../api';
-import type { Range } from './cursor';
-import type { LoadState } from './incidents';
+import type { EventRow, Severity } from '../../../../../common/contract/types';
+import { api, errorText } from '../../api';
+import type { Range } from '../../state/cursor';
+import type { LoadState } from '../../state/incidents';
 import { searchErrorText, toSearchQuery } from './log-query';
 
 export const SEVERITIES: Severity[] = ['debug', 'info', 'warning', 'error', 'critical'];

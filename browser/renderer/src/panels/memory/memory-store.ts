@@ -1,9 +1,9 @@
 // Allocation records of the open incident: live bytes over time stacked by allocation site (every record
 // read, the top sites named and the rest as one band), and the stacks holding memory at a moment.
 import { create } from 'zustand';
-import type { AllocationSite, MemoryBySite } from '../../../../common/contract/types';
-import { api, errorText } from '../api';
-import type { LoadState } from './incidents';
+import type { AllocationSite, MemoryBySite } from '../../../../../common/contract/types';
+import { api, errorText } from '../../api';
+import type { LoadState } from '../../state/incidents';
 
 /** Sites named in the stacked chart; the rest is one "other" band. */
 export const TOP_SITES = 8;

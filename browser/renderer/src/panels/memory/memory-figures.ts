@@ -1,6 +1,6 @@
 // The numbers the Memory view draws and states, apart from the view so they can be tested: the growth of
 // live bytes, a site's name in a legend, and PyTorch's reserved vs allocated on one time column.
-import { orderFrames } from '../../../../common/frames';
+import { orderFrames } from '../../../../../common/frames';
 
 /** Least-squares growth of live bytes per minute over the recorded points. */
 export function growthPerMinute(t: ArrayLike<number>, v: ArrayLike<number>): number | null {

@@ -1,10 +1,10 @@
 // Notes on time ranges: the list (jump, edit, delete) and the dialog that writes a new one.
 import { useEffect, useRef, useState } from 'react';
-import type { Annotation } from '../../../../common/contract/types';
-import { errorText } from '../api';
-import { formatDuration, formatTime } from '../../../../common/format';
-import { useAnnotations } from '../state/annotations';
-import { useCursor } from '../state/cursor';
+import type { Annotation } from '../../../../../common/contract/types';
+import { errorText } from '../../api';
+import { formatDuration, formatTime } from '../../../../../common/format';
+import { useAnnotations } from '../../state/annotations';
+import { useCursor } from '../../state/cursor';
 
 function Note({ a }: { a: Annotation }) {
   const { update, remove } = useAnnotations();

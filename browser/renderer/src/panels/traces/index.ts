@@ -1,0 +1,5 @@
+// Request traces (OTLP, Jaeger) as span trees.
+import { definePanel } from '../panel';
+import { Traces } from './Traces';
+
+export default definePanel({ id: 'traces', title: 'Traces', component: Traces });
