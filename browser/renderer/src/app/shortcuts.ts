@@ -1,5 +1,5 @@
 // Global keyboard shortcuts. Keys typed into a field stay in the field, except Escape.
-import { draftVisibleRange } from '../charts/TimeChart';
+import { draftVisibleRange } from '../charts/time-chart/use-chart-notes';
 import { useAnnotations } from '../state/annotations';
 import { useLayout } from '../state/layout';
 import { useNavigation } from '../state/navigation';

@@ -8,7 +8,7 @@ import uPlot from 'uplot';
 import { bytesTicks, formatBytes } from '../../../../common/format';
 import { useCursor } from '../state/cursor';
 import { useLayout } from '../state/layout';
-import { SYNC_KEY, timeSpace, timeTicks } from './TimeChart';
+import { SYNC_KEY, timeSpace, timeTicks } from './time-chart/time-axis';
 import { readChartColors } from './theme-colors';
 
 export interface Layer {

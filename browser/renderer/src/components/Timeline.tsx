@@ -3,7 +3,8 @@
 // folded behind a filter box (by name and label).
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { formatDuration, formatTime } from '../../../../common/format';
-import { draftVisibleRange, TimeChart } from '../charts/TimeChart';
+import { TimeChart } from '../charts/time-chart/TimeChart';
+import { draftVisibleRange } from '../charts/time-chart/use-chart-notes';
 import { beginInteraction, isIdle, onIdleChange } from '../charts/draw-tracker';
 import { groupHasSeries, groupSeries, matchGroups, type ChartGroup } from '../../../../common/charts/series-groups';
 import { useAnnotations } from '../state/annotations';

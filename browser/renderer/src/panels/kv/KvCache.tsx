@@ -3,7 +3,7 @@
 import { useMemo } from 'react';
 import { formatPercent } from '../../../../../common/format';
 import { causeName } from '../../../../../common/causes';
-import { TimeChart } from '../../charts/TimeChart';
+import { TimeChart } from '../../charts/time-chart/TimeChart';
 import { groupSeries } from '../../../../../common/charts/series-groups';
 import { useDiagnosis } from '../../state/diagnosis';
 import { useSeries } from '../../state/series';

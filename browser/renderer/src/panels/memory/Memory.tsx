@@ -12,7 +12,7 @@ import { growthPerMinute, reservedVsAllocated, siteLabel, type Reserved } from '
 import { SIG } from '../../../../../common/names';
 import { api, errorText } from '../../api';
 import { StackedChart, type Layer } from '../../charts/StackedChart';
-import { TimeChart } from '../../charts/TimeChart';
+import { TimeChart } from '../../charts/time-chart/TimeChart';
 import { groupSeries } from '../../../../../common/charts/series-groups';
 import { readChartColors } from '../../charts/theme-colors';
 import { useCursor } from '../../state/cursor';
