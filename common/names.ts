@@ -81,8 +81,7 @@ export const SIG = {
 
 export type SignalName = (typeof SIG)[keyof typeof SIG];
 
-/** A histogram's companion counters (`<name>.sum`, `<name>.count`). */
-export const sumOf = (h: SignalName): string => `${h}.sum`;
+/** A histogram's companion counter `<name>.count` (its sum is `<name>.sum`). */
 export const countOf = (h: SignalName): string => `${h}.count`;
 
 export const EV = {

@@ -988,10 +988,6 @@ export function detectEngineLog(head: Buffer): { score: number; dialect: LogDial
 /** Each importer of the family asks about the same head: its answer is worked out once. */
 const detected = new WeakMap<Buffer, { score: number; dialect: LogDialect }>();
 
-export function detectVllmLog(head: Buffer): number {
-  return detectEngineLog(head).score;
-}
-
 function engineLogImporter(format: 'vllm-log' | 'sglang-log' | 'tgi-log' | 'torch-log', dialect: LogDialect): Importer {
   return {
     format,

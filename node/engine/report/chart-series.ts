@@ -57,7 +57,7 @@ const REFS: Record<string, (all: SeriesInfo[], store: Store, span: Span) => Char
 };
 
 /** The whole incident as one fetch window of MAX_POINTS buckets. */
-export function reportWindow(span: Span): FetchWindow {
+function reportWindow(span: Span): FetchWindow {
   const bucket = Math.max(1, Math.ceil((span.end_ms - span.start_ms) / MAX_POINTS));
   return { bucket_ms: bucket, start_ms: span.start_ms, end_ms: span.start_ms + bucket * MAX_POINTS, points: MAX_POINTS };
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Diagnosis, Preset } from '../../../common/contract/diagnosis';
 import type { ReportFormat } from '../../../common/contract/types';
+import { analyzeIncident } from '../model/diagnose';
 import type { Store } from '../store/store';
 import { fileSlug } from './file-name';
 import { reportFigures } from './figures';
@@ -101,30 +102,9 @@ function clearFigures(dir: string): void {
   for (const n of names) if (n.endsWith('.svg')) rmSync(join(dir, n), { force: true });
 }
 
-/** The diagnosis given, else a fresh model run, else the last one saved for the incident. */
+/** The diagnosis given, else a fresh model run. */
 async function diagnosisFor(store: Store, incidentId: number, opts: ReportOptions): Promise<Diagnosis> {
   if (opts.diagnosis) return opts.diagnosis;
   if (!store.incidentExists(incidentId)) throw new Error(`incident ${incidentId} does not exist in ${store.file}`);
-  let model: typeof import('../model/diagnose') | null = null;
-  try {
-    model = await import('../model/diagnose');
-  } catch (e) {
-    if (!isModuleMissing(e)) throw e;
-  }
-  if (model) return await model.analyzeIncident(store, incidentId, opts.preset ? { preset: opts.preset } : {});
-  const saved = store.latestDiagnosis(incidentId);
-  if (saved === null) {
-    throw new Error(`incident ${incidentId} has no diagnosis: the model (node/engine/model/diagnose.ts) is not in this build and none was saved (import the bundle into a workspace, run 'quadscope analyze' on it, then report from the workspace)`);
-  }
-  try {
-    return JSON.parse(saved) as Diagnosis;
-  } catch (e) {
-    throw new Error(`incident ${incidentId}: the saved diagnosis is not valid JSON (${(e as Error).message}); run 'quadscope analyze' again`);
-  }
+  return await analyzeIncident(store, incidentId, opts.preset ? { preset: opts.preset } : {});
 }
-
-/** The model's own file is absent (not a module it imports: that is a real error to show). */
-const isModuleMissing = (e: unknown) => {
-  const err = e as { code?: string; message?: string } | null;
-  return (err?.code === 'ERR_MODULE_NOT_FOUND' || err?.code === 'MODULE_NOT_FOUND') && /Cannot find (module|package) '[^']*model[\\/]diagnose(\.ts)?'/.test(err.message ?? '');
-};
