@@ -7,6 +7,7 @@ import { importPaths } from '../../engine/import/pipeline';
 import { Store } from '../../engine/store/store';
 import { describeStoreError } from '../../engine/store/db';
 import type { ImportOptions } from '../../../common/contract/types';
+import { formatBytes } from '../../../common/format';
 
 export const command: Command = {
   summary: 'import an incident bundle (folder, .zip, .tar.gz or files) into a workspace database',
@@ -39,7 +40,7 @@ export const command: Command = {
         options,
         signal: controller.signal,
         onProgress: flags.json || !process.stderr.isTTY ? undefined : (p) => {
-          if (p.state === 'running' && p.path) process.stderr.write(`\r\x1b[K${p.entries_done}/${p.entries_total ?? '?'} ${p.path} ${(p.entry_bytes_done / 1e6).toFixed(1)} MB`);
+          if (p.state === 'running' && p.path) process.stderr.write(`\r\x1b[K${p.entries_done}/${p.entries_total ?? '?'} ${p.path} ${formatBytes(p.entry_bytes_done)}`);
         },
       });
       if (!flags.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');

@@ -24,6 +24,7 @@ import { ImportError, type Importer, type Sink } from './types';
 import { PickleError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
 import { toHexAddr } from './hex-address';
 import { SnapshotTimes, blockAddresses, blockFrames } from './memory-snapshot-variants';
+import { groupDigits } from '../../../common/format';
 
 const PROTO = 0x80;
 
@@ -106,7 +107,7 @@ export class VisitBudget {
       this.path,
       // No memo reference repeated it (the items are all there, written out): the key of what overflowed.
       at === undefined ? { key: BUDGET_KEYS[what] ?? what } : { offset: at },
-      `more than ${this.max.toLocaleString('en-US')} ${what} and other items to read from ${this.bytes.toLocaleString('en-US')} bytes: refused as amplifying input (memo references repeat a container${at === undefined ? '' : ' first repeated at this byte'})`,
+      `more than ${groupDigits(this.max)} ${what} and other items to read from ${groupDigits(this.bytes)} bytes: refused as amplifying input (memo references repeat a container${at === undefined ? '' : ' first repeated at this byte'})`,
     );
   }
 }

@@ -4,6 +4,7 @@
 //
 // Values: dict → plain object (keys in their string form; `__proto__` stays an own data key), list/tuple/set → array,
 // bytes → Buffer, int → number (bigint when outside ±2^53), None → null.
+import { groupDigits } from '../../../common/format';
 
 export type PyValue = null | boolean | number | bigint | string | Buffer | PyValue[] | PyDict;
 export interface PyDict {
@@ -141,7 +142,7 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
     if (fanout > maxFanout) {
       throw new PickleError(
         opAt,
-        `memo references repeat more than ${maxFanout.toLocaleString('en-US')} items (${what}) from ${buf.length.toLocaleString('en-US')} bytes: refused as amplifying input (a pickle that expands itself by repeated references)`,
+        `memo references repeat more than ${groupDigits(maxFanout)} items (${what}) from ${groupDigits(buf.length)} bytes: refused as amplifying input (a pickle that expands itself by repeated references)`,
         opName(op),
       );
     }

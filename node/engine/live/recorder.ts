@@ -10,6 +10,7 @@
 import type { FormatId } from '../../../common/contract/types';
 import type { AllocationRecord, AttachedQuery, EventRecord, KernelRecord, SeriesDef, Sink, SpanRecord } from '../importers/types';
 import type { Store } from '../store/store';
+import { groupDigits } from '../../../common/format';
 
 export interface RecorderOptions {
   /** How often pending rows are committed (default 1000 ms). */
@@ -113,7 +114,7 @@ export class LiveStream implements Sink {
     if (id === undefined) {
       if (this.defs.length >= this.maxSeries) {
         if (this.capWarning === null) {
-          this.capWarning = `${this.path}: more than ${this.maxSeries.toLocaleString('en-US')} series (the latest: ${def.name}): new series are not recorded from here on; the endpoint mints label values without bound (a request id or timestamp as a label?)`;
+          this.capWarning = `${this.path}: more than ${groupDigits(this.maxSeries)} series (the latest: ${def.name}): new series are not recorded from here on; the endpoint mints label values without bound (a request id or timestamp as a label?)`;
           this.warn(this.capWarning);
         }
         return -1;

@@ -8,6 +8,7 @@ import { canonicalMetric } from '../signals/canonical';
 import { isFbField } from '../importers/fb-total';
 import type { PromApi } from './prom-api';
 import { discoverySelector, selectorFor, type Selector } from './selector';
+import { groupDigits } from '../../../common/format';
 
 /** One query_range expression's worth of metric names. */
 export interface Group {
@@ -152,9 +153,9 @@ export async function discover(api: PromApi, selectors: Selector[], startMs: num
   if (failed !== null) throw failed;
   if (tooWide) {
     const counted = groups.filter((g) => g.series > 0).sort((a, b) => b.series - a.series);
-    const top = counted.slice(0, 5).map((g) => `${g.names.length > 1 ? `${familyOf(g.names[0])}*` : g.names[0]} ${g.series.toLocaleString('en-US')}`);
+    const top = counted.slice(0, 5).map((g) => `${g.names.length > 1 ? `${familyOf(g.names[0])}*` : g.names[0]} ${groupDigits(g.series)}`);
     throw new TooWideError(
-      `the selector is too wide: it matches more than ${maxSeries.toLocaleString('en-US')} series (${total.toLocaleString('en-US')} counted before stopping; most: ${top.join(', ')}). ` +
+      `the selector is too wide: it matches more than ${groupDigits(maxSeries)} series (${groupDigits(total)} counted before stopping; most: ${top.join(', ')}). ` +
         'Narrow it with --match (e.g. \'{namespace="llm-prod", pod=~"vllm-.*"}\'), pull a shorter range, or raise --max-series.',
     );
   }

@@ -6,6 +6,7 @@
 // is read in more, shorter pieces instead of one answer of hundreds of megabytes.
 import type { Group } from './discover';
 import { TooWideError } from './discover';
+import { groupDigits } from '../../../common/format';
 
 /** Prometheus refuses a query_range of more than 11,000 points per series. */
 export const MAX_POINTS_PER_SERIES = 11_000;
@@ -70,7 +71,7 @@ export function planPull(groups: Group[], startMs: number, endMs: number, stepMs
   if (samples > limits.maxSamples) {
     const fit = Math.ceil((series * (range.endMs - range.startMs)) / limits.maxSamples / 1000);
     throw new TooWideError(
-      `the pull is too big: ${series.toLocaleString('en-US')} series × ${points.toLocaleString('en-US')} points (a ${stepMs / 1000} s step) = ${samples.toLocaleString('en-US')} samples, over the cap of ${limits.maxSamples.toLocaleString('en-US')}. ` +
+      `the pull is too big: ${groupDigits(series)} series × ${groupDigits(points)} points (a ${stepMs / 1000} s step) = ${groupDigits(samples)} samples, over the cap of ${groupDigits(limits.maxSamples)}. ` +
         `Narrow the selector with --match, pull a shorter range, use --step ${fit}s or more, or raise --max-samples.`,
     );
   }
