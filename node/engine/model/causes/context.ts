@@ -11,6 +11,7 @@ import type { Fragmentation, MemoryTrend } from '../leak';
 import type { Dimensions } from '../normalize';
 import type { Signals } from '../signals-from-store';
 import { olsSlope } from '../trend';
+import { formatBytes } from '../../../../common/format';
 import { kneeFit } from '../change-point';
 
 export type Range = [number, number];
@@ -202,7 +203,8 @@ export const events = (c: CauseContext, ...kinds: EventKind[]) => c.sig.events.f
 
 export const inSpan = (c: CauseContext, t: number, lookbackMs = 0) => t >= spanStart(c) - lookbackMs && t <= spanEnd(c);
 
-export const fmtBytes = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+/** Bytes in condition text, as everywhere else in the workstation (common/format.ts). */
+export const fmtBytes = (b: number) => formatBytes(b);
 
 /** A rule's result with nothing measured: REQUIRE data absent. */
 export function notAssessable(id: CauseId, missing: string[]): RuleResult {
