@@ -1,7 +1,7 @@
 // The one IPC channel: the sender is checked, the method and payload validated, then the call goes to
 // the engine. Answers are Result values: thrown errors lose all but `message` across IPC.
 import { ipcMain, type WebContents } from 'electron';
-import { isMethod, validateRequest, type Req, type Wire } from '../common/contract/api';
+import { isMethod, validateWindowRequest, type Req, type Wire } from '../common/contract/api';
 import { IPC_CALL, IPC_EVENT } from '../common/contract/ipc';
 import type { EngineHost } from './engine-host';
 import { isTrustedSender } from './security';
@@ -15,7 +15,7 @@ export function registerIpc(host: EngineHost, pdf: (req: Req<'exportReport'>) =>
     if (!frame || !isTrustedSender(frame.url, frame === event.sender.mainFrame)) return refuse('untrusted_sender', 'IPC refused: not from the Quadscope window');
     try {
       if (!isMethod(method)) return refuse('unknown_method', `unknown method ${String(method)}`);
-      const req = validateRequest(method, payload);
+      const req = validateWindowRequest(method, payload);
       if (method === 'exportReport' && (req as Req<'exportReport'>).format === 'pdf') return await pdf(req as Req<'exportReport'>);
       return await host.call(method, req);
     } catch (e) {

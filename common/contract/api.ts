@@ -28,7 +28,7 @@ import type {
   TraceExport,
 } from './types';
 import type { AnalyzeOptions, Diagnosis } from './diagnosis';
-import { arr, bool, envName, httpUrl, literal, none, num, obj, optional, str, type Check } from './validate';
+import { arr, bool, envName, httpUrl, literal, none, num, obj, optional, str, ValidationError, type Check } from './validate';
 
 export interface EngineMethods {
   listIncidents: { req: void; res: Incident[] };
@@ -213,6 +213,19 @@ export function isMethod(x: unknown): x is Method {
 /** Validates a (method, payload) pair from an untrusted side; throws ValidationError. */
 export function validateRequest<M extends Method>(method: M, payload: unknown): Req<M> {
   return requestValidators[method](payload, '') as Req<M>;
+}
+
+/**
+ * A request from the window (IPC in the desktop app, the WebSocket in browser mode), validated: the
+ * window never names a path on the engine's machine. A report it asks for travels back in the answer
+ * (the browser saves it; the desktop shows a save dialog in main); `out` is for the CLI and for main's
+ * own calls, which do not pass through these doors.
+ */
+export function validateWindowRequest<M extends Method>(method: M, payload: unknown): Req<M> {
+  const req = validateRequest(method, payload);
+  if (method === 'exportReport' && (req as Req<'exportReport'>).out !== undefined)
+    throw new ValidationError('out', 'absent: a report asked for by the window travels back in the answer, never to a path the window names');
+  return req;
 }
 
 /** Wire format shared by IPC, the utility-process port and the bridge WebSocket. */

@@ -10,7 +10,7 @@ import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EngineError, isMethod, validateRequest, type Req, type Res, type Wire } from '../../common/contract/api';
+import { EngineError, isMethod, validateWindowRequest, type Req, type Res, type Wire } from '../../common/contract/api';
 import { ValidationError } from '../../common/contract/validate';
 import { Engine } from '../engine/api';
 import type { EngineEvent } from '../../common/contract/types';
@@ -392,7 +392,7 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     inFlight.n++;
     try {
       if (!isMethod(msg.method)) throw new EngineError('unknown_method', `unknown method ${String(msg.method)}`);
-      const payload = validateRequest(msg.method, msg.payload);
+      const payload = validateWindowRequest(msg.method, msg.payload);
       const fn = engine[msg.method] as (p: unknown) => Promise<unknown>;
       const value = await fn.call(engine, payload);
       if (msg.method === 'startImport') removeUploadsAfter((payload as Req<'startImport'>).paths, (value as Res<'startImport'>).job_id);

@@ -119,6 +119,18 @@ test('unknown methods, prototype names and bad ids get a clear error without a s
     ws.close();
   }));
 
+test('the window cannot make the server write a report to a path it names; without one the report comes back in the answer', () =>
+  withServer(async (s) => {
+    const ws = await connect(s);
+    const victim = join(tmpdir(), `quadscope-victim-${process.pid}.md`);
+    const r = await call(ws, 'exportReport', { incident_id: 1, format: 'md', out: victim });
+    assert.equal(r.ok, false);
+    assert.equal(r.error?.code, 'invalid_request');
+    assert.match(r.error!.message, /out/);
+    assert.equal(existsSync(victim), false);
+    ws.close();
+  }));
+
 test('a flood of calls is answered: beyond the in-flight cap each call is refused as busy, none is lost', () =>
   withServer(async (s) => {
     const ws = await connect(s);
