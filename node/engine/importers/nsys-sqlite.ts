@@ -102,51 +102,34 @@ function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading): void
   const hasStrings = schema.has('StringIds');
   const str = (expr: string) => (hasStrings ? `(SELECT value FROM ext.StringIds WHERE id = ${expr})` : 'NULL');
 
-  if (schema.has(KERNEL)) {
-    at.table = KERNEL;
-    schema.require(KERNEL, 'start', 'end', 'deviceId', 'streamId');
-    const c = (n: string) => schema.col(KERNEL, 'k', n);
+  // Kernels, memcpys and memsets are all GPU activity on a device's stream, copied into `kernels` with
+  // the same placement columns; only the name and the attributes differ.
+  const activity = (table: string, name: (c: (n: string) => string) => string, attrs: (c: (n: string) => string) => string) => {
+    if (!schema.has(table)) return;
+    at.table = table;
+    schema.require(table, 'start', 'end', 'deviceId', 'streamId');
+    const c = (n: string) => schema.col(table, 'a', n);
     q.copy('kernels', {
-      device: 'k.deviceId',
-      stream: 'k.streamId',
-      name: `COALESCE(${str(c('demangledName'))}, ${str(c('shortName'))}, 'kernel')`,
-      start_ns: `k.start + ${base}`,
-      end_ns: `k."end" + ${base}`,
+      device: 'a.deviceId',
+      stream: 'a.streamId',
+      name: name(c),
+      start_ns: `a.start + ${base}`,
+      end_ns: `a."end" + ${base}`,
       correlation_id: `${c('correlationId')}`,
-      attrs_json: `json_object('kind', 'kernel', 'short_name', ${str(c('shortName'))}, 'grid', json_array(${c('gridX')}, ${c('gridY')}, ${c('gridZ')}), 'block', json_array(${c('blockX')}, ${c('blockY')}, ${c('blockZ')}), 'registers_per_thread', ${c('registersPerThread')}, 'static_shared_memory', ${c('staticSharedMemory')}, 'dynamic_shared_memory', ${c('dynamicSharedMemory')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
-    }, `FROM ext.${KERNEL} k`);
-  }
-
-  if (schema.has(MEMCPY)) {
-    at.table = MEMCPY;
-    schema.require(MEMCPY, 'start', 'end', 'deviceId', 'streamId');
-    const c = (n: string) => schema.col(MEMCPY, 'm', n);
-    const kind = `CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`;
-    q.copy('kernels', {
-      device: 'm.deviceId',
-      stream: 'm.streamId',
-      name: `'Memcpy ' || ${kind}`,
-      start_ns: `m.start + ${base}`,
-      end_ns: `m."end" + ${base}`,
-      correlation_id: `${c('correlationId')}`,
-      attrs_json: `json_object('kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')}, 'dst_kind', ${c('dstKind')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
-    }, `FROM ext.${MEMCPY} m`);
-  }
-
-  if (schema.has(MEMSET)) {
-    at.table = MEMSET;
-    schema.require(MEMSET, 'start', 'end', 'deviceId', 'streamId');
-    const c = (n: string) => schema.col(MEMSET, 'm', n);
-    q.copy('kernels', {
-      device: 'm.deviceId',
-      stream: 'm.streamId',
-      name: `'Memset'`,
-      start_ns: `m.start + ${base}`,
-      end_ns: `m."end" + ${base}`,
-      correlation_id: `${c('correlationId')}`,
-      attrs_json: `json_object('kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
-    }, `FROM ext.${MEMSET} m`);
-  }
+      attrs_json: `json_object(${attrs(c)}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
+    }, `FROM ext.${table} a`);
+  };
+  activity(
+    KERNEL,
+    (c) => `COALESCE(${str(c('demangledName'))}, ${str(c('shortName'))}, 'kernel')`,
+    (c) => `'kind', 'kernel', 'short_name', ${str(c('shortName'))}, 'grid', json_array(${c('gridX')}, ${c('gridY')}, ${c('gridZ')}), 'block', json_array(${c('blockX')}, ${c('blockY')}, ${c('blockZ')}), 'registers_per_thread', ${c('registersPerThread')}, 'static_shared_memory', ${c('staticSharedMemory')}, 'dynamic_shared_memory', ${c('dynamicSharedMemory')}`,
+  );
+  activity(
+    MEMCPY,
+    (c) => `'Memcpy ' || CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`,
+    (c) => `'kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')}, 'dst_kind', ${c('dstKind')}`,
+  );
+  activity(MEMSET, () => `'Memset'`, (c) => `'kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}`);
 
   if (schema.has(RUNTIME)) {
     at.table = RUNTIME;
