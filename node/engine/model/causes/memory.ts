@@ -257,12 +257,11 @@ export const hostMemoryLeak: Rule = (c) => {
   // in its successor); without one, the current process is the one to read.
   const lives = processLifetimes(c.f.rss, cc.host_rss_jump).filter((x) => x.some(Number.isFinite));
   const trendOf = (x: Float64Array) => memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, x, medB(c, x), null);
-  const grew = lives.find((x) => {
-    const t = trendOf(x);
-    return !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need;
-  });
-  const rss = grew ?? lives[lives.length - 1] ?? c.f.rss;
-  const tr = rss.some(Number.isFinite) ? trendOf(rss) : null;
+  const trends = lives.map((x) => ({ rss: x, tr: trendOf(x) }));
+  const grew = trends.find(({ tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need);
+  const chosen = grew ?? trends[trends.length - 1] ?? { rss: c.f.rss, tr: null };
+  const rss = chosen.rss;
+  const tr = chosen.tr;
   // Python servers' RSS drifts up for hours (allocator caching, fragmentation, import-time growth); a leak
   // is growth that began or sped up during the recording: the span's slope at least twice the baseline's.
   const slopeB = olsSlope(slice(c.f.t, c.base), slice(rss, c.base)) * 60_000;
