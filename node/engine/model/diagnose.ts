@@ -12,7 +12,7 @@ import { EV } from '../../../common/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
 import type { CauseContext, Range, RuleResult } from './causes/context';
 import { rankCauses } from './causes/rank';
-import { RULES } from './causes/registry';
+import { CAUSES } from './causes/registry';
 import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './config';
 import { changeOnset } from './change-onset';
 import { buildFrame, type Frame } from './frame';
@@ -199,7 +199,7 @@ function checkedCauses(results: RuleResult[], causes: CauseResult[]): CauseCheck
 }
 
 function runRules(ctx: CauseContext): RuleResult[] {
-  return (Object.keys(RULES) as CauseId[]).map((id) => RULES[id](ctx));
+  return Object.values(CAUSES).map((d) => d.rule(ctx));
 }
 
 /** The degraded episode (see the header), or the post-baseline stretch when there is none. */

@@ -5,8 +5,8 @@ import { quadrantOf, quadrantPath } from '../../../node/engine/model/quadrants';
 import { jointTrigger } from '../../../node/engine/model/joint-trigger';
 import { alertLifecycle, evaluateAlerts, foldAlerts } from '../../../node/engine/model/alerts';
 import { DEFAULT_CONFIG, mergeConfig } from '../../../node/engine/model/config';
-import { chainOf, confidence, fires, rankCauses } from '../../../node/engine/model/causes/rank';
-import type { RuleResult } from '../../../node/engine/model/causes/context';
+import { chainOf, confidence, rankCauses } from '../../../node/engine/model/causes/rank';
+import { fires, type RuleResult } from '../../../node/engine/model/causes/context';
 import type { CauseId } from '../../../common/contract/diagnosis';
 
 const GB = 1e9;

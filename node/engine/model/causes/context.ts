@@ -48,6 +48,24 @@ export interface RuleResult {
 
 export type Rule = (ctx: CauseContext) => RuleResult;
 
+/**
+ * One root cause, declared in its own file (docs/adding-a-cause.md): its id, where it ranks, which causes
+ * can drive it, and its rule. registry.ts lists every definition once.
+ */
+export interface CauseDefinition<Id extends CauseId = CauseId> {
+  id: Id;
+  /** Precedence level (docs/root-causes.md §2): lower ranks first; causes on one level tie. */
+  level: number;
+  /** Upstream triggers this cause can follow from (the chain runs upstream → proximate), in the order they are tried. */
+  upstream?: CauseId[];
+  rule: Rule;
+}
+
+export const defineCause = <Id extends CauseId>(d: CauseDefinition<Id>): CauseDefinition<Id> => d;
+
+/** A rule fires when it could be assessed, every REQUIRE held and no VETO did. */
+export const fires = (r: RuleResult): boolean => !r.missing.length && r.require.length > 0 && r.require.every((c) => c.held) && !r.veto.some((c) => c.held);
+
 /** Measured values are rounded for the report: 4 significant digits. */
 export function round(x: number | null): number | null {
   if (x === null || !Number.isFinite(x)) return x === Infinity ? 1e308 : null;

@@ -7,58 +7,21 @@
 // 0 and drops it). Then confidence = 0.6 + 0.4 × (SUPPORT held ÷ SUPPORT checked); a rule with no support
 // conditions gets 0.8. Being upstream of another firing cause adds 0.05 (it explains more), capped at 1.
 import type { CauseId, CauseResult } from '../../../../common/contract/diagnosis';
-import type { RuleResult } from './context';
+import { fires, type RuleResult } from './context';
+import { CAUSES } from './registry';
 
-/** Precedence levels: lower ranks first; causes that share a level tie. */
-const LEVEL: Record<CauseId, number> = {
-  gpu_hardware_fault: 0,
-  engine_hang: 1,
-  oom_crash_loop: 2,
-  deploy_regression: 3,
-  gpu_throttling: 4,
-  tp_straggler: 4,
-  cpu_frontend_bottleneck: 5,
-  kv_exhaustion: 6,
-  kv_block_leak: 7,
-  gpu_memory_leak: 7.5,
-  allocator_fragmentation: 7.5,
-  kv_bloat: 8,
-  prefix_cache_collapse: 9,
-  cuda_graph_fallback: 10,
-  long_prompt_interference: 11,
-  traffic_surge: 12,
-  spec_decode_degradation: 13,
-  lora_thrash: 13,
-  host_memory_leak: 14,
-  network_client_slowness: 15,
-  workload_drift: 16,
-};
-
-/** Upstream triggers each cause can follow from (the chain runs upstream → proximate). */
-export const UPSTREAM: Partial<Record<CauseId, CauseId[]>> = {
-  kv_exhaustion: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse'],
-  kv_bloat: ['workload_drift'],
-  prefix_cache_collapse: ['kv_exhaustion', 'traffic_surge', 'deploy_regression'],
-  oom_crash_loop: ['gpu_memory_leak', 'allocator_fragmentation', 'host_memory_leak'],
-  engine_hang: ['gpu_hardware_fault'],
-  cpu_frontend_bottleneck: ['traffic_surge', 'deploy_regression', 'host_memory_leak'],
-  cuda_graph_fallback: ['traffic_surge', 'deploy_regression'],
-  spec_decode_degradation: ['deploy_regression', 'workload_drift'],
-  gpu_memory_leak: ['deploy_regression'],
-  tp_straggler: ['gpu_throttling'],
-};
+/** Precedence level of a cause (its definition's `level`): lower ranks first; causes that share a level tie. */
+const levelOf = (id: CauseId): number => CAUSES[id].level;
 
 export function level(r: RuleResult): number {
-  if ((r.id === 'gpu_memory_leak' || r.id === 'allocator_fragmentation') && r.endsInOom) return LEVEL.oom_crash_loop;
-  return LEVEL[r.id];
+  if ((r.id === 'gpu_memory_leak' || r.id === 'allocator_fragmentation') && r.endsInOom) return levelOf('oom_crash_loop');
+  return levelOf(r.id);
 }
 
 /** A reported cause's place in the precedence order: the strongest level along its chain. */
 export function precedence(c: { id: CauseId; chain: CauseId[]; ended_in_oom?: boolean }): number {
-  return Math.min(c.ended_in_oom ? LEVEL.oom_crash_loop : LEVEL[c.id], ...c.chain.map((id) => LEVEL[id]));
+  return Math.min(c.ended_in_oom ? levelOf('oom_crash_loop') : levelOf(c.id), ...c.chain.map((id) => levelOf(id)));
 }
-
-export const fires = (r: RuleResult): boolean => !r.missing.length && r.require.length > 0 && r.require.every((c) => c.held) && !r.veto.some((c) => c.held);
 
 /**
  * Upstream causes that fired, transitively, earliest first, then the cause itself. A cause can only be
@@ -73,7 +36,7 @@ export function chainOf(id: CauseId, firing: Map<CauseId, RuleResult>, seen = ne
     const t = firing.get(u)!.onset_ms;
     return self === null || t === null || t <= self + slackMs;
   };
-  const ups = (UPSTREAM[id] ?? []).filter((u) => firing.has(u) && !seen.has(u) && began(u));
+  const ups = (CAUSES[id].upstream ?? []).filter((u) => firing.has(u) && !seen.has(u) && began(u));
   ups.sort((a, b) => (firing.get(a)!.onset_ms ?? Infinity) - (firing.get(b)!.onset_ms ?? Infinity));
   const before: CauseId[] = [];
   for (const u of ups) for (const x of chainOf(u, firing, seen, slackMs)) if (!before.includes(x)) before.push(x);

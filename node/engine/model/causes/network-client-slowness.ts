@@ -1,11 +1,17 @@
 // Network/client slowness: the client sees a slower service than the server delivers (buffering proxy,
 // connection-pool caps, slow client), told apart by joining client and server spans on the request id.
-import { median, summarize, zScore } from '../baseline';
-import type { RequestFact } from '../signals-from-store';
-import { changePoint } from '../change-point';
-import { windowAt } from '../windows';
-import { cond, fmt, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type Rule } from './context';
 import { SIG } from '../../../../common/names';
+import { median, summarize, zScore } from '../baseline';
+import { changePoint } from '../change-point';
+import type { RequestFact } from '../signals-from-store';
+import { windowAt } from '../windows';
+import { cond, defineCause, fmt, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type CauseContext, type RuleResult } from './context';
+
+export const networkClientSlowness = defineCause({
+  id: 'network_client_slowness',
+  level: 15,
+  rule,
+});
 
 /**
  * Client and server spans of one request, keyed by request id. Where the spans do not say their side,
@@ -35,7 +41,7 @@ export function requestPairs(requests: readonly RequestFact[]): { client: Reques
 const extra = (p: { client: RequestFact; server: RequestFact }) =>
   p.client.ttft_s !== null && p.server.ttft_s !== null ? p.client.ttft_s - p.server.ttft_s : p.client.e2e_s - p.server.e2e_s;
 
-export const networkClientSlowness: Rule = (c) => {
+function rule(c: CauseContext): RuleResult {
   const joined = requestPairs(c.sig.requests).sort((a, b) => a.client.start_ms - b.client.start_ms);
   if (!joined.length) return notAssessable('network_client_slowness', ['spans on both sides (request.side client and server) joined on request.id']);
   // The server metrics do not move, so the episode is found on the client side: where the extra time
@@ -67,4 +73,4 @@ export const networkClientSlowness: Rule = (c) => {
     evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}`, from, to)],
     onset_ms: from,
   };
-};
+}

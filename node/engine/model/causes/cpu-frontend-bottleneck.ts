@@ -1,0 +1,81 @@
+// CPU/frontend bottleneck: tokenizer, detokenizer or preprocessing on the CPU starve the GPU.
+import { SIG } from '../../../../common/names';
+import { ratio } from '../baseline';
+import {
+  computedPromptTokens, cond, defineCause, departureOnset, fires, fmt, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
+} from './context';
+import { trafficSurge } from './traffic-surge';
+
+export const cpuFrontendBottleneck = defineCause({
+  id: 'cpu_frontend_bottleneck',
+  level: 5,
+  upstream: ['traffic_surge', 'deploy_regression', 'host_memory_leak'],
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  // The GPU side (SM active or util falling) or the host side (TTFT growing beyond queue + prefill) can
+  // show it; either will do.
+  const gpuSide = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil]]);
+  const hostSide = missingInputs(c.f, [SIG.latTtft, [SIG.latQueue, SIG.latPrefill]]);
+  const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.reqWaiting, SIG.latTtft, SIG.latItl, 'spans']]);
+  if (gpuSide.length && hostSide.length) missing.push(`${gpuSide.join('; ')}, or ${hostSide.join(' and ')}`);
+  if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
+  const sm = medE(c, c.f.smAct);
+  const rSm = rE(c, c.f.smAct);
+  const rUtil = rE(c, c.f.util);
+  const wait = medE(c, c.f.wait);
+  const waitB = medB(c, c.f.wait);
+  // A starved engine is slow wherever the host sits in the loop: tokenizing (TTFT), stepping (ITL), or both (e2e).
+  const rSym = rAny(c, c.f.ttft99, c.f.ttftMean, c.f.itl99, c.f.itlMean, c.f.e2eMean);
+  const kv = medE(c, c.f.kv);
+  const rGtok = rE(c, c.f.gtok);
+  const gap = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < gap.length; i++) gap[i] = c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
+  const rGap = rE(c, gap);
+  // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
+  // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
+  const starved = (sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio) || rUtil <= T.frontend_util_ratio;
+  const frontGap = rGap >= T.frontend_gap_ratio;
+  const down = rGtok <= T.frontend_down_ratio;
+  const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
+  const busyB = medB(c, busy);
+  // Prompt tokens the GPU computed, after the prefix cache: a cache that stops hitting multiplies prefill work.
+  const rWork = rAny(c, c.f.plenMean, c.f.plenP90, c.f.ptok, computedPromptTokens(c));
+  const loraE = maxE(c, c.f.loraActive);
+  // Demand beyond what the engine serves (the surge rule holds: arrivals up, requests piling up inside a
+  // full engine, the queue carrying the latency): the engine, not the frontend, is the limit.
+  const demand = fires(trafficSurge.rule(c));
+  const loraCap = T.max_loras ?? medE(c, c.f.loraMax);
+  const onBusy = busy.some(Number.isFinite) ? departureOnset(c, busy, -1, (i) => busy[i] <= 0.8 * busyB) : null;
+  return {
+    id: 'cpu_frontend_bottleneck',
+    missing: [],
+    require: [
+      cond(
+        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio}`,
+        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)}`,
+        starved || frontGap,
+        T.frontend_util_ratio,
+      ),
+      cond(`wait > 0 (above the baseline) OR r(ttft, itl or e2e) ≥ ${T.frontend_ttft_ratio}`, `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(latency) ${fmt(rSym)}`, (wait > 0 && !(wait <= waitB)) || rSym >= T.frontend_ttft_ratio, T.frontend_ttft_ratio),
+      cond(`kv ≤ ${T.frontend_kv_max}`, kv, kv <= T.frontend_kv_max, T.frontend_kv_max),
+    ],
+    support: [cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill)`, rGap, frontGap), cond('GPU starved', starved, starved)],
+    veto: [
+      cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9),
+      cond(`engine not serving (r(gtok) ≤ ${T.frontend_down_ratio}): an idle GPU behind a crash or hang is not a starved one`, rGtok, down, T.frontend_down_ratio),
+      // TTFT outgrowing queue + prefill is also what longer prompts (chunked prefill interleaved with
+      // decodes) and adapter loads do inside the engine: those are the engine's work, not a starved GPU.
+      cond(`the engine's work grew: prompt length, prompt tokens/s or computed (uncached) prompt tokens/s ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference, prefix_cache_collapse)`, rWork, rWork >= T.prefix_prompt_veto, T.prefix_prompt_veto),
+      cond('more LoRA adapters active than slots (→ lora_thrash)', `${fmt(loraE)} > ${fmt(loraCap)}`, loraE > loraCap),
+      cond('a traffic surge holds: arrivals up, requests piling up inside a full engine, the queue carrying the latency (→ traffic_surge)', demand, demand),
+    ],
+    evidence: [
+      ...(busy.some(Number.isFinite) ? [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)] : []),
+      ...(Number.isFinite(rGap) ? [seriesEvidence(c, SIG.latTtft, `TTFT beyond queue and prefill ×${fmt(rGap)}`)] : []),
+    ],
+    onset_ms: onBusy ?? departureOnset(c, gap, 1, (i) => ratio(gap[i], medB(c, gap)) >= T.frontend_gap_ratio),
+  };
+}

@@ -1,0 +1,80 @@
+// CUDA-graph fallback: batches beyond the captured CUDA-graph sizes run in eager mode, and ITL steps up
+// where the running batch crosses the capture max.
+import { SIG } from '../../../../common/names';
+import { median, ratio } from '../baseline';
+import { changePoint } from '../change-point';
+import {
+  cond, defineCause, departureOnset, firstE, fmt, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+} from './context';
+
+export const cudaGraphFallback = defineCause({
+  id: 'cuda_graph_fallback',
+  level: 10,
+  upstream: ['traffic_surge', 'deploy_regression'],
+  rule,
+});
+
+/** The largest batch any engine captures CUDA graphs for by default (vLLM: 512). */
+const MAX_CAPTURE = 512;
+
+/**
+ * Median ITL over windows whose running peak sits just above `cap` (up to 1.5×) ÷ over windows just below
+ * it (from 2/3 of it): near 1 where ITL only grows with the batch, ≥ the eager slowdown at a graph cap.
+ * NaN with fewer than 3 windows on either side.
+ */
+function cudaGraphJump(c: CauseContext, itl: Float64Array, cap: number): number {
+  const below: number[] = [];
+  const above: number[] = [];
+  for (let i = 0; i < c.f.grid.n; i++) {
+    const r = c.f.runMax[i];
+    if (!Number.isFinite(itl[i]) || !Number.isFinite(r)) continue;
+    if (r > cap && r <= 1.5 * cap) above.push(itl[i]);
+    else if (r <= cap && r >= (2 / 3) * cap) below.push(itl[i]);
+  }
+  return below.length >= 3 && above.length >= 3 ? ratio(median(above), median(below)) : NaN;
+}
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
+  if (missing.length) return notAssessable('cuda_graph_fallback', missing);
+  // The ITL step, on the exact mean where there is one (a median read off buckets moves in bucket jumps).
+  const itl = c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50;
+  const cp = changePoint(itl, 2);
+  const cpAt = cp ? c.f.t[cp.index] : null;
+  // The capture max: from the engine's startup log where it printed one; else read off the data as the
+  // running level the ITL step happened at (logs are often missing or cut) — checked below against what
+  // load alone would do to ITL.
+  const known = Number.isFinite(c.f.cudaGraphMax);
+  let cap = known ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
+  if (!known && cp && cp.size >= T.cuda_graph_itl_ratio - 1) cap = median(c.f.runMax.subarray(Math.max(0, cp.index - 4), cp.index));
+  const cross = firstE(c, (i) => c.f.runMax[i] > cap);
+  const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= 2 * c.f.grid.W;
+  const rItl = rE(c, itl);
+  // A cap read off the ITL step lines up with that step by construction, so it needs evidence of its
+  // own: eager steps are slower at the *same* batch size, a jump in ITL across the cap that load alone
+  // (a gentle rise with the batch) does not make; and no engine captures graphs above 512 sequences
+  // (vLLM's largest default capture size; TGI's is 32).
+  const jump = cudaGraphJump(c, itl, cap);
+  const plausible = known || (cap <= MAX_CAPTURE && jump >= T.cuda_graph_itl_ratio);
+  return {
+    id: 'cuda_graph_fallback',
+    missing: [],
+    require: [
+      cond(`running crosses the CUDA-graph capture max (${fmt(cap)}${known ? '' : ', inferred: the running level at the ITL step'})`, cross, cross !== null),
+      cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
+      cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
+      cond(
+        `the capture max is known from the engine log, or the inferred one is ≤ ${MAX_CAPTURE} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps)`,
+        `${known ? 'known' : `inferred ${fmt(cap)}`}, ITL above ÷ below ${fmt(jump)}`,
+        plausible,
+        T.cuda_graph_itl_ratio,
+      ),
+    ],
+    support: [cond('capture max from the engine log', known, known)],
+    veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
+    evidence: [seriesEvidence(c, SIG.reqRunning, `running above ${fmt(cap)} from ${cross === null ? 'never' : new Date(cross).toISOString()}`), seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)}`)],
+    // The fallback is the end of a rise in load: the incident began where arrivals left their baseline on the way up.
+    onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.runMax[i] > cap, 2) ?? cross,
+  };
+}

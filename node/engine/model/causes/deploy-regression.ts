@@ -1,0 +1,148 @@
+// Deploy regression: a lasting step in a core KPI at a version, config or deploy event, with the
+// workload stable around it.
+import type { EventRow } from '../../../../common/contract/types';
+import { EV, SIG, type EventKind } from '../../../../common/names';
+import { mad, median, ratio } from '../baseline';
+import { changePoint } from '../change-point';
+import {
+  cond, defineCause, eventEvidence, events, fmt, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
+} from './context';
+import { CRASH_KINDS } from './shared';
+
+export const deployRegression = defineCause({
+  id: 'deploy_regression',
+  level: 3,
+  rule,
+});
+
+const CHANGE_KINDS: EventKind[] = [EV.version, EV.config, EV.deploy, EV.engineRestart];
+
+/** Standard errors of noise a workload change must exceed (deploy_regression's stability test). */
+const NOISE_Z = 2;
+
+/** Relative standard error of a median: 1.2533 · (1.4826·MAD) / √n ÷ median; 0 without data. */
+function relativeSe(x: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < x.length; i++) if (Number.isFinite(x[i])) n++;
+  const m = median(x);
+  const se = n > 1 && m > 0 ? (1.2533 * 1.4826 * mad(x)) / Math.sqrt(n) / m : 0;
+  return Number.isFinite(se) ? se : 0;
+}
+
+interface DeployCandidate {
+  e: EventRow;
+  /** Whether the version changed: true, false, or null where the previous one is not in the bundle. */
+  changed: boolean | null;
+  kpi: string;
+  size: number;
+  at: number;
+  stable: number | null;
+}
+
+/** Whether the version at a change event differs from the one before it; null where either is unknown. */
+function versionChanged(e: EventRow, versions: EventRow[]): boolean | null {
+  const prev = [...versions].reverse().find((v) => v.ts_ms < e.ts_ms - 1000 && v.attrs.version);
+  const ver = e.attrs.version ?? versions.find((v) => Math.abs(v.ts_ms - e.ts_ms) <= 120_000 && v.attrs.version)?.attrs.version;
+  return prev && ver ? String(prev.attrs.version) !== String(ver) : null;
+}
+
+/**
+ * Whether a change event can be a deploy, and why not: a start with no engine data before it is where
+ * the recording began, and a restart with the version it had, shortly after a crash, is the engine
+ * coming back. Each event is judged on its own.
+ */
+function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes: EventRow[]): string | null {
+  const cc = c.cfg.causes;
+  const a = Math.max(0, Math.floor((e.ts_ms - cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
+  const split = Math.min(c.f.grid.n, Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step));
+  let before = 0;
+  for (let i = a; i < split; i++) if (Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i])) before++;
+  if (before < 3) return 'no engine data before it (the start of the recording)';
+  const changed = versionChanged(e, versions);
+  const crashed = crashes.some((x) => x.ts_ms <= e.ts_ms && x.ts_ms >= e.ts_ms - cc.deploy_window_ms);
+  if (e.kind !== EV.config && e.kind !== EV.deploy && changed !== true && crashed) return 'a restart after a crash with the same version';
+  // A restart that brings back the version it stopped (and no config change logged) redeployed nothing.
+  if (e.kind !== EV.config && e.kind !== EV.deploy && changed === false) return 'a restart with the same version';
+  return null;
+}
+
+function rule(c: CauseContext): RuleResult {
+  if (!c.f.have.has('events')) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart)']);
+  const cc = c.cfg.causes;
+  // From the end of the baseline, not only near the span: a rollout that slows decode by half may move
+  // e2e P99 past the alert only when the day's peak arrives, long after the deploy. Each candidate still
+  // needs a lasting KPI step at its own time, which random events do not bring.
+  const from = Math.min(spanStart(c), c.f.t[c.base[1]] + c.f.grid.W) - cc.deploy_window_ms;
+  const changes = events(c, ...CHANGE_KINDS).filter((e) => e.ts_ms >= from && e.ts_ms <= spanEnd(c));
+  const versions = events(c, EV.version, EV.engineStart, EV.engineRestart).sort((x, y) => x.ts_ms - y.ts_ms);
+  const crashes = events(c, ...CRASH_KINDS);
+  const perRun = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < perRun.length; i++) perRun[i] = c.f.run[i] > 0 ? c.f.gtok[i] / c.f.run[i] : NaN;
+  const kpis: [string, Float64Array, number][] = [['itl50', c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50, 1], ['e2e99', c.f.e2e99, 1], ['ttft99', c.f.ttft99, 1], ['tokens per running request', perRun, -1]];
+  const rejected: string[] = [];
+  let best: DeployCandidate | null = null;
+  let bestUnstable: DeployCandidate | null = null;
+  for (const e of changes) {
+    const why = deployable(c, e, versions, crashes);
+    if (why) {
+      rejected.push(`${e.kind}: ${why}`);
+      continue;
+    }
+    const a = Math.max(0, Math.floor((e.ts_ms - cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
+    const b = Math.min(c.f.grid.n - 1, Math.ceil((e.ts_ms + cc.deploy_window_ms - c.f.grid.t0) / c.f.grid.step));
+    const split = Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step);
+    // After the warm-up: a rollout's downtime leaves a backlog (and retries) that arrive at once when the
+    // new version comes up, which is no change of workload.
+    const warm = Math.min(b, Math.max(split + 1, Math.ceil((e.ts_ms + cc.deploy_warmup_ms - c.f.grid.t0) / c.f.grid.step)));
+    // A change of workload beyond what the two stretches' own noise allows: at one request a second, 40 s
+    // windows of arrivals swing by a third, and ±15% on their medians is inside that noise.
+    const drift = [c.f.lamIn, c.f.plenMean, c.f.glenMean]
+      .map((w) => {
+        const after = w.subarray(warm, b + 1);
+        const before = w.subarray(a, split);
+        const r = ratio(median(after), median(before));
+        return Math.abs(r - 1) - NOISE_Z * Math.hypot(relativeSe(after), relativeSe(before));
+      })
+      .filter(Number.isFinite);
+    const worst = drift.length ? Math.max(0, ...drift) : null;
+    const changed = e.kind === EV.config || e.kind === EV.deploy ? true : versionChanged(e, versions);
+    const need = cc.deploy_kpi_change;
+    // e2e = TTFT + output length × ITL: where TTFT and ITL are measured around the change, a P99 e2e that
+    // moves alone moved with the outputs' tail (workload), not with the engine.
+    const perTokenKnown = kpis.filter(([k, x]) => (k === 'itl50' || k === 'ttft99') && Number.isFinite(median(x.subarray(a, b + 1)))).length === 2;
+    for (const [kpi, x, dir] of kpis) {
+      if (kpi === 'e2e99' && perTokenKnown) continue;
+      const cp = changePoint(x.subarray(a, b + 1), 2);
+      if (!cp || !(dir * cp.size >= need)) continue;
+      const at = c.f.t[a + cp.index];
+      if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
+      // A regression persists: the level after the new version has warmed up (caches, CUDA graphs, a cold
+      // prefix cache) against the level before, medians — a minute of slow first requests is not one.
+      const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
+      if (!(dir * (persist - 1) >= need)) continue;
+      const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, at, stable: worst };
+      if (worst !== null && worst <= cc.workload_tolerance) {
+        if (!best || cand.size > best.size) best = cand;
+      } else if (!bestUnstable || cand.size > bestUnstable.size) bestUnstable = cand;
+    }
+  }
+  const found = best ?? bestUnstable;
+  const stable = found?.stable ?? null;
+  const deployable_ = changes.length - rejected.length;
+  return {
+    id: 'deploy_regression',
+    missing: [],
+    require: [
+      cond('a deploy/config/restart event near the symptoms (restarts after a crash with the same version, and starts with no data before, excluded)', found ? `${found.e.kind} at ${new Date(found.e.ts_ms).toISOString()}` : `${deployable_} of ${changes.length}`, deployable_ > 0),
+      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, cc.deploy_kpi_change),
+      cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}% beyond their own noise)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
+    ],
+    support: [
+      cond('the version changed at the event (null: the previous version is not in the bundle)', found?.changed ?? null, found?.changed === true),
+      ...rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
+    ],
+    veto: [cond('no change event', changes.length === 0, changes.length === 0)],
+    evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
+    onset_ms: found?.e.ts_ms ?? null,
+  };
+}

@@ -1,0 +1,93 @@
+// Engine hang: a rank blocks in a collective or the scheduler wedges — no tokens with requests in flight,
+// or an engine that falls silent with work in hand.
+import { EV, SIG } from '../../../../common/names';
+import { median } from '../baseline';
+import { engineSpoke } from '../unexplained';
+import {
+  cond, defineCause, departureOnset, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
+} from './context';
+import { CRASH_KINDS, hardwareFaults } from './shared';
+
+export const engineHang = defineCause({
+  id: 'engine_hang',
+  level: 1,
+  upstream: ['gpu_hardware_fault'],
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const missing = missingInputs(c.f, [[SIG.tokensGeneration, SIG.tokensGenerationRate], [SIG.reqRunning, SIG.reqWaiting]]);
+  if (missing.length) return notAssessable('engine_hang', missing);
+  const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
+  // A hung engine finishes nothing: tokens/s at zero while requests still complete is a token counter
+  // that does not count (an exporter's empty histogram), not a stall.
+  const zero = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(c.f.lamOut[i] > 0)));
+  // Where the engine is read from its log, a wedged scheduler stops printing its periodic stats: a silence
+  // that begins with requests in flight, and not with a crash, is the same stall.
+  const quiet = silentWithWork(c);
+  const run = quiet && quiet.ms > zero.ms ? quiet : zero;
+  const { hw } = hardwareFaults(c);
+  const restarts = run.start === null ? [] : events(c, EV.engineRestart).filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
+  const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
+  const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
+  const utilDuring = during(c.f.util);
+  // Nothing running, a queue, and the pool full: the scheduler has no free blocks to admit anyone
+  // (blocks leaked or held), which is a KV cause upstream, not an engine stuck mid-step.
+  const runDuring = during(c.f.runMax);
+  const kvDuring = during(c.f.kv);
+  const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.kv_high;
+  // One window of no tokens is one pair of equal counter readings (a scrape that repeated, a slow
+  // exporter): a stall is read over two windows at least, however long a window is.
+  const minMs = Math.max(c.cfg.causes.hang_min_ms, 2 * c.f.grid.W);
+  return {
+    id: 'engine_hang',
+    missing: [],
+    require: [cond(`gtok = 0 AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ max(${c.cfg.causes.hang_min_ms / 1000} s, two windows) (longest run, s)`, run.ms / 1000, run.ms >= minMs, minMs / 1000)],
+    support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
+    veto: [
+      cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0),
+      cond('restarts during the stall (→ oom_crash_loop)', restarts.length, restarts.length > 0),
+      cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
+    ],
+    evidence: [
+      seriesEvidence(c, c.f.have.has(SIG.tokensGeneration) ? SIG.tokensGeneration : SIG.tokensGenerationRate, `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      seriesEvidence(c, c.f.have.has(SIG.reqRunning) ? SIG.reqRunning : SIG.reqWaiting, 'requests still in flight', run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
+    ],
+    // The first wholly silent window starts after the last token; the fall itself began in the windows before it.
+    onset_ms: run.start === null ? null : run === quiet ? run.start : (departureOnset(c, c.f.gtok, -1, (i) => c.f.t[i] >= run.start!) ?? run.start),
+  };
+}
+
+/**
+ * The longest stretch of the span where the engine reported nothing at all, begun right after a reading
+ * with requests in flight and no crash at its start (a crash's silence is an outage, not a hang), and
+ * ended by a fatal error, a watchdog or a restart before the engine spoke again.
+ */
+function silentWithWork(c: CauseContext): { ms: number; start: number | null; end: number | null } | null {
+  const seen = (i: number) => Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i]) || Number.isFinite(c.f.wait[i]);
+  const ends = events(c, ...CRASH_KINDS, EV.engineRestart, EV.engineStart).map((e) => e.ts_ms).sort((a, b) => a - b);
+  let best: { ms: number; start: number | null; end: number | null } | null = null;
+  // From the baseline to the end of the data, not the episode: a silent window has no S at all, so an
+  // episode never covers the silence it follows.
+  const last = c.f.grid.n - 1;
+  for (let i = Math.max(c.base[1] + 1, 1); i <= last; i++) {
+    if (seen(i) || !seen(i - 1)) continue;
+    const busy = (Number.isFinite(c.f.run[i - 1]) ? c.f.run[i - 1] : 0) + (Number.isFinite(c.f.wait[i - 1]) ? c.f.wait[i - 1] : 0);
+    if (!(busy > 0)) continue;
+    const start = c.f.t[i - 1] + c.f.grid.W;
+    let j = i;
+    while (j <= last && !seen(j)) j++;
+    const next = ends.find((t) => t >= start - c.f.grid.W);
+    if (next !== undefined && next <= start + c.f.grid.W) continue;
+    // A stall ends in a watchdog, a fatal error or a restart; a silence that just ends (lost scrapes, the
+    // end of the recording) is a gap in the data, not evidence of a hang.
+    const resumed = j <= last ? c.f.t[j] : Infinity;
+    if (next === undefined || next > resumed + c.f.grid.W) continue;
+    // Another source (the log beside lost scrapes) still heard the engine: not silent.
+    if (engineSpoke(c.sig, start + c.f.grid.W, next - c.f.grid.W)) continue;
+    const end = next;
+    if (!best || end - start > best.ms) best = { ms: end - start, start, end };
+  }
+  return best;
+}

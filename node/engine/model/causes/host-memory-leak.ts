@@ -1,0 +1,86 @@
+// Host memory leak: host RSS grows until swap or an OOM kill.
+import { SIG } from '../../../../common/names';
+import { max } from '../baseline';
+import { memoryTrend } from '../leak';
+import { olsSlope } from '../trend';
+import {
+  cond, defineCause, eventEvidence, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
+} from './context';
+import { isHostOom } from './shared';
+
+export const hostMemoryLeak = defineCause({
+  id: 'host_memory_leak',
+  level: 14,
+  rule,
+});
+
+/**
+ * RSS per process lifetime: a jump of more than `jump` (a share of the level) between two readings is a
+ * new process (a restart loads weights and warms caches at another level; an OOM kill empties it), not
+ * growth or release, so the series is cut there into one series per process, oldest first.
+ */
+function processLifetimes(x: Float64Array, jump: number): Float64Array[] {
+  const cuts: number[] = [0];
+  let prev = NaN;
+  for (let i = 0; i < x.length; i++) {
+    if (!Number.isFinite(x[i])) continue;
+    if (Number.isFinite(prev) && prev > 0 && Math.abs(x[i] - prev) / prev > jump) cuts.push(i);
+    prev = x[i];
+  }
+  if (cuts.length === 1) return [x];
+  return cuts.map((from, k) => {
+    const out = new Float64Array(x.length).fill(NaN);
+    out.set(x.subarray(from, k + 1 < cuts.length ? cuts[k + 1] : x.length), from);
+    return out;
+  });
+}
+
+function rule(c: CauseContext): RuleResult {
+  const missing = missingInputs(c.f, [[SIG.hostRss, SIG.hostSwap, SIG.hostMemAvailable]]);
+  if (missing.length) return notAssessable('host_memory_leak', missing);
+  // A process's RSS creeps up by allocator caching and fragmentation when nothing is wrong: a leak is a
+  // monotone climb that is also large, in bytes and against where it started.
+  const cc = c.cfg.causes;
+  const rssB = medB(c, c.f.rss);
+  const need = Math.max(cc.host_leak_min_bytes, cc.host_leak_min_share * (Number.isFinite(rssB) ? rssB : 0));
+  // The leak began in the first process that grew like one (a leak killed by the OOM killer grows again
+  // in its successor); without one, the current process is the one to read.
+  const lives = processLifetimes(c.f.rss, cc.host_rss_jump).filter((x) => x.some(Number.isFinite));
+  const trendOf = (x: Float64Array) => memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, x, medB(c, x), null);
+  const trends = lives.map((x) => ({ rss: x, tr: trendOf(x) }));
+  const grew = trends.find(({ tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need);
+  const chosen = grew ?? trends[trends.length - 1] ?? { rss: c.f.rss, tr: null };
+  const rss = chosen.rss;
+  const tr = chosen.tr;
+  // Python servers' RSS drifts up for hours (allocator caching, fragmentation, import-time growth); a leak
+  // is growth that began or sped up during the recording: the span's slope at least twice the baseline's.
+  const slopeB = olsSlope(slice(c.f.t, c.base), slice(rss, c.base)) * 60_000;
+  const after = c.span[1] > c.base[1] ? ([c.base[1] + 1, c.span[1]] as const) : c.span;
+  const slopeE = olsSlope(c.f.t.subarray(after[0], after[1] + 1), rss.subarray(after[0], after[1] + 1)) * 60_000;
+  const floorB = cc.host_leak_speedup * Math.max(0, Number.isFinite(slopeB) ? slopeB : 0);
+  // The span may begin after the growth ended (the incident is the OOM kill that ended it): a ramp that
+  // began after the baseline, faster than the baseline's drift, counts as well.
+  const rampAfterBase = !!tr && tr.start_ms >= c.f.t[c.base[1]] && tr.slope_bytes_per_min > 0 && tr.slope_bytes_per_min >= floorB;
+  const sped = (slopeE > 0 && slopeE >= floorB) || rampAfterBase;
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped;
+  const swap = max(c.f.swap);
+  const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
+  const swapping = swap > 0 && avail <= 0.05;
+  const killed = c.sig.events.filter(isHostOom);
+  return {
+    id: 'host_memory_leak',
+    missing: [],
+    require: [
+      cond(
+        `slope(rss) > 0 with mono ≥ ${cc.leak_mono}, growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline) and a slope ≥ ${cc.host_leak_speedup}× the baseline's, OR swap in/out > 0 with MemAvailable ≤ 5%`,
+        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), slope ${fmtBytes(slopeE)}/min vs baseline ${fmtBytes(slopeB)}/min, swap ${fmt(swap)}, avail ${fmt(avail)}`,
+        rssLeak || swapping,
+        need,
+      ),
+    ],
+    support: [cond('host OOM kills', killed.length, killed.length > 0), cond('r(rss)', rE(c, c.f.rss), rE(c, c.f.rss) > 1.2)],
+    veto: [cond('RSS plateau (late slope ÷ slope < 0.1)', tr?.late_slope_ratio ?? null, !!tr && tr.late_slope_ratio < 0.1)],
+    evidence: [...(tr ? [seriesEvidence(c, SIG.hostRss, `RSS +${fmtBytes(tr.growth_bytes)}`, tr.start_ms, tr.end_ms)] : []), ...killed.slice(0, 3).map((e) => eventEvidence(e))],
+    onset_ms: tr?.start_ms ?? null,
+  };
+}

@@ -1,0 +1,50 @@
+// KV-cache bloat: few requests fill the pool, each holding far more KV cache than its tokens need.
+import { SIG } from '../../../../common/names';
+import { median, ratio } from '../baseline';
+import {
+  cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult,
+} from './context';
+import { idleFloor } from './shared';
+
+export const kvBloat = defineCause({
+  id: 'kv_bloat',
+  level: 8,
+  upstream: ['workload_drift'],
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning, [SIG.reqPromptLen, SIG.reqGenLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate]]);
+  if (missing.length) return notAssessable('kv_bloat', missing);
+  const kv = medE(c, c.f.kv);
+  const run = medE(c, c.f.run);
+  const runB = medB(c, c.f.run);
+  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const rLen = ratio(medE(c, len), medB(c, len));
+  const floor = idleFloor(c);
+  const lastFloor = floor.v.length ? median(floor.v.slice(-3)) : NaN;
+  // KV tokens each running request holds ÷ the tokens it has (prompt + output so far ≤ plen + glen).
+  const held = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < held.length; i++) held[i] = c.f.run[i] > 0 && len[i] > 0 ? (c.f.kv[i] * c.f.kvCapacityTokens) / c.f.run[i] / len[i] : NaN;
+  const heldE = medE(c, held);
+  return {
+    id: 'kv_bloat',
+    missing: [],
+    require: [
+      cond(`kv ≥ ${T.kv_high} (median over the span)`, kv, kv >= T.kv_high, T.kv_high),
+      cond(`run ≤ ${T.bloat_run_share}·median_B(run)`, `${fmt(run)} vs baseline ${fmt(runB)}`, run <= T.bloat_run_share * runB, T.bloat_run_share),
+      cond(`r(plen + glen) ≥ ${T.bloat_len_ratio} OR KV tokens per running request ≥ ${T.bloat_held_ratio}× its tokens (plen + glen)`, `r(len) ${fmt(rLen)}, KV held ÷ tokens ${fmt(heldE)}`, rLen >= T.bloat_len_ratio || heldE >= T.bloat_held_ratio, T.bloat_len_ratio),
+    ],
+    support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
+    veto: [cond(`kv floor at idle > ${T.block_leak_floor} (→ kv_block_leak)`, lastFloor, lastFloor > T.block_leak_floor, T.block_leak_floor)],
+    evidence: [seriesEvidence(c, SIG.kvUsage, `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, SIG.reqRunning, 'few requests hold the pool')],
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
+  };
+}
+
+function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
+  return out;
+}

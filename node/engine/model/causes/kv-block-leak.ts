@@ -1,0 +1,52 @@
+// KV block leak: blocks are never returned, so the idle floor of KV usage climbs.
+import { SIG } from '../../../../common/names';
+import { max, median, min } from '../baseline';
+import { monotonicity } from '../trend';
+import { cond, defineCause, fmt, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult } from './context';
+import { idleFloor } from './shared';
+
+export const kvBlockLeak = defineCause({
+  id: 'kv_block_leak',
+  level: 7,
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning]);
+  if (missing.length) return notAssessable('kv_block_leak', missing);
+  const floor = idleFloor(c);
+  const last = floor.v.length ? median(floor.v.slice(-3)) : NaN;
+  const mono = monotonicity(floor.t, floor.v);
+  const lateMin = floor.v.length ? min(floor.v.slice(Math.floor((floor.v.length * 2) / 3))) : NaN;
+  const aborts = max(c.f.abort);
+  return {
+    id: 'kv_block_leak',
+    missing: [],
+    require: [
+      cond(`kv floor (kv at run + wait = 0) ≥ ${T.block_leak_floor}`, last, last >= T.block_leak_floor, T.block_leak_floor),
+      cond(`mono(floor, H) ≥ ${T.leak_mono}`, mono, mono >= T.leak_mono, T.leak_mono),
+    ],
+    support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
+    veto: [cond(`kv returns to ~0 when idle (late idle minimum ≤ ${T.block_leak_idle_min})`, lateMin, lateMin <= T.block_leak_idle_min, T.block_leak_idle_min)],
+    evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
+    onset_ms: leakOnset(c, floor),
+  };
+}
+
+/**
+ * The first step of the staircase: the first idle window whose floor sits above the baseline's idle
+ * floor, with the floor never back down to it afterwards. The blocks were lost during the busy
+ * stretch before that window, so the leak is dated at the end of the idle stretch preceding it.
+ */
+function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number | null {
+  const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
+  const before = floor.v.filter((_, k) => floor.t[k] < baseEnd);
+  // An idle pool reads the same blocks every scrape, so any rise above the baseline's highest idle floor is a step.
+  const level = (before.length ? max(before) : 0) + 0.002;
+  let k = floor.v.length;
+  while (k > 0 && floor.v[k - 1] > level) k--;
+  if (k >= floor.v.length) return null;
+  if (k === 0) return floor.t[0];
+  return floor.t[k - 1] + c.f.grid.W;
+}

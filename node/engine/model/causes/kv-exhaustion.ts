@@ -1,0 +1,73 @@
+// KV-cache exhaustion: the pool is full, and running requests are preempted or new ones held waiting.
+import { EV, SIG } from '../../../../common/names';
+import { oscillation } from '../oscillation';
+import {
+  cond, defineCause, departureOnset, events, fmt, inSpan, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
+} from './context';
+
+export const kvExhaustion = defineCause({
+  id: 'kv_exhaustion',
+  level: 6,
+  upstream: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse'],
+  rule,
+});
+
+const LATENCY_OR_TOKENS = [SIG.latItl, SIG.latE2e, SIG.tokensGeneration, SIG.tokensGenerationRate, 'spans'];
+
+/** Preemptions counted over the span: counter increase (rate × step per window) plus logged preemptions. */
+function preemptions(c: CauseContext): number {
+  let n = 0;
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (Number.isFinite(c.f.preempt[i])) n += (c.f.preempt[i] * c.f.grid.step) / 1000;
+  return n + events(c, EV.preemption).filter((e) => inSpan(c, e.ts_ms)).length;
+}
+
+function rule(c: CauseContext): RuleResult {
+  const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.kvPreemptions, 'events', SIG.reqWaiting], LATENCY_OR_TOKENS]);
+  if (missing.length) return notAssessable('kv_exhaustion', missing);
+  const cc = c.cfg.causes;
+  const frac = medE(c, c.f.kvFrac);
+  const pre = preemptions(c);
+  // A full pool shows as preemptions where running sequences outgrow it (vLLM recomputes, SGLang
+  // retracts) or, where the scheduler admits only what fits (vLLM V1 at long prompts, TGI's token
+  // budget), as requests left waiting while the pool is full: either way the pool is the bottleneck.
+  const waitE = medE(c, c.f.wait);
+  const waitB = medB(c, c.f.wait);
+  const blocked = waitE > Math.max(cc.kv_blocked_wait, 2 * (Number.isFinite(waitB) ? waitB : 0));
+  const rItl = rAny(c, c.f.itl99, c.f.itlMean);
+  const rE2e = rAny(c, c.f.e2e99, c.f.e2eMean);
+  const rQ = rAny(c, c.f.q99, c.f.queueMean);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
+  const rTok = rE(c, c.f.gtok);
+  const sym = cc.kv_symptom_ratio;
+  const kvMax = maxE(c, c.f.kvMax);
+  const full = cc.kv_full;
+  const rPtok = rE(c, c.f.ptok);
+  const rLam = rE(c, c.f.lamIn);
+  return {
+    id: 'kv_exhaustion',
+    missing: [],
+    require: [
+      cond(`frac(kv ≥ ${full}, W) ≥ ${cc.kv_full_share} (median over the span)`, frac, frac >= cc.kv_full_share, cc.kv_full_share),
+      cond(`preemptions in the span > 0, OR requests waiting at a full pool (wait > max(${cc.kv_blocked_wait}, 2× the baseline))`, `preemptions ${fmt(pre)}, wait ${fmt(waitE)} (baseline ${fmt(waitB)})`, pre > 0 || blocked),
+      cond(
+        `r(itl), r(e2e), r(ttft) or r(queue) ≥ ${sym} (P99 or mean) OR r(gtok) ≤ ${cc.kv_tokens_ratio}`,
+        `itl ${fmt(rItl)}, e2e ${fmt(rE2e)}, ttft ${fmt(rTtft)}, queue ${fmt(rQ)}, gtok ${fmt(rTok)}`,
+        rItl >= sym || rE2e >= sym || rTtft >= sym || rQ >= sym || rTok <= cc.kv_tokens_ratio,
+        sym,
+      ),
+    ],
+    support: [
+      cond('run/wait see-saw: osc(run) ≥ 0.4', oscillation(slice(c.f.run, c.span)), oscillation(slice(c.f.run, c.span)) >= 0.4),
+      cond('prompt tokens/s up with flat arrivals (recompute): r(ptok) ≥ 1.2 AND r(lam_in) ≤ 1.1', `ptok ${fmt(rPtok)}, lam_in ${fmt(rLam)}`, rPtok >= 1.2 && rLam <= 1.1),
+      cond('KV usage at its plateau (share of windows ≥ full)', c.kv?.plateau_share ?? null, (c.kv?.plateau_share ?? 0) >= 0.5),
+      cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential'),
+    ],
+    veto: [cond(`max kv < ${cc.kv_max_veto}`, kvMax, kvMax < cc.kv_max_veto, cc.kv_max_veto)],
+    evidence: [
+      seriesEvidence(c, SIG.kvUsage, `KV usage ≥ ${full} in a median ${(frac * 100).toFixed(0)}% of the samples per window`),
+      pre > 0 ? seriesEvidence(c, SIG.kvPreemptions, `${Math.round(pre)} preemptions`) : seriesEvidence(c, SIG.reqWaiting, `${fmt(waitE)} requests waiting at a full pool`),
+      ...(c.f.have.has(SIG.latItl) ? [seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)} the baseline`)] : []),
+    ],
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= cc.kv_full_share && (c.f.preempt[i] > 0 || c.f.wait[i] > cc.kv_blocked_wait)) ?? departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= cc.kv_full_share),
+  };
+}

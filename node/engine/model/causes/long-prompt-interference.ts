@@ -1,0 +1,43 @@
+// Long-prompt interference: long prefill chunks share steps with decodes, which stall.
+import { SIG } from '../../../../common/names';
+import { ratio } from '../baseline';
+import {
+  cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
+} from './context';
+
+export const longPromptInterference = defineCause({
+  id: 'long_prompt_interference',
+  level: 11,
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans']]);
+  if (missing.length) return notAssessable('long_prompt_interference', missing);
+  const rP90 = rE(c, c.f.plenP90);
+  const rLam = rE(c, c.f.lamIn);
+  // Prompt tokens per request: prompt tokens/s grow with arrivals too, and a few more requests of the
+  // same length are load (a surge, KV pressure), not longer prompts.
+  const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
+  const hitB = medB(c, c.f.hit);
+  const hitCollapse = hitB >= 0.3 && medE(c, c.f.hit) <= 0.5 * hitB && !(rE(c, c.f.plenMean) >= 1.2);
+  const bimodal = rE(c, c.f.itl99) / rE(c, c.f.itl50);
+  return {
+    id: 'long_prompt_interference',
+    missing: [],
+    require: [
+      cond(`r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio}`, `plen_p90 ${fmt(rP90)}, ptok per arrival ${fmt(rPtok)}`, rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio, T.long_prompt_ratio),
+      cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
+      cond(`r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.long_prompt_ttft_ratio, T.long_prompt_ttft_ratio),
+    ],
+    support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
+    // A preemption storm is what long prompts do to a full pool: it goes in the chain (→ kv_exhaustion), not a veto.
+    veto: [cond('hit-rate collapse with unchanged prompts (→ prefix_cache_collapse)', hitCollapse, hitCollapse)],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.reqPromptLen) ? SIG.reqPromptLen : SIG.tokensPrompt, `prompt p90 ×${fmt(rP90)}, prompt tokens/s ×${fmt(rPtok)}`), seriesEvidence(c, SIG.latTtft, `TTFT ×${fmt(rTtft)}`)],
+    // Dated on prompt tokens/s, which count at prefill: the prompt-length histogram counts a request when it
+    // finishes, a whole request later.
+    onset_ms: departureOnset(c, c.f.ptok, 1, (i) => ratio(c.f.ptok[i], medB(c, c.f.ptok)) >= 1.5 || ratio(c.f.plenP90[i], medB(c, c.f.plenP90)) >= 2),
+  };
+}

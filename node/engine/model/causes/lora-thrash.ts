@@ -1,0 +1,92 @@
+// LoRA thrash: more active adapters than slots, so adapters are loaded on demand and the requests that
+// use them slow down while base-model requests do not.
+import { SIG } from '../../../../common/names';
+import { ratio } from '../baseline';
+import type { RequestFact } from '../signals-from-store';
+import { cond, defineCause, fmt, maxE, medE, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult } from './context';
+
+export const loraThrash = defineCause({
+  id: 'lora_thrash',
+  level: 13,
+  rule,
+});
+
+/**
+ * The model the engine serves: the metrics' model label where they carry one, else the model most spans
+ * name. vLLM's OpenAI server takes a LoRA adapter as the request's `model`, so any other name is an adapter.
+ */
+function servedModel(c: CauseContext): string | null {
+  const votes = new Map<string, number>();
+  const vote = (m: string | null | undefined) => {
+    if (m) votes.set(m, (votes.get(m) ?? 0) + 1);
+  };
+  for (const list of c.sig.series.values()) for (const s of list) vote(s.labels.model_name ?? s.labels.model);
+  if (!votes.size) for (const r of c.sig.requests) vote(r.model);
+  let best: string | null = null;
+  for (const [m, n] of votes) if (best === null || n > votes.get(best)!) best = m;
+  return best;
+}
+
+/** The adapter a request used: its LoRA attribute, else a model name other than the served one. */
+function adapterOf(r: RequestFact, served: string | null): string | null {
+  if (r.lora !== null) return r.lora;
+  return r.model !== null && served !== null && r.model !== served ? r.model : null;
+}
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const served = servedModel(c);
+  const server = c.sig.requests.filter((r) => r.side !== 'client');
+  const withLora = server.filter((r) => adapterOf(r, served) !== null);
+  const maxLoras = c.cfg.causes.max_loras ?? medE(c, c.f.loraMax);
+  const missing: string[] = [];
+  if (!withLora.length && !c.f.have.has(SIG.loraActive)) missing.push('spans naming a LoRA adapter (request.lora, or a model other than the served one), or lora.active');
+  if (!Number.isFinite(maxLoras)) missing.push('lora.max (or causes.max_loras in the config)');
+  if (missing.length) return notAssessable('lora_thrash', missing);
+  const s0 = spanStart(c);
+  const s1 = spanEnd(c);
+  const b0 = c.f.t[c.base[0]];
+  const b1 = c.f.t[c.base[1]] + c.f.grid.W;
+  let active = maxE(c, c.f.loraActive);
+  const W = c.f.grid.W;
+  for (let t = s0; t < s1; t += W) active = Math.max(Number.isFinite(active) ? active : 0, new Set(withLora.filter((r) => r.end_ms >= t && r.end_ms < t + W).map((r) => adapterOf(r, served))).size);
+  const p99 = (rs: typeof withLora) => {
+    const v = rs.map((r) => r.ttft_s).filter((x): x is number => x !== null).sort((a, b) => a - b);
+    return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)] : NaN;
+  };
+  const base = server.filter((r) => adapterOf(r, served) === null);
+  const inE = (r: { end_ms: number }) => r.end_ms >= s0 && r.end_ms <= s1;
+  const inB = (r: { end_ms: number }) => r.end_ms >= b0 && r.end_ms <= b1;
+  const rLora = ratio(p99(withLora.filter(inE)), p99(withLora.filter(inB)));
+  const rBase = ratio(p99(base.filter(inE)), p99(base.filter(inB)));
+  return {
+    id: 'lora_thrash',
+    missing: [],
+    require: [cond('distinct active adapters > max_loras', `${active} > ${maxLoras}`, active > maxLoras), cond(`LoRA requests' r(ttft99) ≥ ${T.lora_ttft_ratio}`, rLora, rLora >= T.lora_ttft_ratio, T.lora_ttft_ratio)],
+    support: [],
+    veto: [cond('base-model requests equally slow', rBase, rBase >= 0.8 * rLora)],
+    evidence: [seriesEvidence(c, SIG.latTtft, `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
+    onset_ms: loraOnset(c, withLora, 2 * p99(withLora.filter(inB))) ?? spanStart(c),
+  };
+}
+
+/**
+ * An adapter load stalls the request that asked for it, so the thrash began at the arrival of the first
+ * LoRA request after the baseline slower than `slow`, provided at least half of the LoRA requests
+ * arriving from it on (the next few) are slow too: one cold load is not a thrash.
+ */
+function loraOnset(c: CauseContext, lora: RequestFact[], slow: number): number | null {
+  if (!Number.isFinite(slow)) return null;
+  const after = c.f.t[c.base[1]] + c.f.grid.W;
+  const rs = lora.filter((r) => r.ttft_s !== null && r.start_ms >= after && r.start_ms <= spanEnd(c)).sort((a, b) => a.start_ms - b.start_ms);
+  const isSlow = (r: RequestFact) => r.ttft_s! >= slow;
+  for (let k = 0; k < rs.length; k++) {
+    if (!isSlow(rs[k])) continue;
+    const next = rs.slice(k, k + LORA_CONFIRM);
+    if (next.length === LORA_CONFIRM && next.filter(isSlow).length * 2 >= LORA_CONFIRM) return rs[k].start_ms;
+  }
+  return null;
+}
+
+/** LoRA requests read from a slow one on to tell a thrash from one cold adapter load. */
+const LORA_CONFIRM = 4;

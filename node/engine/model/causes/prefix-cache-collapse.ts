@@ -1,0 +1,39 @@
+// Prefix-cache collapse: the hit rate falls and the prompts it used to serve are computed again.
+import { SIG } from '../../../../common/names';
+import {
+  computedPromptTokens, cond, defineCause, firstE, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
+} from './context';
+
+export const prefixCacheCollapse = defineCause({
+  id: 'prefix_cache_collapse',
+  level: 9,
+  upstream: ['kv_exhaustion', 'traffic_surge', 'deploy_regression'],
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [[SIG.kvPrefixQueries, SIG.kvPrefixHitRate], [SIG.latTtft, 'spans'], [SIG.tokensPrompt, SIG.tokensPromptRate]]);
+  if (missing.length) return notAssessable('prefix_cache_collapse', missing);
+  const hitB = medB(c, c.f.hit);
+  const hitE = medE(c, c.f.hit);
+  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
+  const rComp = rE(c, computedPromptTokens(c));
+  const rPlen = rE(c, c.f.plenMean);
+  return {
+    id: 'prefix_cache_collapse',
+    missing: [],
+    require: [
+      cond(`median_B(hit) ≥ ${T.prefix_hit_base_min}`, hitB, hitB >= T.prefix_hit_base_min, T.prefix_hit_base_min),
+      cond(`hit_W ≤ ${T.prefix_hit_fall}·median_B(hit)`, hitE, hitE <= T.prefix_hit_fall * hitB, T.prefix_hit_fall),
+      cond(`r(ttft) ≥ ${T.prefix_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.prefix_ttft_ratio, T.prefix_ttft_ratio),
+      cond(`r(computed_ptok) ≥ ${T.prefix_computed_ratio}`, rComp, rComp >= T.prefix_computed_ratio, T.prefix_computed_ratio),
+    ],
+    support: [],
+    // Preemptions that follow the collapse (recomputed prompts fill the pool) are its consequence: the
+    // chain orders the two by onset (rank.ts), no veto.
+    veto: [cond(`prompt length up ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference)`, rPlen, rPlen >= T.prefix_prompt_veto, T.prefix_prompt_veto)],
+    evidence: [seriesEvidence(c, SIG.kvPrefixHits, `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, SIG.latTtft, `TTFT ×${fmt(rTtft)}`)],
+    onset_ms: firstE(c, (i) => c.f.hit[i] <= T.prefix_hit_fall * hitB),
+  };
+}

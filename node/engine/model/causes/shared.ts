@@ -1,0 +1,94 @@
+// Readings more than one cause takes: hardware faults (gpu_hardware_fault, engine_hang), the faults after
+// which a restart is recovery (engine_hang, deploy_regression), OOM events and the allocator's reserved
+// memory (the memory causes), and the idle KV floor (kv_block_leak, kv_bloat).
+import type { EventRow } from '../../../../common/contract/types';
+import { EV, SIG, type EventKind } from '../../../../common/names';
+import { memoryTrend, type MemoryTrend } from '../leak';
+import { events, spanEnd, spanStart, type CauseContext } from './context';
+
+interface Fault {
+  t: number;
+  code: number | null;
+  text: string;
+  event: EventRow | null;
+  ref: string | null;
+}
+
+const HW_TEXT = /uncorrectable ECC|fallen off the bus|double[- ]bit ECC|row[- ]remap(ping)? (pending|failure)|GSP (error|timeout)|NVLink error/i;
+
+/** Xid/ECC faults from events, the gpu.xid series (value = code) and gpu.ecc_dbe increases. */
+function faults(c: CauseContext): Fault[] {
+  const out: Fault[] = [];
+  for (const e of events(c, EV.xid)) out.push({ t: e.ts_ms, code: Number.isFinite(Number(e.attrs.code)) ? Number(e.attrs.code) : null, text: e.text, event: e, ref: null });
+  for (const e of events(c, EV.traceback)) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
+  // A device off the bus (kernel log without an Xid line) or lost by NVML during a live recording.
+  for (const e of events(c, EV.gpuFallenOff, EV.gpuLost)) out.push({ t: e.ts_ms, code: null, text: `fallen off the bus: ${e.text}`, event: e, ref: null });
+  for (const s of c.sig.series.get(SIG.gpuXid) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.xid{gpu="${s.labels.gpu}"}` : SIG.gpuXid });
+  for (const s of c.sig.series.get(SIG.gpuEccDbe) ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.ecc_dbe{gpu="${s.labels.gpu}"}` : SIG.gpuEccDbe });
+  return out.sort((a, b) => a.t - b.t);
+}
+
+/** HW-class faults near the symptoms (or anywhere, without an episode); `soft` = the software/secondary Xids. */
+export function hardwareFaults(c: CauseContext): { hw: Fault[]; soft: Fault[] } {
+  const cc = c.cfg.causes;
+  const lo = c.episode ? spanStart(c) - cc.hardware_lookback_ms : -Infinity;
+  const hi = c.episode ? spanEnd(c) : Infinity;
+  const all = faults(c).filter((x) => x.t >= lo && x.t <= hi);
+  return {
+    hw: all.filter((x) => (x.code !== null && cc.hw_xids.includes(x.code)) || (x.code === null && HW_TEXT.test(x.text))),
+    soft: all.filter((x) => x.code !== null && cc.software_xids.includes(x.code)),
+  };
+}
+
+/** Faults after which a restart is recovery, not a rollout. */
+export const CRASH_KINDS: EventKind[] = [EV.oom, EV.engineCrash, EV.ncclTimeout, EV.gpuFallenOff, EV.xid, EV.hostOomKill];
+
+export const GiB = 2 ** 30;
+
+export const ooms = (c: CauseContext): EventRow[] => events(c, EV.oom);
+
+/** The oom events that were the host kernel's OOM killer rather than CUDA running out. */
+export const isHostOom = (e: EventRow) => e.kind === EV.hostOomKill || e.attrs.host === true || /Out of memory: Kill|oom-kill|OOMKilled/i.test(e.text);
+
+/** torch.reserved's trend (reported under gpu.mem.used's signal kind: bytes the GPU holds). */
+export function reservedTrend(c: CauseContext): MemoryTrend | null {
+  return c.f.torchResv.some(Number.isFinite) ? memoryTrend(SIG.gpuMemUsed, SIG.torchReserved, c.f.t, c.f.torchResv, NaN, null) : null;
+}
+
+/**
+ * "Reserved grows with allocated flat": reserved climbs steadily while allocated is either not monotone
+ * or grew by a small part of reserved's growth. Small tensors that pin fragmented segments keep
+ * allocated creeping up by a few MiB per segment; what sets fragmentation apart is that reserved grows
+ * many times more than that.
+ */
+export function reservedOutgrowsAllocated(c: CauseContext): boolean {
+  const resv = reservedTrend(c);
+  const tr = c.trend;
+  if (!resv || resv.mono < c.cfg.causes.leak_mono || !(resv.growth_bytes > 0)) return false;
+  if (!tr || tr.signal !== SIG.torchAllocated) return false;
+  return tr.mono < 0.5 || tr.growth_bytes <= ALLOC_SHARE_OF_RESERVED_GROWTH * resv.growth_bytes;
+}
+
+/**
+ * Seen from the GPU alone (used memory, no allocator series), a caching allocator that strands blocks
+ * grows exactly like a leak. The OOM text tells them apart: when most of the growth is "reserved by
+ * PyTorch but unallocated", the growth was stranded blocks, not live tensors.
+ */
+export function usedGrowthIsStranded(c: CauseContext, tr: MemoryTrend): boolean {
+  const unalloc = c.frag?.oom_unallocated_bytes ?? null;
+  return tr.signal === SIG.gpuMemUsed && unalloc !== null && unalloc >= Math.max(GiB, 0.5 * tr.growth_bytes);
+}
+
+/** Allocated growth at most this share of reserved growth still reads as "allocated flat". */
+const ALLOC_SHARE_OF_RESERVED_GROWTH = 0.1;
+
+/** KV usage in windows with nothing running or waiting: what the pool keeps when it should be empty. */
+export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
+  const t: number[] = [];
+  const v: number[] = [];
+  for (let i = 0; i < c.f.grid.n; i++) if (c.f.runMax[i] === 0 && (c.f.waitMax[i] === 0 || !Number.isFinite(c.f.waitMax[i])) && Number.isFinite(c.f.kv[i])) {
+    t.push(c.f.t[i]);
+    v.push(c.f.kv[i]);
+  }
+  return { t, v };
+}

@@ -1,0 +1,88 @@
+// Tensor-parallel straggler: one rank slower than the rest sets the step time.
+import { EV, SIG } from '../../../../common/names';
+import type { GpuWindows } from '../frame';
+import {
+  cond, defineCause, departureOnset, events, fmt, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanStart, type CauseContext, type RuleResult,
+} from './context';
+
+export const tpStraggler = defineCause({
+  id: 'tp_straggler',
+  level: 4,
+  upstream: ['gpu_throttling'],
+  rule,
+});
+
+const SPREAD_FIELDS: [keyof GpuWindows, string][] = [['clk', SIG.gpuSmClock], ['temp', SIG.gpuTemp], ['power', SIG.gpuPower], ['smAct', SIG.gpuSmActive]];
+
+/**
+ * Per window, max ÷ min of a field across the GPUs of one machine (the widest machine wins). Tensor
+ * parallel ranks share a node; GPUs of different replicas' nodes carry different loads and are no ranks
+ * of one another.
+ */
+function spread(gpus: GpuWindows[], field: keyof GpuWindows, n: number): Float64Array {
+  const machines = new Map<string, GpuWindows[]>();
+  for (const g of gpus) {
+    const m = g.key.includes('/') ? g.key.slice(0, g.key.lastIndexOf('/')) : '';
+    machines.set(m, [...(machines.get(m) ?? []), g]);
+  }
+  const out = new Float64Array(n).fill(NaN);
+  for (const group of machines.values())
+    for (let i = 0; i < n; i++) {
+      let hi = -Infinity;
+      let lo = Infinity;
+      let k = 0;
+      for (const g of group) {
+        const x = (g[field] as Float64Array)[i];
+        if (!Number.isFinite(x)) continue;
+        k++;
+        hi = Math.max(hi, x);
+        lo = Math.min(lo, x);
+      }
+      if (k >= 2 && lo > 0 && !(out[i] >= hi / lo)) out[i] = hi / lo;
+    }
+  return out;
+}
+
+function rule(c: CauseContext): RuleResult {
+  const multi = SPREAD_FIELDS.some(([f]) => c.f.gpus.filter((g) => (g[f] as Float64Array).some(Number.isFinite)).length >= 2);
+  const missing = missingInputs(c.f, [SIG.latItl]);
+  if (!multi) missing.push('per-GPU gpu.sm_clock / gpu.temp / gpu.power / gpu.sm_active for ≥ 2 GPUs');
+  if (missing.length) return notAssessable('tp_straggler', missing);
+  let best: { name: string; e: number; b: number; s: Float64Array | null } = { name: '', e: NaN, b: NaN, s: null };
+  for (const [field, name] of SPREAD_FIELDS) {
+    const s = spread(c.f.gpus, field, c.f.grid.n);
+    const e = medE(c, s);
+    if (Number.isFinite(e) && !(best.e >= e)) best = { name, e, b: medB(c, s), s };
+  }
+  // vLLM's ITL buckets (10, 25, 50 ms) put a healthy median and a 25% slower one in the same bucket,
+  // where interpolation cannot tell them apart; the histogram mean can.
+  const itl = slice(c.f.itlMean, c.base).some(Number.isFinite) ? c.f.itlMean : c.f.itl50;
+  const rItl = rE(c, itl);
+  const rRun = rE(c, c.f.run);
+  const rPlen = rE(c, c.f.plenMean);
+  const flat = (x: number) => !Number.isFinite(x) || (x >= 0.8 && x <= 1.25);
+  // Slower steps at the same arrivals hold each request longer, so the batch grows by the slowdown
+  // (Little's law): that growth is the straggler's consequence, not a bigger workload.
+  const rLam = rE(c, c.f.lamIn);
+  const runFollows = Number.isFinite(rRun) && rRun <= 1.1 * rItl && flat(rLam) && Math.abs(rLam - 1) <= c.cfg.causes.workload_tolerance;
+  const th = c.cfg.causes.straggler_spread;
+  const onset = best.s ? departureOnset(c, best.s, 1, (i) => best.s![i] >= th) ?? spanStart(c) : spanStart(c);
+  // A rank whose process died (OOM, crash) sits idle beside the others: a spread, but not a slow rank.
+  const deadFirst = [...events(c, EV.oom), ...events(c, EV.engineCrash)].filter((e) => e.ts_ms <= onset + c.f.grid.W).length;
+  return {
+    id: 'tp_straggler',
+    missing: [],
+    require: [
+      cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ ${c.cfg.causes.straggler_itl_ratio}`, rItl, rItl >= c.cfg.causes.straggler_itl_ratio, c.cfg.causes.straggler_itl_ratio),
+      cond('run and plen flat (r within 0.8..1.25; run may grow by the slowdown at flat arrivals)', `run ${fmt(rRun)}, plen ${fmt(rPlen)}, lam_in ${fmt(rLam)}`, (flat(rRun) || runFollows) && flat(rPlen) && Number.isFinite(rRun)),
+      cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
+    ],
+    support: [],
+    veto: [
+      cond('the same spread already in the baseline (ranks were never uniform)', best.b, best.b >= th),
+      cond('an OOM or crash at or before the spread began (a dead rank idles, it does not straggle)', deadFirst, deadFirst > 0),
+    ],
+    evidence: [seriesEvidence(c, best.name || SIG.gpuSmClock, `cross-GPU spread ${fmt(best.e)} (baseline ${fmt(best.b)})`), seriesEvidence(c, SIG.latItl, `median ITL ×${fmt(rItl)}`)],
+    onset_ms: onset,
+  };
+}

@@ -1,0 +1,46 @@
+// Traffic surge: arrivals exceed the service rate and the queue grows.
+import { SIG, countOf } from '../../../../common/names';
+import { ratio } from '../baseline';
+import {
+  cond, defineCause, departureOnset, engineFull, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+} from './context';
+
+export const trafficSurge = defineCause({
+  id: 'traffic_surge',
+  level: 12,
+  rule,
+});
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
+  if (missing.length) return notAssessable('traffic_surge', missing);
+  const rLam = rE(c, c.f.lamIn);
+  const { waitSlope, runAtMax, kvHigh } = engineFull(c);
+  const rQ = rE(c, c.f.q99);
+  const dQ = medE(c, c.f.q99) - medB(c, c.f.q99);
+  const dE = medE(c, c.f.e2e99) - medB(c, c.f.e2e99);
+  const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
+  const util = medE(c, busy);
+  // Starved is a change, as cpu_frontend_bottleneck reads it: an engine that idled at 0.4 before the surge
+  // as during it is lightly loaded per step, not starved.
+  const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
+  return {
+    id: 'traffic_surge',
+    missing: [],
+    require: [
+      cond(`r(lam_in) ≥ ${T.surge_arrival_ratio}`, rLam, rLam >= T.surge_arrival_ratio, T.surge_arrival_ratio),
+      cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
+      cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
+      cond(`r(q99) ≥ ${T.surge_queue_ratio}`, rQ, rQ >= T.surge_queue_ratio, T.surge_queue_ratio),
+      cond(`Δq99 ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
+    ],
+    support: [],
+    veto: [
+      cond(`r(lam_in) < ${T.surge_arrival_veto} (capacity loss instead)`, rLam, rLam < T.surge_arrival_veto, T.surge_arrival_veto),
+      cond(`GPU starved: busy ≤ ${T.frontend_sm_max} and fell to ≤ ${T.frontend_util_ratio}× its baseline (→ cpu_frontend_bottleneck)`, `${fmt(util)} (×${fmt(rE(c, busy))})`, starved, T.frontend_sm_max),
+    ],
+    evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
+    onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
+  };
+}

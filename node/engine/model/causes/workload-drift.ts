@@ -1,0 +1,50 @@
+// Workload drift: outputs got longer — capacity planning, not a fault.
+import { SIG } from '../../../../common/names';
+import { ratio } from '../baseline';
+import { windowAt } from '../windows';
+import {
+  cond, defineCause, departureOnset, fmt, medB, missingInputs, notAssessable, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
+} from './context';
+
+export const workloadDrift = defineCause({
+  id: 'workload_drift',
+  level: 16,
+  rule,
+});
+
+/**
+ * Where output lengths began to grow, dated on the mean length where there is one (a p90 read off
+ * buckets moves in bucket-sized jumps). Length histograms count a request when it finishes, so the
+ * departure is moved back by the mean e2e latency of the requests finishing then: they arrived that much earlier.
+ */
+function lengthOnset(c: CauseContext, len: Float64Array): number | null {
+  const t = departureOnset(c, len, 1, (i) => ratio(len[i], medB(c, len)) >= 1.3, 2);
+  if (t === null) return null;
+  const e2e = c.f.e2eMean[windowAt(c.f.grid, t)];
+  return Number.isFinite(e2e) ? Math.max(c.f.t[c.base[1]] + c.f.grid.W, t - e2e * 1000) : t;
+}
+
+function rule(c: CauseContext): RuleResult {
+  const T = c.cfg.causes;
+  const missing = missingInputs(c.f, [[SIG.reqGenLen, 'spans', SIG.tokensGeneration, SIG.tokensGenerationRate], SIG.latItl, [SIG.latE2e, 'spans']]);
+  if (missing.length) return notAssessable('workload_drift', missing);
+  const hasP90 = slice(c.f.glenP90, c.base).some(Number.isFinite);
+  const glen = hasP90 ? c.f.glenP90 : c.f.glenMean;
+  const rGlen = rE(c, glen);
+  const rItl = rE(c, c.f.itl50);
+  const rE2e = rE(c, c.f.e2e99);
+  const onsetLen = slice(c.f.glenMean, c.base).some(Number.isFinite) ? c.f.glenMean : glen;
+  return {
+    id: 'workload_drift',
+    missing: [],
+    require: [
+      cond(`r(glen_${hasP90 ? 'p90' : 'mean'}) ≥ ${T.drift_gen_ratio}`, rGlen, rGlen >= T.drift_gen_ratio, T.drift_gen_ratio),
+      cond(`r(itl50) ≤ ${T.drift_itl_max}`, rItl, rItl <= T.drift_itl_max, T.drift_itl_max),
+      cond(`r(e2e99) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
+    ],
+    support: [],
+    veto: [],
+    evidence: [seriesEvidence(c, c.f.have.has(SIG.reqGenLen) ? SIG.reqGenLen : SIG.tokensGeneration, `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
+    onset_ms: lengthOnset(c, onsetLen),
+  };
+}
