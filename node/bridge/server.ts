@@ -10,9 +10,9 @@ import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EngineError, isMethod, validateWindowRequest, type Req, type Res, type Wire } from '../../common/contract/api';
-import { ValidationError } from '../../common/contract/validate';
+import type { Method, Req, Res, Wire } from '../../common/contract/api';
 import { Engine } from '../engine/api';
+import { dispatchCall } from '../engine/dispatch';
 import type { EngineEvent } from '../../common/contract/types';
 import { bridgeCsp } from './csp';
 import { fileUnder, mimeType } from './static-path';
@@ -391,19 +391,16 @@ export async function startServer(opts: ServeOptions): Promise<BridgeServer> {
     }
     inFlight.n++;
     try {
-      if (!isMethod(msg.method)) throw new EngineError('unknown_method', `unknown method ${String(msg.method)}`);
-      const payload = validateWindowRequest(msg.method, msg.payload);
-      const fn = engine[msg.method] as (p: unknown) => Promise<unknown>;
-      const value = await fn.call(engine, payload);
-      if (msg.method === 'startImport') removeUploadsAfter((payload as Req<'startImport'>).paths, (value as Res<'startImport'>).job_id);
-      if (msg.method === 'exportReport') removeDownloadedReport(payload as Req<'exportReport'>, value as Res<'exportReport'>);
-      reply({ kind: 'result', id: msg.id, ok: true, value: value ?? null });
-    } catch (e) {
-      const code = e instanceof EngineError ? e.code : e instanceof ValidationError ? 'invalid_request' : 'internal';
-      reply({ kind: 'result', id: msg.id, ok: false, error: { code, message: e instanceof Error ? e.message : String(e) } });
+      reply(await dispatchCall(engine, msg, { door: 'window', after: cleanUpAfter }));
     } finally {
       inFlight.n--;
     }
+  }
+
+  /** What a call leaves behind on this machine that the browser does not need: uploads once imported, a report once sent. */
+  function cleanUpAfter<M extends Method>(method: M, req: Req<M>, res: Res<M>): void {
+    if (method === 'startImport') removeUploadsAfter((req as Req<'startImport'>).paths, (res as Res<'startImport'>).job_id);
+    if (method === 'exportReport') removeDownloadedReport(req as Req<'exportReport'>, res as Res<'exportReport'>);
   }
 
   await new Promise<void>((ok, fail) => {

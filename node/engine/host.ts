@@ -4,9 +4,9 @@
 // Run as Node with --run-sql, the same bundle is the killable child that user SQL runs in; started as
 // a worker thread by an import (parallel-import.ts), it is that import's parser, and by a diagnosis
 // (analysis/diagnosis-runner.ts), the thread the model runs on.
-import { EngineError, isMethod, validateRequest, type Wire } from '../../common/contract/api';
-import { ValidationError } from '../../common/contract/validate';
+import type { Wire } from '../../common/contract/api';
 import { Engine } from './api';
+import { dispatchCall } from './dispatch';
 import { ensureDemoIncident } from './demo';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { diagnosisWorkerMain } from './analysis/diagnosis-worker';
@@ -27,16 +27,8 @@ function serveEngine(port: ParentPort): void {
   port.on('message', ({ data }) => {
     const msg = data as Wire;
     if (!msg || msg.kind !== 'call') return;
-    void (async () => {
-      try {
-        if (!isMethod(msg.method)) throw new EngineError('unknown_method', `unknown method ${String(msg.method)}`);
-        const value = await (engine[msg.method] as (p: unknown) => Promise<unknown>).call(engine, validateRequest(msg.method, msg.payload));
-        port.postMessage({ kind: 'result', id: msg.id, ok: true, value: value ?? null } satisfies Wire);
-      } catch (e) {
-        const code = e instanceof EngineError ? e.code : e instanceof ValidationError ? 'invalid_request' : 'internal';
-        port.postMessage({ kind: 'result', id: msg.id, ok: false, error: { code, message: e instanceof Error ? e.message : String(e) } } satisfies Wire);
-      }
-    })();
+    // Main has checked the window's calls already (electron-main/ipc.ts); its own may name where a report goes.
+    void dispatchCall(engine, msg, { door: 'main' }).then((r) => port.postMessage(r));
   });
 
   if (process.argv.includes('--open-demo')) void ensureDemoIncident(engine).catch(() => undefined);
