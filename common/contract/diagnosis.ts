@@ -123,12 +123,30 @@ export interface LeakReport {
   sites: LeakSite[];
 }
 
+/**
+ * Where the (R, S) plane is split into quadrants: R ≥ theta_R is high resource pressure, S ≥ theta_S high
+ * service degradation (docs/four-quadrant-model.md §5). The model's configuration can move them, so a
+ * diagnosis carries the ones its windows were classified with, and whoever draws the plane reads them there.
+ */
+export interface QuadrantThresholds {
+  theta_R: number;
+  theta_S: number;
+}
+
+/** The model's default split (its configuration's `theta_R`, `theta_S` start from here). */
+export const DEFAULT_QUADRANT_THRESHOLDS: Readonly<QuadrantThresholds> = { theta_R: 0.85, theta_S: 0.5 };
+
+/** The split a diagnosis was made with; the default for one saved before diagnoses carried it. */
+export const quadrantThresholdsOf = (d: Pick<Diagnosis, 'quadrant_thresholds'> | null | undefined): QuadrantThresholds => d?.quadrant_thresholds ?? DEFAULT_QUADRANT_THRESHOLDS;
+
 export interface Diagnosis {
   incident: { start_ms: number; end_ms: number };
   baseline: { start_ms: number; end_ms: number };
   preset: Preset;
   onset_ms: number | null;
   windows: WindowScore[];
+  /** θR and θS the windows' quadrants were read with (absent in diagnoses saved before it was added: the defaults). */
+  quadrant_thresholds?: QuadrantThresholds;
   alerts: Alert[];
   causes: CauseResult[];
   not_assessable: { id: CauseId; missing: string[] }[];

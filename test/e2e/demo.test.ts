@@ -58,6 +58,8 @@ describe('the demo incident (npm start in browser mode)', { skip: missing ?? fal
     assert.equal(await page.getAttribute('[data-testid="headline"]', 'data-status'), 'explained');
     assert.match((await page.textContent('[data-testid="headline-title"]')) ?? '', /Traffic surge → KV-cache exhaustion/);
     await page.waitForSelector('.quadrant-map[data-state="ready"]');
+    // The map is split where the diagnosis says its windows were classified (the model's defaults here).
+    assert.deepEqual(await page.$eval('.quadrant-map', (e) => [(e as HTMLElement).dataset.thetaR, (e as HTMLElement).dataset.thetaS]), ['0.85', '0.5']);
     await page.waitForSelector('[data-chart="latency-e2e"] .chart-box[data-state="ready"]');
   });
 

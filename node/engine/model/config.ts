@@ -1,7 +1,7 @@
 // Thresholds of the four-quadrant model and the root-cause rules, with the three trigger presets.
 // Everything a user may tune lives here; a JSON config file (`quadscope analyze --config F`) overrides
 // any subset, keyed exactly as below.
-import type { Preset } from '../../../common/contract/diagnosis';
+import { DEFAULT_QUADRANT_THRESHOLDS, type Preset } from '../../../common/contract/diagnosis';
 
 export interface TriggerThresholds {
   /** θℓ: P99 e2e latency rise over the baseline, ms. */
@@ -153,8 +153,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
   },
   trigger_hold_windows: 3,
   trigger_noise_z: 3,
-  theta_R: 0.85,
-  theta_S: 0.5,
+  theta_R: DEFAULT_QUADRANT_THRESHOLDS.theta_R,
+  theta_S: DEFAULT_QUADRANT_THRESHOLDS.theta_S,
   error_rate: 0.05,
   queue_latency_ms: 500,
   token_peak: null,

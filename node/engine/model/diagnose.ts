@@ -145,6 +145,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     preset,
     onset_ms: onsetMs,
     windows,
+    quadrant_thresholds: { theta_R: cfg.theta_R, theta_S: cfg.theta_S },
     alerts,
     causes,
     not_assessable: results.filter((r) => r.missing.length).map((r) => ({ id: r.id, missing: r.missing })),

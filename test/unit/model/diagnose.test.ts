@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { tempStore } from '../../helpers/import-file';
 import { servingIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
 import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
-import { CAUSE_IDS } from '../../../common/contract/diagnosis';
+import { CAUSE_IDS, DEFAULT_QUADRANT_THRESHOLDS } from '../../../common/contract/diagnosis';
+import { DEFAULT_CONFIG, mergeConfig } from '../../../node/engine/model/config';
+import { quadrantOf } from '../../../node/engine/model/quadrants';
 import type { SyntheticIncident } from '../../helpers/synthetic-incident';
 
 const ON = 600;
@@ -133,4 +135,19 @@ test('gpu_hardware_fault: an Xid 79 outranks the hang it causes', () => {
   assert.equal(g.causes[0].evidence[0].kind, 'event');
   assert.ok(!g.causes.some((c) => c.id === 'engine_hang'), 'the hang is vetoed by the Xid');
   assert.ok(g.alerts.some((a) => a.family === 'errors'));
+});
+
+test("the diagnosis carries the quadrant split its windows were classified with (the config's θR, θS)", () => {
+  const shape: ServingShape = { kv: (s) => (after(s) ? 0.97 : 0.4), running: (s) => (after(s) ? 40 : 20) };
+  for (const cfg of [DEFAULT_CONFIG, mergeConfig({ theta_R: 0.6, theta_S: 0.3 })]) {
+    const ts = tempStore();
+    try {
+      const d = analyzeIncidentDetailed(ts.store, servingIncident(ts.store, 1200, shape).done(), {}, cfg).diagnosis;
+      assert.deepEqual(d.quadrant_thresholds, { theta_R: cfg.theta_R, theta_S: cfg.theta_S });
+      for (const w of d.windows) assert.equal(w.quadrant, quadrantOf(w.R, w.S, cfg.theta_R, cfg.theta_S), `window at ${w.t_ms}`);
+    } finally {
+      ts.dispose();
+    }
+  }
+  assert.deepEqual({ theta_R: DEFAULT_CONFIG.theta_R, theta_S: DEFAULT_CONFIG.theta_S }, DEFAULT_QUADRANT_THRESHOLDS);
 });

@@ -1,19 +1,18 @@
-// The (R, S) plane: four quadrants split at θR and θS, the trajectory of windows coloured by time, and
+// The (R, S) plane: four quadrants split at the diagnosis' θR and θS (quadrant-plane.ts), the trajectory of windows coloured by time, and
 // the window at the cursor. A long incident (thousands of windows: a day at a 10 s step) would be a
 // solid blob as a line, so past TRAJECTORY_MAX windows the whole incident is drawn as a density (cells
 // shaded by how many windows fell in them) and only the visible range as a trajectory, averaged into at
 // most TRAJECTORY_MAX points. The static layer is drawn once per data/size/theme/range; cursor moves
 // (replay at 60 frames/s) only blit it and draw one marker.
 import { useEffect, useRef } from 'react';
-import type { WindowScore } from '../../../../common/contract/diagnosis';
+import { quadrantThresholdsOf, type QuadrantThresholds, type WindowScore } from '../../../../common/contract/diagnosis';
 import { readChartColors, timeColor } from '../charts/theme-colors';
 import { type Range, useCursor } from '../state/cursor';
 import { hasData, replayWindows, useDiagnosis, windowIndexAt } from '../state/diagnosis';
 import { type Theme, useLayout } from '../state/layout';
 import { groupDigits } from '../../../../common/format';
+import { quadrantPlane } from './quadrant-plane';
 
-export const THETA_R = 0.85;
-export const THETA_S = 0.5;
 // Room under the plot for the tick values and, below them, the axis name.
 const PAD = { left: 34, right: 10, top: 10, bottom: 36 };
 /** More windows than this read as a density, with the visible range as an averaged trajectory. */
@@ -33,14 +32,8 @@ export function visibleTrajectory(windows: readonly WindowScore[], range: Range,
   return out;
 }
 
-const QUADRANT_LABELS: [string, number, number][] = [
-  ['healthy', 0.02, 0.02],
-  ['saturated', THETA_R + 0.01, 0.02],
-  ['contended', 0.02, 0.98],
-  ['exhausted', THETA_R + 0.01, 0.98],
-];
-
-function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[], theme: Theme, range: Range): void {
+function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows: WindowScore[], theme: Theme, range: Range, th: QuadrantThresholds): void {
+  const plane = quadrantPlane(th);
   const css = getComputedStyle(document.documentElement);
   const v = (n: string) => css.getPropertyValue(n).trim();
   const colors = readChartColors();
@@ -49,23 +42,17 @@ function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows
   const X = (r: number) => PAD.left + r * pw;
   const Y = (s: number) => PAD.top + (1 - s) * ph;
   ctx.clearRect(0, 0, w, h);
-  const fills: [number, number, number, number, string][] = [
-    [0, 0, THETA_R, THETA_S, v('--q-healthy')],
-    [THETA_R, 0, 1, THETA_S, v('--q-saturated')],
-    [0, THETA_S, THETA_R, 1, v('--q-contended')],
-    [THETA_R, THETA_S, 1, 1, v('--q-exhausted')],
-  ];
-  for (const [r0, s0, r1, s1, fill] of fills) {
-    ctx.fillStyle = fill;
+  for (const { quadrant, r0, s0, r1, s1 } of plane.areas) {
+    ctx.fillStyle = v(`--q-${quadrant}`);
     ctx.fillRect(X(r0), Y(s1), X(r1) - X(r0), Y(s0) - Y(s1));
   }
   ctx.strokeStyle = colors.axis;
   ctx.setLineDash([4, 3]);
   ctx.beginPath();
-  ctx.moveTo(X(THETA_R), Y(0));
-  ctx.lineTo(X(THETA_R), Y(1));
-  ctx.moveTo(X(0), Y(THETA_S));
-  ctx.lineTo(X(1), Y(THETA_S));
+  ctx.moveTo(X(th.theta_R), Y(0));
+  ctx.lineTo(X(th.theta_R), Y(1));
+  ctx.moveTo(X(0), Y(th.theta_S));
+  ctx.lineTo(X(1), Y(th.theta_S));
   ctx.stroke();
   ctx.setLineDash([]);
   ctx.strokeRect(X(0), Y(1), pw, ph);
@@ -73,25 +60,25 @@ function drawStatic(ctx: CanvasRenderingContext2D, w: number, h: number, windows
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'center';
   ctx.fillText('resource pressure R →', X(0.5), h - 4);
-  for (const t of [0, 0.5, THETA_R, 1]) ctx.fillText(String(t), X(t), Y(0) + 13);
+  for (const t of plane.ticksR) ctx.fillText(String(t), X(t), Y(0) + 13);
   ctx.save();
   ctx.translate(11, Y(0.5));
   ctx.rotate(-Math.PI / 2);
   ctx.fillText('service degradation S →', 0, 0);
   ctx.restore();
   ctx.textAlign = 'right';
-  for (const t of [0, THETA_S, 1]) ctx.fillText(String(t), PAD.left - 4, Y(t) + 4);
+  for (const t of plane.ticksS) ctx.fillText(String(t), PAD.left - 4, Y(t) + 4);
   ctx.fillStyle = colors.text;
   ctx.font = '600 11px system-ui, sans-serif';
-  for (const [label, r, s] of QUADRANT_LABELS) {
-    if (r < THETA_R) {
+  for (const { quadrant: label, vertical, r, s } of plane.labels) {
+    if (!vertical) {
       ctx.textAlign = 'left';
       ctx.fillText(label, X(r), s < 0.5 ? Y(s) - 4 : Y(s) + 12);
       continue;
     }
     // The right-hand quadrants are a narrow band (R ≥ θR): their names run vertically inside it.
     ctx.save();
-    ctx.translate(X((THETA_R + 1) / 2) + 4, Y(s < 0.5 ? THETA_S / 2 : (THETA_S + 1) / 2));
+    ctx.translate(X(r) + 4, Y(s));
     ctx.rotate(-Math.PI / 2);
     ctx.textAlign = 'center';
     ctx.fillText(label, 0, 0);
@@ -147,6 +134,7 @@ export function QuadrantMap() {
   const state = useDiagnosis((s) => s.state);
   const theme = useLayout((s) => s.theme);
   const windows = replayWindows(diagnosis);
+  const th = quadrantThresholdsOf(diagnosis);
   const dense = windows.length > TRAJECTORY_MAX;
   // A dense map redraws its trajectory for the visible range; a sparse one ignores the range.
   const range = useCursor((s) => (dense ? s.range : null));
@@ -172,7 +160,7 @@ export function QuadrantMap() {
       c.style.height = `${h}px`;
       const lctx = layer.getContext('2d')!;
       lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      drawStatic(lctx, w, h, windows, theme, range ?? useCursor.getState().full);
+      drawStatic(lctx, w, h, windows, theme, range ?? useCursor.getState().full, th);
       draw();
     };
     const draw = () => {
@@ -213,7 +201,7 @@ export function QuadrantMap() {
       unsub();
       cancelAnimationFrame(raf);
     };
-  }, [windows, theme, range]);
+  }, [windows, theme, range, th]);
 
   const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const c = e.currentTarget;
@@ -235,7 +223,7 @@ export function QuadrantMap() {
   };
 
   return (
-    <section className="quadrant-map" aria-label="Quadrant map" data-state={state === 'ready' ? (windows.length ? 'ready' : 'empty') : state} data-mode={dense ? 'density' : 'trajectory'}>
+    <section className="quadrant-map" aria-label="Quadrant map" data-state={state === 'ready' ? (windows.length ? 'ready' : 'empty') : state} data-mode={dense ? 'density' : 'trajectory'} data-theta-r={th.theta_R} data-theta-s={th.theta_S}>
       <h2>Quadrant map</h2>
       <div ref={wrap} className="qmap-wrap">
         <canvas
