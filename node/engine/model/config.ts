@@ -105,7 +105,10 @@ export interface ModelConfig {
     drift_gen_ratio: number;
     drift_itl_max: number;
     drift_e2e_ratio: number;
-    /** kv_bloat: running ÷ baseline at most, total length ÷ baseline, or KV held ÷ tokens. */
+    /** kv_bloat: the KV median that counts as a pool full of reservations (below kv_high: a pool of a few
+     * large reservations refuses the next one with a reservation's worth still free), running ÷ baseline at
+     * most, total length ÷ baseline, or KV held ÷ tokens. */
+    bloat_kv: number;
     bloat_run_share: number;
     bloat_len_ratio: number;
     bloat_held_ratio: number;
@@ -204,6 +207,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     drift_gen_ratio: 1.5,
     drift_itl_max: 1.1,
     drift_e2e_ratio: 1.3,
+    bloat_kv: 0.8,
     bloat_run_share: 0.5,
     bloat_len_ratio: 1.5,
     bloat_held_ratio: 2,

@@ -32,14 +32,14 @@ function rule(c: CauseContext): RuleResult {
     id: 'kv_bloat',
     missing: [],
     require: [
-      cond(`kv ≥ ${T.kv_high} (median over the span)`, kv, kv >= T.kv_high, T.kv_high),
+      cond(`kv ≥ ${T.bloat_kv} (median over the span)`, kv, kv >= T.bloat_kv, T.bloat_kv),
       cond(`run ≤ ${T.bloat_run_share}·median_B(run)`, `${fmt(run)} vs baseline ${fmt(runB)}`, run <= T.bloat_run_share * runB, T.bloat_run_share),
       cond(`r(plen + glen) ≥ ${T.bloat_len_ratio} OR KV tokens per running request ≥ ${T.bloat_held_ratio}× its tokens (plen + glen)`, `r(len) ${fmt(rLen)}, KV held ÷ tokens ${fmt(heldE)}`, rLen >= T.bloat_len_ratio || heldE >= T.bloat_held_ratio, T.bloat_len_ratio),
     ],
     support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
     veto: [cond(`kv floor at idle > ${T.block_leak_floor} (→ kv_block_leak)`, lastFloor, lastFloor > T.block_leak_floor, T.block_leak_floor)],
     evidence: [seriesEvidence(c, SIG.kvUsage, `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, SIG.reqRunning, 'few requests hold the pool')],
-    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= c.cfg.causes.kv_high && c.f.run[i] <= 0.5 * runB),
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= T.bloat_kv && c.f.run[i] <= T.bloat_run_share * runB),
   };
 }
 

@@ -18,7 +18,9 @@ function rule(c: CauseContext): RuleResult {
   const rLam = rE(c, c.f.lamIn);
   const { waitSlope, runAtMax, kvHigh } = engineFull(c);
   const rQ = rE(c, c.f.q99);
-  const dQ = medE(c, c.f.q99) - medB(c, c.f.q99);
+  // Waiting shows in queue time and in TTFT (which contains it, and is measured where the queue
+  // histogram is coarse or capped); the rest of e2e is decode, which a full batch also slows.
+  const dQ = finiteMax(medE(c, c.f.q99) - medB(c, c.f.q99), medE(c, c.f.ttft99) - medB(c, c.f.ttft99));
   const dE = medE(c, c.f.e2e99) - medB(c, c.f.e2e99);
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const util = medE(c, busy);
@@ -33,7 +35,7 @@ function rule(c: CauseContext): RuleResult {
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
       cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
       cond(`r(q99) ≥ ${T.surge_queue_ratio}`, rQ, rQ >= T.surge_queue_ratio, T.surge_queue_ratio),
-      cond(`Δq99 ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
+      cond(`Δq99 (or Δttft99) ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
     ],
     support: [],
     veto: [
@@ -43,4 +45,9 @@ function rule(c: CauseContext): RuleResult {
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
     onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
   };
+}
+
+/** The larger of two readings, either of which may be unmeasured (NaN); NaN when both are. */
+function finiteMax(a: number, b: number): number {
+  return Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b);
 }
