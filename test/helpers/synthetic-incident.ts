@@ -162,3 +162,24 @@ export function servingIncident(store: Store, seconds: number, shape: ServingSha
   if (shape.torchAllocated) x.gauge('torch.allocated', shape.torchAllocated, gpu);
   return x;
 }
+
+/**
+ * The review's stray clock: a dense burst of `kv.usage` and `req.running` every 5 s from `from`, and a
+ * small one a year later (one sample dated 2000-01-01 beside the demo made `analyze` grid the whole span
+ * at 5 s steps: 20.7 GB). Answers the incident and the dense burst's first and last instants.
+ */
+export function burstsAYearApart(store: Store, from = Date.UTC(2025, 0, 1)): { id: number; dense: [number, number] } {
+  const id = store.createIncident('bursts');
+  const w = store.beginSource(id, { path: 'bursts', format: 'prometheus-text', bytes: 0 });
+  const kv = w.series({ name: 'kv.usage', kind: 'gauge' });
+  const run = w.series({ name: 'req.running', kind: 'gauge' });
+  const year = 365 * 86_400_000;
+  for (const [start, n] of [[from, 200], [from + year, 40]] as const)
+    for (let i = 0; i < n; i++) {
+      w.sample(kv, start + i * 5000, 0.3);
+      w.sample(run, start + i * 5000, 10);
+    }
+  w.commit([]);
+  store.refreshIncidentSpan(id);
+  return { id, dense: [from, from + 199 * 5000] };
+}

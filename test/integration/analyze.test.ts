@@ -12,7 +12,7 @@ import { command } from '../../node/cli/commands/analyze';
 import { Store } from '../../node/engine/store/store';
 import { importPaths } from '../../node/engine/import/pipeline';
 import { analyzeIncidentDetailed } from '../../node/engine/model/diagnose';
-import { servingIncident } from '../helpers/synthetic-incident';
+import { burstsAYearApart, servingIncident } from '../helpers/synthetic-incident';
 import { CAUSE_IDS, type Diagnosis } from '../../common/contract/diagnosis';
 import { storeSql } from '../helpers/store-sql';
 
@@ -96,18 +96,7 @@ test('two bursts of samples a year apart: the dense burst is analysed, the year 
   try {
     const file = join(dir, 'ws.db');
     const store = new Store(file);
-    const id = store.createIncident('bursts');
-    const w = store.beginSource(id, { path: 'bursts', format: 'prometheus-text', bytes: 0 });
-    const kv = w.series({ name: 'kv.usage', kind: 'gauge' });
-    const run = w.series({ name: 'req.running', kind: 'gauge' });
-    const year = 365 * 86_400_000;
-    const t0 = Date.UTC(2025, 0, 1);
-    for (const [from, n] of [[t0, 200], [t0 + year, 40]] as const)
-      for (let i = 0; i < n; i++) {
-        w.sample(kv, from + i * 5000, 0.3);
-        w.sample(run, from + i * 5000, 10);
-      }
-    w.commit([]);
+    const { dense } = burstsAYearApart(store);
     store.close();
     const before = process.memoryUsage().rss;
     const started = performance.now();
@@ -115,11 +104,36 @@ test('two bursts of samples a year apart: the dense burst is analysed, the year 
     const ms = performance.now() - started;
     assert.equal(code, 0);
     const d = JSON.parse(out) as Diagnosis;
-    assert.deepEqual([d.incident.start_ms, d.incident.end_ms], [t0, t0 + 199 * 5000]);
+    assert.deepEqual([d.incident.start_ms, d.incident.end_ms], dense);
     assert.equal(d.gaps?.length, 1);
     assert.ok(d.windows.length < 500, `${d.windows.length} windows`);
     // Not a timing test: a year gridded at 5 s steps is 6.3 M windows and gigabytes; the dense part is a few hundred.
     assert.ok(process.memoryUsage().rss - before < 200 * 2 ** 20, `grew ${(process.memoryUsage().rss - before) / 2 ** 20} MiB in ${ms} ms`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('analyze without --incident passes over empty incidents a failed or killed import left, and says so when none holds data', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-analyze-empty-'));
+  try {
+    const { file, id } = hangDb(dir);
+    // Newer than the one with data, and empty: what an import that failed whole (or a killed one whose
+    // sweep has not run, e.g. on another host) leaves. It used to be picked and read "healthy", exit 0.
+    const store = new Store(file);
+    const empty = store.createIncident('failed import');
+    store.close();
+    assert.ok(empty > id);
+    const { code, out } = await capture([file, '--json']);
+    assert.equal(code, 0);
+    const d = JSON.parse(out) as Diagnosis;
+    assert.equal(d.causes[0]?.id, 'engine_hang', 'the incident holding data was diagnosed');
+
+    const onlyEmpty = join(dir, 'empty.db');
+    const bare = new Store(onlyEmpty);
+    bare.createIncident('failed import');
+    bare.close();
+    await assert.rejects(capture([onlyEmpty, '--json']), /empty\.db: the workspace holds no incident with data/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

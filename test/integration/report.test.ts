@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateScenario } from '../../fixtures/scenarios/index';
@@ -14,6 +15,7 @@ import { causeName } from '../../common/causes';
 import { formatTime as fmtTime } from '../../common/format';
 import { escapeHtml } from '../../node/engine/report/html';
 import { escapeMd } from '../../node/engine/report/markdown';
+import { burstsAYearApart } from '../helpers/synthetic-incident';
 
 test('a generated KV-exhaustion bundle goes through import, analysis and report with the facts intact', { timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'qs-report-int-'));
@@ -50,6 +52,30 @@ test('a generated KV-exhaustion bundle goes through import, analysis and report 
     assert.equal(again, html);
   } finally {
     store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a Markdown export of data a year apart is bounded by the data, not the span: the gap is named, memory stays small', { timeout: 120_000 }, async () => {
+  // The review: a bundle whose files were dated years apart took the browser-mode server to 7.7 GB during a
+  // Markdown export (the model's window grid covered every 5 s of the span).
+  const dir = mkdtempSync(join(tmpdir(), 'qs-report-gap-'));
+  const store = new Store(join(dir, 'workspace.db'));
+  let out: string | null = null;
+  try {
+    const { id } = burstsAYearApart(store);
+    const before = process.memoryUsage().rss;
+    // As the workstation's Export asks (no place named: a download with its charts embedded).
+    const r = await writeReport(store, id, { format: 'md', generatedAt: Date.UTC(2026, 0, 1) });
+    out = r.path;
+    const grew = (process.memoryUsage().rss - before) / 2 ** 20;
+    const md = r.content as string;
+    assert.match(md, /No data from any source until/);
+    assert.match(md, /data:image\/svg\+xml/, 'charts embedded');
+    assert.ok(grew < 200, `the export grew the process by ${grew.toFixed(0)} MiB`);
+  } finally {
+    store.close();
+    if (out) rmSync(dirname(out), { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   }
 });
