@@ -46,7 +46,9 @@ export interface ModelConfig {
     latency_p99_ms: number;
     /** A latency family's P99 must also rise by this share of its baseline median to count. */
     latency_rel_rise: number;
-    /** A symptom alert that stays firing this long makes the incident abnormal (never healthy) even with no rule firing. */
+    /** A symptom alert that stays firing this long makes the incident abnormal (never healthy) even with no rule firing.
+     * Five minutes: a healthy fleet absorbs a traffic spike of two or three minutes (a batch job, a retry wave)
+     * with its latency alert on a little longer than the spike, and recovers by itself. */
     incident_min_ms: number;
   };
   causes: {
@@ -163,7 +165,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   token_peak: null,
   memory_epsilon_bytes: 1 << 20,
   memory_absolute_above: 0.97,
-  alerts: { for_ms: 120_000, latency_p99_ms: 800, latency_rel_rise: 0.25, incident_min_ms: 180_000 },
+  alerts: { for_ms: 120_000, latency_p99_ms: 800, latency_rel_rise: 0.25, incident_min_ms: 300_000 },
   causes: {
     kv_full: 0.95,
     kv_high: 0.9,
