@@ -1,6 +1,9 @@
 // Nsight Systems SQLite exports (`nsys export --type sqlite`), attached read-only as `ext` and copied
 // with INSERT … SELECT. Tables exist only when they have data, and columns differ between versions, so
-// every query is built from what the file holds.
+// every query is built from what the file holds. The file is anyone's: it is read through its tables
+// only (views and triggers dropped from the private copy), copies go in rowid steps that give the
+// engine's thread back and stop on cancel, and every per-row lookup is a search (an index is made on the
+// private copy where the file has none), so the work is bounded by the rows, and a cancel reaches it.
 //
 // Tables written:
 // - kernels: CUPTI_ACTIVITY_KIND_KERNEL (name = demangled name via StringIds, else short name; attrs kind
@@ -21,6 +24,7 @@
 // Times: ns since session start + TARGET_INFO_SESSION_START_TIME.utcEpochNs (else a start time from the
 // META_DATA tables; else the times stay relative, with a warning).
 import { ImportError, type AttachedQuery, type ImportContext, type Importer, type Sink } from './types';
+import { setImmediate as turn } from 'node:timers/promises';
 import { unitsToNs } from './ns-time';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
@@ -98,18 +102,24 @@ interface Reading {
   table: string;
 }
 
-function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading): void {
+async function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading, signal: AbortSignal): Promise<void> {
   const hasStrings = schema.has('StringIds');
+  // A name per copied row: a search on StringIds.id, never a scan (the file may have no key on it).
+  if (hasStrings) {
+    at.table = 'StringIds';
+    schema.require('StringIds', 'id', 'value');
+    q.indexed('StringIds', 'id');
+  }
   const str = (expr: string) => (hasStrings ? `(SELECT value FROM ext.StringIds WHERE id = ${expr})` : 'NULL');
 
   // Kernels, memcpys and memsets are all GPU activity on a device's stream, copied into `kernels` with
   // the same placement columns; only the name and the attributes differ.
-  const activity = (table: string, name: (c: (n: string) => string) => string, attrs: (c: (n: string) => string) => string) => {
+  const activity = async (table: string, name: (c: (n: string) => string) => string, attrs: (c: (n: string) => string) => string) => {
     if (!schema.has(table)) return;
     at.table = table;
     schema.require(table, 'start', 'end', 'deviceId', 'streamId');
     const c = (n: string) => schema.col(table, 'a', n);
-    q.copy('kernels', {
+    await q.copy('kernels', {
       device: 'a.deviceId',
       stream: 'a.streamId',
       name: name(c),
@@ -117,25 +127,25 @@ function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading): void
       end_ns: `a."end" + ${base}`,
       correlation_id: `${c('correlationId')}`,
       attrs_json: `json_object(${attrs(c)}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
-    }, `FROM ext.${table} a`);
+    }, { table, alias: 'a' }, signal);
   };
-  activity(
+  await activity(
     KERNEL,
     (c) => `COALESCE(${str(c('demangledName'))}, ${str(c('shortName'))}, 'kernel')`,
     (c) => `'kind', 'kernel', 'short_name', ${str(c('shortName'))}, 'grid', json_array(${c('gridX')}, ${c('gridY')}, ${c('gridZ')}), 'block', json_array(${c('blockX')}, ${c('blockY')}, ${c('blockZ')}), 'registers_per_thread', ${c('registersPerThread')}, 'static_shared_memory', ${c('staticSharedMemory')}, 'dynamic_shared_memory', ${c('dynamicSharedMemory')}`,
   );
-  activity(
+  await activity(
     MEMCPY,
     (c) => `'Memcpy ' || CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`,
     (c) => `'kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')}, 'dst_kind', ${c('dstKind')}`,
   );
-  activity(MEMSET, () => `'Memset'`, (c) => `'kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}`);
+  await activity(MEMSET, () => `'Memset'`, (c) => `'kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}`);
 
   if (schema.has(RUNTIME)) {
     at.table = RUNTIME;
     schema.require(RUNTIME, 'start', 'end', 'nameId');
     const c = (n: string) => schema.col(RUNTIME, 'r', n);
-    q.copy('spans', {
+    await q.copy('spans', {
       trace_id: `'nsys:' || ${pidOf(c('globalTid'))}`,
       span_id: `COALESCE('c' || ${c('correlationId')}, 'r' || r.rowid)`,
       parent_id: 'NULL',
@@ -143,14 +153,14 @@ function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading): void
       start_ns: `r.start + ${base}`,
       end_ns: `r."end" + ${base}`,
       attrs_json: `json_object('cat', 'cuda_runtime', 'correlation', ${c('correlationId')}, 'tid', ${tidOf(c('globalTid'))}, 'return_value', ${c('returnValue')}, 'event_class', ${c('eventClass')})`,
-    }, `FROM ext.${RUNTIME} r`);
+    }, { table: RUNTIME, alias: 'r' }, signal);
   }
 
   if (schema.has(NVTX)) {
     at.table = NVTX;
     schema.require(NVTX, 'start', 'eventType');
     const c = (n: string) => schema.col(NVTX, 'n', n);
-    q.copy('spans', {
+    await q.copy('spans', {
       trace_id: `'nsys:' || ${pidOf(c('globalTid'))}`,
       span_id: `'n' || n.rowid`,
       parent_id: 'NULL',
@@ -158,82 +168,73 @@ function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading): void
       start_ns: `n.start + ${base}`,
       end_ns: `COALESCE(${c('end')}, n.start) + ${base}`,
       attrs_json: `json_object('cat', 'nvtx', 'event_type', n.eventType, 'domain_id', ${c('domainId')}, 'tid', ${tidOf(c('globalTid'))})`,
-    }, `FROM ext.${NVTX} n WHERE n.eventType IN (34, 59, 60)`);
+    }, { table: NVTX, alias: 'n', where: 'n.eventType IN (34, 59, 60)' }, signal);
   }
 }
 
-function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Reading, ctx: ImportContext): void {
+/** Memory events read per page; between pages the engine's thread is given back and cancel is checked. */
+const MEMORY_PAGE = 20_000;
+
+async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Reading, ctx: ImportContext): Promise<void> {
   if (!schema.has(MEMORY)) return;
   at.table = MEMORY;
   schema.require(MEMORY, 'start', 'deviceId', 'address', 'bytes', 'memoryOperationType');
   const hasCorr = schema.columns(MEMORY).has('correlationId');
   const hasStrings = schema.has('StringIds');
+  const name = (id: string) => `(SELECT value FROM ext.StringIds WHERE id = ${id})`;
 
-  // The call that made each event and the first kernel launched after it, by correlationId.
-  const callName = new Map<number, string>();
-  if (hasCorr && hasStrings && schema.has(RUNTIME)) {
-    for (const r of q.iterate(
-      `SELECT r.correlationId AS c, s.value AS n FROM ext.${RUNTIME} r JOIN ext.StringIds s ON s.id = r.nameId
-        WHERE r.correlationId IN (SELECT correlationId FROM ext.${MEMORY})`,
-    )) callName.set(Number(r.c), String(r.n));
+  // The call that made each event and the first kernel launched after it, by correlationId: one search
+  // each per correlation id (indexed on the private copy where the export has no index), remembered.
+  let callOf: ((corr: number) => string | null) | null = null;
+  if (hasCorr && hasStrings && schema.has(RUNTIME) && schema.columns(RUNTIME).has('correlationId') && schema.columns(RUNTIME).has('nameId')) {
+    at.table = RUNTIME;
+    q.indexed(RUNTIME, 'correlationId');
+    callOf = (corr) => (q.all(`SELECT ${name('r.nameId')} AS n FROM ext.${RUNTIME} r WHERE r.correlationId = ? ORDER BY r.rowid LIMIT 1`, corr)[0]?.n as string | null | undefined) ?? null;
   }
-  const kernelCorr: number[] = [];
-  const kernelName: string[] = [];
+  let kernelAfter: ((corr: number) => string | null) | null = null;
   if (hasCorr && hasStrings && schema.has(KERNEL) && schema.columns(KERNEL).has('correlationId')) {
+    at.table = KERNEL;
     const nameCol = schema.columns(KERNEL).has('shortName') ? 'shortName' : 'demangledName';
-    for (const r of q.iterate(`SELECT k.correlationId AS c, s.value AS n FROM ext.${KERNEL} k JOIN ext.StringIds s ON s.id = k.${nameCol} WHERE k.correlationId IS NOT NULL ORDER BY k.correlationId`)) {
-      kernelCorr.push(Number(r.c));
-      kernelName.push(String(r.n));
-    }
+    q.indexed(KERNEL, 'correlationId');
+    kernelAfter = (corr) => (q.all(`SELECT ${name(`k."${nameCol}"`)} AS n FROM ext.${KERNEL} k WHERE k.correlationId > ? ORDER BY k.correlationId LIMIT 1`, corr)[0]?.n as string | null | undefined) ?? null;
   }
-  const nextKernel = (corr: number): string | null => {
-    let lo = 0;
-    let hi = kernelCorr.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (kernelCorr[mid] <= corr) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < kernelName.length ? kernelName[lo] : null;
-  };
+  const stacks = new Map<number, number | null>();
   const stackFor = (corr: number | null): number | null => {
     if (corr === null) return null;
+    let id = stacks.get(corr);
+    if (id !== undefined) return id;
     const frames: string[] = [];
-    const call = callName.get(corr);
+    const call = callOf?.(corr);
     if (call) frames.push(call);
-    const k = nextKernel(corr);
+    const k = kernelAfter?.(corr);
     if (k) frames.push(`next kernel: ${k}`);
-    return frames.length ? sink.stack(frames) : null;
+    id = frames.length ? sink.stack(frames) : null;
+    stacks.set(corr, id);
+    return id;
   };
 
+  at.table = MEMORY;
   const open = new Map<string, { size: number; ns: bigint; stack: number | null; corr: number | null }>();
-  // Pages in time order (keyset): the connection cannot write while a SELECT is still stepping.
-  const page = (after: [number, number]) =>
+  // Time order through a sorted list of rowids, paged by its own integer position: an exact keyset,
+  // whatever the start column holds (a start past 2^53 read as a double once repeated a page forever),
+  // and each page a search, not a scan of the table (a keyset on start alone scanned it per page).
+  const order = q.ordered({ table: MEMORY, alias: 'm', where: 'm.start IS NOT NULL' }, 'm.start, m.rowid');
+  const page = (after: number) =>
     q.all(
-      `SELECT m.rowid AS rid, m.start AS start, m.deviceId AS device, printf('0x%x', m.address) AS addr, m.bytes AS bytes,
+      `SELECT o.rowid AS pos, m.rowid AS rid, m.deviceId AS device, printf('0x%x', m.address) AS addr, m.bytes AS bytes,
               m.memoryOperationType AS op, CAST(m.start + ${base} AS TEXT) AS ns, ${hasCorr ? 'm.correlationId' : 'NULL'} AS corr
-         FROM ext.${MEMORY} m WHERE (m.start, m.rowid) > (?, ?) ORDER BY m.start, m.rowid LIMIT 20000`,
-      ...after,
+         FROM temp.${order} o JOIN ext.${MEMORY} m ON m.rowid = o.rid WHERE o.rowid > ? ORDER BY o.rowid LIMIT ${MEMORY_PAGE}`,
+      after,
     );
-  const rows = function* () {
-    let after: [number, number] = [-Infinity, -Infinity];
-    for (;;) {
-      const batch = page(after);
-      if (batch.length === 0) return;
-      yield* batch;
-      const last = batch[batch.length - 1];
-      after = [Number(last.start), Number(last.rid)];
-    }
-  };
   let badTimes = 0;
-  for (const r of rows()) {
+  const each = (r: Record<string, unknown>): void => {
     const device = Number(r.device);
     const addr = String(r.addr);
     // start + base as SQLite's text: digits, unless start was REAL or text or the sum overflowed (then REAL).
     const ns = unitsToNs(String(r.ns), 1n);
     if (ns === null) {
       if (badTimes++ === 0) ctx.warn(`an event's start is no time in ns (${String(r.ns).slice(0, 40)}), skipped`, { key: `${MEMORY} rowid ${String(r.rid)}` });
-      continue;
+      return;
     }
     const key = `${device}:${addr}`;
     const size = Number(r.bytes);
@@ -247,6 +248,14 @@ function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string,
       open.delete(key);
       sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr), source: 'nsys', correlation_id: a ? a.corr : corr });
     }
+  };
+  for (let after = 0; ; ) {
+    const batch = page(after);
+    if (batch.length === 0) break;
+    for (const r of batch) each(r);
+    after = Number(batch[batch.length - 1].pos);
+    await turn();
+    ctx.signal.throwIfAborted();
   }
   if (badTimes > 1) ctx.warn(`${badTimes} memory events in all had a start that is no time in ns, skipped`, { key: `${MEMORY}.start` });
   for (const [key, a] of open) {
@@ -276,7 +285,7 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
   }
 }
 
-function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): void {
+async function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): Promise<void> {
   const at: Reading = { table: 'sqlite_master' };
   try {
     const schema = new Schema(q, q.tables());
@@ -290,13 +299,13 @@ function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): void 
       ctx.warn('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start', { key: 'TARGET_INFO_SESSION_START_TIME' });
       base = '0';
     }
-    copy(q, schema, base, at);
-    allocations(q, sink, schema, base, at, ctx);
+    await copy(q, schema, base, at, ctx.signal);
+    await allocations(q, sink, schema, base, at, ctx);
     at.table = 'TARGET_INFO_GPU';
     gpus(q, sink, schema);
   } catch (e) {
     // SQLite's own errors on a damaged file ("database disk image is malformed") name no table: this does.
-    if (e instanceof ImportError) throw e;
+    if (e instanceof ImportError || ctx.signal.aborted) throw e;
     throw new ImportError(ctx.path, { key: at.table }, (e as Error).message);
   }
 }
@@ -306,7 +315,7 @@ export const nsysSqliteImporter: Importer = {
   needsFile: true,
   detect: (head) => detectNsysSqlite(head),
   async import(_input, sink, ctx) {
-    sink.attached((q) => importAttached(q, sink, ctx));
+    await sink.attached((q) => importAttached(q, sink, ctx));
   },
 };
 

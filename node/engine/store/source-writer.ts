@@ -1,7 +1,7 @@
 // One source's writes: a single transaction opened on the first write and committed by the pipeline
 // once the importer finished, or rolled back on error, cancel or crash. Readers on other connections
 // (WAL) never see a half-imported source.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { canonicalLabelsJson, seriesKeyOf } from './series-key';
@@ -10,6 +10,7 @@ import { ImportError } from '../importers/types';
 import type {
   AllocationRecord,
   AttachedQuery,
+  AttachedTable,
   EventRecord,
   KernelRecord,
   Ns,
@@ -28,6 +29,12 @@ function untrust(db: Db): void {
   const code = db.prepare("SELECT type, name FROM ext.sqlite_master WHERE type IN ('view', 'trigger')").all() as { type: string; name: string }[];
   for (const { type, name } of code) db.exec(`DROP ${type === 'view' ? 'VIEW' : 'TRIGGER'} IF EXISTS ext."${name.replace(/"/g, '""')}"`);
 }
+
+/** Rows an attached copy moves in one step (a few milliseconds of inserts) before the thread is given back. */
+export const ATTACHED_STEP = 2048;
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+/** Lets the event loop answer what waits (other calls, cancel) between steps of a long copy. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Samples per series written in one statement: a series' run of keys lands in one B-tree leaf. */
 const SAMPLE_BATCH = 256;
@@ -123,6 +130,8 @@ const toInt = (x: number | bigint | null | undefined): number | bigint | null =>
 export class SourceWriter implements Sink {
   private inTx = false;
   private attachedFile: string | null;
+  /** Temporary tables made for the attached file's reads (AttachedQuery.ordered), dropped with it. */
+  private readonly tempTables: string[] = [];
   private count = 0;
   private readonly seriesIds = new Map<string, number>();
   private readonly stackIds = new Map<string, number>();
@@ -534,7 +543,6 @@ export class SourceWriter implements Sink {
     };
     const q: AttachedQuery = {
       all: (sql, ...params) => db.prepare(sql).all(...params) as Record<string, unknown>[],
-      iterate: (sql, ...params) => db.prepare(sql).iterate(...params) as IterableIterator<Record<string, unknown>>,
       copiedSpanMs: () =>
         db
           .prepare(
@@ -543,11 +551,53 @@ export class SourceWriter implements Sink {
                UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = @id)`,
           )
           .get({ id: this.sourceId }) as { lo: number | null; hi: number | null },
-      copy: (table, columns, from) => counted(db.prepare(insertSelectSql(table, { incident_id: '?', source_id: '?', ...columns }, from)).run(this.incidentId, this.sourceId).changes),
+      copy: (table, columns, from, signal) => this.copyAttached(table, columns, from, signal, counted),
+      indexed: (table, column) => {
+        // The plan of a lookup says whether the file's own keys serve it (a real export's StringIds.id is its rowid).
+        const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT 1 FROM ext.${quoted(table)} WHERE ${quoted(column)} = ?`).all(0) as { detail: string }[];
+        if (plan.some((p) => p.detail.startsWith('SEARCH'))) return;
+        // A name of ours the file cannot already hold.
+        db.exec(`CREATE INDEX ext.qs_${randomUUID().replace(/-/g, '')} ON ${quoted(table)} (${quoted(column)})`);
+      },
+      ordered: (from, orderBy) => {
+        const name = `qs_order_${this.tempTables.length}`;
+        db.exec(`DROP TABLE IF EXISTS temp.${name}`);
+        db.exec(`CREATE TEMP TABLE ${name} AS SELECT ${from.alias}.rowid AS rid FROM ext.${quoted(from.table)} ${from.alias}${from.where ? ` WHERE ${from.where}` : ''} ORDER BY ${orderBy}`);
+        this.tempTables.push(name);
+        return name;
+      },
       // Ordinary tables only: a view or a virtual table of an untrusted file is code, not data.
       tables: () => new Set(db.prepare("SELECT name FROM ext.sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'").pluck().all() as string[]),
     };
     return fn(q);
+  }
+
+  /**
+   * An attached table copied in rowid steps of ATTACHED_STEP rows: each step is a search on the rowid
+   * B-tree and a bounded INSERT … SELECT, the output budget is checked after each, and the event loop
+   * runs between them, so other calls are answered and a cancel ends the copy within a step. Rowids are
+   * read as BigInt (they span all of int64) and the range is inclusive, so no rowid is skipped.
+   */
+  private async copyAttached(table: 'kernels' | 'spans', columns: Readonly<Record<string, string>>, from: AttachedTable, signal: AbortSignal, counted: (n: number) => number): Promise<number> {
+    const db = this.db;
+    const t = `ext.${quoted(from.table)}`;
+    const a = from.alias;
+    const where = from.where ? ` AND (${from.where})` : '';
+    const stepEnd = db.prepare(`SELECT rowid FROM ${t} WHERE rowid >= ? ORDER BY rowid LIMIT 1 OFFSET ${ATTACHED_STEP - 1}`).pluck().safeIntegers(true);
+    const ids = { incident_id: '?', source_id: '?', ...columns };
+    const step = db.prepare(insertSelectSql(table, ids, `FROM ${t} ${a} WHERE ${a}.rowid >= ? AND ${a}.rowid <= ?${where}`));
+    const rest = db.prepare(insertSelectSql(table, ids, `FROM ${t} ${a} WHERE ${a}.rowid >= ?${where}`));
+    let lo = -(2n ** 63n);
+    let copied = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const hi = stepEnd.get(lo) as bigint | undefined;
+      if (hi === undefined) return copied + counted(rest.run(this.incidentId, this.sourceId, lo).changes);
+      copied += counted(step.run(this.incidentId, this.sourceId, lo, hi).changes);
+      if (hi === 2n ** 63n - 1n) return copied;
+      lo = hi + 1n;
+      await turn();
+    }
   }
 
   /** Makes the source visible, with its final row count and warnings. */
@@ -617,6 +667,8 @@ export class SourceWriter implements Sink {
   private detach(): void {
     if (this.attachedFile !== null) {
       this.attachedFile = null;
+      // A rollback took back the ones made inside the transaction; those that outlived a commit go now.
+      for (const name of this.tempTables.splice(0)) this.db.exec(`DROP TABLE IF EXISTS temp.${name}`);
       this.db.exec('DETACH DATABASE ext');
     }
   }
