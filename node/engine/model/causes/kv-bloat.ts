@@ -4,7 +4,7 @@ import { median, ratio } from '../baseline';
 import {
   cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
-import { idleFloor } from './shared';
+import { idleFloor, sumArrays } from './shared';
 
 export const kvBloat = defineCause({
   id: 'kv_bloat',
@@ -43,8 +43,3 @@ function rule(c: CauseContext): RuleResult {
   };
 }
 
-function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
-  const out = new Float64Array(a.length);
-  for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
-  return out;
-}

@@ -4,6 +4,7 @@ import { ratio } from '../baseline';
 import {
   cond, defineCause, departureOnset, engineFull, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
+import { sumArrays } from './shared';
 
 export const trafficSurge = defineCause({
   id: 'traffic_surge',
@@ -17,6 +18,12 @@ function rule(c: CauseContext): RuleResult {
   if (missing.length) return notAssessable('traffic_surge', missing);
   const rLam = rE(c, c.f.lamIn);
   const { waitSlope, runAtMax, kvHigh } = engineFull(c);
+  // Requests that grew (longer prompts and answers) fill a KV pool as more requests do: where the pool
+  // is the saturation and each request grew more than their number did, the longer requests are the
+  // trigger (kv_exhaustion), not the arrivals.
+  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const rLen = ratio(medE(c, len), medB(c, len));
+  const longer = kvHigh && rLen >= rLam;
   const rQ = rE(c, c.f.q99);
   // Waiting shows in queue time and in TTFT (which contains it, and is measured where the queue
   // histogram is coarse or capped); the rest of e2e is decode, which a full batch also slows.
@@ -40,6 +47,7 @@ function rule(c: CauseContext): RuleResult {
     support: [],
     veto: [
       cond(`r(lam_in) < ${T.surge_arrival_veto} (capacity loss instead)`, rLam, rLam < T.surge_arrival_veto, T.surge_arrival_veto),
+      cond('KV full with requests grown more than arrivals: r(plen + glen) ≥ r(lam_in) (→ kv_exhaustion)', `r(len) ${fmt(rLen)}, r(lam_in) ${fmt(rLam)}`, longer),
       cond(`GPU starved: busy ≤ ${T.frontend_sm_max} and fell to ≤ ${T.frontend_util_ratio}× its baseline (→ cpu_frontend_bottleneck)`, `${fmt(util)} (×${fmt(rE(c, busy))})`, starved, T.frontend_sm_max),
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
