@@ -2,18 +2,21 @@
 // file name, so detection sees the same name with different bytes. Besides blind damage (bit flips,
 // truncation, zero fill, bad UTF-8), each format family gets mutations built for it: giant tokens and
 // unclosed structures for JSON, giant lines and label cardinality for text, memo fan-out, self-sharing
-// lists and huge integers for pickles — the shapes that made work grow faster than the input.
+// lists and huge integers for pickles, hostile schemas and repeated rows for SQLite exports — the shapes
+// that made work grow faster than the input.
 import { gunzipSync, gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { rng } from '../helpers/rng';
 
-export type Family = 'json' | 'pickle' | 'text';
+export type Family = 'json' | 'pickle' | 'text' | 'sqlite';
 
 const GENERIC = ['flip', 'truncate', 'huge-number', 'utf16', 'bad-utf8', 'duplicate-chunk', 'zero-fill', 'gzip-truncate'] as const;
 const JSON_ONLY = ['deep-nesting', 'giant-token', 'unclosed-string', 'unclosed-object', 'giant-line', 'repeat-events', 'repeat-word'] as const;
 const TEXT_ONLY = ['giant-line', 'giant-token', 'tiny-lines', 'cardinality', 'deep-nesting', 'repeat-word'] as const;
 const PICKLE_ONLY = ['memo-fanout', 'memo-late-fill', 'segment-fanout', 'self-sharing', 'huge-long', 'deep-list', 'truncate-frame'] as const;
+const SQLITE_ONLY = ['table-as-view', 'unkeyed-strings', 'repeat-rows', 'odd-values'] as const;
 
-export type Mutation = (typeof GENERIC)[number] | (typeof JSON_ONLY)[number] | (typeof TEXT_ONLY)[number] | (typeof PICKLE_ONLY)[number];
+export type Mutation = (typeof GENERIC)[number] | (typeof JSON_ONLY)[number] | (typeof TEXT_ONLY)[number] | (typeof PICKLE_ONLY)[number] | (typeof SQLITE_ONLY)[number];
 
 /** Mutations of the bytes as stored (a gzip'd seed is damaged as gzip); the others reshape the content. */
 export const BYTE_LEVEL: ReadonlySet<Mutation> = new Set<Mutation>(GENERIC);
@@ -28,19 +31,21 @@ export function mutateFile(name: string, stored: Buffer, m: Mutation, seed: numb
 }
 
 /** Every mutation, for listings. */
-export const MUTATIONS: readonly Mutation[] = [...new Set<Mutation>([...GENERIC, ...JSON_ONLY, ...TEXT_ONLY, ...PICKLE_ONLY])];
+export const MUTATIONS: readonly Mutation[] = [...new Set<Mutation>([...GENERIC, ...JSON_ONLY, ...TEXT_ONLY, ...PICKLE_ONLY, ...SQLITE_ONLY])];
 
 /** The family a seed belongs to, from its name (a gzip'd seed is its inner name's family). */
 export function familyOf(name: string): Family {
   const n = name.replace(/\.gz$/, '').toLowerCase();
   if (n.endsWith('.pickle') || n.endsWith('.pkl')) return 'pickle';
+  if (n.endsWith('.sqlite')) return 'sqlite';
   if (n.endsWith('.json')) return 'json';
   return 'text';
 }
 
 /** The mutations that fit a family: the generic ones and its own. */
 export function mutationsFor(family: Family): readonly Mutation[] {
-  return family === 'json' ? [...GENERIC, ...JSON_ONLY] : family === 'pickle' ? [...GENERIC, ...PICKLE_ONLY] : [...GENERIC, ...TEXT_ONLY];
+  const own = { json: JSON_ONLY, pickle: PICKLE_ONLY, text: TEXT_ONLY, sqlite: SQLITE_ONLY }[family];
+  return [...GENERIC, ...own];
 }
 
 const MiB = 2 ** 20;
@@ -48,7 +53,7 @@ const MiB = 2 ** 20;
 /** Mutations whose size is a parameter: run at two scales, their cost must grow about linearly. */
 export const SCALABLE: ReadonlySet<Mutation> = new Set<Mutation>([
   'giant-line', 'giant-token', 'unclosed-string', 'unclosed-object', 'deep-nesting', 'tiny-lines', 'cardinality',
-  'memo-fanout', 'memo-late-fill', 'segment-fanout', 'huge-long', 'deep-list', 'repeat-events', 'repeat-word',
+  'memo-fanout', 'memo-late-fill', 'segment-fanout', 'huge-long', 'deep-list', 'repeat-events', 'repeat-word', 'repeat-rows',
 ]);
 
 /** `scale` multiplies the size of a SCALABLE mutation (the same seed gives the same shape, bigger). */
@@ -181,6 +186,11 @@ export function mutate(input: Buffer, m: Mutation, seed: number, scale = 1): Buf
       const depth = Math.round((10_000 + Math.floor(r() * 200_000)) * k);
       return Buffer.concat([Buffer.from([0x80, 2]), Buffer.alloc(depth, 0x5d), Buffer.alloc(depth - 1, 0x61), Buffer.from([0x2e])]);
     }
+    case 'table-as-view':
+    case 'unkeyed-strings':
+    case 'repeat-rows':
+    case 'odd-values':
+      return reshapeSqlite(input, m, r, k);
     case 'truncate-frame': {
       // A FRAME opcode or a length that promises more than is there.
       const out = Buffer.from(input);
@@ -258,4 +268,56 @@ function selfSharing(levels: number, where: 'frames' | 'key' | 'value'): Buffer 
 function hugeLong(bytes: number): Buffer {
   const body = Buffer.alloc(bytes, 0x5a);
   return Buffer.concat([Buffer.from([0x80, 4, 0x7d, 0x28]), str('segments'), Buffer.from([0x5d]), str('blocks'), Buffer.from([0x4b, 0]), str('x'), Buffer.from([0x8b]), u32(bytes), body, Buffer.from([0x75, 0x2e])]);
+}
+
+// ---- SQLite exports (an nsys export is anyone's SQLite file)
+
+/**
+ * The seed as a database in memory, reshaped by SQL, serialized again: a data table turned into a view
+ * over endless recursion (the review's 12 KB export), StringIds rebuilt without its key (every name
+ * lookup a scan), a table's rows repeated (output grows with input: it must stay linear), or odd values
+ * (text, reals, NULLs and integers past 2^53 in the columns the importer reads as times and keys). A
+ * seed SQLite cannot open comes back as it was.
+ */
+function reshapeSqlite(input: Buffer, m: 'table-as-view' | 'unkeyed-strings' | 'repeat-rows' | 'odd-values', r: () => number, k: number): Buffer {
+  let db: Database.Database;
+  try {
+    db = new Database(input);
+  } catch {
+    return input;
+  }
+  try {
+    // Exports declare foreign keys to StringIds, which better-sqlite3 enforces by default.
+    db.pragma('foreign_keys = OFF');
+    const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]).filter((t) => db.prepare(`SELECT 1 FROM ${q(t)} LIMIT 1`).get());
+    const data = tables.filter((t) => /^(CUPTI_ACTIVITY_KIND_|NVTX_EVENTS|CUDA_GPU_MEMORY)/.test(t));
+    const pick = <T>(xs: T[]): T | undefined => xs[Math.floor(r() * xs.length)];
+    const t = pick(data.length ? data : tables);
+    if (!t) return input;
+    const info = db.prepare(`PRAGMA table_info(${q(t)})`).all() as { name: string; type: string; pk: number }[];
+    const cols = info.map((c) => c.name);
+    if (m === 'table-as-view') {
+      const select = cols.map((c) => `x AS ${q(c)}`).join(', ');
+      db.exec(`DROP TABLE ${q(t)}; CREATE VIEW ${q(t)} AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT ${select} FROM c`);
+    } else if (m === 'unkeyed-strings') {
+      if (!tables.includes('StringIds')) return input;
+      db.exec('CREATE TABLE qs_s AS SELECT * FROM StringIds; DROP TABLE StringIds; ALTER TABLE qs_s RENAME TO StringIds');
+    } else if (m === 'repeat-rows') {
+      const times = Math.max(2, Math.round((2 + Math.floor(r() * 30)) * k));
+      // An INTEGER PRIMARY KEY is the rowid: the copies get new ones (other keys may refuse copies: then the seed comes back).
+      const key = info.filter((c) => c.pk > 0);
+      const kept = key.length === 1 && /^integer$/i.test(key[0].type) ? cols.filter((c) => c !== key[0].name) : cols;
+      const list = kept.map(q).join(', ');
+      db.exec(`INSERT INTO ${q(t)} (${list}) SELECT ${kept.map((c) => `t.${q(c)}`).join(', ')} FROM ${q(t)} t, (WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x + 1 FROM c WHERE x < ${times}) SELECT x FROM c)`);
+    } else {
+      const odd = ["'text'", '1.5e300', 'NULL', String(2n ** 53n + 1n), '-1', String(2n ** 63n - 1n), "x'00ff'"];
+      for (const c of cols) if (r() < 0.4) db.exec(`UPDATE OR IGNORE ${q(t)} SET ${q(c)} = ${pick(odd)} WHERE rowid % 3 = ${Math.floor(r() * 3)}`);
+    }
+    return db.serialize();
+  } catch {
+    return input;
+  } finally {
+    db.close();
+  }
 }

@@ -1,9 +1,10 @@
 // The files the fuzzer mutates: one real sample of every format in the corpus (when it is present),
 // small files this test writes itself and a few of the repo's own samples, so a fresh clone still
 // fuzzes something.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { REPO_ROOT, corpusFile } from '../helpers/corpus';
 import { pickle } from '../../fixtures/lib/pickle-writer';
 
@@ -15,6 +16,40 @@ function snapshotSeed(): Buffer {
     segments: [{ device: 0, address: 4096, total_size: 1 << 20, stream: 0, blocks: [{ address: 4096, size: 512, requested_size: 500, state: 'active_allocated', frames }] }],
     device_traces: [trace],
   });
+}
+
+/** A small Nsight Systems export: kernels, runtime calls, NVTX ranges and memory events joined by correlationId. */
+function nsysSeed(file: string): void {
+  const db = new Database(file);
+  db.exec(`
+    CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO StringIds VALUES (1, 'cudaMalloc_v3020'), (2, 'cudaLaunchKernel_v7000'), (3, 'void gemm<float>(float*)'), (4, 'gemm'), (5, 'cudaFree_v3020');
+    CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+    INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1773478800000000000, '', '');
+    CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, totalMemory INTEGER);
+    INSERT INTO TARGET_INFO_GPU VALUES (0, 'H100', 85899345920);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER);
+    CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT, globalTid INTEGER, domainId INTEGER);
+    CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL, correlationId INTEGER);
+  `);
+  const call = db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0)');
+  const kernel = db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?, ?, 3, 4, 8, 1, 1, 256, 1, 1, 64)');
+  const nvtx = db.prepare("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, 'step', ?, 0)");
+  const mem = db.prepare('INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (?, ?, 0, 1, ?, 0, ?, 2, ?, ?)');
+  const tid = (42 << 24) + 7;
+  db.transaction(() => {
+    for (let i = 0; i < 200; i++) {
+      const t = i * 10_000;
+      call.run(t, t + 500, tid, 3 * i, 1);
+      mem.run(t + 100, 42 << 24, 0x7f0000000000 + (i % 20) * 0x100000, 4096 * (1 + (i % 7)), 0, 3 * i);
+      call.run(t + 1000, t + 1400, tid, 3 * i + 1, 2);
+      kernel.run(t + 2000, t + 6000, 3 * i + 1, 42 << 24);
+      nvtx.run(t, t + 8000, tid);
+      if (i % 3 === 0) mem.run(t + 8500, 42 << 24, 0x7f0000000000 + (i % 20) * 0x100000, 4096, 1, 3 * i + 2);
+    }
+  })();
+  db.close();
 }
 
 const CORPUS_SEEDS = [
@@ -39,6 +74,8 @@ const CORPUS_SEEDS = [
  * (NCCL watchdog errors, preemption wordings, OOM text), which repeat-word grows to a megabyte — a seed
  * without them never reaches the paths that were quadratic.
  */
+const NSYS_CORPUS_SEED = 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz';
+
 const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log'];
 
 export function fuzzSeeds(dir: string): string[] {
@@ -56,6 +93,14 @@ export function fuzzSeeds(dir: string): string[] {
     writeFileSync(p, bytes);
     return p;
   });
+  nsysSeed(join(dir, 'nsys-export.sqlite'));
+  paths.push(join(dir, 'nsys-export.sqlite'));
+  // A real export, unpacked: byte-level damage must reach SQLite's pages, not the gzip around them.
+  const real = corpusFile(NSYS_CORPUS_SEED);
+  if (real) {
+    writeFileSync(join(dir, 'nsys-corpus.sqlite'), gunzipSync(readFileSync(real)));
+    paths.push(join(dir, 'nsys-corpus.sqlite'));
+  }
   for (const name of SAMPLE_SEEDS) paths.push(join(REPO_ROOT, 'test/samples/variants', name));
   for (const rel of CORPUS_SEEDS) {
     const p = corpusFile(rel);

@@ -180,13 +180,24 @@ export class SourceWriter implements Sink {
     if (attachFile) {
       // better-sqlite3 builds SQLite with SQLITE_USE_URI=0, so a "file:…?mode=ro" URI would be taken as a
       // file name and fail; the plain path is attached, and importers only SELECT from it.
-      db.prepare('ATTACH DATABASE ? AS ext').run(attachFile);
+      // A file SQLite cannot open or whose schema does not parse is the input's fault, named as such (its
+      // SQLITE_NOTADB or SQLITE_CORRUPT would otherwise read as the workspace being damaged).
+      const theirs = (e: unknown) => {
+        const msg = (e instanceof Error ? e.message : String(e)).replace(attachFile, 'its private copy');
+        // ATTACH reads the schema too: a damaged one is named there, anything else at the header.
+        return new ImportError(meta.path, /schema/.test(msg) ? { key: 'sqlite_master' } : { offset: 0 }, `not a SQLite file that can be read: damaged or not SQLite (${msg})`);
+      };
+      try {
+        db.prepare('ATTACH DATABASE ? AS ext').run(attachFile);
+      } catch (e) {
+        throw theirs(e);
+      }
       this.attachedFile = attachFile;
       try {
         untrust(db);
       } catch (e) {
         this.detach();
-        throw e;
+        throw theirs(e);
       }
     }
     // Foreign keys cost two to three B-tree seeks a row (series, incident, source) for ids this writer

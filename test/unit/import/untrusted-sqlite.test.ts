@@ -3,6 +3,7 @@
 // whose kernel table was a view over an endless recursive CTE grew the WAL to 4.5 GB and froze the engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { importFiles, tempStore } from '../../helpers/import-file';
@@ -34,6 +35,40 @@ test('a SQLite input whose tables are views over endless recursion fails at once
     const again = new Database(file, { readonly: true });
     assert.equal(again.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type IN ('view', 'trigger')").pluck().get(), 3);
     again.close();
+    assert.equal(storeSql(t.store).pragma('integrity_check', { simple: true }), 'ok');
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a damaged SQLite input is named as the input at its place, never as the workspace being damaged', { timeout: 60_000 }, async () => {
+  const t = tempStore();
+  try {
+    const good = join(t.dir, 'good.sqlite');
+    const ext = new Database(good);
+    ext.exec('CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 7);');
+    ext.close();
+    const bytes = readFileSync(good);
+    // The schema page's text damaged (as a bit flip does), the file cut after its first page, and a page
+    // size in the header that SQLite refuses.
+    const schema = Buffer.from(bytes);
+    const at = schema.indexOf('CREATE TABLE');
+    schema.write('CREATE TABLX', at, 'latin1');
+    writeFileSync(join(t.dir, 'schema.sqlite'), schema);
+    writeFileSync(join(t.dir, 'cut.sqlite'), bytes.subarray(0, 4096 + 512));
+    const header = Buffer.from(bytes);
+    header.writeUInt16BE(1000, 16);
+    writeFileSync(join(t.dir, 'header.sqlite'), header);
+    const r = await importFiles(t.store, ['schema', 'cut', 'header'].map((n) => join(t.dir, `${n}.sqlite`)));
+    const byPath = new Map(r.sources.map((s) => [s.path, s]));
+    assert.match(byPath.get('schema.sqlite')?.error ?? '', /^schema\.sqlite \(key sqlite_master\): not a SQLite file that can be read: damaged or not SQLite \(malformed database schema/);
+    assert.match(byPath.get('header.sqlite')?.error ?? '', /^header\.sqlite \(byte 0\): not a SQLite file that can be read: damaged or not SQLite \(file is not a database\)/);
+    for (const name of ['schema.sqlite', 'cut.sqlite', 'header.sqlite']) {
+      const s = byPath.get(name);
+      assert.equal(s?.status, 'failed', `${name}: ${JSON.stringify(s)}`);
+      assert.match(s?.error ?? '', new RegExp(`^${name.replace('.', '\\.')} \\((byte 0|key sqlite_master|key CUPTI_ACTIVITY_KIND_KERNEL)\\): `));
+      assert.doesNotMatch(s?.error ?? '', /workspace/);
+    }
     assert.equal(storeSql(t.store).pragma('integrity_check', { simple: true }), 'ok');
   } finally {
     t.dispose();
