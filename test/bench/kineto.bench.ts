@@ -1,44 +1,79 @@
 // Throughput and peak RSS of the streaming Kineto importer on a generated trace (default ~100 MB of
-// JSON: CPU ops, runtime calls, kernels with launch args, ac2g flows, [memory] events), produced
-// chunk by chunk so the input itself is never held in memory. Cases: into a real SQLite store as the
-// pipeline runs it (a worker thread parses, this thread writes) and on one thread, and into a sink that
-// stores nothing (parsing alone); baselines: the byte scanner alone, and the scanner + JSON.parse.
-// Run: node --import tsx test/bench/kineto.bench.ts   (QUADSCOPE_BENCH_SIZES=100MB,1GB)
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+// JSON: CPU ops, runtime calls, kernels with launch args, ac2g flows, [memory] events), produced chunk by
+// chunk so the input itself is never held in memory, in two layouts: one event a line (`lines`), and
+// the layout Kineto itself writes (`kineto`: each event over several indented lines, args one or a few
+// a line). Beside it, in the same run: the whole file read and JSON.parse'd at once (what a Python or
+// Node script does, and the floor of any JSON reading; it cannot hold a trace past V8's 512 MiB string).
+// Cases, medians of QUADSCOPE_BENCH_RUNS (3) interleaved runs, each in a process of its own: the import
+// as `quadscope import` runs it (one thread on fewer than 4 CPUs), the same with the worker thread
+// forced, and the importer's parse alone.
+// Run: npm run bench -- kineto   (QUADSCOPE_BENCH_SIZES=100MB,1GB; QUADSCOPE_BENCH_KINETO_LAYOUTS=lines,kineto)
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importInWorker } from '../../node/engine/import/parallel-import';
-import { kinetoImporter } from '../../node/engine/importers/kineto';
-import { scanChromeTrace } from '../../node/engine/importers/json-event-scanner';
-import type { ImportContext, Sink } from '../../node/engine/importers/types';
-import { Store } from '../../node/engine/store/store';
-import { benchSizes, emit, peakRssMb, rng, time } from './lib';
+import { benchSizes, emit, rng } from './lib';
+import { medianOf, quadscopeImport, RUNS, timedCommand, type Measure } from './peers';
 
 const T0 = 1_700_000_000_000_000; // epoch µs
 
+type Layout = 'lines' | 'kineto';
+
+/** One event as written in `layout`: `top` is its top-level fields (JSON members, no braces), `args` its args' members. */
+function event(layout: Layout, top: string[], args: string[] | null): string {
+  if (layout === 'lines') return `{${top.join(',')}${args ? `,"args":{${args.join(',')}}` : ''}},\n`;
+  // Kineto's own writer (libkineto output_json.cpp): fields a few a line, args one or a few a line.
+  const head = `  {\n    ${top.slice(0, 5).join(', ')}${top.length > 5 ? `,\n    ${top.slice(5).join(', ')}` : ''}`;
+  return `${head}${args ? `,\n    "args": {\n      ${args.join(',\n      ')}\n    }` : ''}\n  },\n`;
+}
+
 /** Yields ~`bytes` of Kineto JSON in 64 KiB-ish chunks, seeded. */
-function* trace(bytes: number): Generator<Buffer> {
+function* trace(bytes: number, layout: Layout): Generator<Buffer> {
   const r = rng(7);
-  const head = '{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100","totalGlobalMem":85520809984}],"distributedInfo":{"rank":0},"traceEvents":[\n';
+  const sp = layout === 'lines' ? '' : ' ';
+  const head = `{"schemaVersion":${sp}1,${sp}"deviceProperties":${sp}[{"id":${sp}0,${sp}"name":${sp}"NVIDIA H100",${sp}"totalGlobalMem":${sp}85520809984}],${sp}"distributedInfo":${sp}{"rank":${sp}0},${sp}"traceEvents":${sp}[\n`;
   let out = head;
   let total = 0;
   let i = 0;
   let ts = T0;
   let addr = 0x7f0000000000;
+  const kv = (k: string, v: string | number) => `"${k}":${sp}${typeof v === 'string' ? `"${v}"` : v}`;
+  const raw = (k: string, v: string) => `"${k}":${sp}${v}`;
   while (total < bytes) {
     const corr = i + 1;
     ts += 5 + r() * 10;
     const t = ts.toFixed(3);
     out +=
-      `{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":100,"ts":${t},"dur":${(20 + r() * 30).toFixed(3)},"args":{"External id":${corr},"Sequence number":${i},"Fwd thread id":0,"Record function id":0,"Ev Idx":${i}}},\n` +
-      `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":${(ts + 2).toFixed(3)},"dur":4.5,"args":{"External id":${corr},"cbid":211,"correlation":${corr}}},\n` +
-      `{"ph":"s","id":${corr},"pid":100,"tid":100,"ts":${(ts + 2).toFixed(3)},"cat":"ac2g","name":"ac2g"},\n` +
-      `{"ph":"X","cat":"kernel","name":"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)","pid":0,"tid":7,"ts":${(ts + 8).toFixed(3)},"dur":${(10 + r() * 100).toFixed(3)},"args":{"External id":${corr},"queued":0,"device":0,"context":1,"stream":7,"correlation":${corr},"registers per thread":128,"shared memory":49152,"blocks per SM":1.5,"warps per SM":6.0,"grid":[264,1,1],"block":[128,1,1],"est. achieved occupancy %":12}},\n` +
-      `{"ph":"f","id":${corr},"pid":0,"tid":7,"ts":${(ts + 8).toFixed(3)},"cat":"ac2g","name":"ac2g","bp":"e"},\n`;
+      event(layout, [kv('ph', 'X'), kv('cat', 'cpu_op'), kv('name', 'aten::mm'), kv('pid', 100), kv('tid', 100), raw('ts', t), raw('dur', (20 + r() * 30).toFixed(3))], [raw('External id', String(corr)), raw('Sequence number', String(i)), raw('Fwd thread id', '0'), raw('Record function id', '0'), raw('Ev Idx', String(i))]) +
+      event(layout, [kv('ph', 'X'), kv('cat', 'cuda_runtime'), kv('name', 'cudaLaunchKernel'), kv('pid', 100), kv('tid', 100), raw('ts', (ts + 2).toFixed(3)), raw('dur', '4.5')], [raw('External id', String(corr)), raw('cbid', '211'), raw('correlation', String(corr))]) +
+      event(layout, [kv('ph', 's'), raw('id', String(corr)), kv('pid', 100), kv('tid', 100), raw('ts', (ts + 2).toFixed(3)), kv('cat', 'ac2g'), kv('name', 'ac2g')], null) +
+      event(
+        layout,
+        [kv('ph', 'X'), kv('cat', 'kernel'), kv('name', 'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)'), kv('pid', 0), kv('tid', 7), raw('ts', (ts + 8).toFixed(3)), raw('dur', (10 + r() * 100).toFixed(3))],
+        [
+          raw('External id', String(corr)),
+          raw('queued', '0'),
+          raw('device', '0'),
+          raw('context', '1'),
+          raw('stream', '7'),
+          raw('correlation', String(corr)),
+          raw('registers per thread', '128'),
+          raw('shared memory', '49152'),
+          raw('blocks per SM', '1.5'),
+          raw('warps per SM', '6.0'),
+          raw('grid', `[264,${sp}1,${sp}1]`),
+          raw('block', `[128,${sp}1,${sp}1]`),
+          raw('est. achieved occupancy %', '12'),
+        ],
+      ) +
+      event(layout, [kv('ph', 'f'), raw('id', String(corr)), kv('pid', 0), kv('tid', 7), raw('ts', (ts + 8).toFixed(3)), kv('cat', 'ac2g'), kv('name', 'ac2g'), kv('bp', 'e')], null);
     if (i % 4 === 0) {
       addr += 0x200000;
       const free = i % 8 === 4;
-      out += `{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":100,"tid":100,"ts":${(ts + 1).toFixed(3)},"args":{"Device Type":1,"Device Id":0,"Addr":${free ? addr - 0x200000 : addr},"Bytes":${free ? -2097152 : 2097152},"Total Allocated":${1e9 + (i % 1000) * 2097152},"Total Reserved":${2e9}}},\n`;
+      out += event(
+        layout,
+        [kv('ph', 'i'), kv('cat', 'cpu_instant_event'), kv('s', 't'), kv('name', '[memory]'), kv('pid', 100), kv('tid', 100), raw('ts', (ts + 1).toFixed(3))],
+        [raw('Device Type', '1'), raw('Device Id', '0'), raw('Addr', String(free ? addr - 0x200000 : addr)), raw('Bytes', String(free ? -2097152 : 2097152)), raw('Total Allocated', String(1e9 + (i % 1000) * 2097152)), raw('Total Reserved', String(2e9))],
+      );
     }
     i++;
     if (out.length > 65536) {
@@ -53,72 +88,53 @@ function* trace(bytes: number): Generator<Buffer> {
 }
 
 /** Writes the trace to a temporary file (streamed back from disk, as a real import reads it). */
-function writeTrace(file: string, bytes: number): number {
+function writeTrace(file: string, bytes: number, layout: Layout): number {
   const fd = openSync(file, 'w');
   let n = 0;
-  for (const b of trace(bytes)) {
-    writeSync(fd, b);
-    n += b.length;
-  }
+  for (const b of trace(bytes, layout)) n += writeSync(fd, b);
   closeSync(fd);
   return n;
 }
 
-function countingSink(): Sink {
-  let id = 0;
-  const nop = () => {};
-  return { rows: 0, series: () => ++id, sample: nop, histogram: nop, event: nop, span: nop, kernel: nop, stack: () => 0, allocation: nop, attached: () => { throw new Error('none'); }, incidentId: 1, sourceId: 1 };
+/** The whole file read and JSON.parse'd at once, in a process of its own. */
+function wholeParse(file: string): Measure {
+  const script = `const { readFileSync } = require('node:fs'); const t = performance.now(); const doc = JSON.parse(readFileSync(process.argv[1], 'utf8')); console.log(JSON.stringify({ ms: performance.now() - t, rows: doc.traceEvents.length }));`;
+  const r = timedCommand(process.execPath, ['-e', script, file]);
+  const j = JSON.parse(r.stdout.trim()) as { ms: number; rows: number };
+  return { ms: j.ms, rows: j.rows, rss_mb: r.rss_mb };
 }
 
-const ctx = (): ImportContext => ({ path: 'bench.json', size: null, mtimeMs: null, options: {}, signal: new AbortController().signal, progress() {}, warn() {} });
-const input = (file: string) => ({ stream: () => createReadStream(file, { highWaterMark: 1 << 16 }) as AsyncIterable<Buffer>, file: async () => file });
-
-for (const bytes of benchSizes('100MB')) {
-  const dir = mkdtempSync(join(tmpdir(), 'qs-bench-kineto-'));
-  const src = join(dir, 'trace.json');
-  const actual = writeTrace(src, bytes);
-  const mb = actual / 1e6;
-  const label = `${Math.round(mb)} MB trace`;
-
-  const scan = await time(async () => {
-    let n = 0;
-    for await (const it of scanChromeTrace(input(src).stream(), { skipEvents: true })) if (it.kind === 'events') n++;
-    return n;
-  });
-  // What V8 alone costs: the scanner cutting events and JSON.parse-ing them, nothing done with them.
-  const jsonParse = await time(async () => {
-    let n = 0;
-    for await (const it of scanChromeTrace(input(src).stream())) if (it.kind === 'events') n += it.events.length;
-    return n;
-  });
-  const parse = await time(() => kinetoImporter.import(input(src), countingSink(), ctx()));
-  emit({ bench: 'kineto', case: `${label}, parse only`, value: mb / (parse.ms / 1000), unit: 'MB/s', baseline: 'byte scan only', baseline_value: mb / (scan.ms / 1000) });
-  emit({ bench: 'kineto', case: `${label}, byte scan + JSON.parse of the events only`, value: mb / (jsonParse.ms / 1000), unit: 'MB/s' });
-
-  try {
-    for (const mode of ['worker', 'inline'] as const) {
-      const store = new Store(join(dir, `${mode}.db`));
-      const inc = store.createIncident('bench');
-      const w = store.beginSource(inc, { path: 'bench.json', format: 'kineto-json', bytes: actual });
-      const full = await time(() => (mode === 'worker' ? importInWorker(kinetoImporter, input(src), w, ctx()) : kinetoImporter.import(input(src), w, ctx())));
-      w.commit([]);
-      const rows = w.rows;
-      await store.checkpointsSettled();
-      store.close();
-      const rate = mb / (full.ms / 1000);
-      emit({
-        bench: 'kineto',
-        case: mode === 'worker' ? `${label} into SQLite, parsed on a worker thread (${rows} rows)` : `${label} into SQLite, one thread`,
-        value: rate,
-        unit: 'MB/s',
-        baseline: 'byte scan + JSON.parse only',
-        baseline_value: mb / (jsonParse.ms / 1000),
-        peak_rss_mb: peakRssMb(),
-        target: '≥ 100 MB/s, RSS < 400 MB',
-        met: rate >= 100 && peakRssMb() < 400,
-      });
+const layouts = (process.env.QUADSCOPE_BENCH_KINETO_LAYOUTS ?? 'lines,kineto').split(',').map((l) => l.trim()) as Layout[];
+for (const layout of layouts) {
+  if (layout !== 'lines' && layout !== 'kineto') throw new Error(`QUADSCOPE_BENCH_KINETO_LAYOUTS: unknown layout ${layout} (lines, kineto)`);
+  for (const bytes of benchSizes('100MB')) {
+    const dir = mkdtempSync(join(tmpdir(), 'qs-bench-kineto-'));
+    try {
+      const src = join(dir, 'trace.json');
+      const actual = writeTrace(src, bytes, layout);
+      const mb = actual / 1e6;
+      const label = `${Math.round(mb)} MB trace (${layout === 'lines' ? 'one event a line' : "Kineto's own layout"})`;
+      // V8 cannot make a string past 512 MiB: there the whole-file parse is no peer.
+      const parseable = actual < 2 ** 29;
+      const runs: Record<'qs' | 'worker' | 'parse' | 'json', Measure[]> = { qs: [], worker: [], parse: [], json: [] };
+      for (let k = 0; k < RUNS; k++) {
+        runs.qs.push(quadscopeImport('kineto-json', src));
+        runs.worker.push(quadscopeImport('kineto-json', src, 'pipeline', { QUADSCOPE_IMPORT_WORKER: 'always' }));
+        runs.parse.push(quadscopeImport('kineto-json', src, 'parse'));
+        if (parseable) runs.json.push(wholeParse(src));
+      }
+      const qs = medianOf(runs.qs);
+      const worker = medianOf(runs.worker);
+      const parse = medianOf(runs.parse);
+      const json = runs.json.length ? medianOf(runs.json) : null;
+      const floor = json ? { baseline: `whole file read + JSON.parse (peak RSS ${json.rss_mb ?? '?'} MB)`, baseline_value: mb / (json.ms / 1000) } : {};
+      const rss = (m: Measure) => m.rss_mb ?? undefined;
+      const met = (m: Measure) => (json ? mb / (m.ms / 1000) >= 0.8 * (mb / (json.ms / 1000)) : true) && (m.rss_mb ?? 0) < 400;
+      emit({ bench: 'kineto', case: `${label} into SQLite (${(qs.rows ?? 0).toLocaleString('en-US')} rows), as quadscope import runs it`, value: mb / (qs.ms / 1000), unit: 'MB/s', ...floor, peak_rss_mb: rss(qs), target: '≥ 0.8× JSON.parse, RSS < 400 MB', met: met(qs) });
+      emit({ bench: 'kineto', case: `${label} into SQLite, parsed on a worker thread`, value: mb / (worker.ms / 1000), unit: 'MB/s', ...floor, peak_rss_mb: rss(worker), target: '≥ 0.8× JSON.parse, RSS < 400 MB', met: met(worker) });
+      emit({ bench: 'kineto', case: `${label}, the importer's parse alone`, value: mb / (parse.ms / 1000), unit: 'MB/s', ...floor, peak_rss_mb: rss(parse) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -56,6 +56,12 @@ function intFromLE(buf: Buffer, at: number, n: number): number | bigint {
     for (let i = n - 1; i >= 0; i--) v = v * 256 + buf[at + i];
     return buf[at + n - 1] & 0x80 ? v - 2 ** (8 * n) : v;
   }
+  // Seven or eight bytes of a positive number below 2^53 (epoch µs, addresses): exact as a double.
+  if (n <= 8 && !(buf[at + n - 1] & 0x80)) {
+    let hi = 0;
+    for (let i = n - 1; i >= 4; i--) hi = hi * 256 + buf[at + i];
+    if (hi < 2 ** 21) return hi * 2 ** 32 + buf.readUInt32LE(at);
+  }
   let v = BigInt(`0x${Buffer.from(buf.subarray(at, at + n)).reverse().toString('hex')}`);
   if (buf[at + n - 1] & 0x80) v -= 1n << BigInt(8 * n);
   return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v;

@@ -183,7 +183,7 @@ class TextParser {
     // here; String.prototype.startsWith measured 600).
     let keyEnd = -1;
     let target: Target | undefined;
-    const pos = this.pos++;
+    let pos = this.pos++;
     const guess = this.order[pos];
     if (guess !== undefined && l.slice(0, guess.key.length) === guess.key) {
       const c = l.charCodeAt(guess.key.length);
@@ -201,15 +201,32 @@ class TextParser {
         target = this.resolve(key, brace >= 0 && brace < keyEnd ? brace : -1);
         this.targets.set(key, target);
       }
+      // Scrapes with a timestamp on every sample and no header between them (an export) start over
+      // where the first line's key comes again.
+      if (pos > 0 && this.order[0]?.key === key) {
+        pos = 0;
+        this.pos = 1;
+      }
       if (pos < ORDER_MAX) this.order[pos] = { key, target };
     }
-    // The usual ` <value>` tail (no timestamp, no exemplar): Number() trims as trim() does; anything
-    // else (and any value Number() cannot read, like +Inf) takes the general path below.
-    if (l.charCodeAt(keyEnd) === 32 && l.indexOf(' ', keyEnd + 1) < 0 && l.indexOf('#', keyEnd + 1) < 0) {
-      const v = Number(l.slice(keyEnd + 1));
-      if (!Number.isNaN(v) && keyEnd + 1 < l.length) {
-        this.mapper.write(target, this.scrapeTs ?? (this.defaultTs ??= this.clock.fallback(no)), v);
-        return;
+    // The usual ` <value>` and ` <value> <timestamp>` tails (no exemplar, single spaces): Number() trims
+    // as trim() does; anything else (and any value Number() cannot read, like +Inf) takes the general
+    // path below.
+    if (l.charCodeAt(keyEnd) === 32 && l.indexOf('#', keyEnd + 1) < 0) {
+      const sp = l.indexOf(' ', keyEnd + 1);
+      if (sp < 0) {
+        const v = Number(l.slice(keyEnd + 1));
+        if (!Number.isNaN(v) && keyEnd + 1 < l.length) {
+          this.mapper.write(target, this.scrapeTs ?? (this.defaultTs ??= this.clock.fallback(no)), v);
+          return;
+        }
+      } else if (sp > keyEnd + 1 && sp + 1 < l.length && l.indexOf(' ', sp + 1) < 0) {
+        const v = Number(l.slice(keyEnd + 1, sp));
+        const n = Number(l.slice(sp + 1));
+        if (!Number.isNaN(v) && Number.isFinite(n)) {
+          this.mapper.write(target, n < 1e11 ? n * 1000 : n, v);
+          return;
+        }
       }
     }
     let rest = l.slice(keyEnd);
