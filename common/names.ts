@@ -72,6 +72,8 @@ export const SIG = {
   engineCacheConfig: 'engine.cache_config',
   engineCudaGraphMax: 'engine.cuda_graph_max',
   hostRss: 'host.rss',
+  /** The Prometheus client's own gauge, stored under its name (no catalog renames it): a new value is a new process. */
+  processStart: 'process_start_time_seconds',
   hostMemAvailable: 'host.mem_available',
   hostSwap: 'host.swap',
   hostCpuSeconds: 'host.cpu_seconds',

@@ -8,8 +8,9 @@ import type { ModelConfig } from './config';
 import type { Frame } from './frame';
 import type { Range } from './causes/context';
 import type { Signals } from './signals-from-store';
-import { EV } from '../../../common/names';
+import { EV, SIG } from '../../../common/names';
 import { ENGINE_FAMILY } from './windows';
+import { worstRestartLoop } from './restarts';
 
 /** Event kinds that are faults by themselves. */
 const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
@@ -34,6 +35,12 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
   const out: Evidence[] = [];
   const faults = sig.events.filter((e) => e.ts_ms >= from && e.ts_ms <= to && isFault(e));
   for (const e of faults.slice(0, MAX_EVENTS)) out.push({ kind: 'event', ref: String(e.id), start_ms: e.ts_ms, end_ms: e.ts_ms, text: `${e.kind}: ${e.text.slice(0, 160)}` });
+
+  // A process that restarted again and again is a crash loop whether or not its logs were collected.
+  const loop = worstRestartLoop(sig, cfg.causes.crash_loop_window_ms);
+  if (loop && loop.count >= cfg.causes.crash_loop_restarts) {
+    out.push({ kind: 'series', ref: SIG.processStart, start_ms: loop.from, end_ms: loop.to, text: `the engine restarted ${loop.count} times in ${Math.round((loop.to - loop.from) / 60_000)} min (its process start time moved)` });
+  }
 
   const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b));
   if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });

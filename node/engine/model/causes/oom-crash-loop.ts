@@ -2,6 +2,7 @@
 import { EV } from '../../../../common/names';
 import { cond, defineCause, eventEvidence, events, notAssessable, type CauseContext, type RuleResult } from './context';
 import { isHostOom, ooms } from './shared';
+import { densest, worstRestartLoop } from '../restarts';
 
 export const oomCrashLoop = defineCause({
   id: 'oom_crash_loop',
@@ -10,23 +11,14 @@ export const oomCrashLoop = defineCause({
   rule,
 });
 
-/** Most restarts inside any window of `windowMs`. */
-export function maxInWindow(times: number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (t[i] - t[j] > windowMs) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
-}
-
 function rule(c: CauseContext): RuleResult {
   if (!c.f.have.has('events')) return notAssessable('oom_crash_loop', ['events (oom, engine_restart)']);
   const gpuOoms = ooms(c).filter((e) => !isHostOom(e));
   const hostOoms = c.sig.events.filter(isHostOom);
   const restarts = events(c, EV.engineRestart);
-  const loop = maxInWindow(restarts.map((e) => e.ts_ms), c.cfg.causes.crash_loop_window_ms);
+  // Restarts the logs name, or (where the logs missed them) the worst endpoint's restarts in its metrics.
+  const fromLogs = densest(restarts.map((e) => e.ts_ms), c.cfg.causes.crash_loop_window_ms).count;
+  const loop = Math.max(fromLogs, worstRestartLoop(c.sig, c.cfg.causes.crash_loop_window_ms)?.count ?? 0);
   const firstOom = gpuOoms[0]?.ts_ms ?? Infinity;
   const xidBefore = events(c, EV.xid).filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
   return {

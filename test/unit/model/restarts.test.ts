@@ -1,0 +1,41 @@
+// Restarts read off process_start_time_seconds: a crash loop is an incident even where no engine log
+// was collected, and a rolling deploy (each replica restarted once) is not a loop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SIG } from '../../../common/names';
+import { metricRestarts, worstRestartLoop } from '../../../node/engine/model/restarts';
+import type { Signals } from '../../../node/engine/model/signals-from-store';
+
+const T0 = 1_765_118_855_000;
+/** One process_start_time_seconds series scraped every 15 s for an hour, the process starting at `starts` (s after T0). */
+function endpoint(instance: string, starts: number[]) {
+  const t: number[] = [];
+  const v: number[] = [];
+  for (let s = 0; s <= 3600; s += 15) {
+    t.push(T0 + s * 1000);
+    const started = starts.filter((x) => x <= s).pop() ?? starts[0];
+    // Rounded the way clients print it: the same process reads the same value, give or take.
+    v.push((T0 + started * 1000) / 1000 + (s % 30 === 0 ? 0.2 : 0));
+  }
+  return { id: 1, name: SIG.processStart, labels: { instance }, kind: 'gauge', t: Float64Array.from(t), v: Float64Array.from(v) };
+}
+const sig = (...eps: ReturnType<typeof endpoint>[]) => ({ series: new Map([[SIG.processStart, eps]]) }) as unknown as Signals;
+
+test('a process started again and again behind one endpoint is a restart loop, dated at each start', () => {
+  const s = sig(endpoint('a:8000', [-600, 1200, 1500, 1760, 2230]), endpoint('b:8000', [-600]));
+  const restarts = metricRestarts(s);
+  assert.equal(restarts.length, 1);
+  // Each start time as the new process printed it (to within its rounding).
+  assert.deepEqual(restarts[0].times.map((x) => Math.round((x - T0) / 1000)), [1200, 1500, 1760, 2230]);
+  const loop = worstRestartLoop(s, 30 * 60_000)!;
+  assert.equal(loop.count, 4);
+  assert.equal(loop.labels.instance, 'a:8000');
+  assert.equal(Math.round((loop.to - loop.from) / 1000), 1030);
+});
+
+test('a rolling deploy restarts each replica once: no loop; a steady process: no restart', () => {
+  const s = sig(endpoint('a:8000', [-600, 1200]), endpoint('b:8000', [-600, 1290]), endpoint('c:8000', [-600, 1380]), endpoint('d:8000', [-600]));
+  assert.equal(worstRestartLoop(s, 30 * 60_000)!.count, 1);
+  assert.equal(metricRestarts(sig(endpoint('a:8000', [-600]))).length, 0);
+  assert.equal(worstRestartLoop(sig(), 30 * 60_000), null);
+});
