@@ -24,9 +24,9 @@ void app.whenReady().then(() => {
   const unpacked = app.getAppPath().replace(/app\.asar$/, 'app.asar.unpacked');
   const env: Record<string, string> = { QUADSCOPE_NVML_ADDON: join(unpacked, 'native', 'nvml', 'build', 'Release', 'quadscope_nvml.node') };
   env.QUADSCOPE_DEMO_BUNDLE = app.isPackaged ? join(process.resourcesPath, 'demo') : join(app.getAppPath(), 'fixtures', 'demo');
+  // The engine's utility process; user SQL runs in utility processes of the same bundle (--run-sql)
+  // that the host starts when the engine asks (the RunAsNode fuse is off: nothing runs Electron as Node).
   const hostEntry = join(outDir, 'engine', 'host.cjs');
-  // User SQL runs in a killable child: the same bundle, run as Node.
-  env.QUADSCOPE_ENGINE_ENTRY = hostEntry;
   const host = startEngineHost(hostEntry, dbFile, (e) => sendEvent(win?.webContents ?? null, e), true, env, (entry, args, opts) => utilityProcess.fork(entry, args, opts));
 
   registerIpc(host, async (req): Promise<Wire> => {

@@ -8,12 +8,14 @@ import type { EngineEvent, ImportResult, LiveStatus, PullResult } from '../../co
 import type { Diagnosis } from '../../common/contract/diagnosis';
 import { DiagnosisRunner } from './analysis/diagnosis-runner';
 import { importPaths } from './import/pipeline';
-import { runUserSqlInChild } from './store/user-sql-process';
+import { runUserSqlInChild, type SqlLauncher } from './store/user-sql-process';
 import { Store } from './store/store';
 
 export interface EngineOptions {
   /** Receives progress and live events (the host forwards them to the renderer). */
   emit?: (e: EngineEvent) => void;
+  /** How user SQL processes start: a child Node process unless the host says otherwise (the desktop app's engine asks main). */
+  sqlLauncher?: SqlLauncher;
 }
 
 interface Job {
@@ -232,7 +234,7 @@ export class Engine implements EngineApi {
   // ---- SQL
 
   async runSql(req: Req<'runSql'>): Promise<Res<'runSql'>> {
-    return runUserSqlInChild(this.store.file, req.sql, req.limit ?? 1000);
+    return runUserSqlInChild(this.store.file, req.sql, req.limit ?? 1000, undefined, this.opts.sqlLauncher);
   }
 
   // ---- live
