@@ -7,6 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, corpusFile } from '../helpers/corpus';
 import { pickle } from '../../fixtures/lib/pickle-writer';
+import { NSYS_DDL } from '../helpers/nsys-export';
 
 /** A small memory snapshot in CPython's own encoding (memoised frame lists shared between entries). */
 function snapshotSeed(): Buffer {
@@ -22,16 +23,16 @@ function snapshotSeed(): Buffer {
 function nsysSeed(file: string): void {
   const db = new Database(file);
   db.exec(`
-    CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-    INSERT INTO StringIds VALUES (1, 'cudaMalloc_v3020'), (2, 'cudaLaunchKernel_v7000'), (3, 'void gemm<float>(float*)'), (4, 'gemm'), (5, 'cudaFree_v3020');
-    CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+    ${NSYS_DDL.strings};
+    ${NSYS_DDL.someStrings};
+    ${NSYS_DDL.session};
     INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1773478800000000000, '', '');
     CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, totalMemory INTEGER);
     INSERT INTO TARGET_INFO_GPU VALUES (0, 'H100', 85899345920);
-    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
-    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER);
+    ${NSYS_DDL.runtime};
+    ${NSYS_DDL.kernel};
     CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT, globalTid INTEGER, domainId INTEGER);
-    CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL, correlationId INTEGER);
+    ${NSYS_DDL.memory};
   `);
   const call = db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0)');
   const kernel = db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?, ?, 3, 4, 8, 1, 1, 256, 1, 1, 64)');

@@ -9,6 +9,7 @@ import { importFiles, tempStore } from '../../helpers/import-file';
 import { nsysRepImporter, nsysSqliteImporter } from '../../../node/engine/importers/nsys-sqlite';
 import { detectImporter } from '../../../node/engine/importers/registry';
 import { storeSql } from '../../helpers/store-sql';
+import { NSYS_DDL } from '../../helpers/nsys-export';
 
 const importers = [nsysSqliteImporter, nsysRepImporter];
 const FILES = ['nsys_sqlite/pipit_perlmutter_cloverleaf_cuda_nsys2024.5.sqlite.gz', 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz'];
@@ -71,18 +72,18 @@ test('the 2022 export with its extra ALTER TABLE columns names runtime calls fro
 function syntheticExport(file: string, withMemory: boolean): void {
   const db = new Database(file);
   db.exec(`
-    CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-    INSERT INTO StringIds VALUES (1, 'cudaMalloc_v3020'), (2, 'cudaLaunchKernel_v7000'), (3, 'void gemm<float>(float*)'), (4, 'gemm'), (5, 'cudaFree_v3020');
-    CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+    ${NSYS_DDL.strings};
+    ${NSYS_DDL.someStrings};
+    ${NSYS_DDL.session};
     INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000001, '', '');
-    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
+    ${NSYS_DDL.runtime};
     INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, ${(42 << 24) + 7}, 10, 1, 0), (300, 350, 0, ${(42 << 24) + 7}, 11, 2, 0), (900, 950, 0, ${(42 << 24) + 7}, 12, 5, 0);
-    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER);
+    ${NSYS_DDL.kernel};
     INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (400, 800, 0, 1, 7, 11, ${42 << 24}, 3, 4, 8, 1, 1, 256, 1, 1, 64);
   `);
   if (withMemory) {
     db.exec(`
-      CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL, correlationId INTEGER);
+      ${NSYS_DDL.memory};
       INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (150, ${42 << 24}, 0, 1, 140000000000000, 0, 1048576, 2, 0, 10), (920, ${42 << 24}, 0, 1, 140000000000000, 0, 1048576, 2, 1, 12),
         (160, ${42 << 24}, 0, 1, 140000002000000, 0, 4096, 2, 0, 10);
     `);
