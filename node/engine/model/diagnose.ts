@@ -15,7 +15,7 @@ import { rankCauses } from './causes/rank';
 import { CAUSES } from './causes/registry';
 import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './config';
 import { changeOnset } from './change-onset';
-import { buildFrame, type Frame } from './frame';
+import { buildFrame, frameReads, type Frame } from './frame';
 import { jointOnset } from './joint-trigger';
 import { latencyBands, latencyRise } from './latency-bands';
 import { abnormalEvidence } from './unexplained';
@@ -25,7 +25,8 @@ import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type Me
 import { normalize, type Dimensions, type References } from './normalize';
 import { quadrantOf, quadrantPath } from './quadrants';
 import { loadSignals, type IncidentSource, type Signals } from './signals-from-store';
-import { denseSpan, engineInterval, engineStart, makeGrid, windowsWithin } from './windows';
+import { signalGrid } from './series-buckets';
+import { windowsWithin } from './windows';
 
 export interface AnalysisDetail {
   diagnosis: Diagnosis;
@@ -67,18 +68,11 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
 function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): AnalysisDetail {
   const preset = options.preset ?? 'default';
   const th = cfg.presets[preset];
-  const timed: { name: string; t: ArrayLike<number> }[] = [];
-  for (const list of sig.series.values()) for (const s of list) timed.push(s);
-  for (const list of sig.histograms.values()) for (const h of list) timed.push({ name: h.name, t: Float64Array.from(h.snaps, (x) => x.t) });
   // The grid covers the dense part of the data only; silent stretches longer than gap_split_ms are reported, not gridded.
-  const dense = denseSpan(timed, cfg.gap_split_ms);
-  const startMs = dense?.start_ms ?? sig.start_ms;
-  const endMs = dense?.end_ms ?? sig.end_ms;
-  const interval = engineInterval(timed);
-  const grid = makeGrid(startMs, endMs, interval, cfg);
+  const { dense, startMs, endMs, interval, grid, engineFrom } = signalGrid(sig, cfg, (name) => frameReads(name, cfg.causes.kv_full));
   const f = buildFrame(sig, grid, cfg.causes.kv_full);
 
-  const baselineSpan = options.baseline ?? defaultBaselineSpan(engineStart(timed, startMs), endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
+  const baselineSpan = options.baseline ?? defaultBaselineSpan(engineFrom, endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
   const base = windowsWithin(grid, baselineSpan.start_ms, baselineSpan.end_ms);
   const inBase = (i: number) => i >= base[0] && i <= base[1];
   const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);

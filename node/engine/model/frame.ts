@@ -2,10 +2,10 @@
 // one pass per series. Several series of one name are combined as the signal demands: counters and
 // queue gauges add up across engines, KV usage takes the fullest engine, GPUs stay separate so the
 // worst one can drive R and their spread can reveal a straggler.
-import { histogramEntropy, histogramQuantile, bucketDelta } from './quantiles';
-import { bucketCounter } from '../../../common/counters';
-import type { LoadedHistogram, LoadedSeries, RequestFact, Signals } from './signals-from-store';
-import { bucketGauge, gaugeWindows, rateWindows, windowStart, type GaugeWindows, type WindowGrid } from './windows';
+import { histogramEntropy, histogramQuantile } from './quantiles';
+import { sizeOf, type LoadedHistogram, type LoadedSeries, type RequestFact, type Signals } from './signals-from-store';
+import { bitsBucketsOf, counterBucketsOf, gaugeBucketsOf, histogramDeltas } from './series-buckets';
+import { gaugeWindows, rateWindows, windowStart, type FoldKinds, type GaugeWindows, type WindowGrid } from './windows';
 import { SIG, countOf } from '../../../common/names';
 
 export interface GpuWindows {
@@ -122,8 +122,37 @@ export function pickSources<T extends { labels: Record<string, string> }>(list: 
 }
 
 /** The series of one canonical name, one source each (see pickSources). */
-const seriesOf = (sig: Signals, name: string): LoadedSeries[] => pickSources(sig.series.get(name), (s) => s.t.length);
-const histogramsOf = (sig: Signals, name: string): LoadedHistogram[] => pickSources(sig.histograms.get(name), (h) => h.snaps.length);
+const seriesOf = (sig: Signals, name: string): LoadedSeries[] => pickSources(sig.series.get(name), sizeOf);
+const histogramsOf = (sig: Signals, name: string): LoadedHistogram[] => pickSources(sig.histograms.get(name), sizeOf);
+
+/** The threshold a gauge's share of samples is counted against (frac): KV usage at `kvFull`, no other. */
+export const gaugeAbove = (name: string, kvFull: number): number => (name === SIG.kvUsage ? kvFull : Infinity);
+
+/** Signals buildFrame buckets as gauges (gauges(), perGpu()). */
+const GAUGE_READS: ReadonlySet<string> = new Set([
+  SIG.kvUsage, SIG.reqRunning, SIG.reqWaiting, SIG.tokensPromptRate, SIG.tokensGenerationRate, SIG.kvPrefixHitRate, SIG.gpuMemUsed, SIG.gpuMemTotal,
+  SIG.gpuSmClock, SIG.gpuTemp, SIG.gpuPower, SIG.gpuSmActive, SIG.gpuUtil, SIG.torchAllocated, SIG.torchReserved, SIG.specAcceptLen, SIG.loraActive,
+  SIG.hostRss, SIG.hostMemAvailable,
+]);
+
+/** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
+const COUNTER_READS: ReadonlySet<string> = new Set([
+  SIG.reqFinished, countOf(SIG.latE2e), SIG.reqErrors, SIG.kvPrefixHits, SIG.kvPrefixQueries, SIG.tokensPrompt, SIG.tokensGeneration, SIG.kvPreemptions,
+  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap,
+  ...[SIG.latItl, SIG.latTtft, SIG.latE2e, SIG.latQueue, SIG.latPrefill, SIG.reqPromptLen, SIG.reqGenLen].flatMap((h) => [`${h}.sum`, `${h}.count`]),
+]);
+
+/**
+ * How buildFrame buckets a signal, so a series scanned before the frame (series-buckets.ts signalGrid)
+ * keeps what the frame will ask for, no more; null for a signal it does not bucket. A signal missing
+ * here is still read right, by a second scan: test/unit/model/series-buckets.test.ts counts them.
+ */
+export function frameReads(name: string, kvFull: number): FoldKinds | null {
+  if (GAUGE_READS.has(name)) return { gauge: { above: gaugeAbove(name, kvFull) } };
+  if (COUNTER_READS.has(name)) return { counter: true };
+  if (name === SIG.gpuThrottleReasons) return { bits: true };
+  return null;
+}
 
 /** Combines per-series window arrays: NaN only where every series is NaN. */
 function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | 'mean'): Float64Array {
@@ -147,12 +176,12 @@ function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | '
 }
 
 function gauges(list: LoadedSeries[] | undefined, g: WindowGrid, above = Infinity): GaugeWindows[] {
-  return (list ?? []).map((s) => gaugeWindows(bucketGauge(s.t, s.v, g, above), g));
+  return (list ?? []).map((s) => gaugeWindows(gaugeBucketsOf(s, g, above), g));
 }
 
 function rates(list: LoadedSeries[] | undefined, g: WindowGrid, filter?: (s: LoadedSeries) => boolean): Float64Array[] {
   return (list ?? []).filter((s) => !filter || filter(s)).map((s) => {
-    const b = bucketCounter(s.t, s.v, g.t0, g.step, g.nb);
+    const b = counterBucketsOf(s, g);
     return rateWindows(b.inc, b.dt, g);
   });
 }
@@ -179,47 +208,29 @@ export interface HistogramWindows {
  */
 export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): HistogramWindows | null {
   if (!list.length) return null;
-  const groups = new Map<string, { le: number[]; members: Float64Array[][] }>();
+  // Per layout, every window's counts summed over the series that share it (a window without a scrape
+  // pair, or whose scrapes had another layout, adds nothing), window i's L counts from i·L.
+  const groups = new Map<string, { le: number[]; cum: Float64Array }>();
   for (const h of list) {
-    const snaps = h.snaps;
-    const deltas: Float64Array[] = new Array(g.n);
-    let a = -1;
-    let b = -1;
+    const d = histogramDeltas(h, g);
+    const key = d.le.join(',');
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { le: d.le, cum: new Float64Array(g.n * d.le.length) }));
+    const { cum } = group;
+    const L = group.le.length;
     for (let i = 0; i < g.n; i++) {
-      const s = windowStart(g, i);
-      const e = s + g.W;
-      while (a + 1 < snaps.length && snaps[a + 1].t <= s) a++;
-      while (b + 1 < snaps.length && snaps[b + 1].t <= e) b++;
-      const from = a >= 0 ? a : 0;
-      deltas[i] = b > from ? bucketDelta(snaps[from].counts, snaps[b].counts) : NO_DELTA;
+      const from = d.at[i];
+      if (from < 0 || d.len[i] !== L) continue;
+      for (let j = 0, o = i * L; j < L; j++) cum[o + j] += d.buf[from + j];
     }
-    const le = snaps[snaps.length - 1].le;
-    const key = le.join(',');
-    const group = groups.get(key) ?? { le, members: [] };
-    group.members.push(deltas);
-    groups.set(key, group);
   }
-  const merged: { le: number[]; cum: Float64Array[] }[] = [];
-  for (const { le, members } of groups.values()) {
-    const cum: Float64Array[] = new Array(g.n);
-    for (let i = 0; i < g.n; i++) {
-      // One member (the usual case) is its own sum: 0 + x is x for every count (a -0 would read as 0, and
-      // does in every use below), so its window arrays serve as they are.
-      if (members.length === 1 && members[0][i].length === le.length) {
-        cum[i] = members[0][i];
-        continue;
-      }
-      const sum = new Float64Array(le.length);
-      for (const m of members) if (m[i].length === le.length) for (let j = 0; j < le.length; j++) sum[j] += m[i][j];
-      cum[i] = sum;
-    }
-    merged.push({ le, cum });
-  }
+  const merged = [...groups.values()];
   const count = new Float64Array(g.n);
   const entropy = nan(g.n);
+  const L0 = merged[0].le.length;
   for (let i = 0; i < g.n; i++) {
-    for (const m of merged) count[i] += m.cum[i][m.le.length - 1] ?? 0;
-    entropy[i] = histogramEntropy(merged[0].cum[i]);
+    for (const m of merged) count[i] += m.cum[i * m.le.length + m.le.length - 1] ?? 0;
+    entropy[i] = histogramEntropy(merged[0].cum, i * L0, L0);
   }
   return {
     count,
@@ -228,7 +239,7 @@ export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): Histog
     quantile(q: number) {
       const out = nan(g.n);
       for (let i = 0; i < g.n; i++) for (const m of merged) {
-        const x = histogramQuantile(q, m.le, m.cum[i]);
+        const x = histogramQuantile(q, m.le, m.cum, i * m.le.length);
         if (Number.isFinite(x) && !(out[i] >= x)) out[i] = x;
       }
       return out;
@@ -244,9 +255,6 @@ function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array 
   for (let i = 0; i < g.n; i++) if (c[i] > 0) out[i] = s[i] / c[i];
   return out;
 }
-
-/** A window without a scrape pair: no buckets (never written to). */
-const NO_DELTA = new Float64Array(0);
 
 /** The request facts read per window (RequestFact fields holding a number). */
 type RequestField = 'e2e_s' | 'ttft_s' | 'queue_s' | 'prompt_tokens' | 'output_tokens';
@@ -333,15 +341,11 @@ function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
   ];
   for (const [name, field, how] of fields)
     for (const s of sig.series.get(name) ?? []) {
-      const w = gaugeWindows(bucketGauge(s.t, s.v, g), g);
+      const w = gaugeWindows(gaugeBucketsOf(s, g), g);
       (slot(s)[field] as Float64Array).set(w[how]);
     }
   for (const s of sig.series.get(SIG.gpuThrottleReasons) ?? []) {
-    const bits = nan(g.nb);
-    for (let i = 0; i < s.t.length; i++) {
-      const j = Math.floor((s.t[i] - g.t0) / g.step);
-      if (j >= 0 && j < g.nb) bits[j] = (Number.isNaN(bits[j]) ? 0 : bits[j]) | s.v[i];
-    }
+    const bits = bitsBucketsOf(s, g);
     const out = slot(s).thr;
     for (let i = 0; i < g.n; i++) {
       let acc = NaN;
@@ -365,7 +369,7 @@ export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const t = new Float64Array(n);
   for (let i = 0; i < n; i++) t[i] = windowStart(g, i);
 
-  const kvW = gauges(seriesOf(sig, SIG.kvUsage), g, kvFull);
+  const kvW = gauges(seriesOf(sig, SIG.kvUsage), g, gaugeAbove(SIG.kvUsage, kvFull));
   const runW = gauges(seriesOf(sig, SIG.reqRunning), g);
   const waitW = gauges(seriesOf(sig, SIG.reqWaiting), g);
   const hist = (name: string) => histogramWindows(histogramsOf(sig, name), g);

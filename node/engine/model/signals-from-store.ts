@@ -1,8 +1,13 @@
 // What the model reads of one incident, made into its Signals: the canonical series (deduplicated),
 // histogram snapshots, the events the rules look for, request facts from spans, and allocation sites.
-// The reading is the store's (store/model-reads.ts: one call, one read transaction); the model states
-// what it asks for (IncidentSource, checked against the Store where the model is called) and never
-// imports the store. Everything here is pure.
+// The reading is the store's (store/model-reads.ts: one call, one read transaction for the catalog,
+// events and spans); the model states what it asks for (IncidentSource, checked against the Store where
+// the model is called) and never imports the store.
+//
+// A series read from the store holds no samples until something asks: the frame folds each into its
+// window buckets in one scan (series-buckets.ts), the window grid seeks where series begin and fall silent,
+// and `t`/`v` (or a histogram's `snaps`) are read whole only where a rule reads them. So the model's memory
+// follows its windows, not the samples, and a year between two bursts costs nothing.
 import type { AllocationSite, EventRow, SeriesKind, SpanRow } from '../../../common/contract/types';
 import { EV, type EventKind } from '../../../common/names';
 
@@ -11,8 +16,9 @@ export interface LoadedSeries {
   name: string;
   labels: Record<string, string>;
   kind: SeriesKind;
-  t: Float64Array;
-  v: Float64Array;
+  /** Every sample's time and value (read from the store when first asked for). */
+  readonly t: Float64Array;
+  readonly v: Float64Array;
 }
 
 export interface HistogramSnapshot {
@@ -25,7 +31,8 @@ export interface LoadedHistogram {
   id: number;
   name: string;
   labels: Record<string, string>;
-  snaps: HistogramSnapshot[];
+  /** Every scrape (read from the store when first asked for). */
+  readonly snaps: HistogramSnapshot[];
 }
 
 /** One request as spans describe it (attribute names listed in REQUEST_ATTRS). */
@@ -90,16 +97,118 @@ interface SourceSeries {
   source_path: string | null;
 }
 
-/** What the model reads of an incident, as plain data (store/model-reads.ts answers it). */
+/** What the model reads of an incident (store/model-reads.ts answers it). */
 export interface IncidentInput {
   start_ms: number | null;
   end_ms: number | null;
-  series: (SourceSeries & { t: Float64Array; v: Float64Array })[];
-  histograms: (SourceSeries & { snaps: HistogramSnapshot[] })[];
+  /** Series with samples, with their first and last sample's time. */
+  series: (SourceSeries & { first_ms: number; last_ms: number })[];
+  /** Histograms with scrapes, with their first and last scrape's time. */
+  histograms: (SourceSeries & { first_ms: number; last_ms: number })[];
   events: EventRow[];
   spans: SpanRow[];
   sites: AllocationSite[];
   meta: Record<string, unknown>;
+  reads: SampleReads;
+}
+
+/** Which rows a read is about: a series' samples, or a histogram's scrapes. */
+export type SampleTable = 'samples' | 'scrapes';
+
+/** The store's reads of samples and scrapes (store/model-reads.ts ModelReads); the model bounds each by the series' last time. */
+export interface SampleReads {
+  samples(seriesId: number, to: number): { t: Float64Array; v: Float64Array };
+  scanSamples(seriesId: number, from: number, to: number, visit: (t: number, v: number) => void): void;
+  scrapes(seriesId: number, to: number): HistogramSnapshot[];
+  scanScrapesDown(seriesId: number, to: number, pick: (t: number) => boolean, take: (t: number, le: number[], counts: string) => void): void;
+  firstScrape(seriesId: number): { t: number; le: number[]; counts: string } | null;
+  seek(table: SampleTable, seriesId: number, op: '<' | '<=' | '>=' | '>', ts: number): number | null;
+  firstTimes(table: SampleTable, seriesId: number, n: number, to: number): Float64Array;
+  count(table: SampleTable, seriesId: number, to: number): number;
+  /** min(the series' samples, limit), reading `limit` rows at most. */
+  countUpTo(seriesId: number, limit: number): number;
+}
+
+/** Where a series' data lie in the store: its table and id, its first and last time, and the reads. */
+export interface StoredRows {
+  table: SampleTable;
+  id: number;
+  first: number;
+  last: number;
+  reads: SampleReads;
+}
+
+/**
+ * A series read from the store: the rules see `t` and `v` as of any series, read whole on first use;
+ * the model's own readers (series-buckets.ts) go through `rows` instead and can hand it the whole
+ * series when a scan found it small (`hold`), so it is never read twice.
+ */
+export class StoredSeries implements LoadedSeries {
+  private whole: { t: Float64Array; v: Float64Array } | null = null;
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    public labels: Record<string, string>,
+    readonly kind: SeriesKind,
+    readonly rows: StoredRows,
+  ) {}
+
+  get t(): Float64Array {
+    return this.read().t;
+  }
+
+  get v(): Float64Array {
+    return this.read().v;
+  }
+
+  /** The whole series when it is in memory already, else null (nothing is read). */
+  get held(): { t: Float64Array; v: Float64Array } | null {
+    return this.whole;
+  }
+
+  hold(whole: { t: Float64Array; v: Float64Array }): void {
+    this.whole = whole;
+  }
+
+  private read(): { t: Float64Array; v: Float64Array } {
+    return (this.whole ??= this.rows.reads.samples(this.id, this.rows.last));
+  }
+}
+
+/** A histogram read from the store: `snaps` read whole on first use (series-buckets.ts reads only the scrapes its windows need). */
+export class StoredHistogram implements LoadedHistogram {
+  private whole: HistogramSnapshot[] | null = null;
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    public labels: Record<string, string>,
+    readonly rows: StoredRows,
+  ) {}
+
+  get snaps(): HistogramSnapshot[] {
+    return (this.whole ??= this.rows.reads.scrapes(this.id, this.rows.last));
+  }
+}
+
+/** Samples of a series (scrapes of a histogram), counted without reading them where they are not in memory. */
+export function sizeOf(x: LoadedSeries | LoadedHistogram): number {
+  if (x instanceof StoredSeries) return x.held?.t.length ?? countRows(x.rows);
+  if (x instanceof StoredHistogram) return countRows(x.rows);
+  return 't' in x ? x.t.length : x.snaps.length;
+}
+
+const counted = new WeakMap<StoredRows, number>();
+function countRows(r: StoredRows): number {
+  let n = counted.get(r);
+  if (n === undefined) counted.set(r, (n = r.reads.count(r.table, r.id, r.last)));
+  return n;
+}
+
+/** First and last time of a series or histogram, without reading it where it is stored. */
+export function extentOf(x: LoadedSeries | LoadedHistogram): [number, number] {
+  if (x instanceof StoredSeries || x instanceof StoredHistogram) return [x.rows.first, x.rows.last];
+  if ('t' in x) return [x.t[0], x.t[x.t.length - 1]];
+  return [x.snaps[0].t, x.snaps[x.snaps.length - 1].t];
 }
 
 /** Where the model's input comes from: the Store, structurally (the model imports nothing of it). */
@@ -119,18 +228,19 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
   const series = new Map<string, LoadedSeries[]>();
   const histograms = new Map<string, LoadedHistogram[]>();
   const origin = new Map<number, string | null>();
+  const rows = (table: SampleTable, c: { id: number; first_ms: number; last_ms: number }): StoredRows => ({ table, id: c.id, first: c.first_ms, last: c.last_ms, reads: input.reads });
   for (const h of input.histograms) {
     origin.set(h.id, h.source_path);
-    push(histograms, h.name, { id: h.id, name: h.name, labels: h.labels, snaps: h.snaps });
+    push(histograms, h.name, new StoredHistogram(h.id, h.name, h.labels, rows('scrapes', h)));
   }
   for (const c of input.series) {
     origin.set(c.id, c.source_path);
-    push(series, c.name, { id: c.id, name: c.name, labels: c.labels, kind: c.kind as SeriesKind, t: c.t, v: c.v });
+    push(series, c.name, new StoredSeries(c.id, c.name, c.labels, c.kind as SeriesKind, rows('samples', c)));
   }
-  for (const list of series.values()) nameInstancesByFile(list, origin, (s) => [s.t[0], s.t[s.t.length - 1]]);
-  for (const list of histograms.values()) nameInstancesByFile(list, origin, (h) => [h.snaps[0].t, h.snaps[h.snaps.length - 1].t]);
-  for (const [name, list] of series) series.set(name, dedupe(list, (s) => s.t.length));
-  for (const [name, list] of histograms) histograms.set(name, dedupe(list, (h) => h.snaps.length));
+  for (const list of series.values()) nameInstancesByFile(list, origin, extentOf);
+  for (const list of histograms.values()) nameInstancesByFile(list, origin, extentOf);
+  for (const [name, list] of series) series.set(name, dedupe(list, sizeOf));
+  for (const [name, list] of histograms) histograms.set(name, dedupe(list, sizeOf));
 
   const requests = input.spans.map((s) => requestFact(`${s.trace_id}/${s.span_id}`, s.start_ms, s.end_ms, s.attrs)).filter((r): r is RequestFact => r !== null);
 
@@ -138,8 +248,9 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
   let end = input.end_ms ?? -Infinity;
   for (const list of series.values())
     for (const s of list) {
-      start = Math.min(start, s.t[0]);
-      end = Math.max(end, s.t[s.t.length - 1]);
+      const [a, b] = extentOf(s);
+      start = Math.min(start, a);
+      end = Math.max(end, b);
     }
   if (!Number.isFinite(start)) start = end = 0;
   return { incidentId, start_ms: start, end_ms: end, series, histograms, events: input.events, requests, sites: input.sites, meta: input.meta };

@@ -3,6 +3,7 @@
 // 24 h incident at 1 s costs one scan per series however much the windows overlap.
 import type { ModelConfig } from './config';
 import { median } from './baseline';
+import { counterStep, type CounterBuckets } from '../../../common/counters';
 
 export interface WindowGrid {
   t0: number;
@@ -18,12 +19,70 @@ export interface WindowGrid {
 }
 
 /** Median step of one series' timestamps; NaN with fewer than two samples. */
-function medianStep(t: ArrayLike<number>): number {
+export function medianStep(t: ArrayLike<number>): number {
   if (t.length < 2) return NaN;
   const d = new Float64Array(t.length - 1);
   for (let i = 1; i < t.length; i++) d[i - 1] = t[i] - t[i - 1];
+  return medianOfSteps(d);
+}
+
+/** The median of a series' steps (in any order), NaN unless positive. */
+export function medianOfSteps(d: Float64Array): number {
   const m = median(d);
   return m > 0 ? m : NaN;
+}
+
+/**
+ * A series' steps taken one at a time, kept as runs of equal steps (a regular scrape is one run), and
+ * their median exactly as medianOfSteps reads the steps themselves.
+ */
+export class StepTally {
+  private values = new Float64Array(64);
+  private counts = new Float64Array(64);
+  private runs = 0;
+
+  add(d: number): void {
+    const k = this.runs;
+    if (k && this.values[k - 1] === d) {
+      this.counts[k - 1]++;
+      return;
+    }
+    if (k === this.values.length) {
+      const v = new Float64Array(2 * k);
+      const c = new Float64Array(2 * k);
+      v.set(this.values);
+      c.set(this.counts);
+      this.values = v;
+      this.counts = c;
+    }
+    this.values[k] = d;
+    this.counts[k] = 1;
+    this.runs++;
+  }
+
+  median(): number {
+    // baseline.ts quantile(·, 0.5) over the finite steps: the order statistics at floor and ceil of (n − 1)/2, interpolated.
+    const order: number[] = [];
+    let n = 0;
+    for (let k = 0; k < this.runs; k++)
+      if (Number.isFinite(this.values[k])) {
+        order.push(k);
+        n += this.counts[k];
+      }
+    if (!n) return NaN;
+    order.sort((a, b) => this.values[a] - this.values[b]);
+    const pos = (n - 1) * 0.5;
+    const lo = Math.floor(pos);
+    const hi = Math.ceil(pos);
+    const at = (rank: number): number => {
+      let seen = 0;
+      for (const k of order) if ((seen += this.counts[k]) > rank) return this.values[k];
+      return NaN;
+    };
+    const a = at(lo);
+    const m = hi === lo ? a : a + (at(hi) - a) * (pos - lo);
+    return m > 0 ? m : NaN;
+  }
 }
 
 /** Typical sampling interval: the median over series of each series' median step. */
@@ -44,10 +103,15 @@ export function samplingInterval(times: ArrayLike<number>[]): number {
  * the median over signals is the engine's interval.
  */
 export function engineInterval(series: Iterable<{ name: string; t: ArrayLike<number> }>): number {
+  return engineIntervalOf(Array.from(series, (s) => ({ name: s.name, step: medianStep(s.t) })));
+}
+
+/** engineInterval from each series' median step (NaN where it has none). */
+export function engineIntervalOf(series: Iterable<{ name: string; step: number }>): number {
   const best = new Map<string, number>();
   const all: number[] = [];
   for (const s of series) {
-    const m = medianStep(s.t);
+    const m = s.step;
     if (!(m > 0)) continue;
     all.push(m);
     if (ENGINE_FAMILY.test(s.name)) best.set(s.name, Math.min(best.get(s.name) ?? Infinity, m));
@@ -61,13 +125,22 @@ export function engineInterval(series: Iterable<{ name: string; t: ArrayLike<num
  * the engine came up), and a baseline read before the engine reported anything has no engine values.
  */
 export function engineStart(series: Iterable<{ name: string; t: ArrayLike<number> }>, from: number): number {
+  return engineStartOf(Array.from(series, (s) => ({ name: s.name, atOrAfter: (x: number) => firstAtOrAfter(s.t, x) })), from);
+}
+
+/** The first time at or after `from` (NaN where none). */
+function firstAtOrAfter(t: ArrayLike<number>, from: number): number {
+  for (let i = 0; i < t.length; i++) if (t[i] >= from) return t[i];
+  return NaN;
+}
+
+/** engineStart from each series' first time at or after a moment (NaN where none). */
+export function engineStartOf(series: Iterable<{ name: string; atOrAfter: (from: number) => number }>, from: number): number {
   let first = Infinity;
   for (const s of series) {
-    if (!ENGINE_FAMILY.test(s.name) || !s.t.length) continue;
-    for (let i = 0; i < s.t.length; i++) if (s.t[i] >= from) {
-      first = Math.min(first, s.t[i]);
-      break;
-    }
+    if (!ENGINE_FAMILY.test(s.name)) continue;
+    const t = s.atOrAfter(from);
+    if (t === t) first = Math.min(first, t);
   }
   return Number.isFinite(first) ? first : from;
 }
@@ -106,18 +179,33 @@ export interface DenseSpan {
  * (a stray old sample, a profile from another day) would otherwise stretch the grid over the year.
  */
 export function denseSpan(series: Iterable<{ t: ArrayLike<number> }>, gapMs: number): DenseSpan | null {
-  const pieces: { a: number; b: number; w: number }[] = [];
-  for (const s of series) {
-    const t = s.t;
-    if (!t.length) continue;
-    let a = t[0];
-    for (let i = 1; i <= t.length; i++) {
-      if (i < t.length && t[i] - t[i - 1] <= gapMs) continue;
-      const b = t[i - 1];
-      pieces.push({ a, b, w: Math.max(b - a, 1) });
-      if (i < t.length) a = t[i];
-    }
+  const pieces: Piece[] = [];
+  for (const s of series) pieces.push(...piecesOf(s.t, gapMs));
+  return denseSpanOf(pieces, gapMs);
+}
+
+/** A stretch of one series without a silence longer than the gap: its first and last time. */
+export interface Piece {
+  a: number;
+  b: number;
+}
+
+/** A series cut where it falls silent for longer than `gapMs`. */
+export function piecesOf(t: ArrayLike<number>, gapMs: number): Piece[] {
+  const out: Piece[] = [];
+  if (!t.length) return out;
+  let a = t[0];
+  for (let i = 1; i <= t.length; i++) {
+    if (i < t.length && t[i] - t[i - 1] <= gapMs) continue;
+    out.push({ a, b: t[i - 1] });
+    if (i < t.length) a = t[i];
   }
+  return out;
+}
+
+/** denseSpan from every series' pieces. */
+export function denseSpanOf(cut: Iterable<Piece>, gapMs: number): DenseSpan | null {
+  const pieces = Array.from(cut, (p) => ({ a: p.a, b: p.b, w: Math.max(p.b - p.a, 1) }));
   if (!pieces.length) return null;
   pieces.sort((x, y) => x.a - y.a);
   const merged: { a: number; b: number; w: number }[] = [];
@@ -169,6 +257,72 @@ export interface GaugeBuckets {
   min: Float64Array;
   /** Samples at or above `above` (for frac(x ≥ θ, W)). */
   hi: Float64Array;
+}
+
+/** The buckets a fold keeps: a gauge's (with its threshold), a counter's, a bit mask's (OR-ed, NaN where none). */
+export interface FoldKinds {
+  gauge?: { above: number };
+  counter?: boolean;
+  bits?: boolean;
+}
+
+/**
+ * Buckets a series one sample at a time, in time order, as bucketGauge, bucketCounter (common/counters.ts)
+ * and the throttle bits do over whole arrays, with the same arithmetic in the same order, so a series
+ * scanned from the store buckets exactly as the same series held in memory. The first sample folded
+ * must be the series' first, or lie before the grid (a counter step needs the sample before it).
+ */
+export class BucketFold {
+  readonly gauge: GaugeBuckets | null;
+  readonly counter: CounterBuckets | null;
+  readonly bits: Float64Array | null;
+  /** The threshold `gauge.hi` counts samples at or above. */
+  readonly above: number;
+  private pt = NaN;
+  private pv = NaN;
+  private started = false;
+
+  constructor(
+    private readonly g: Pick<WindowGrid, 't0' | 'step' | 'nb'>,
+    kinds: FoldKinds,
+  ) {
+    const nb = g.nb;
+    this.gauge = kinds.gauge ? { sum: new Float64Array(nb), cnt: new Float64Array(nb), max: new Float64Array(nb).fill(-Infinity), min: new Float64Array(nb).fill(Infinity), hi: new Float64Array(nb) } : null;
+    this.above = kinds.gauge?.above ?? Infinity;
+    this.counter = kinds.counter ? { inc: new Float64Array(nb), dt: new Float64Array(nb) } : null;
+    this.bits = kinds.bits ? new Float64Array(nb).fill(NaN) : null;
+  }
+
+  add(t: number, x: number): void {
+    const j = Math.floor((t - this.g.t0) / this.g.step);
+    if (j >= 0 && j < this.g.nb) {
+      const b = this.gauge;
+      if (b) {
+        b.sum[j] += x;
+        b.cnt[j]++;
+        if (x > b.max[j]) b.max[j] = x;
+        if (x < b.min[j]) b.min[j] = x;
+        if (x >= this.above) b.hi[j]++;
+      }
+      const c = this.counter;
+      if (c && this.started) {
+        c.inc[j] += counterStep(this.pv, x);
+        c.dt[j] += t - this.pt;
+      }
+      const m = this.bits;
+      if (m) m[j] = (Number.isNaN(m[j]) ? 0 : m[j]) | x;
+    }
+    this.pt = t;
+    this.pv = x;
+    this.started = true;
+  }
+}
+
+/** Throttle-style bit masks per bucket: the samples' bits OR-ed, NaN where the bucket has none. */
+export function bucketBits(t: ArrayLike<number>, v: ArrayLike<number>, g: WindowGrid): Float64Array {
+  const f = new BucketFold(g, { bits: true });
+  for (let i = 0; i < t.length; i++) f.add(t[i], v[i]);
+  return f.bits!;
 }
 
 export function bucketGauge(t: ArrayLike<number>, v: ArrayLike<number>, g: WindowGrid, above = Infinity): GaugeBuckets {
