@@ -44,6 +44,8 @@ export const command: Command = {
         },
       });
       if (!flags.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+      // The WAL folded back before the answer, not after it (the process would linger that long).
+      await store.checkpointNow();
       if (flags.json) {
         console.log(JSON.stringify({ incident_id: result.incident_id, sources: result.sources, cancelled: result.cancelled }));
       } else {

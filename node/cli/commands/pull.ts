@@ -105,6 +105,8 @@ export const command: Command = {
           : undefined,
       });
       if (tty) process.stderr.write('\r\x1b[K');
+      // The WAL folded back before the answer, not after it (see Store.checkpointNow).
+      await store.checkpointNow();
       if (flags.json) {
         console.log(JSON.stringify({ ...result, db: dbFile }));
       } else if (result.cancelled) {

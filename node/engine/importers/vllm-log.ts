@@ -120,6 +120,8 @@ function accessLine(s: string): [string, string, string] | null {
 let lastAccessLine = '';
 let lastAccess: [string, string, string] | null = null;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+/** `<first digit>xx`, one string each (the http counters' keys). */
+const STATUS_CLASS = Array.from({ length: 10 }, (_, d) => `${d}xx`);
 
 const SEVERITY: Record<string, Severity> = {
   TRACE: 'debug',
@@ -793,7 +795,7 @@ class LogParser {
 
   private access(p: Prefix, no: number, method: string, path: string, status: string): void {
     if (this.httpDirty && p.ts !== this.httpTs) this.flushHttp();
-    const cls = `${status[0]}xx`;
+    const cls = STATUS_CLASS[status.charCodeAt(0) - 48];
     this.http.set(cls, (this.http.get(cls) ?? 0) + 1);
     this.httpDirty = true;
     this.httpTs = p.ts;

@@ -48,7 +48,9 @@ const SAMPLE_BATCH = 256;
 const BUFFER_BYTES_MAX = 64 * 2 ** 20;
 const SAMPLE_BYTES = 16;
 const TILE_BYTES = 40;
-/** Span, kernel and allocation rows written in one statement. */
+/** The columns an event row gives (its id is the table's next). */
+const EVENT_COLUMNS = ['incident_id', 'ts_ms', 'kind', 'severity', 'source_id', 'line', 'text', 'attrs_json'];
+/** Event, span, kernel and allocation rows written in one statement. */
 const RECORD_BATCH = 64;
 /** Closed tiles written in one statement. */
 const TILE_BATCH = 256;
@@ -176,6 +178,7 @@ export class SourceWriter implements Sink {
   private readonly spanRows: unknown[] = [];
   private readonly kernelRows: unknown[] = [];
   private readonly allocationRows: unknown[] = [];
+  private readonly eventRows: unknown[] = [];
   private readonly stmts;
   private minMs = Infinity;
   private maxMs = -Infinity;
@@ -263,7 +266,9 @@ export class SourceWriter implements Sink {
       layoutFind: db.prepare('SELECT id FROM histogram_layouts WHERE le_json = ?').pluck(),
       layoutById: db.prepare('SELECT le_json FROM histogram_layouts WHERE id = ?').pluck(),
       ftsIndex: db.prepare('INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE id >= ? AND source_id = ?'),
-      event: db.prepare(insertSql('events', { columns: ['incident_id', 'ts_ms', 'kind', 'severity', 'source_id', 'line', 'text', 'attrs_json'] })),
+      event: db.prepare(insertSql('events', { columns: EVENT_COLUMNS })),
+      eventBatch: db.prepare(insertSql('events', { columns: EVENT_COLUMNS, rows: RECORD_BATCH })),
+      nextEventId: db.prepare('SELECT COALESCE(MAX(id), 0) + 1 FROM events').pluck(),
       span: db.prepare(insertSql('spans')),
       spanBatch: db.prepare(insertSql('spans', { rows: RECORD_BATCH })),
       kernel: db.prepare(insertSql('kernels')),
@@ -436,6 +441,8 @@ export class SourceWriter implements Sink {
     this.kernelRows.length = 0;
     writeRows(this.allocationRows, 10, RECORD_BATCH, this.stmts.allocationBatch, this.stmts.allocation);
     this.allocationRows.length = 0;
+    writeRows(this.eventRows, 8, RECORD_BATCH, this.stmts.eventBatch, this.stmts.event);
+    this.eventRows.length = 0;
   }
 
   /** Everything still buffered, before the commit. */
@@ -526,8 +533,14 @@ export class SourceWriter implements Sink {
     this.seen(t);
     const attrs = e.attrs ? JSON.stringify(e.attrs) : '{}';
     this.text(e.text.length + attrs.length);
-    const id = Number(this.stmts.event.run(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, attrs).lastInsertRowid);
-    this.firstEventId ??= id;
+    // The events of this source get ids from here on (the table's largest + 1), indexed for search at commit.
+    this.firstEventId ??= this.stmts.nextEventId.get() as number;
+    const rows = this.eventRows;
+    rows.push(this.incidentId, t, e.kind, e.severity ?? 'info', this.sourceId, e.line ?? null, e.text, attrs);
+    if (rows.length === RECORD_BATCH * 8) {
+      this.stmts.eventBatch.run(rows);
+      rows.length = 0;
+    }
     if (++this.count > this.maxRows) this.overBudget();
   }
 
@@ -720,6 +733,7 @@ export class SourceWriter implements Sink {
     this.spanRows.length = 0;
     this.kernelRows.length = 0;
     this.allocationRows.length = 0;
+    this.eventRows.length = 0;
     this.openHist.clear();
     this.openBuckets = 0;
     this.histRows.length = 0;
