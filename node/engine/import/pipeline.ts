@@ -159,7 +159,7 @@ async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): 
   } catch (e) {
     return { failed: errorText(e, entry.path) };
   }
-  if (head.length === 0) return { failed: `${entry.path}: empty file (0 bytes)` };
+  if (head.length === 0) return { failed: `${entry.path}${formatPosition({ offset: 0 })}: empty file (0 bytes)` };
   const importer = detectImporter(head, basename(entry.path), importers);
   return importer ? { importer } : { skipped: 'not a format Quadscope reads' };
 }

@@ -184,11 +184,18 @@ export class ImportError extends Error {
   }
 }
 
+/**
+ * A key is named as far as it helps to find it: a hostile one (a key string holding 100 k brackets, from
+ * the fuzz run) filled the message with it.
+ */
+const MAX_KEY_CHARS = 120;
+
 export function formatPosition(where: Position | undefined): string {
   if (!where) return '';
   const parts: string[] = [];
   if (where.line !== undefined) parts.push(`line ${where.line}`);
   if (where.offset !== undefined) parts.push(`byte ${where.offset}`);
-  if (where.key !== undefined) parts.push(`key ${where.key}`);
+  const key = where.key;
+  if (key !== undefined) parts.push(`key ${key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…[${key.length} characters]` : key}`);
   return parts.length ? ` (${parts.join(', ')})` : '';
 }

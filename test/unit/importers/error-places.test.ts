@@ -22,7 +22,7 @@ import { jsonlLogImporter } from '../../../node/engine/importers/jsonl-log';
 import { nsysRepImporter, nsysSqliteImporter } from '../../../node/engine/importers/nsys-sqlite';
 import { unitsToNs } from '../../../node/engine/importers/ns-time';
 import { float, pickle } from '../../../fixtures/lib/pickle-writer';
-import type { Importer } from '../../../node/engine/importers/types';
+import { ImportError, type Importer } from '../../../node/engine/importers/types';
 
 /** formatPosition's " (line N, byte N, key K)" right after the file name (what the fuzz run counts). */
 const PLACED = /^\S+ \((line|byte|key) [^)]*\): /;
@@ -259,4 +259,23 @@ test('nsys export: a memory event whose start is no integer is warned at its tab
   } finally {
     t.dispose();
   }
+});
+
+test('the fuzz run\'s last two failures without a place: an empty file is named at byte 0, and a key of 100 k brackets is cut in the message', async () => {
+  const t = tempStore();
+  try {
+    writeFileSync(join(t.dir, 'empty.prom'), '');
+    const r = await importFiles(t.store, [join(t.dir, 'empty.prom')]);
+    assert.match(r.sources[0].error ?? '', PLACED);
+    assert.match(r.sources[0].error ?? '', /^empty\.prom \(byte 0\): empty file \(0 bytes\)$/);
+  } finally {
+    t.dispose();
+  }
+  // A deep-nesting mutation landed inside a key string of a Kineto trace: the key was 'distribut' and
+  // the brackets, and the whole of it went into the error.
+  const key = `distribut${'['.repeat(100_000)}{`;
+  const message = new ImportError('trace.json', { offset: 57_792, key }, 'nested deeper than 512 levels').message;
+  assert.match(message, PLACED);
+  assert.ok(message.length < 300, `${message.length} characters`);
+  assert.equal(message, `trace.json (byte 57792, key distribut${'['.repeat(111)}…[100010 characters]): nested deeper than 512 levels`);
 });
