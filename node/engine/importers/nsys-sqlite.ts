@@ -172,8 +172,11 @@ async function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading,
   }
 }
 
-/** Memory events read per page; between pages the engine's thread is given back and cancel is checked. */
-const MEMORY_PAGE = 20_000;
+/**
+ * Memory events read per page; between pages the engine's thread is given back and cancel is checked. A
+ * page is a few tens of milliseconds: each new correlation id costs two lookups.
+ */
+const MEMORY_PAGE = 2048;
 
 async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: string, at: Reading, ctx: ImportContext): Promise<void> {
   if (!schema.has(MEMORY)) return;
