@@ -234,6 +234,34 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
     grow(l, items.length);
     for (const x of items) l.push(x);
   };
+  /**
+   * SETITEMS and APPENDS: the items above the last MARK go into the container below it, read in place
+   * (popMark's two copies of them were most of a memory snapshot's garbage: one SETITEMS a trace entry).
+   * The same checks and messages as popMark, top() and setItems / appendItems.
+   */
+  const intoBelowMark = (dict: boolean) => {
+    const m = marks.pop();
+    if (m === undefined) throw new PickleError(opAt, 'no MARK on the stack', opName(op));
+    if (m === 0) throw new PickleError(opAt, 'stack underflow', opName(op));
+    const c = stack[m - 1];
+    if (c === MARK) throw new PickleError(opAt, 'MARK where a value was expected', opName(op));
+    const n = stack.length - m - 1;
+    if (dict) {
+      if (!isDict(c as PyValue)) throw new PickleError(opAt, 'SETITEM(S) on something that is not a dict', opName(op));
+      const d = c as PyDict;
+      grow(d, n >> 1);
+      for (let i = m + 1; i + 1 < stack.length; i += 2) {
+        const k = keyOf(stack[i] as PyValue, opAt);
+        if (k === '__proto__') Object.defineProperty(d, k, { value: stack[i + 1], enumerable: true, writable: true, configurable: true });
+        else d[k] = stack[i + 1] as PyValue;
+      }
+    } else {
+      if (!Array.isArray(c)) throw new PickleError(opAt, 'APPEND(S) on something that is not a list', opName(op));
+      grow(c, n);
+      for (let i = m + 1; i < stack.length; i++) c.push(stack[i] as PyValue);
+    }
+    stack.length = m;
+  };
 
   for (;;) {
     if (pos >= buf.length) throw new PickleError(pos, 'truncated pickle: no STOP opcode');
@@ -379,12 +407,9 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
         appendItems(top(), [v]);
         break;
       }
-      case 0x65: {
-        // APPENDS
-        const items = popMark();
-        appendItems(top(), items);
+      case 0x65: // APPENDS
+        intoBelowMark(false);
         break;
-      }
       case 0x29: // EMPTY_TUPLE
         stack.push([]);
         break;
@@ -424,12 +449,9 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
         setItems(top(), [k, v]);
         break;
       }
-      case 0x75: {
-        // SETITEMS
-        const items = popMark();
-        setItems(top(), items);
+      case 0x75: // SETITEMS
+        intoBelowMark(true);
         break;
-      }
       case 0x8f: // EMPTY_SET
         stack.push([]);
         break;
