@@ -4,7 +4,7 @@
 // worst one can drive R and their spread can reveal a straggler.
 import { histogramEntropy, histogramQuantile } from './quantiles';
 import { sizeOf, type LoadedHistogram, type LoadedSeries, type RequestFact, type Signals } from './signals-from-store';
-import { bitsBucketsOf, counterBucketsOf, gaugeBucketsOf, histogramDeltas } from './series-buckets';
+import { bitsBucketsOf, counterBucketsOf, gaugeBucketsOf, histogramDeltas, inOneRead } from './series-buckets';
 import { gaugeWindows, rateWindows, windowStart, type FoldKinds, type GaugeWindows, type WindowGrid } from './windows';
 import { SIG, countOf } from '../../../common/names';
 
@@ -362,6 +362,10 @@ function perDeviceMax(list: LoadedSeries[] | undefined, g: WindowGrid): Float64A
 }
 
 export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
+  return inOneRead(sig, () => frameOf(sig, g, kvFull));
+}
+
+function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const n = g.n;
   const have = new Set<string>([...sig.series.keys(), ...sig.histograms.keys()]);
   if (sig.requests.length) have.add('spans');

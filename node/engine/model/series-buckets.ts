@@ -344,27 +344,29 @@ function storedPieces(r: StoredRows, gapMs: number): Piece[] {
     return x === null || x > r.last ? null : x;
   };
   const out: Piece[] = [];
-  let a = r.first;
-  let c = r.first;
-  for (;;) {
-    const far = seek('<=', Math.min(c + gapMs, r.last));
-    if (far !== null && far > c) {
-      if (far - c <= gapMs) {
-        c = far;
-        continue;
+  r.reads.batch(() => {
+    let a = r.first;
+    let c = r.first;
+    for (;;) {
+      const far = seek('<=', Math.min(c + gapMs, r.last));
+      if (far !== null && far > c) {
+        if (far - c <= gapMs) {
+          c = far;
+          continue;
+        }
+        // c + gapMs rounded past a time whose distance is longer: step to the next time and test it as piecesOf does.
+        const next = seek('>', c)!;
+        if (next - c <= gapMs) {
+          c = next;
+          continue;
+        }
       }
-      // c + gapMs rounded past a time whose distance is longer: step to the next time and test it as piecesOf does.
-      const next = seek('>', c)!;
-      if (next - c <= gapMs) {
-        c = next;
-        continue;
-      }
+      out.push({ a, b: c });
+      const next = seek('>', c);
+      if (next === null) break;
+      a = c = next;
     }
-    out.push({ a, b: c });
-    const next = seek('>', c);
-    if (next === null) break;
-    a = c = next;
-  }
+  });
   piecesCache.set(r, { gapMs, pieces: out });
   return out;
 }
@@ -404,6 +406,8 @@ function timelineOf(x: LoadedSeries | LoadedHistogram): Timeline {
   };
 }
 
+type GridConfig = Pick<ModelConfig, 'window_ms' | 'step_ms' | 'min_samples_per_window' | 'max_windows' | 'gap_split_ms'>;
+
 export interface SignalGrid {
   /** The dense part of the data (null without any series). */
   dense: DenseSpan | null;
@@ -422,11 +426,18 @@ export interface SignalGrid {
  * the frame buckets a signal (frame.ts frameReads), so the buckets made while the interval is learnt
  * are the frame's own.
  */
-export function signalGrid(
-  sig: Signals,
-  cfg: Pick<ModelConfig, 'window_ms' | 'step_ms' | 'min_samples_per_window' | 'max_windows' | 'gap_split_ms'>,
-  reads: (name: string) => FoldKinds | null,
-): SignalGrid {
+export function signalGrid(sig: Signals, cfg: GridConfig, reads: (name: string) => FoldKinds | null): SignalGrid {
+  return inOneRead(sig, () => gridOf(sig, cfg, reads));
+}
+
+/** Runs `fn` with the store's reads of `sig` as one (one read transaction, the small page cache set once), where it has stored series. */
+export function inOneRead<T>(sig: Signals, fn: () => T): T {
+  for (const list of [...sig.series.values(), ...sig.histograms.values()])
+    for (const x of list) if (x instanceof StoredSeries || x instanceof StoredHistogram) return x.rows.reads.batch(fn);
+  return fn();
+}
+
+function gridOf(sig: Signals, cfg: GridConfig, reads: (name: string) => FoldKinds | null): SignalGrid {
   const lines: Timeline[] = [];
   for (const list of sig.series.values()) for (const s of list) lines.push(timelineOf(s));
   for (const list of sig.histograms.values()) for (const h of list) lines.push(timelineOf(h));

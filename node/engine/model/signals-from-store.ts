@@ -127,6 +127,8 @@ export interface SampleReads {
   count(table: SampleTable, seriesId: number, to: number): number;
   /** min(the series' samples, limit), reading `limit` rows at most. */
   countUpTo(seriesId: number, limit: number): number;
+  /** Runs `fn`'s reads as one (one read transaction). */
+  batch<T>(fn: () => T): T;
 }
 
 /** Where a series' data lie in the store: its table and id, its first and last time, and the reads. */

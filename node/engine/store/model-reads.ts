@@ -87,6 +87,8 @@ export interface ModelReads {
   count(table: ModelTable, seriesId: number, to: number): number;
   /** min(the series' samples, limit): reads `limit` rows at most. */
   countUpTo(seriesId: number, limit: number): number;
+  /** Runs `fn`'s reads as one: one read transaction, the small page cache set once. */
+  batch<T>(fn: () => T): T;
 }
 
 /**
@@ -172,6 +174,7 @@ function modelReads(db: Db): ModelReads {
     firstTimes: (table, id, n, to) => scanning(db, () => firstTimes(db, tableOf(table), id, n, to)),
     count: (table, id, to) => scanning(db, () => countTimes(db, tableOf(table), id, to)),
     countUpTo: (id, limit) => scanning(db, () => countSamplesUpTo(db, id, limit)),
+    batch: (fn) => scanning(db, fn),
   };
 }
 
@@ -180,13 +183,19 @@ function modelReads(db: Db): ModelReads {
  * scans and seeks pass through a series' pages once, and the connection's usual cache would keep them.
  */
 function scanning<T>(db: Db, fn: () => T): T {
+  if (smallCache.has(db)) return fn();
   return inReadTransaction(db, () => {
     const cache = db.pragma('cache_size', { simple: true }) as number;
     db.pragma(`cache_size = -${SCAN_CACHE_KIB}`);
+    smallCache.add(db);
     try {
       return fn();
     } finally {
+      smallCache.delete(db);
       db.pragma(`cache_size = ${cache}`);
     }
   });
 }
+
+/** Connections inside scanning() now (a batch of reads sets the small cache once). */
+const smallCache = new WeakSet<Db>();
