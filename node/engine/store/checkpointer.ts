@@ -57,6 +57,11 @@ export class Checkpointer {
     this.worker.on('exit', (code) => die(`checkpoint worker exited (code ${code})`));
   }
 
+  /** Whether the worker is there to take requests (else SQLite's own auto-checkpoint must do the work). */
+  get alive(): boolean {
+    return !this.dead;
+  }
+
   /** The last checkpoint's error (a busy database is not one), for diagnostics. */
   get lastError(): string | null {
     return this.failed;

@@ -204,6 +204,8 @@ export class SourceWriter implements Sink {
     meta: { path: string; format: string; bytes: number; sourceId?: number },
     attachFile?: string,
     private readonly afterCommit: () => void = () => {},
+    /** The writer's auto-checkpoint (pages) once this source is done: 0 while the store's checkpointer does that work. */
+    private readonly autoCheckpoint: () => number = () => 1000,
   ) {
     this.continued = meta.sourceId !== undefined;
     this.bytes = meta.bytes;
@@ -727,7 +729,7 @@ export class SourceWriter implements Sink {
   private restorePragmas(): void {
     // Outside a transaction only (they are no-ops inside one).
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma('wal_autocheckpoint = 1000');
+    this.db.pragma(`wal_autocheckpoint = ${this.autoCheckpoint()}`);
   }
 
   /**

@@ -65,3 +65,23 @@ test('a checkpointer whose worker dies answers at once from then on, and says wh
   await c.settled();
   await c.close();
 });
+
+test("once the checkpointer thread runs, the writer's own auto-checkpoint is off: the small commits after an import do not copy its WAL on this thread", async () => {
+  const ts = tempStore();
+  try {
+    const inc = ts.store.createIncident('c');
+    importSamples(ts, inc, 400_000);
+    // SQLite's auto-checkpoint would fold the whole WAL back inside the next small commit (the incident's span).
+    assert.equal(storeWriter(ts.store).pragma('wal_autocheckpoint', { simple: true }), 0);
+    ts.store.refreshIncidentSpan(inc);
+    await ts.store.checkpointsSettled();
+    // The next source's commit leaves it off too, and the checkpointer still folds everything back.
+    importSamples(ts, inc, 1000);
+    assert.equal(storeWriter(ts.store).pragma('wal_autocheckpoint', { simple: true }), 0);
+    await ts.store.checkpointNow();
+    const [row] = storeSql(ts.store).pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    assert.equal(row.checkpointed, row.log);
+  } finally {
+    ts.dispose();
+  }
+});
