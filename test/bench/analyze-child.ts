@@ -2,7 +2,9 @@
 //   node --import tsx test/bench/analyze-child.ts <db> <incident> analyze|one-pass
 // `analyze` loads the incident's signals and runs the model (what `quadscope analyze` does after opening);
 // `one-pass` is the SQL a user would write for the same samples: one ordered GROUP BY pass (count, mean,
-// min, max per series). Prints one JSON line: times in ms and the process's peak RSS in MB.
+// min, max per series). Prints one JSON line: times in ms (wall, and `cpu`: this process's user + system
+// time over the same work, which a busy machine moves far less) and the process's peak RSS in MB.
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Store } from '../../node/engine/store/store';
 import { loadSignals } from '../../node/engine/model/signals-from-store';
@@ -12,20 +14,39 @@ import { onePassSql } from './one-pass';
 const [file, incident, mode] = process.argv.slice(2);
 const id = Number(incident);
 const store = new Store(file, { readonly: true });
-const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+/**
+ * Peak RSS of this process image. Linux carries getrusage's maxRSS over fork and exec, so a child of a
+ * large parent (the bench, after writing a 72 h incident) would report the parent's size: VmHWM is this
+ * image's own high-water mark.
+ */
+function rssMb(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Math.round(Number(m[1]) / 1024);
+  } catch {
+    /* not Linux: getrusage's */
+  }
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const c = process.cpuUsage(since);
+  return (c.user + c.system) / 1000;
+};
 const startRss = rssMb();
 let out: Record<string, number | string>;
 if (mode === 'one-pass') {
   const t = performance.now();
+  const c = process.cpuUsage();
   const rows = onePassSql(file, id);
-  out = { ms: performance.now() - t, series: rows };
+  out = { ms: performance.now() - t, cpu: cpuMs(c), series: rows };
 } else if (mode === 'analyze') {
+  const c = process.cpuUsage();
   let t = performance.now();
   const sig = loadSignals(store, id);
   const load = performance.now() - t;
   t = performance.now();
   const d = analyzeSignals(sig).diagnosis;
-  out = { load, model: performance.now() - t, windows: d.windows.length, top: d.causes[0]?.id ?? 'none' };
+  out = { load, model: performance.now() - t, cpu: cpuMs(c), windows: d.windows.length, top: d.causes[0]?.id ?? 'none' };
 } else throw new Error(`analyze-child: unknown mode ${mode} (analyze | one-pass)`);
 store.close();
 console.log(JSON.stringify({ ...out, rss_mb: rssMb(), start_rss_mb: startRss }));
