@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mad, median, quantile } from '../../../node/engine/model/baseline';
+import { rng } from '../../helpers/rng';
 
 function bySort(xs: number[], q: number): number {
   const v = Float64Array.from(xs.filter(Number.isFinite)).sort();
@@ -13,17 +14,6 @@ function bySort(xs: number[], q: number): number {
   return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
-/** A small deterministic generator (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('quantile equals the sorted definition on random arrays with ties and NaNs', () => {
   const r = rng(7);
