@@ -73,6 +73,8 @@ export interface ModelConfig {
     software_xids: number[];
     deploy_window_ms: number;
     deploy_kpi_change: number;
+    /** The step a restart known only from the metrics must show: no version or config is known to have changed. */
+    deploy_kpi_change_unlogged: number;
     /** After a deploy, the KPI is judged from this long after it (warm-up: caches, graphs, a cold prefix cache). */
     deploy_warmup_ms: number;
     workload_tolerance: number;
@@ -184,6 +186,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     software_xids: [13, 31, 43, 45],
     deploy_window_ms: 10 * 60_000,
     deploy_kpi_change: 0.2,
+    deploy_kpi_change_unlogged: 0.4,
     deploy_warmup_ms: 120_000,
     workload_tolerance: 0.15,
     crash_loop_window_ms: 30 * 60_000,

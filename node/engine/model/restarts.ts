@@ -8,12 +8,15 @@ import type { Signals } from './signals-from-store';
 export interface EndpointRestarts {
   labels: Record<string, string>;
   times: number[];
+  /** The last scrape of the process each one replaced, ms: the outage began after it. */
+  lastSeen: number[];
 }
 
 export function metricRestarts(sig: Signals): EndpointRestarts[] {
   const out: EndpointRestarts[] = [];
   for (const s of sig.series.get(SIG.processStart) ?? []) {
     const times: number[] = [];
+    const lastSeen: number[] = [];
     let prev = NaN;
     let prevT = NaN;
     for (let i = 0; i < s.v.length; i++) {
@@ -24,11 +27,12 @@ export function metricRestarts(sig: Signals): EndpointRestarts[] {
         const started = v * 1000;
         // The start time itself where it falls between the two scrapes (it should); else the scrape that saw it.
         times.push(started > prevT && started <= s.t[i] ? started : s.t[i]);
+        lastSeen.push(prevT);
       }
       prev = v;
       prevT = s.t[i];
     }
-    if (times.length) out.push({ labels: s.labels, times });
+    if (times.length) out.push({ labels: s.labels, times, lastSeen });
   }
   return out;
 }

@@ -27,6 +27,8 @@ test('a process started again and again behind one endpoint is a restart loop, d
   assert.equal(restarts.length, 1);
   // Each start time as the new process printed it (to within its rounding).
   assert.deepEqual(restarts[0].times.map((x) => Math.round((x - T0) / 1000)), [1200, 1500, 1760, 2230]);
+  // The outage before each began after the old process's last scrape (scrapes every 15 s).
+  assert.deepEqual(restarts[0].lastSeen.map((x) => Math.round((x - T0) / 1000)), [1185, 1485, 1755, 2220]);
   const loop = worstRestartLoop(s, 30 * 60_000)!;
   assert.equal(loop.count, 4);
   assert.equal(loop.labels.instance, 'a:8000');

@@ -8,6 +8,7 @@ import {
   cond, defineCause, eventEvidence, events, fmt, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
 import { CRASH_KINDS } from './shared';
+import { densest, metricRestarts } from '../restarts';
 
 export const deployRegression = defineCause({
   id: 'deploy_regression',
@@ -66,14 +67,44 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
   return null;
 }
 
-function rule(c: CauseContext): RuleResult {
-  if (!c.f.have.has('events')) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart)']);
+/** Id of a restart read off the metrics (no row in the events table behind it). */
+const FROM_METRICS = -1;
+
+/**
+ * Restarts the metrics saw and no log recorded (a bundle without engine logs): each new
+ * process_start_time_seconds of an endpoint, as an engine_restart. A loop of them is a crash loop, not a
+ * rollout (a rolling deploy restarts each replica once), so an endpoint's restarts count only while it
+ * restarted fewer times than a loop takes.
+ */
+function restartsFromMetrics(c: CauseContext, logged: EventRow[]): EventRow[] {
   const cc = c.cfg.causes;
+  const out: EventRow[] = [];
+  for (const r of metricRestarts(c.sig)) {
+    if (densest(r.times, cc.crash_loop_window_ms).count >= cc.crash_loop_restarts) continue;
+    for (const [k, t] of r.times.entries()) {
+      if (logged.some((e) => Math.abs(e.ts_ms - t) <= cc.deploy_window_ms)) continue;
+      const where = r.labels.instance ? ` (${r.labels.instance})` : '';
+      out.push({ id: FROM_METRICS, ts_ms: t, kind: EV.engineRestart, severity: 'info', source_id: null, source_path: null, line: null, text: `a new engine process${where}: process_start_time_seconds moved`, attrs: { from: 'metrics', last_seen_ms: r.lastSeen[k], ...r.labels } });
+    }
+  }
+  return out;
+}
+
+/** A logged event as itself; a restart read off the metrics as the start-time series around it. */
+function changeEvidence(c: CauseContext, e: EventRow) {
+  return e.id === FROM_METRICS ? seriesEvidence(c, SIG.processStart, e.text, e.ts_ms - c.f.grid.W, e.ts_ms + c.f.grid.W) : eventEvidence(e);
+}
+
+function rule(c: CauseContext): RuleResult {
+  const cc = c.cfg.causes;
+  const logged = c.f.have.has('events') ? events(c, ...CHANGE_KINDS, EV.engineStart) : [];
+  const fromMetrics = restartsFromMetrics(c, logged);
+  if (!c.f.have.has('events') && !fromMetrics.length) return notAssessable('deploy_regression', ['events (version/config/deploy/engine_restart) or process_start_time_seconds']);
   // From the end of the baseline, not only near the span: a rollout that slows decode by half may move
   // e2e P99 past the alert only when the day's peak arrives, long after the deploy. Each candidate still
   // needs a lasting KPI step at its own time, which random events do not bring.
   const from = Math.min(spanStart(c), c.f.t[c.base[1]] + c.f.grid.W) - cc.deploy_window_ms;
-  const changes = events(c, ...CHANGE_KINDS).filter((e) => e.ts_ms >= from && e.ts_ms <= spanEnd(c));
+  const changes = [...events(c, ...CHANGE_KINDS), ...fromMetrics].filter((e) => e.ts_ms >= from && e.ts_ms <= spanEnd(c));
   const versions = events(c, EV.version, EV.engineStart, EV.engineRestart).sort((x, y) => x.ts_ms - y.ts_ms);
   const crashes = events(c, ...CRASH_KINDS);
   const perRun = new Float64Array(c.f.grid.n);
@@ -106,7 +137,9 @@ function rule(c: CauseContext): RuleResult {
       .filter(Number.isFinite);
     const worst = drift.length ? Math.max(0, ...drift) : null;
     const changed = e.kind === EV.config || e.kind === EV.deploy ? true : versionChanged(e, versions);
-    const need = cc.deploy_kpi_change;
+    // A restart known only from the metrics brings no version: the step alone must carry the claim, and a
+    // restart that changed nothing still costs a cold cache and a warm-up.
+    const need = e.id === FROM_METRICS ? cc.deploy_kpi_change_unlogged : cc.deploy_kpi_change;
     // e2e = TTFT + output length × ITL: where TTFT and ITL are measured around the change, a P99 e2e that
     // moves alone moved with the outputs' tail (workload), not with the engine.
     const perTokenKnown = kpis.filter(([k, x]) => (k === 'itl50' || k === 'ttft99') && Number.isFinite(median(x.subarray(a, b + 1)))).length === 2;
@@ -134,7 +167,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond('a deploy/config/restart event near the symptoms (restarts after a crash with the same version, and starts with no data before, excluded)', found ? `${found.e.kind} at ${new Date(found.e.ts_ms).toISOString()}` : `${deployable_} of ${changes.length}`, deployable_ > 0),
-      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, cc.deploy_kpi_change),
+      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min (≥ ${cc.deploy_kpi_change_unlogged * 100}% at a restart only the metrics saw)`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, found?.e.id === FROM_METRICS ? cc.deploy_kpi_change_unlogged : cc.deploy_kpi_change),
       cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}% beyond their own noise)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
     ],
     support: [
@@ -142,7 +175,9 @@ function rule(c: CauseContext): RuleResult {
       ...rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
     ],
     veto: [cond('no change event', changes.length === 0, changes.length === 0)],
-    evidence: found ? [eventEvidence(found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => eventEvidence(e)),
-    onset_ms: found?.e.ts_ms ?? null,
+    evidence: found ? [changeEvidence(c, found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => changeEvidence(c, e)),
+    // A rollout began when the old process went away; a restart read off the metrics knows that moment
+    // as the old process's last scrape (a logged deploy event is itself the moment).
+    onset_ms: found ? (found.e.id === FROM_METRICS ? Number(found.e.attrs.last_seen_ms) : found.e.ts_ms) : null,
   };
 }
