@@ -2,7 +2,8 @@
 // the long fuzz run over every importer (--inputs 100000 for the full run), in J child processes at once;
 // --cover adds every mutation of each format family once; --minutes stops starting inputs after M minutes
 // and reports the ones it ran (a run cut short keeps its exact count and figures); --mutations keeps only
-// those (names as in test/fuzz/mutate.ts). Each finding is printed
+// those (names as in test/fuzz/mutate.ts). Drawn scalable mutations come at sizes from full down to 1/32
+// (harness.ts DRAWN_SCALES); workers write to tmpfs where there is one. Each finding is printed
 // on stderr as it is made, and again at the end. Prints the run's
 // figures (inputs, crashes, hangs, inputs over budget, worst time, memory and output per byte) and each
 // finding; exits 1 when there is any.

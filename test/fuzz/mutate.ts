@@ -136,7 +136,7 @@ export function mutate(input: Buffer, m: Mutation, seed: number, scale = 1): Buf
       if (a < 0 || b <= a + 1) return input;
       const body = s.slice(a + 1, b).trim();
       if (!body) return input;
-      const times = Math.round((2 + Math.floor(r() * 20)) * k);
+      const times = Math.max(2, Math.round((2 + Math.floor(r() * 20)) * k));
       return Buffer.from(`${s.slice(0, a + 1)}${Array.from({ length: times }, () => body).join(',')}${s.slice(b)}`);
     }
     case 'repeat-word': {

@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import { fuzz } from '../fuzz/harness';
 import { fuzzSeeds } from '../fuzz/seeds';
 import { MUTATIONS } from '../fuzz/mutate';
+import type { FuzzMeasure } from '../fuzz/import-child';
 
 test('fuzz (short run): no crash, no hang, no partial source, no work out of proportion, database intact', { timeout: 900_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-seeds-'));
@@ -45,6 +46,28 @@ test('the harness judges output against the input: rows past the budget are a fi
     assert.equal(r.figures.over_budget, 1);
     assert.match(r.findings[0]?.problem ?? '', /^over budget \(\d+ bytes in\): wrote \d+ rows from \d+ bytes$/);
     assert.ok(r.figures.worst_rows_per_byte.value > 0, 'rows per byte measured');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('each input is measured on a database of its own: the same input twice grows it alike, and the worker goes on after it', { timeout: 120_000 }, async () => {
+  // The worker used to delete each input's incident and reuse the file: the second import of the same
+  // input filled the free pages the first one left, and its database growth read as 0.
+  const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-db-'));
+  try {
+    const seed = fuzzSeeds(dir).find((s) => basename(s) === 'scrapes.prom')!;
+    const job = { seed, mutation: 'cardinality' as const, rseed: 5, scale: 1 / 32 };
+    const measures: FuzzMeasure[] = [];
+    const r = await fuzz({ seeds: [seed], perFile: 0, seed: 1, timeoutMs: 60_000, heapMb: 512, given: [job, job, job], onMeasure: (_j, m) => measures.push(m) });
+    assert.equal(r.inputs, 3);
+    assert.deepEqual(r.findings, []);
+    assert.equal(measures.length, 3);
+    assert.ok(measures[0].rows > 0 && measures[0].db_bytes > 0, `rows ${measures[0].rows}, database growth ${measures[0].db_bytes}`);
+    for (const m of measures.slice(1)) {
+      assert.equal(m.rows, measures[0].rows);
+      assert.equal(m.db_bytes, measures[0].db_bytes);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
