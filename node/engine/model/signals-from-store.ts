@@ -192,6 +192,26 @@ export class StoredHistogram implements LoadedHistogram {
   }
 }
 
+/**
+ * Whether a series has a sample in [from, to]: one seek where it is stored and not in memory (its samples
+ * are read whole only where a rule reads them), else a binary search of its times.
+ */
+export function hasSampleIn(s: LoadedSeries, from: number, to: number): boolean {
+  if (s instanceof StoredSeries && !s.held) {
+    const t = s.rows.reads.seek('samples', s.id, '>=', from);
+    return t !== null && t <= s.rows.last && t <= to;
+  }
+  const t = s.t;
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (t[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < t.length && t[lo] <= to;
+}
+
 /** Samples of a series (scrapes of a histogram), counted without reading them where they are not in memory. */
 export function sizeOf(x: LoadedSeries | LoadedHistogram): number {
   if (x instanceof StoredSeries) return x.held?.t.length ?? countRows(x.rows);

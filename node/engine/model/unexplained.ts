@@ -7,7 +7,7 @@ import type { EventRow } from '../../../common/contract/types';
 import type { ModelConfig } from './config';
 import type { Frame } from './frame';
 import type { Range } from './causes/context';
-import type { Signals } from './signals-from-store';
+import { hasSampleIn, type Signals } from './signals-from-store';
 import { EV, SIG } from '../../../common/names';
 import { ENGINE_FAMILY } from './windows';
 import { worstRestartLoop } from './restarts';
@@ -119,21 +119,13 @@ function longestStall(f: Frame, base: Range): { ms: number; start: number; end: 
 /**
  * Whether any of the engine's own series, from any source, has a reading in [startMs, endMs]. The frame
  * reads each signal from its best source (the scrape before the log line), so lost scrapes look silent
- * there while the engine's log went on talking: that is a gap in one source, not an outage.
+ * there while the engine's log went on talking: that is a gap in one source, not an outage. A stored
+ * series answers by one seek, never by reading it whole.
  */
 export function engineSpoke(sig: Signals, startMs: number, endMs: number): boolean {
   for (const [name, list] of sig.series) {
     if (!ENGINE_FAMILY.test(name)) continue;
-    for (const s of list) {
-      let lo = 0;
-      let hi = s.t.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (s.t[mid] < startMs) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo < s.t.length && s.t[lo] <= endMs) return true;
-    }
+    for (const s of list) if (hasSampleIn(s, startMs, endMs)) return true;
   }
   return false;
 }
