@@ -3,7 +3,8 @@
 import type { CauseId, Condition, Evidence } from '../../../../common/contract/diagnosis';
 import type { EventRow } from '../../../../common/contract/types';
 import type { EventKind } from '../../../../common/names';
-import { mad, max, median, min, ratio } from '../baseline';
+import { max, median, min, ratio } from '../baseline';
+import { finitePeak, rangeMad, rangeMedian } from '../range-stats';
 import type { ModelConfig } from '../config';
 import type { Frame } from '../frame';
 import type { KvAnalysis } from '../kvcache';
@@ -94,10 +95,11 @@ export function missingInputs(f: Frame, needs: (string | string[])[]): string[] 
 }
 
 export const slice = (x: Float64Array, r: Range): Float64Array => x.subarray(r[0], r[1] + 1);
-export const medE = (c: CauseContext, x: Float64Array) => median(slice(x, c.span));
+// Medians of a range are kept per array and range (range-stats.ts): rules ask for the same ones in every convergence run.
+export const medE = (c: CauseContext, x: Float64Array) => rangeMedian(x, c.span);
 export const maxE = (c: CauseContext, x: Float64Array) => max(slice(x, c.span));
 export const minE = (c: CauseContext, x: Float64Array) => min(slice(x, c.span));
-export const medB = (c: CauseContext, x: Float64Array) => median(slice(x, c.base));
+export const medB = (c: CauseContext, x: Float64Array) => rangeMedian(x, c.base);
 /** r(x): the span's median ÷ the baseline's. */
 export const rE = (c: CauseContext, x: Float64Array) => ratio(medE(c, x), medB(c, x));
 
@@ -177,9 +179,8 @@ export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, st
     break;
   }
   if (j < 0) return null;
-  const b = slice(x, c.base);
-  const m = median(b);
-  const band = Math.max(z * 1.4826 * mad(b), minRel * Math.abs(m));
+  const m = rangeMedian(x, c.base);
+  const band = Math.max(z * 1.4826 * rangeMad(x, c.base), minRel * Math.abs(m));
   const out = (i: number) => Number.isFinite(x[i]) && dir * (x[i] - m) > band;
   let i = j;
   while (i - 1 > c.base[1] && (out(i - 1) || (i - 2 > c.base[1] && out(i - 2)))) i -= out(i - 1) ? 1 : 2;
@@ -248,8 +249,7 @@ export function computedPromptTokens(c: CauseContext): Float64Array {
  * the engine serves looks like this; a starved engine (a slow frontend) does not.
  */
 export function engineFull(c: CauseContext): { full: boolean; runAtMax: boolean; kvHigh: boolean; waitSlope: number } {
-  const finite = Array.from(c.f.runMax).filter(Number.isFinite);
-  const runPeak = finite.length ? Math.max(...finite) : NaN;
+  const runPeak = finitePeak(c.f.runMax);
   // Judged where the queue stands above its baseline (a short surge inside a long span would be diluted
   // by the calm around it), else over the span.
   const waitB = medB(c, c.f.wait);
