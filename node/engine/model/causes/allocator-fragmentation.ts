@@ -26,7 +26,11 @@ function rule(c: CauseContext): RuleResult {
   const fragAbove = dynamic > 0 ? stranded / dynamic : 0;
   const tried = fr.oom_tried_bytes;
   const wouldHaveFit = unalloc !== null && tried !== null && unalloc >= tried;
-  const need = Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
+  // Stranded enough to matter. The OOM text is the allocator's own account: memory reserved but unallocated
+  // beyond the request it refused would have served it, had it been contiguous — that is fragmentation at any
+  // capacity. Without the text (no engine log; a memory snapshot or allocator series), reserved − allocated
+  // must be a tenth of the GPU: a few GiB of a large pool sit in the caching allocator's free lists normally.
+  const need = unalloc !== null ? Math.max(GiB, tried ?? 0) : Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
   const nearCap = fr.oom_event ? 1 : Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
   const allocRising = c.trend?.signal === SIG.torchAllocated && c.trend.mono >= cc.leak_mono && c.trend.growth_bytes >= cc.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
   // The stranded reserve began to build where reserved started to climb, not where it peaked.
@@ -47,7 +51,7 @@ function rule(c: CauseContext): RuleResult {
       ),
       cond(`stranded (reserved − allocated) ≥ ${fmtBytes(cc.frag_min_bytes)}`, stranded, stranded >= cc.frag_min_bytes, cc.frag_min_bytes),
       cond('reserved near capacity (an OOM, or reserved ÷ capacity ≥ 0.9)', nearCap, nearCap >= 0.9, 0.9),
-      cond('OOM text "reserved but unallocated" ≥ max(1 GiB, 10% of capacity)', unalloc, unalloc !== null && unalloc >= need, need),
+      cond('reserved but unallocated ≥ max(1 GiB, the failed allocation) in the OOM text; without the text, reserved − allocated ≥ max(1 GiB, 10% of capacity)', stranded, stranded >= need, need),
     ],
     support: [],
     veto: [
