@@ -76,11 +76,12 @@ function scan(s: StoredSeries, g: WindowGrid, kinds: FoldKinds, withSteps: boole
     counter: kinds.counter || !!same?.counter,
     bits: kinds.bits || !!same?.bits,
   });
-  // Kept whole only where it is small: a dense series is never copied.
+  // Kept whole only where it is small: the samples are copied as they pass until there are more than
+  // `cap` of them (then let go), so a dense series costs its first `cap` copies at most, bounded by the
+  // grid. Counting the rows first to decide cost a second read of as many rows in SQLite (issue 20).
   const cap = HOLD_PER_BUCKET * g.nb;
-  const keep = s.rows.reads.countUpTo(s.id, cap + 1) <= cap;
-  const t = keep ? new Growing() : null;
-  const v = keep ? new Growing() : null;
+  let t: Growing | null = new Growing();
+  let v: Growing | null = new Growing();
   const d = withSteps ? new StepTally() : null;
   let n = 0;
   let prev = NaN;
@@ -88,15 +89,17 @@ function scan(s: StoredSeries, g: WindowGrid, kinds: FoldKinds, withSteps: boole
     fold.add(ts, x);
     if (d && n > 0) d.add(ts - prev);
     prev = ts;
-    if (t && n < cap) {
-      t.push(ts);
-      v!.push(x);
+    if (t) {
+      if (n < cap) {
+        t.push(ts);
+        v!.push(x);
+      } else t = v = null;
     }
     n++;
   });
   if (d) steps.set(s, d.median());
-  if (t && n <= cap) {
-    s.hold({ t: t.values.slice(), v: v!.values.slice() });
+  if (t && v && n <= cap) {
+    s.hold({ t: t.values.slice(), v: v.values.slice() });
     folds.delete(s);
   } else folds.set(s, { key, fold });
   return fold;

@@ -125,8 +125,6 @@ export interface SampleReads {
   seek(table: SampleTable, seriesId: number, op: '<' | '<=' | '>=' | '>', ts: number): number | null;
   firstTimes(table: SampleTable, seriesId: number, n: number, to: number): Float64Array;
   count(table: SampleTable, seriesId: number, to: number): number;
-  /** min(the series' samples, limit), reading `limit` rows at most. */
-  countUpTo(seriesId: number, limit: number): number;
   /** Runs `fn`'s reads as one (one read transaction). */
   batch<T>(fn: () => T): T;
 }

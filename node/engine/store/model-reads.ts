@@ -16,7 +16,6 @@ import {
   inReadTransaction,
   readHistogramSnapshots,
   readSampleArrays,
-  countSamplesUpTo,
   scanSamples,
   scanScrapesDown,
   timeAt,
@@ -85,8 +84,6 @@ export interface ModelReads {
   firstTimes(table: ModelTable, seriesId: number, n: number, to: number): Float64Array;
   /** How many samples or scrapes lie at or before `to`. */
   count(table: ModelTable, seriesId: number, to: number): number;
-  /** min(the series' samples, limit): reads `limit` rows at most. */
-  countUpTo(seriesId: number, limit: number): number;
   /** Runs `fn`'s reads as one: one read transaction, the small page cache set once. */
   batch<T>(fn: () => T): T;
 }
@@ -173,7 +170,6 @@ function modelReads(db: Db): ModelReads {
     seek: (table, id, op, ts) => scanning(db, () => timeAt(db, tableOf(table), id, op, ts)),
     firstTimes: (table, id, n, to) => scanning(db, () => firstTimes(db, tableOf(table), id, n, to)),
     count: (table, id, to) => scanning(db, () => countTimes(db, tableOf(table), id, to)),
-    countUpTo: (id, limit) => scanning(db, () => countSamplesUpTo(db, id, limit)),
     batch: (fn) => scanning(db, fn),
   };
 }

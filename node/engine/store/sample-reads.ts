@@ -51,7 +51,6 @@ interface Readers {
   seekStmts: Map<string, Statement<unknown[]>>;
   prefixStmts: Map<TimeTable, Statement<unknown[]>>;
   countStmts: Map<TimeTable, Statement<unknown[]>>;
-  countUpToStmt: Statement<unknown[]>;
   firstScrapeStmt: Statement<unknown[]>;
   sampleStmt: Statement<unknown[]>;
   capacityStmt: Statement<unknown[]>;
@@ -140,7 +139,6 @@ function readersOf(db: Db): Readers {
     seekStmts,
     prefixStmts,
     countStmts,
-    countUpToStmt: db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM samples WHERE series_id = ? LIMIT ?)').pluck(),
     firstScrapeStmt: db.prepare('SELECT ts_ms, layout_id, counts_json FROM histogram_snapshots WHERE series_id = ? ORDER BY ts_ms LIMIT 1').raw(),
     sampleStmt: db.prepare('SELECT COUNT(qs_sample_into(ts_ms, value)) FROM (SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms <= ? ORDER BY ts_ms)').pluck(),
     // The writer's 10 s tiles count the samples (a replaced sample twice): the arrays' first size, grown if short.
@@ -208,11 +206,6 @@ export function firstTimes(db: Db, table: TimeTable, seriesId: number, n: number
 /** The writer's count of a series' samples in its tiles: at least the samples (a replaced sample counts twice). */
 function sampleCapacity(db: Db, seriesId: number): number {
   return readersOf(db).capacityStmt.get(seriesId) as number;
-}
-
-/** A series' samples counted up to `limit` (min(count, limit)): reads `limit` rows at most. */
-export function countSamplesUpTo(db: Db, seriesId: number, limit: number): number {
-  return readersOf(db).countUpToStmt.get(seriesId, limit) as number;
 }
 
 /** How many samples (or scrapes) a series has at or before `to`. */
