@@ -67,6 +67,8 @@ export interface ModelConfig {
     outage_min_ms: number;
     throttle_min_ms: number;
     throttle_clock_ratio: number;
+    /** The clock cut that counts in a window where the GPU sets a slowdown bit (throttle_bits) itself. */
+    throttle_clock_ratio_flagged: number;
     /** Throttle bits that mean a real slowdown: HW_SLOWDOWN 0x8, SW_THERMAL 0x20, HW_THERMAL 0x40, POWER_BRAKE 0x80. */
     throttle_bits: number;
     hw_xids: number[];
@@ -180,6 +182,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     outage_min_ms: 5 * 60_000,
     throttle_min_ms: 60_000,
     throttle_clock_ratio: 0.85,
+    throttle_clock_ratio_flagged: 0.95,
     throttle_bits: 0x8 | 0x20 | 0x40 | 0x80,
     // The hardware class of NVIDIA's Xid catalogue (importers/xid-codes.ts) less the warnings (63, 92, 121: a row-remap recorded, a high single-bit rate, a corrected link error).
     hw_xids: [48, 62, 64, 74, 79, 94, 95, 119, 120, 140, 143, 144, 145, 146, 147, 148, 149, 150],

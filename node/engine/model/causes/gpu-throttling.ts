@@ -29,7 +29,11 @@ function rule(c: CauseContext): RuleResult {
     if (!g.clk.some(Number.isFinite)) continue;
     const clkB = median(slice(g.clk, c.base));
     const busy = g.smAct.some(Number.isFinite) && !g.util.some(Number.isFinite) ? g.smAct : g.util;
-    const run = longestRun(c, (i) => (Number.isFinite(g.clk[i]) ? busy[i] >= cc.throttle_util_min && g.clk[i] <= cc.throttle_clock_ratio * clkB : null));
+    // Cut: below the ratio; or, where the GPU itself flags a thermal or power slowdown in that window, any
+    // cut beyond the clock's jitter — a heat soak takes 5–30 min to pull the clock down, and the bits are
+    // set from its first step.
+    const cut = (i: number) => g.clk[i] <= cc.throttle_clock_ratio * clkB || ((g.thr[i] & cc.throttle_bits) !== 0 && g.clk[i] <= cc.throttle_clock_ratio_flagged * clkB);
+    const run = longestRun(c, (i) => (Number.isFinite(g.clk[i]) ? busy[i] >= cc.throttle_util_min && cut(i) : null));
     const bitsE = run.start === null ? orBits(slice(g.thr, c.span)) : orBits(g.thr.subarray(Math.floor((run.start - c.f.grid.t0) / c.f.grid.step), Math.floor((run.end! - c.f.grid.W - c.f.grid.t0) / c.f.grid.step) + 1));
     const cand = { g, run, clkB, clkE: median(slice(g.clk, c.span)), bitsE, bitsB: orBits(slice(g.thr, c.base)), util: median(slice(busy, c.span)) };
     if (!best || run.ms > best.run.ms) best = cand;
@@ -43,7 +47,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`util ≥ ${cc.throttle_util_min}`, best.util, best.util >= cc.throttle_util_min, cc.throttle_util_min),
-      cond(`sm_clk ≤ ${cc.throttle_clock_ratio}·median_B(sm_clk) for ≥ ${cc.throttle_min_ms / 1000} s (longest run, s)`, best.run.ms / 1000, best.run.ms >= cc.throttle_min_ms),
+      cond(`sm_clk ≤ ${cc.throttle_clock_ratio}·median_B(sm_clk) (≤ ${cc.throttle_clock_ratio_flagged}· where a slowdown bit is set) for ≥ ${cc.throttle_min_ms / 1000} s (longest run, s)`, best.run.ms / 1000, best.run.ms >= cc.throttle_min_ms),
       cond('throttle bits HW_SLOWDOWN|SW_THERMAL|HW_THERMAL|POWER_BRAKE set', `0x${best.bitsE.toString(16)}`, slow !== 0),
     ],
     support: [cond('median clock in the span ÷ baseline', best.clkE / best.clkB, best.clkE / best.clkB <= cc.throttle_clock_ratio), cond('r(itl50)', rE(c, c.f.itl50), rE(c, c.f.itl50) >= 1.15)],
