@@ -20,8 +20,10 @@ function rule(c: CauseContext): RuleResult {
   if (missing.length) return notAssessable('engine_hang', missing);
   const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
   // A hung engine finishes nothing: tokens/s at zero while requests still complete is a token counter
-  // that does not count (an exporter's empty histogram), not a stall.
-  const zero = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(c.f.lamOut[i] > 0)));
+  // that does not count (an exporter's empty histogram), not a stall. Aborts are no completion: the clients
+  // of a hung engine time out and the engine counts each as finished (finished_reason="abort").
+  const completed = (i: number) => c.f.lamOut[i] - (Number.isFinite(c.f.abort[i]) ? c.f.abort[i] : 0);
+  const zero = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0)));
   // Where the engine is read from its log, a wedged scheduler stops printing its periodic stats: a silence
   // that begins with requests in flight, and not with a crash, is the same stall.
   const quiet = silentWithWork(c);
@@ -46,7 +48,9 @@ function rule(c: CauseContext): RuleResult {
     support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
     veto: [
       cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0),
-      cond('restarts during the stall (→ oom_crash_loop)', restarts.length, restarts.length > 0),
+      // One restart is how a stall ends (a watchdog or an operator kills the wedged engine); a loop of them
+      // is a crash loop whose reloads read as silence.
+      cond(`≥ ${c.cfg.causes.crash_loop_restarts} restarts during the stall (→ oom_crash_loop)`, restarts.length, restarts.length >= c.cfg.causes.crash_loop_restarts, c.cfg.causes.crash_loop_restarts),
       cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
     ],
     evidence: [
@@ -55,8 +59,26 @@ function rule(c: CauseContext): RuleResult {
       ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
     ],
     // The first wholly silent window starts after the last token; the fall itself began in the windows before it.
-    onset_ms: run.start === null ? null : run === quiet ? run.start : (departureOnset(c, c.f.gtok, -1, (i) => c.f.t[i] >= run.start!) ?? run.start),
+    onset_ms: run.start === null ? null : run === quiet ? run.start : stallOnset(c, run.start),
   };
+}
+
+/** The minutes before a stall that give the level it fell from. */
+const LOCAL_LEVEL_MS = 300_000;
+
+/**
+ * Where the fall into a stall began: back from the first window without tokens over the windows that
+ * already ran below half the level of the minutes before. A stall is a step, read against its own
+ * neighbourhood: over a day of traffic the baseline's level says little about 3 a.m., and a departure from
+ * it walks back into the night's quiet.
+ */
+function stallOnset(c: CauseContext, start: number): number {
+  const k = Math.max(0, Math.floor((start - c.f.grid.t0) / c.f.grid.step));
+  const n = Math.max(3, Math.ceil(LOCAL_LEVEL_MS / c.f.grid.step));
+  const local = median(c.f.gtok.subarray(Math.max(0, k - 1 - n), Math.max(0, k - 1)));
+  let i = k;
+  while (i - 1 > c.base[1] && Number.isFinite(c.f.gtok[i - 1]) && c.f.gtok[i - 1] < 0.5 * local) i--;
+  return i < k ? c.f.t[i] : start;
 }
 
 /**
