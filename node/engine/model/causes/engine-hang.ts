@@ -4,7 +4,7 @@ import { EV, SIG } from '../../../../common/names';
 import { median } from '../baseline';
 import { engineSpoke } from '../unexplained';
 import {
-  cond, defineCause, departureOnset, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
+  cond, defineCause, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
 import { CRASH_KINDS, hardwareFaults } from './shared';
 
