@@ -3,13 +3,23 @@
 // resolves at the first window where it no longer holds; it can fire again later.
 import type { Alert, AlertFamily } from '../../../common/contract/diagnosis';
 
-export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds: ArrayLike<boolean>, forWindows: number): Alert[] {
+/**
+ * `holds[i]` null is a window without data (a lost scrape, a gap in the recording): it neither extends a
+ * streak nor resolves an alert. An alert that holds on both sides of a gap spans it; one found resolved
+ * after a gap is dated resolved where the gap began — the earliest it can have ended — so a gap never
+ * lengthens an alert that did not outlast it.
+ */
+export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds: ArrayLike<boolean | null>, forWindows: number): Alert[] {
   const out: Alert[] = [];
   let streak = 0;
   let open: Alert | null = null;
+  let lastHeld = -1;
   for (let i = 0; i < holds.length; i++) {
-    if (holds[i]) {
+    const h = holds[i];
+    if (h === null) continue;
+    if (h) {
       streak++;
+      lastHeld = i;
       if (!open && streak >= forWindows) {
         open = { family, first_fired_ms: t[i], resolved_ms: null };
         out.push(open);
@@ -17,7 +27,7 @@ export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds:
     } else {
       streak = 0;
       if (open) {
-        open.resolved_ms = t[i];
+        open.resolved_ms = t[Math.min(i, lastHeld + 1)];
         open = null;
       }
     }
@@ -27,8 +37,8 @@ export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds:
 
 export interface AlertInputs {
   t: ArrayLike<number>;
-  /** A latency family's P99 is beyond its baseline band (latency-bands.ts) or its absolute SLO. */
-  latencyHigh: ArrayLike<boolean>;
+  /** A latency family's P99 is beyond its baseline band (latency-bands.ts) or its absolute SLO; null: no family measured. */
+  latencyHigh: ArrayLike<boolean | null>;
   errFrac: ArrayLike<number>;
   throughputTerm: ArrayLike<number>;
   R: ArrayLike<number>;
@@ -43,7 +53,7 @@ export interface AlertThresholds {
 
 export function evaluateAlerts(x: AlertInputs, th: AlertThresholds): Alert[] {
   const n = x.t.length;
-  const cond = (f: (i: number) => boolean) => Array.from({ length: n }, (_, i) => f(i));
+  const cond = (f: (i: number) => boolean | null) => Array.from({ length: n }, (_, i) => f(i));
   const alerts = [
     ...alertLifecycle('latency', x.t, cond((i) => x.latencyHigh[i]), th.for_windows),
     ...alertLifecycle('errors', x.t, cond((i) => x.errFrac[i] > th.error_rate), th.for_windows),
@@ -68,4 +78,13 @@ export function foldAlerts(alerts: Alert[], endMs: number, at?: number): { start
   }
   if (at === undefined) return groups[0];
   return groups.find((g) => at >= g.start_ms - 1 && at <= g.end_ms) ?? groups.find((g) => g.start_ms >= at) ?? groups[groups.length - 1];
+}
+
+/**
+ * Symptom alerts that make an incident on their own: latency, errors or throughput (resources alone is
+ * pressure, not harm) that stayed on at least `minMs` — near capacity a healthy engine queues for a minute
+ * at a traffic peak and recovers by itself. Earliest first.
+ */
+export function sustainedSymptoms(alerts: readonly Alert[], endMs: number, minMs: number): Alert[] {
+  return alerts.filter((a) => a.family !== 'resources' && (a.resolved_ms ?? endMs) - a.first_fired_ms >= minMs).sort((a, b) => a.first_fired_ms - b.first_fired_ms);
 }

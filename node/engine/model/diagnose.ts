@@ -6,8 +6,8 @@
 // baseline (change-onset.ts) to the end. Without either, they read everything after the baseline, so a
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. The reported onset is where the top cause's chain began (incidentOnset).
-import type { AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
-import { evaluateAlerts } from './alerts';
+import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
+import { evaluateAlerts, sustainedSymptoms } from './alerts';
 import { EV } from '../../../common/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
 import type { CauseContext, CauseDefinition, Range, RuleResult } from './causes/context';
@@ -17,7 +17,7 @@ import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './conf
 import { changeOnset } from './change-onset';
 import { buildFrame, frameReads, type Frame } from './frame';
 import { jointOnset } from './joint-trigger';
-import { latencyBands, latencyRise } from './latency-bands';
+import { latencyBands, latencyMeasured, latencyRise } from './latency-bands';
 import { abnormalEvidence } from './unexplained';
 import { instanceGroups, mergeFleet, signalsFor } from './fleet';
 import { analyzeKv, type KvAnalysis } from './kvcache';
@@ -103,9 +103,9 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const dims = normalize(f, refs, cfg, noiseAware);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
   const bands = latencyBands(f, base, cfg, th);
-  const latencyHigh = Array.from({ length: grid.n }, (_, i) => latencyRise(bands, i) !== null);
+  const latencyHigh = Array.from({ length: grid.n }, (_, i) => (latencyRise(bands, i) !== null ? true : latencyMeasured(bands, i) ? false : null));
   // The joint trigger (§5): e2e P99 beyond θℓ and its noise guard, or TTFT / ITL / queue beyond their bands, with the token rate down.
-  const latRise = Array.from({ length: grid.n }, (_, i) => dims.dP99ms[i] > noiseAware.latency_ms || latencyHigh[i]);
+  const latRise = Array.from({ length: grid.n }, (_, i) => dims.dP99ms[i] > noiseAware.latency_ms || latencyHigh[i] === true);
   const tpsFall = Array.from({ length: grid.n }, (_, i) => dims.dTps[i] < -noiseAware.throughput_drop);
   const onsetIndex = jointOnset(latRise, tpsFall, cfg.trigger_hold_windows, 0, inBase);
 
@@ -115,7 +115,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     { error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: forWindows },
   );
 
-  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base);
+  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base, alerts);
   const ooms = sig.events.filter((e) => e.kind === EV.oom);
   const trend = pickMemoryTrend(f, base, ooms);
   const frag = fragmentation(f, ooms);
@@ -221,7 +221,7 @@ export function runRulesWatchingSpan(ctx: CauseContext, rules = RULES): { result
 }
 
 /** The degraded episode (see the header), or the post-baseline stretch when there is none. */
-export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range): { span: Range; episode: boolean } {
+export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alerts: readonly Alert[] = []): { span: Range; episode: boolean } {
   const n = f.grid.n;
   if (onsetIndex >= 0 && onsetIndex < n) {
     let end = onsetIndex;
@@ -230,6 +230,15 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
   }
   const cp = changeOnset(f, base);
   if (cp) return { span: [cp.index, n - 1], episode: true };
+  // A symptom that stayed on without the token rate falling (a decode slowdown at steady arrivals: the
+  // engine keeps up, every request is slower): the episode starts where its first sustained alert's streak
+  // began. Read over the whole day instead, a rise in the last quarter of an hour averages away.
+  const first = sustainedSymptoms(alerts, f.t[n - 1] + f.grid.W, cfg.alerts.incident_min_ms)[0];
+  if (first) {
+    const forWindows = Math.max(1, Math.ceil(cfg.alerts.for_ms / f.grid.step));
+    const at = Math.floor((first.first_fired_ms - f.grid.t0) / f.grid.step) - (forWindows - 1);
+    if (at > base[1] && at < n) return { span: [at, n - 1], episode: true };
+  }
   return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };
 }
 

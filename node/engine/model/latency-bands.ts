@@ -11,7 +11,7 @@ import type { Frame } from './frame';
 import type { Range } from './causes/context';
 import { SIG, type SignalName } from '../../../common/names';
 
-export type LatencyFamily = 'e2e' | 'ttft' | 'itl' | 'queue';
+export type LatencyFamily = 'e2e' | 'ttft' | 'itl' | 'itl_mean' | 'queue';
 
 export interface LatencyBand {
   family: LatencyFamily;
@@ -33,6 +33,10 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
     ['e2e', SIG.latE2e, f.e2e99, th.latency_ms / 1000],
     ['ttft', SIG.latTtft, f.ttft99, th.latency_ms / 1000],
     ['itl', SIG.latItl, f.itl99, 0],
+    // The mean from the histogram's sum and count: vLLM's ITL buckets (10, 15, 20, 25, 30, 40, 50 ms …)
+    // hold a healthy P99 and one 1.5× slower in the same bucket, so a decode slowdown on every request (a
+    // straggling rank, a clock cut) moves the mean and leaves the interpolated P99 where it was.
+    ['itl_mean', SIG.latItl, f.itlMean, 0],
     ['queue', SIG.latQueue, f.q99, th.latency_ms / 1000],
   ];
   const out: LatencyBand[] = [];
@@ -57,6 +61,11 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
 
 /** Baselines above this share of the SLO already breach it when healthy: the SLO says nothing new there. */
 const SLO_HEADROOM = 0.8;
+
+/** Whether any family measured window i (a window without data is unknown, not "no rise"). */
+export function latencyMeasured(bands: readonly LatencyBand[], i: number): boolean {
+  return bands.some((b) => Number.isFinite(b.x[i]));
+}
 
 /** The first family whose P99 is beyond its band in window i, or null. */
 export function latencyRise(bands: readonly LatencyBand[], i: number): LatencyBand | null {

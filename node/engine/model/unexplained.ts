@@ -11,6 +11,7 @@ import { hasSampleIn, type Signals } from './signals-from-store';
 import { EV, SIG } from '../../../common/names';
 import { ENGINE_FAMILY } from './windows';
 import { worstRestartLoop } from './restarts';
+import { sustainedSymptoms } from './alerts';
 
 /** Event kinds that are faults by themselves. */
 const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
@@ -50,10 +51,7 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
   if (stall && stall.ms >= Math.max(cfg.causes.hang_min_ms, 2 * f.grid.W)) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: stall.start, end_ms: stall.end, text: `no tokens with requests in flight for ${Math.round(stall.ms / 1000)} s (stall)` });
 
   if (x.onsetIndex >= 0) out.push({ kind: 'series', ref: 'lat.e2e', start_ms: f.t[x.onsetIndex], end_ms: f.t[x.onsetIndex] + f.grid.W, text: 'joint trigger: P99 latency up and token rate down against the baseline' });
-  for (const a of x.alerts) {
-    // A symptom alert is an incident once it has stayed on a while: near capacity, a healthy engine queues
-    // for a minute at a traffic peak and recovers by itself.
-    if (a.family === 'resources' || (a.resolved_ms ?? to) - a.first_fired_ms < cfg.alerts.incident_min_ms) continue;
+  for (const a of sustainedSymptoms(x.alerts, to, cfg.alerts.incident_min_ms)) {
     out.push({ kind: 'series', ref: a.family, start_ms: a.first_fired_ms, end_ms: a.resolved_ms ?? to, text: `${a.family} alert` });
   }
   return out.sort((a, b) => a.start_ms - b.start_ms);

@@ -48,6 +48,11 @@ test('alerts fire after `for` windows, resolve, and fold when they overlap', () 
     { family: 'latency', first_fired_ms: 10, resolved_ms: 20 },
     { family: 'latency', first_fired_ms: 30, resolved_ms: null },
   ]);
+  // A window without data (null) neither extends a streak nor resolves: an alert that holds on both sides
+  // of a gap spans it, and one found resolved after a gap ended where the gap began.
+  assert.deepEqual(alertLifecycle('latency', t, [true, true, null, null, true, false, false], 2), [{ family: 'latency', first_fired_ms: 5, resolved_ms: 25 }]);
+  assert.deepEqual(alertLifecycle('latency', t, [true, true, true, null, null, false, true], 2), [{ family: 'latency', first_fired_ms: 5, resolved_ms: 15 }]);
+  assert.deepEqual(alertLifecycle('latency', t, [true, null, true, false, false, false, false], 2), [{ family: 'latency', first_fired_ms: 10, resolved_ms: 15 }]);
   const alerts = evaluateAlerts(
     { t, latencyHigh: [false, true, true, true, false, false, false], errFrac: [0, 0, 0.1, 0.1, 0.1, 0, 0], throughputTerm: t.map(() => 0), R: t.map(() => 0.9) },
     { error_rate: 0.05, theta_R: 0.85, for_windows: 2 },
