@@ -97,7 +97,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const latencySigmaMs = 1.4826 * mad(b(spread.dP99ms));
   const tpsSigma = 1.4826 * mad(b(spread.dTps));
   const noiseAware: TriggerThresholds = {
-    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0)),
+    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0), wholeSpanRiseMs(latencyRef, refs.p99, cfg.trigger_noise_z)),
     throughput_drop: Math.max(th.throughput_drop, cfg.trigger_noise_z * (Number.isFinite(tpsSigma) ? tpsSigma : 0)),
   };
   const dims = normalize(f, refs, cfg, noiseAware);
@@ -221,6 +221,17 @@ export function runRulesWatchingSpan(ctx: CauseContext, rules = RULES): { result
 }
 
 /** The degraded episode (see the header), or the post-baseline stretch when there is none. */
+/**
+ * The rise the whole analysed span's own spread allows, ms above the baseline's P99: its median plus
+ * `z` robust spreads, the same floor the latency bands use (latency-bands.ts). A day of traffic swings far
+ * beyond ten quiet minutes at its start; while the degraded part is under half the span, its median and
+ * MAD stay at the normal level and a real rise still clears it.
+ */
+function wholeSpanRiseMs(x: Float64Array, baseP99: number, z: number): number {
+  const floor = median(x) + z * 1.4826 * mad(x);
+  return Number.isFinite(floor) && Number.isFinite(baseP99) ? (floor - baseP99) * 1000 : 0;
+}
+
 export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alerts: readonly Alert[] = []): { span: Range; episode: boolean } {
   const n = f.grid.n;
   if (onsetIndex >= 0 && onsetIndex < n) {
