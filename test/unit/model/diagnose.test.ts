@@ -67,7 +67,10 @@ test('a traffic surge that exhausted the KV cache is the root cause, with the ch
   assert.deepEqual(g.causes[0].chain, ['traffic_surge', 'kv_exhaustion']);
   const kv = g.causes.find((c) => c.id === 'kv_exhaustion')!;
   assert.ok(kv.require.every((c) => c.held));
-  assert.match(String(kv.require[1].value), /preemptions 1200/);
+  // Preemptions are counted over the evaluation span: 2 a second for as long as it lasts.
+  const spanS = (d.frame.t[d.span[1]] + d.frame.grid.W - d.frame.t[d.span[0]]) / 1000;
+  const counted = Number(/preemptions (\d+)/.exec(String(kv.require[1].value))?.[1]);
+  assert.ok(Math.abs(counted - 2 * spanS) <= 2 * d.frame.grid.W / 1000, `preemptions ${counted} over a ${spanS} s span`);
   assert.ok(kv.evidence.some((e) => e.kind === 'series' && e.ref === 'kv.usage'));
   assert.ok(d.path.some((p) => p.quadrant === 'exhausted'));
   assert.equal(d.kv?.growth, 'step');
