@@ -63,7 +63,7 @@ const f = r.figures;
 const secs = (Date.now() - t0) / 1000;
 console.log(
   `${r.inputs} inputs${r.inputs < r.planned ? ` (of ${r.planned} planned; stopped at ${values.minutes} minutes)` : ''} from ${seeds.length} seed files ` +
-    `(seed ${values.seed}, ${values.jobs} at once) in ${secs.toFixed(0)} s (${(r.inputs / secs).toFixed(1)} inputs/s); ${(f.bytes_in / 2 ** 30).toFixed(2)} GiB in`,
+    `(seed ${values.seed}, ${values.jobs} at once, ${r.workers} worker processes) in ${secs.toFixed(0)} s (${(r.inputs / secs).toFixed(1)} inputs/s); ${(f.bytes_in / 2 ** 30).toFixed(2)} GiB in`,
 );
 console.log(`outcomes ${JSON.stringify(r.statuses)}; crashes ${f.crashes}, hangs ${f.hangs}, over budget ${f.over_budget}`);
 console.log(`failed sources whose error names no line, byte or key: ${f.unpositioned} of ${f.failed}`);

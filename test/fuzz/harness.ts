@@ -59,6 +59,8 @@ export interface FuzzOptions {
   /** An input still running after this much of its process's CPU time is a hang (the child is killed; a starved child gets up to 4× this in wall time). */
   timeoutMs: number;
   heapMb: number;
+  /** A worker whose RSS after an input is past this (MiB) ends and the run goes on in a fresh one (default 512). */
+  recycleRssMb?: number;
   /** Child processes at once (default 1). */
   jobs?: number;
   budget?: Partial<FuzzBudget>;
@@ -118,6 +120,8 @@ export interface FuzzReport {
   /** Inputs run (fewer than planned when stopAt cut the run short). */
   inputs: number;
   planned: number;
+  /** Worker processes started: one per lane, and one more after each hang, crash or recycling. */
+  workers: number;
   findings: FuzzFinding[];
   statuses: Record<string, number>;
   figures: FuzzFigures;
@@ -212,6 +216,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     worst_ms: none(), worst_ms_per_mib: none(), worst_rss_mb: none(), worst_rss_per_byte: none(), worst_rows_per_byte: none(), worst_db_per_byte: none(),
   };
   let done = 0;
+  let workers = 0;
   const past = () => opts.stopAt !== undefined && Date.now() >= opts.stopAt;
   const label = (j: FuzzJob) => ({ input: basename(j.seed), mutation: scaleLabel(j), rseed: j.rseed });
   /** Scale-1 measures of scalable jobs, by seed, mutation and rseed, to judge their scaled twin against. */
@@ -281,6 +286,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
           const list = join(own, 'jobs.json');
           writeFileSync(list, JSON.stringify(rest));
           const offset = next;
+          workers++;
           const r = await runChild(join(own, 'fuzz.db'), list, opts, (i, m) => onEnd(rest[i], m), past);
           rmSync(own, { recursive: true, force: true });
           next = offset + r.done;
@@ -310,7 +316,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       }
     }
     figures.inputs = done;
-    return { inputs: done, planned: jobs.length, findings, statuses, figures };
+    return { inputs: done, planned: jobs.length, workers, findings, statuses, figures };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -324,7 +330,7 @@ function runChild(
   past: () => boolean,
 ): Promise<{ done: number; hung: number | null; crashed: number | null; reason: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${opts.heapMb}`, '--import', 'tsx', join(REPO_ROOT, 'test/fuzz/import-child.ts'), db, list], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`--max-old-space-size=${opts.heapMb}`, '--import', 'tsx', join(REPO_ROOT, 'test/fuzz/import-child.ts'), db, list, String(opts.recycleRssMb ?? 512)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let current: number | null = null;
     let done = 0;
     let hung: number | null = null;

@@ -4,7 +4,8 @@
 // input: time, the growth of this process's peak RSS, rows written and database growth against the
 // input's bytes. It prints START/END lines so the parent can tell which input hung or crashed the
 // process. One worker runs many inputs (its start-up, tsx compiling the importers, costs 1-2 s); it ends
-// itself once its RSS after an input passes RECYCLE_RSS_MB, and the parent goes on in a fresh one, so
+// itself once its RSS after an input passes the parent's recycle size (512 MiB by default), and the
+// parent goes on in a fresh one, so
 // the heap cap and the RSS each input is measured from stay those of a near-fresh process.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -39,7 +40,7 @@ export interface FuzzMeasure {
   rss_mb: number;
 }
 
-const [db, jobsFile] = process.argv.slice(2);
+const [db, jobsFile, recycleArg] = process.argv.slice(2);
 const jobs = JSON.parse(readFileSync(jobsFile, 'utf8')) as FuzzJob[];
 // Beside the database, in the parent's folder: a child killed for a hang leaves nothing the parent does not remove.
 const work = mkdtempSync(join(dirname(db), 'in-'));
@@ -50,7 +51,7 @@ const seedBytes = (p: string) => {
   return b;
 };
 /** RSS (MiB) after an input past which the worker ends itself (cleanly) for a fresh one. */
-const RECYCLE_RSS_MB = 512;
+const RECYCLE_RSS_MB = Number(recycleArg ?? 512);
 // A new database file for every input: the growth measured is the input's alone, never hidden in free
 // pages an earlier input's deleted incident left (the worker used to delete each incident and reuse the
 // file), and nothing is left to delete (deleting a 50 k-series incident cost 0.7 s, a fifth of that

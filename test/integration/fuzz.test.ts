@@ -72,3 +72,24 @@ test('each input is measured on a database of its own: the same input twice grow
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a worker past its recycle size ends after the input and the run goes on in a fresh one, losing no input', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-fuzz-recycle-'));
+  try {
+    const seed = fuzzSeeds(dir).find((s) => basename(s) === 'scrapes.prom')!;
+    const given = [1, 2, 3].map((rseed) => ({ seed, mutation: 'flip' as const, rseed }));
+    const seen: number[] = [];
+    // 1 MiB: every worker is past it after its first input.
+    const r = await fuzz({ seeds: [seed], perFile: 0, seed: 1, timeoutMs: 60_000, heapMb: 512, given, recycleRssMb: 1, onMeasure: (j) => seen.push(j.rseed) });
+    assert.equal(r.inputs, 3);
+    assert.deepEqual(seen, [1, 2, 3]);
+    assert.equal(r.workers, 3);
+    assert.deepEqual(r.findings, []);
+    assert.equal(r.figures.crashes + r.figures.hangs, 0);
+    // At the default size one worker runs them all.
+    const again = await fuzz({ seeds: [seed], perFile: 0, seed: 1, timeoutMs: 60_000, heapMb: 512, given });
+    assert.equal(again.workers, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
