@@ -92,8 +92,11 @@ export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: Trigg
     d.latencyTerm[i] = clamp01(or0(d.dP99ms[i]) / (2 * th.latency_ms));
     // Tokens served fall with demand at night and that is no degradation: where requests still finish,
     // the fall is measured against the arrivals' own fall (a hang finishes nothing and keeps the raw fall).
+    // An engine with nothing arriving and nothing in flight is idle (the off phase of bursty traffic), not
+    // degraded; a hang has requests in flight.
+    const idle = f.lamIn[i] === 0 && f.lamOut[i] === 0 && f.run[i] === 0 && !(f.wait[i] > 0);
     const demand = ref.lamIn > 0 && f.lamOut[i] > 0 && Number.isFinite(f.lamIn[i]) ? Math.min(1, f.lamIn[i] / ref.lamIn) : 1;
-    const served = Number.isFinite(d.dTps[i]) ? (1 + d.dTps[i]) / Math.max(demand, 1e-6) - 1 : NaN;
+    const served = idle ? 0 : Number.isFinite(d.dTps[i]) ? (1 + d.dTps[i]) / Math.max(demand, 1e-6) - 1 : NaN;
     d.throughputTerm[i] = clamp01(-or0(Math.min(0, served)) / (2 * th.throughput_drop));
     // The term S reads is the rise over the baseline's own queue: vLLM's first queue bucket is 0.3 s wide,
     // and one slow request in a quiet window lifts an interpolated P95 to a third of a second.
