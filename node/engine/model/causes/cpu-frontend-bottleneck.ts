@@ -37,7 +37,13 @@ function rule(c: CauseContext): RuleResult {
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
   const starved = (sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio) || rUtil <= T.frontend_util_ratio;
-  const frontGap = rGap >= T.frontend_gap_ratio;
+  // The front gap carries the new wait: a gap of tens of milliseconds in the baseline grows by orders of
+  // magnitude when a queue inside the engine swells (queue time is booked as requests leave the queue, TTFT
+  // as their first token lands), yet the engine's queue still holds most of the rise in TTFT. A starved
+  // frontend holds requests before the engine sees them, so most of TTFT's rise is the gap itself.
+  const dGap = medE(c, gap) - medB(c, gap);
+  const dTtft = medE(c, c.f.ttftMean) - medB(c, c.f.ttftMean);
+  const frontGap = rGap >= T.frontend_gap_ratio && !(dGap < 0.5 * dTtft);
   const down = rGtok <= T.frontend_down_ratio;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
@@ -54,15 +60,15 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio}`,
-        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)}`,
+        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's rise`,
+        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)} (Δ ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s)`,
         starved || frontGap,
         T.frontend_util_ratio,
       ),
       cond(`wait > 0 (above the baseline) OR r(ttft, itl or e2e) ≥ ${T.frontend_ttft_ratio}`, `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(latency) ${fmt(rSym)}`, (wait > 0 && !(wait <= waitB)) || rSym >= T.frontend_ttft_ratio, T.frontend_ttft_ratio),
       cond(`kv ≤ ${T.frontend_kv_max}`, kv, kv <= T.frontend_kv_max, T.frontend_kv_max),
     ],
-    support: [cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill)`, rGap, frontGap), cond('GPU starved', starved, starved)],
+    support: [cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill) and the gap ≥ half of TTFT's rise`, `×${fmt(rGap)}, Δgap ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s`, frontGap), cond('GPU starved', starved, starved)],
     veto: [
       cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9),
       cond(`engine not serving (r(gtok) ≤ ${T.frontend_down_ratio}): an idle GPU behind a crash or hang is not a starved one`, rGtok, down, T.frontend_down_ratio),
