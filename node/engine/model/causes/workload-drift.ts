@@ -46,7 +46,10 @@ function rule(c: CauseContext): RuleResult {
   const rLam = rE(c, c.f.lamIn);
   const batchGrew = rRun >= DRIFT_BATCH_SHARE * rGlen * (Number.isFinite(rLam) ? Math.min(1, rLam) : 1) && rItl < rRun;
   const itlHeld = rItl <= T.drift_itl_max || batchGrew;
-  const rE2e = rE(c, c.f.e2e99);
+  // P99 or mean: a P99 read off buckets stops at the last finite bound (vLLM's e2e buckets end at 60 s
+  // in older versions), where answers twice as long move the mean and leave the P99 at the cap.
+  const e2eRatios = [rE(c, c.f.e2e99), rE(c, c.f.e2eMean)].filter(Number.isFinite);
+  const rE2e = e2eRatios.length ? Math.max(...e2eRatios) : NaN;
   const onsetLen = slice(c.f.glenMean, c.base).some(Number.isFinite) ? c.f.glenMean : glen;
   return {
     id: 'workload_drift',
@@ -54,7 +57,7 @@ function rule(c: CauseContext): RuleResult {
     require: [
       cond(`r(glen_${hasP90 ? 'p90' : 'mean'}) ≥ ${T.drift_gen_ratio}`, rGlen, rGlen >= T.drift_gen_ratio, T.drift_gen_ratio),
       cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≤ ${T.drift_itl_max}, or ITL rose less than the batch, which grew with the outputs (r(run) ≥ ${DRIFT_BATCH_SHARE}·r(glen))`, `itl ×${fmt(rItl)}, run ×${fmt(rRun)}`, itlHeld, T.drift_itl_max),
-      cond(`r(e2e99) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
+      cond(`r(e2e99 or e2e mean) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
     ],
     support: [],
     veto: [],
