@@ -8,7 +8,8 @@ import {
 export const tpStraggler = defineCause({
   id: 'tp_straggler',
   level: 4,
-  upstream: ['gpu_throttling'],
+  // A host whose memory leaks into swap pages a rank's process out mid-step: that rank stalls every collective.
+  upstream: ['gpu_throttling', 'host_memory_leak'],
   rule,
 });
 
