@@ -38,6 +38,10 @@ function rule(c: CauseContext): RuleResult {
   const rQ = rAny(c, c.f.q99, c.f.queueMean);
   const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const rTok = rE(c, c.f.gtok);
+  // Where no latency is measured at all (an engine read from its periodic log lines alone), requests left
+  // waiting at a full pool are the users' latency: each waits its turn in that queue (Little's law).
+  const noLatency = ![rItl, rE2e, rQ, rTtft].some(Number.isFinite);
+  const queuedUnmeasured = noLatency && blocked;
   const sym = cc.kv_symptom_ratio;
   const kvMax = maxE(c, c.f.kvMax);
   const full = cc.kv_full;
@@ -50,9 +54,9 @@ function rule(c: CauseContext): RuleResult {
       cond(`frac(kv ≥ ${full}, W) ≥ ${cc.kv_full_share} (median over the span)`, frac, frac >= cc.kv_full_share, cc.kv_full_share),
       cond(`preemptions in the span > 0, OR requests waiting at a full pool (wait > max(${cc.kv_blocked_wait}, 2× the baseline))`, `preemptions ${fmt(pre)}, wait ${fmt(waitE)} (baseline ${fmt(waitB)})`, pre > 0 || blocked),
       cond(
-        `r(itl), r(e2e), r(ttft) or r(queue) ≥ ${sym} (P99 or mean) OR r(gtok) ≤ ${cc.kv_tokens_ratio}`,
-        `itl ${fmt(rItl)}, e2e ${fmt(rE2e)}, ttft ${fmt(rTtft)}, queue ${fmt(rQ)}, gtok ${fmt(rTok)}`,
-        rItl >= sym || rE2e >= sym || rTtft >= sym || rQ >= sym || rTok <= cc.kv_tokens_ratio,
+        `r(itl), r(e2e), r(ttft) or r(queue) ≥ ${sym} (P99 or mean) OR r(gtok) ≤ ${cc.kv_tokens_ratio} OR, with no latency measured, requests waiting at the full pool`,
+        `itl ${fmt(rItl)}, e2e ${fmt(rE2e)}, ttft ${fmt(rTtft)}, queue ${fmt(rQ)}, gtok ${fmt(rTok)}${noLatency ? `, waiting ${fmt(waitE)}` : ''}`,
+        rItl >= sym || rE2e >= sym || rTtft >= sym || rQ >= sym || rTok <= cc.kv_tokens_ratio || queuedUnmeasured,
         sym,
       ),
     ],
