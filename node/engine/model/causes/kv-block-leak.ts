@@ -17,7 +17,11 @@ function rule(c: CauseContext): RuleResult {
   if (missing.length) return notAssessable('kv_block_leak', missing);
   const floor = idleFloor(c);
   const last = floor.v.length ? median(floor.v.slice(-3)) : NaN;
-  const mono = monotonicity(floor.t, floor.v);
+  // Read over the staircase, from the last idle floor at the baseline's level on: hours of idle windows
+  // at that level before the first leaked block are ties that say nothing of the climb after (a perfect
+  // staircase read 0.69 beside 200 of them).
+  const from = Math.max(0, staircaseStart(c, floor) - 1);
+  const mono = monotonicity(floor.t.slice(from), floor.v.slice(from));
   const lateMin = floor.v.length ? min(floor.v.slice(Math.floor((floor.v.length * 2) / 3))) : NaN;
   const aborts = max(c.f.abort);
   return {
@@ -40,13 +44,22 @@ function rule(c: CauseContext): RuleResult {
  * stretch before that window, so the leak is dated at the end of the idle stretch preceding it.
  */
 function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number | null {
+  const k = staircaseStart(c, floor);
+  if (k >= floor.v.length) return null;
+  if (k === 0) return floor.t[0];
+  return floor.t[k - 1] + c.f.grid.W;
+}
+
+/**
+ * Index of the first idle floor of the final run above the baseline's idle level (the floor never back
+ * down to it afterwards); the floor's length where the last one is at that level.
+ */
+function staircaseStart(c: CauseContext, floor: { t: number[]; v: number[] }): number {
   const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
   const before = floor.v.filter((_, k) => floor.t[k] < baseEnd);
   // An idle pool reads the same blocks every scrape, so any rise above the baseline's highest idle floor is a step.
   const level = (before.length ? max(before) : 0) + 0.002;
   let k = floor.v.length;
   while (k > 0 && floor.v[k - 1] > level) k--;
-  if (k >= floor.v.length) return null;
-  if (k === 0) return floor.t[0];
-  return floor.t[k - 1] + c.f.grid.W;
+  return k;
 }
