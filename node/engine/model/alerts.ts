@@ -35,6 +35,9 @@ export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds:
   return out;
 }
 
+/** Consecutive windows a condition must hold before its alert fires: the configured `for` time over the grid's step. */
+export const forWindows = (forMs: number, stepMs: number): number => Math.max(1, Math.ceil(forMs / stepMs));
+
 export interface AlertInputs {
   t: ArrayLike<number>;
   /** A latency family's P99 is beyond its baseline band (latency-bands.ts) or its absolute SLO; null: no family measured. */

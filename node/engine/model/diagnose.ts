@@ -7,7 +7,7 @@
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. The reported onset is where the top cause's chain began (incidentOnset).
 import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
-import { evaluateAlerts, sustainedSymptoms } from './alerts';
+import { evaluateAlerts, forWindows, sustainedSymptoms } from './alerts';
 import { EV } from '../../../common/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
 import type { CauseContext, CauseDefinition, Range, RuleResult } from './causes/context';
@@ -17,7 +17,7 @@ import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './conf
 import { changeOnset } from './change-onset';
 import { buildFrame, frameReads, type Frame } from './frame';
 import { jointOnset } from './joint-trigger';
-import { latencyBands, latencyMeasured, latencyRise } from './latency-bands';
+import { latencyBands, latencyMeasured, latencyRise, wholeSpanFloor } from './latency-bands';
 import { abnormalEvidence } from './unexplained';
 import { instanceGroups, mergeFleet, signalsFor } from './fleet';
 import { analyzeKv, type KvAnalysis } from './kvcache';
@@ -109,10 +109,9 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const tpsFall = Array.from({ length: grid.n }, (_, i) => dims.dTps[i] < -noiseAware.throughput_drop);
   const onsetIndex = jointOnset(latRise, tpsFall, cfg.trigger_hold_windows, 0, inBase);
 
-  const forWindows = Math.max(1, Math.ceil(cfg.alerts.for_ms / grid.step));
   const alerts = evaluateAlerts(
     { t: f.t, latencyHigh, errFrac: f.errFrac, throughputTerm: dims.throughputTerm, R: dims.R },
-    { error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: forWindows },
+    { error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: forWindows(cfg.alerts.for_ms, grid.step) },
   );
 
   const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base, alerts);
@@ -220,18 +219,13 @@ export function runRulesWatchingSpan(ctx: CauseContext, rules = RULES): { result
   return { results, spanFree };
 }
 
-/** The degraded episode (see the header), or the post-baseline stretch when there is none. */
-/**
- * The rise the whole analysed span's own spread allows, ms above the baseline's P99: its median plus
- * `z` robust spreads, the same floor the latency bands use (latency-bands.ts). A day of traffic swings far
- * beyond ten quiet minutes at its start; while the degraded part is under half the span, its median and
- * MAD stay at the normal level and a real rise still clears it.
- */
+/** The rise the whole span's own spread allows (the latency bands' floor), ms above the baseline's P99. */
 function wholeSpanRiseMs(x: Float64Array, baseP99: number, z: number): number {
-  const floor = median(x) + z * 1.4826 * mad(x);
+  const floor = wholeSpanFloor(x, z);
   return Number.isFinite(floor) && Number.isFinite(baseP99) ? (floor - baseP99) * 1000 : 0;
 }
 
+/** The degraded episode (see the header), or the post-baseline stretch when there is none. */
 export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alerts: readonly Alert[] = []): { span: Range; episode: boolean } {
   const n = f.grid.n;
   if (onsetIndex >= 0 && onsetIndex < n) {
@@ -246,8 +240,7 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
   // began. Read over the whole day instead, a rise in the last quarter of an hour averages away.
   const first = sustainedSymptoms(alerts, f.t[n - 1] + f.grid.W, cfg.alerts.incident_min_ms)[0];
   if (first) {
-    const forWindows = Math.max(1, Math.ceil(cfg.alerts.for_ms / f.grid.step));
-    const at = Math.floor((first.first_fired_ms - f.grid.t0) / f.grid.step) - (forWindows - 1);
+    const at = Math.floor((first.first_fired_ms - f.grid.t0) / f.grid.step) - (forWindows(cfg.alerts.for_ms, f.grid.step) - 1);
     if (at > base[1] && at < n) return { span: [at, n - 1], episode: true };
   }
   return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };

@@ -47,16 +47,23 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
     if (!Number.isFinite(m)) continue;
     const sigma = 1.4826 * mad(b);
     const rise = Math.max(abs, z * (Number.isFinite(sigma) ? sigma : 0), cfg.alerts.latency_rel_rise * m);
-    // A long incident's traffic swings through the day: ten quiet minutes at the start say little about
-    // the evening peak. The whole incident's own robust spread is a floor too; while the degraded part is
-    // under half the span its median and MAD stay at the normal level, so a real rise still stands out.
-    const mAll = median(x);
-    const sigmaAll = 1.4826 * mad(x);
-    const floor = Number.isFinite(mAll) && Number.isFinite(sigmaAll) ? mAll + z * sigmaAll : -Infinity;
+    const floor = wholeSpanFloor(x, z);
     const slo = cfg.alerts.latency_p99_ms / 1000;
     out.push({ family, signal, x, baseline_s: m, sigma_s: sigma, threshold_s: Math.max(m + rise, floor), slo_s: family === 'ttft' && m <= SLO_HEADROOM * slo ? slo : null });
   }
   return out;
+}
+
+/**
+ * A long incident's traffic swings through the day: ten quiet minutes at the start say little about the
+ * evening peak. The whole analysed span's own robust spread is a floor too — its median plus `z` robust
+ * spreads; while the degraded part is under half the span its median and MAD stay at the normal level, so
+ * a real rise still stands out. -Infinity without data.
+ */
+export function wholeSpanFloor(x: Float64Array, z: number): number {
+  const mAll = median(x);
+  const sigmaAll = 1.4826 * mad(x);
+  return Number.isFinite(mAll) && Number.isFinite(sigmaAll) ? mAll + z * sigmaAll : -Infinity;
 }
 
 /** Baselines above this share of the SLO already breach it when healthy: the SLO says nothing new there. */

@@ -49,11 +49,12 @@ export function densest(times: number[], windowMs: number): { count: number; fro
 }
 
 /** The worst restart loop of any one endpoint (a rolling deploy restarts each replica once: no loop). */
-export function worstRestartLoop(sig: Signals, windowMs: number): { count: number; from: number; to: number; labels: Record<string, string> } | null {
-  let worst: { count: number; from: number; to: number; labels: Record<string, string> } | null = null;
+export function worstRestartLoop(sig: Signals, windowMs: number): { count: number; from: number; to: number; labels: Record<string, string>; firstLastSeen: number } | null {
+  let worst: { count: number; from: number; to: number; labels: Record<string, string>; firstLastSeen: number } | null = null;
   for (const e of metricRestarts(sig)) {
     const d = densest(e.times, windowMs);
-    if (!worst || d.count > worst.count) worst = { ...d, labels: e.labels };
+    // The last scrape of the process the loop's first restart replaced: the first crash came after it.
+    if (!worst || d.count > worst.count) worst = { ...d, labels: e.labels, firstLastSeen: e.lastSeen[e.times.indexOf(d.from)] ?? d.from };
   }
   return worst;
 }

@@ -36,6 +36,8 @@ interface DeployCandidate {
   changed: boolean | null;
   kpi: string;
   size: number;
+  /** The KPI step this candidate had to show. */
+  need: number;
   at: number;
   stable: number | null;
 }
@@ -153,7 +155,7 @@ function rule(c: CauseContext): RuleResult {
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
       const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
       if (!(dir * (persist - 1) >= need)) continue;
-      const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, at, stable: worst };
+      const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
       } else if (!bestUnstable || cand.size > bestUnstable.size) bestUnstable = cand;
@@ -167,7 +169,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond('a deploy/config/restart event near the symptoms (restarts after a crash with the same version, and starts with no data before, excluded)', found ? `${found.e.kind} at ${new Date(found.e.ts_ms).toISOString()}` : `${deployable_} of ${changes.length}`, deployable_ > 0),
-      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min (≥ ${cc.deploy_kpi_change_unlogged * 100}% at a restart only the metrics saw)`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, found?.e.id === FROM_METRICS ? cc.deploy_kpi_change_unlogged : cc.deploy_kpi_change),
+      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min (≥ ${cc.deploy_kpi_change_unlogged * 100}% at a restart only the metrics saw)`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, found?.need ?? cc.deploy_kpi_change),
       cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}% beyond their own noise)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
     ],
     support: [

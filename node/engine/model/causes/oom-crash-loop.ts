@@ -2,7 +2,7 @@
 import { EV, SIG } from '../../../../common/names';
 import { cond, defineCause, eventEvidence, events, notAssessable, type CauseContext, type RuleResult } from './context';
 import { isHostOom, ooms } from './shared';
-import { densest, metricRestarts, worstRestartLoop } from '../restarts';
+import { densest, worstRestartLoop } from '../restarts';
 
 export const oomCrashLoop = defineCause({
   id: 'oom_crash_loop',
@@ -47,15 +47,6 @@ function rule(c: CauseContext): RuleResult {
       ...(inferred ? [{ kind: 'series' as const, ref: SIG.processStart, start_ms: metricLoop!.from, end_ms: metricLoop!.to, text: `the engine restarted ${metricLoop!.count} times (its process start time moved); no engine log to name the crash` }] : []),
     ],
     // Inferred: the loop began where the first crashed process was last scraped.
-    onset_ms: gpuOoms[0]?.ts_ms ?? (inferred ? firstCrash(c, metricLoop!.from) : null),
+    onset_ms: gpuOoms[0]?.ts_ms ?? (inferred ? metricLoop!.firstLastSeen : null),
   };
-}
-
-/** The last scrape of the process the first restart of a loop replaced: the first crash came after it. */
-function firstCrash(c: CauseContext, firstStart: number): number {
-  for (const r of metricRestarts(c.sig)) {
-    const k = r.times.indexOf(firstStart);
-    if (k >= 0) return r.lastSeen[k];
-  }
-  return firstStart;
 }
