@@ -68,6 +68,8 @@ export const SIG = {
   specDraftTokens: 'spec.draft_tokens',
   specDrafts: 'spec.drafts',
   loraActive: 'lora.active',
+  /** One series per adapter (label adapter): a sample where vLLM listed it running or waiting. */
+  loraAdapter: 'lora.adapter',
   loraMax: 'lora.max',
   engineCacheConfig: 'engine.cache_config',
   engineCudaGraphMax: 'engine.cuda_graph_max',

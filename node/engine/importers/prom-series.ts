@@ -3,6 +3,7 @@
 // given), and writing its value in canonical units. Resolved once per distinct series, then cached
 // by the caller.
 import type { SeriesKind } from '../../../common/contract/types';
+import { SIG } from '../../../common/names';
 import { canonicalLabels, canonicalMetric, isBlankSentinel, type Labels } from '../signals/canonical';
 import { FB_TOTAL_METRIC, FbTotals, isFbField } from './fb-total';
 import type { Sink } from './types';
@@ -72,15 +73,15 @@ export interface Target {
   scale: number;
   /** A second series the value also goes to (TGI token-histogram sums → tokens.*), or -1. */
   alias: number;
-  /** Replaces the sample's value (vllm:lora_requests_info), or NaN. */
-  fixed: number;
+  /** vllm:lora_requests_info: the adapters this label set names, their lora.adapter series, and when a set is history. */
+  lora: { adapters: string[]; series: number[]; staleAfterS: number } | null;
   /** DCGM sentinel values are checked only for DCGM metrics. */
   dcgm: boolean;
   metric: string;
   fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; labels: Labels; key: string } | null;
 }
 
-export const SKIP: Target = { role: 'skip', series: -1, le: NaN, scale: 1, alias: -1, fixed: NaN, dcgm: false, metric: '', fb: null };
+export const SKIP: Target = { role: 'skip', series: -1, le: NaN, scale: 1, alias: -1, lora: null, dcgm: false, metric: '', fb: null };
 
 export function parsePromNumber(s: string): number {
   const n = Number(s);
@@ -112,6 +113,8 @@ export class PromSeriesMapper {
   private readonly fb: FbTotals;
   /** gpu.mem.total's series per GPU (by its labels' key): looked up once, not once a scrape. */
   private readonly fbSeries = new Map<string, number>();
+  /** lora.active: the adapters the present label sets named, per series and time, until flush. */
+  private readonly loraPool = new Map<number, Map<number, Set<string>>>();
 
   constructor(private readonly sink: Sink) {
     this.fb = new FbTotals((labels, labelsKey, ts, bytes) => {
@@ -138,7 +141,7 @@ export class PromSeriesMapper {
       const seriesName = cls.role === 'sum' || cls.role === 'count' ? name : cls.family;
       const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? 'counter' : cls.kind === 'unknown' ? 'gauge' : cls.kind;
       const series = this.sink.series({ name: seriesName, labels: own, unit: cls.role === 'count' ? 'count' : unitFromName(cls.family), kind });
-      return { role: cls.role, series, le, scale: 1, alias: -1, fixed: NaN, dcgm, metric: cls.family, fb: null };
+      return { role: cls.role, series, le, scale: 1, alias: -1, lora: null, dcgm, metric: cls.family, fb: null };
     }
     const suffix = cls.role === 'sum' ? '.sum' : cls.role === 'count' ? '.count' : '';
     const kind: SeriesKind = suffix ? 'counter' : canon.kind === 'unknown' ? 'gauge' : canon.kind;
@@ -156,7 +159,7 @@ export class PromSeriesMapper {
       le: cls.role === 'bucket' ? le * canon.scale : le,
       scale: cls.role === 'count' ? 1 : canon.scale,
       alias,
-      fixed: canon.valueFromLabels ? canon.valueFromLabels(labels) : NaN,
+      lora: canon.adapters && cls.role === 'value' ? this.loraTarget(canon.adapters(labels), canon.labels, canon.staleAfterS ?? Infinity) : null,
       dcgm,
       metric: cls.family,
       fb,
@@ -166,18 +169,47 @@ export class PromSeriesMapper {
   write(t: Target, ts: number, raw: number): void {
     if (t.role === 'skip') return;
     if (raw >= 9.2e18 || (t.dcgm && isBlankSentinel(t.metric, raw))) return;
+    if (t.lora) {
+      this.loraSample(t.series, t.lora, ts, raw);
+      return;
+    }
     if (t.role === 'bucket') {
       this.sink.histogram(t.series, ts, t.le, raw);
       return;
     }
-    const v = Number.isNaN(t.fixed) ? raw * t.scale : t.fixed;
+    const v = raw * t.scale;
     this.sink.sample(t.series, ts, v);
     if (t.alias >= 0) this.sink.sample(t.alias, ts, v);
     if (t.fb) this.fb.add(t.fb.field, t.fb.labels, t.fb.key, ts, raw);
   }
 
+  private loraTarget(adapters: string[], labels: Labels, staleAfterS: number): NonNullable<Target['lora']> {
+    const series = adapters.map((adapter) => this.sink.series({ name: SIG.loraAdapter, labels: { ...labels, adapter }, unit: '', kind: 'gauge' }));
+    return { adapters, series, staleAfterS };
+  }
+
+  /**
+   * One label set of lora_requests_info. Its value is when vLLM last set it; vLLM never removes a set, so
+   * a scrape lists every adapter combination since start-up and only the recent ones are the present (a
+   * value too small to be a Unix time is some other exporter's count: always present). The present sets'
+   * adapters are pooled until the scrape ends, when their number is the series' sample.
+   */
+  private loraSample(series: number, lora: NonNullable<Target['lora']>, ts: number, raw: number): void {
+    if (raw > 1e9 && raw < ts / 1000 - lora.staleAfterS) return;
+    let at = this.loraPool.get(series);
+    if (!at) this.loraPool.set(series, (at = new Map()));
+    let names = at.get(ts);
+    if (!names) at.set(ts, (names = new Set()));
+    for (let i = 0; i < lora.adapters.length; i++) {
+      names.add(lora.adapters[i]);
+      this.sink.sample(lora.series[i], ts, 1);
+    }
+  }
+
   /** Ends a scrape: derived series of the samples so far are written. */
   flush(): void {
     this.fb.flush();
+    for (const [series, at] of this.loraPool) for (const [ts, names] of at) this.sink.sample(series, ts, names.size);
+    this.loraPool.clear();
   }
 }

@@ -132,7 +132,7 @@ export const gaugeAbove = (name: string, kvFull: number): number => (name === SI
 const GAUGE_READS: ReadonlySet<string> = new Set([
   SIG.kvUsage, SIG.reqRunning, SIG.reqWaiting, SIG.tokensPromptRate, SIG.tokensGenerationRate, SIG.kvPrefixHitRate, SIG.gpuMemUsed, SIG.gpuMemTotal,
   SIG.gpuSmClock, SIG.gpuTemp, SIG.gpuPower, SIG.gpuSmActive, SIG.gpuUtil, SIG.torchAllocated, SIG.torchReserved, SIG.specAcceptLen, SIG.loraActive,
-  SIG.hostRss, SIG.hostMemAvailable,
+  SIG.loraAdapter, SIG.hostRss, SIG.hostMemAvailable,
 ]);
 
 /** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
@@ -481,9 +481,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     torchAlloc: perDeviceMax(seriesOf(sig, SIG.torchAllocated), g),
     torchResv: perDeviceMax(seriesOf(sig, SIG.torchReserved), g),
     accLen: accLen(sig, g),
-    // Adapter slots are per engine: replicas' adapters are neither additive nor pooled, so the busiest
-    // replica is compared with its slots (vLLM's lora_requests_info carries them as its max_lora label).
-    loraActive: combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), n, 'max'),
+    loraActive: loraInUse(sig, g),
     loraMax: loraSlots(sig, g),
     rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), n, 'sum'),
     memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), n, 'min'),
@@ -576,6 +574,41 @@ function holdLimit(list: LoadedSeries[], g: WindowGrid): Float64Array {
     const end = windowStart(g, i) + g.W;
     while (k + 1 < pts.length && pts[k + 1][0] <= end) k++;
     if (k >= 0) out[i] = pts[k][1];
+  }
+  return out;
+}
+
+/** How far back an adapter named by lora_requests_info still counts as in use. */
+const LORA_IN_USE_MS = 60_000;
+
+/**
+ * Adapters in use per window. Slots are per engine: replicas' adapters are neither additive nor pooled, so
+ * the busiest engine is compared with its slots (vLLM's lora_requests_info carries them as its max_lora
+ * label). vLLM lists only the adapters of the batch and of the queue, never more running than it has
+ * slots: a thrash shows as more adapters taking turns in them, so an engine's count is the adapters it
+ * named within the last minute (lora.adapter); without those series, the listed count (lora.active).
+ */
+function loraInUse(sig: Signals, g: WindowGrid): Float64Array {
+  const out = combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), g.n, 'max');
+  const engines = new Map<string, Float64Array[]>();
+  for (const s of seriesOf(sig, SIG.loraAdapter)) {
+    const { adapter: _a, ...engine } = s.labels;
+    const key = JSON.stringify(engine);
+    const seen = gaugeWindows(gaugeBucketsOf(s, g, Infinity), g).max;
+    engines.set(key, [...(engines.get(key) ?? []), seen]);
+  }
+  for (const adapters of engines.values()) {
+    const last = new Float64Array(adapters.length).fill(-Infinity);
+    for (let i = 0; i < g.n; i++) {
+      let any = false;
+      for (let a = 0; a < adapters.length; a++) if (!Number.isNaN(adapters[a][i])) {
+        last[a] = windowStart(g, i);
+        any = true;
+      }
+      let inUse = 0;
+      for (let a = 0; a < adapters.length; a++) if (windowStart(g, i) - last[a] < Math.max(LORA_IN_USE_MS, g.W)) inUse++;
+      if (any || inUse) out[i] = Math.max(Number.isNaN(out[i]) ? 0 : out[i], inUse);
+    }
   }
   return out;
 }

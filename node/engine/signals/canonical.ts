@@ -40,6 +40,8 @@
 //   spec.accept_len — tokens — gauge;  spec.acceptance_rate — fraction — gauge
 //   spec.accepted_tokens, spec.draft_tokens, spec.drafts — tokens/count — counter (acc_len = 1 + accepted/drafts)
 //   lora.active — count — gauge (distinct adapters in vllm:lora_requests_info running+waiting; label max_lora)
+//   lora.adapter — 1 — gauge, label adapter (one series per adapter named in lora_requests_info: a sample
+//       where that adapter was running or waiting, so the model can count the adapters in use over time)
 //   engine.cache_config — info (labels = vLLM cache config: block_size, num_gpu_blocks, …)
 //   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
 // Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
@@ -62,8 +64,16 @@ export interface Canonical {
   labels: Labels;
   /** A histogram whose `_sum` is also this counter (TGI token histograms → tokens.*). */
   sumAs?: string;
-  /** The value comes from the labels, not the sample (vllm:lora_requests_info → adapter count). */
-  valueFromLabels?: (labels: Labels) => number;
+  /**
+   * vllm:lora_requests_info: the adapters a label set names. The series' value is then how many distinct
+   * adapters a scrape's current label sets name together, and each adapter is a `lora.adapter` series.
+   */
+  adapters?: (labels: Labels) => string[];
+  /**
+   * The sample's value is the Unix time it was last set (prometheus_client's set_to_current_time): a
+   * label set last set longer ago than this, in seconds, is history, not the present.
+   */
+  staleAfterS?: number;
 }
 
 export const MIB = 1024 * 1024;
@@ -75,7 +85,8 @@ interface Rule {
   scale?: number;
   sumAs?: string;
   labels?: (labels: Labels) => Labels;
-  valueFromLabels?: (labels: Labels) => number;
+  adapters?: (labels: Labels) => string[];
+  staleAfterS?: number;
 }
 
 const g = (name: string, unit: string, scale = 1): Rule => ({ name, unit, kind: 'gauge', scale });
@@ -83,6 +94,8 @@ const c = (name: string, unit: string, scale = 1): Rule => ({ name, unit, kind: 
 const h = (name: string, unit: string, scale = 1, sumAs?: string): Rule => ({ name, unit, kind: 'histogram', scale, sumAs });
 
 const adapters = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+/** The distinct adapters a lora_requests_info label set names, running or waiting. */
+const loraAdapters = (l: Labels): string[] => [...new Set([...adapters(l.running_lora_adapters), ...adapters(l.waiting_lora_adapters)])];
 
 /** vLLM names without the `vllm:` prefix; counters without `_total`. */
 const VLLM: Record<string, Rule> = {
@@ -120,12 +133,17 @@ const VLLM: Record<string, Rule> = {
   spec_decode_num_drafts: c('spec.drafts', 'count'),
   spec_decode_draft_acceptance_rate: g('spec.acceptance_rate', 'fraction'),
   cache_config_info: { name: 'engine.cache_config', unit: '', kind: 'info' },
+  // vLLM sets a new label set of this gauge to the current time whenever the adapters in its batch change
+  // and never removes the old ones: a scrape lists every adapter combination since start-up, the current
+  // one with the newest time. The adapter lists leave the series' labels (the instance stays: slots are
+  // per engine), and label sets older than a minute are history.
   lora_requests_info: {
     name: 'lora.active',
     unit: 'count',
     kind: 'gauge',
-    labels: (l): Labels => (l.max_lora !== undefined ? { max_lora: l.max_lora } : {}),
-    valueFromLabels: (l) => new Set([...adapters(l.running_lora_adapters), ...adapters(l.waiting_lora_adapters)]).size,
+    labels: ({ running_lora_adapters: _r, waiting_lora_adapters: _w, ...rest }): Labels => rest,
+    adapters: (l) => loraAdapters(l),
+    staleAfterS: 60,
   },
 };
 
@@ -264,7 +282,8 @@ export function canonicalMetric(metric: string, labels: Labels, typeKind?: Serie
     scale: rule.scale ?? 1,
     labels: { ...kept, metric },
     sumAs: rule.sumAs,
-    valueFromLabels: rule.valueFromLabels,
+    adapters: rule.adapters,
+    staleAfterS: rule.staleAfterS,
   };
 }
 

@@ -294,3 +294,34 @@ test('Ray Serve LLM `ray_vllm:` metrics map to the same canonical signals, count
     r.dispose();
   }
 });
+
+test('vllm:lora_requests_info: every label set since start-up is listed; only the recent ones count, pooled per scrape, one series per adapter', async () => {
+  // vLLM sets a new label set to the current time whenever its adapters change and never removes one.
+  const T = 1717000000;
+  const info = (running: string, waiting: string, setAt: number, scrape: number) =>
+    `vllm:lora_requests_info{instance="h:8000",max_lora="2",running_lora_adapters="${running}",waiting_lora_adapters="${waiting}"} ${setAt} ${scrape * 1000}`;
+  const text = [
+    '# TYPE vllm:lora_requests_info gauge',
+    info('a,b', '', T - 1000, T), // history: set 1000 s before the scrape
+    info('c', 'd', T - 5, T),
+    info('a,b', '', T - 1000, T + 30),
+    info('c', 'd', T - 5, T + 30), // 35 s old: still the present (set within the minute)
+    info('a', '', T + 29, T + 30),
+    info('', '', T + 55, T + 60),
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+  try {
+    assert.equal(r.error, null);
+    // One series per engine: the adapter lists are not labels of lora.active.
+    assert.deepEqual(values(r, 'lora.active', { instance: 'h:8000' }), [
+      { ts: T * 1000, v: 2 },
+      { ts: (T + 30) * 1000, v: 3 },
+      { ts: (T + 60) * 1000, v: 0 },
+    ]);
+    assert.deepEqual(values(r, 'lora.adapter', { adapter: 'a' }), [{ ts: (T + 30) * 1000, v: 1 }]);
+    assert.deepEqual(values(r, 'lora.adapter', { adapter: 'd' }).map((s) => s.ts), [T * 1000, (T + 30) * 1000]);
+    assert.equal(seriesRows(r).find((s) => s.name === 'lora.adapter' && s.labels.adapter === 'c')?.labels.max_lora, '2');
+  } finally {
+    r.dispose();
+  }
+});

@@ -5,7 +5,7 @@ import { canonicalLabels, canonicalMetric, isBlankSentinel, MIB } from '../../..
 test('vLLM V0 and V1 spellings map onto one canonical signal, kept apart by the metric label', () => {
   const v1 = canonicalMetric('vllm:kv_cache_usage_perc', { model_name: 'm', engine: '0' }, 'gauge');
   const v0 = canonicalMetric('vllm:gpu_cache_usage_perc', { model_name: 'm' }, 'gauge');
-  assert.deepEqual(v1, { name: 'kv.usage', unit: 'fraction', kind: 'gauge', scale: 1, labels: { model: 'm', engine: '0', metric: 'vllm:kv_cache_usage_perc' }, sumAs: undefined, valueFromLabels: undefined });
+  assert.deepEqual(v1, { name: 'kv.usage', unit: 'fraction', kind: 'gauge', scale: 1, labels: { model: 'm', engine: '0', metric: 'vllm:kv_cache_usage_perc' }, sumAs: undefined, adapters: undefined, staleAfterS: undefined });
   assert.equal(v0?.name, 'kv.usage');
   assert.equal(v0?.labels.metric, 'vllm:gpu_cache_usage_perc');
   assert.equal(canonicalMetric('vllm:time_per_output_token_seconds', {}, 'histogram')?.name, 'lat.itl');
@@ -53,11 +53,13 @@ test('HTTP 5xx counts as req.errors, other statuses as http.requests', () => {
   assert.equal(canonicalMetric('http_requests_total', { status: '2xx' }, 'counter')?.name, 'http.requests');
 });
 
-test('lora_requests_info counts distinct adapters from its labels', () => {
-  const c = canonicalMetric('vllm:lora_requests_info', { running_lora_adapters: 'a,b', waiting_lora_adapters: 'b,c', max_lora: '2' }, 'gauge');
+test('lora_requests_info names its distinct adapters; the adapter lists leave the labels, the engine stays', () => {
+  const c = canonicalMetric('vllm:lora_requests_info', { running_lora_adapters: 'a,b', waiting_lora_adapters: 'b, c', max_lora: '2', instance: 'h:8000' }, 'gauge');
   assert.equal(c?.name, 'lora.active');
-  assert.equal(c?.valueFromLabels?.({ running_lora_adapters: 'a,b', waiting_lora_adapters: 'b,c' }), 3);
-  assert.deepEqual(c?.labels, { max_lora: '2', metric: 'vllm:lora_requests_info' });
+  assert.deepEqual(c?.adapters?.({ running_lora_adapters: 'a,b', waiting_lora_adapters: 'b, c' }), ['a', 'b', 'c']);
+  assert.deepEqual(c?.adapters?.({ running_lora_adapters: '', waiting_lora_adapters: '' }), []);
+  assert.deepEqual(c?.labels, { max_lora: '2', instance: 'h:8000', metric: 'vllm:lora_requests_info' });
+  assert.equal(c?.staleAfterS, 60);
 });
 
 test('unknown metrics are not mapped; labels of DCGM info fields are dropped', () => {

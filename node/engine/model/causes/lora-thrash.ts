@@ -1,9 +1,9 @@
-// LoRA thrash: more active adapters than slots, so adapters are loaded on demand and the requests that
-// use them slow down while base-model requests do not.
+// LoRA thrash: more adapters in use than slots, so adapters are loaded on demand and the requests that
+// use them slow down (and, where the loads stall whole batches, everyone's).
 import { SIG } from '../../../../common/names';
-import { ratio } from '../baseline';
+import { max, ratio } from '../baseline';
 import type { RequestFact } from '../signals-from-store';
-import { cond, defineCause, fmt, maxE, medE, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult } from './context';
+import { cond, defineCause, fmt, medE, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type CauseContext, type Range, type RuleResult } from './context';
 
 export const loraThrash = defineCause({
   id: 'lora_thrash',
@@ -47,9 +47,9 @@ function rule(c: CauseContext): RuleResult {
   const s1 = spanEnd(c);
   const b0 = c.f.t[c.base[0]];
   const b1 = c.f.t[c.base[1]] + c.f.grid.W;
-  let active = maxE(c, c.f.loraActive);
-  const W = c.f.grid.W;
-  for (let t = s0; t < s1; t += W) active = Math.max(Number.isFinite(active) ? active : 0, new Set(withLora.filter((r) => r.end_ms >= t && r.end_ms < t + W).map((r) => adapterOf(r, served))).size);
+  const byEnd = [...withLora].sort((a, b) => a.end_ms - b.end_ms);
+  const active = adaptersInUse(c, c.span, byEnd, served);
+  const activeBase = adaptersInUse(c, c.base, byEnd, served);
   const p99 = (rs: typeof withLora) => {
     const v = rs.map((r) => r.ttft_s).filter((x): x is number => x !== null).sort((a, b) => a - b);
     return v.length ? v[Math.min(v.length - 1, Math.ceil(0.99 * v.length) - 1)] : NaN;
@@ -59,15 +59,54 @@ function rule(c: CauseContext): RuleResult {
   const inB = (r: { end_ms: number }) => r.end_ms >= b0 && r.end_ms <= b1;
   const rLora = ratio(p99(withLora.filter(inE)), p99(withLora.filter(inB)));
   const rBase = ratio(p99(base.filter(inE)), p99(base.filter(inB)));
+  const alike = rBase >= 0.8 * rLora;
+  // Base-model requests as slow as the adapters' own clear the adapters only where they thrashed in the
+  // baseline too. A thrash that began in the span stalls every batch (an adapter is loaded inside the
+  // engine step) and, where adapters carry most of the traffic, queues everyone behind the lost capacity.
+  const thrashedBefore = activeBase > maxLoras;
   return {
     id: 'lora_thrash',
     missing: [],
-    require: [cond('distinct active adapters > max_loras', `${active} > ${maxLoras}`, active > maxLoras), cond(`LoRA requests' r(ttft99) ≥ ${T.lora_ttft_ratio}`, rLora, rLora >= T.lora_ttft_ratio, T.lora_ttft_ratio)],
-    support: [],
-    veto: [cond('base-model requests equally slow', rBase, rBase >= 0.8 * rLora)],
+    require: [
+      cond('adapters in use (within a minute, on one engine) > max_loras', `${active} > ${maxLoras}`, active > maxLoras),
+      cond(`LoRA requests' r(ttft99) ≥ ${T.lora_ttft_ratio}`, rLora, rLora >= T.lora_ttft_ratio, T.lora_ttft_ratio),
+    ],
+    support: [
+      cond('LoRA requests slower than base-model requests', `LoRA ×${fmt(rLora)}, base ×${fmt(rBase)}`, !alike),
+      cond('adapters in use within the slots in the baseline', `${activeBase} ≤ ${maxLoras}`, !thrashedBefore),
+    ],
+    veto: [cond('base-model requests equally slow, and the adapters already outnumbered the slots in the baseline', rBase, alike && thrashedBefore)],
     evidence: [seriesEvidence(c, SIG.latTtft, `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
     onset_ms: loraOnset(c, withLora, 2 * p99(withLora.filter(inB))) ?? spanStart(c),
   };
+}
+
+/**
+ * The most adapters in use on one engine in a range of windows: the frame's count (lora_requests_info),
+ * or the distinct adapters of the requests that finished in one window, whichever is larger.
+ */
+function adaptersInUse(c: CauseContext, r: Range, byEnd: RequestFact[], served: string | null): number {
+  let n = max(slice(c.f.loraActive, r));
+  const W = c.f.grid.W;
+  for (let i = r[0]; i <= r[1]; i++) {
+    const t = c.f.t[i];
+    const seen = new Set<string | null>();
+    for (let k = firstEndingAt(byEnd, t); k < byEnd.length && byEnd[k].end_ms < t + W; k++) seen.add(adapterOf(byEnd[k], served));
+    if (seen.size) n = Math.max(Number.isFinite(n) ? n : 0, seen.size);
+  }
+  return n;
+}
+
+/** Index of the first request (sorted by end) that ended at or after t. */
+function firstEndingAt(byEnd: RequestFact[], t: number): number {
+  let lo = 0;
+  let hi = byEnd.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byEnd[mid].end_ms < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
