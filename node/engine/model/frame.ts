@@ -2,6 +2,7 @@
 // one pass per series. Several series of one name are combined as the signal demands: counters and
 // queue gauges add up across engines, KV usage takes the fullest engine, GPUs stay separate so the
 // worst one can drive R and their spread can reveal a straggler.
+import { median } from './baseline';
 import { histogramEntropy, histogramQuantile } from './quantiles';
 import { sizeOf, type LoadedHistogram, type LoadedSeries, type RequestFact, type Signals } from './signals-from-store';
 import { bitsBucketsOf, counterBucketsOf, gaugeBucketsOf, histogramDeltas, inOneRead } from './series-buckets';
@@ -113,8 +114,7 @@ export function pickSources<T extends { labels: Record<string, string> }>(list: 
   const by = new Map<string, T>();
   for (const x of list) {
     if (sourceRank(x.labels) !== best) continue;
-    const { metric: _metric, ...rest } = x.labels;
-    const key = JSON.stringify(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const key = engineKey(x.labels);
     const had = by.get(key);
     if (!had || size(x) > size(had)) by.set(key, x);
   }
@@ -559,7 +559,37 @@ function kvCapacity(sig: Signals): number {
     const size = Number(s.labels.block_size);
     if (blocks > 0 && size > 0) total += blocks * size;
   }
+  return total > 0 ? total : kvCapacityFromUse(sig);
+}
+
+/**
+ * The pool's size where no cache config says it (SGLang): tokens in use ÷ the pool's usage, read at the
+ * same instant on the same engine (SGLang's num_used_tokens and token_usage, or one log line's "#token"
+ * and "token usage"), the median per engine, summed over engines. NaN without such pairs.
+ */
+function kvCapacityFromUse(sig: Signals): number {
+  const usage = new Map<string, LoadedSeries>();
+  for (const s of seriesOf(sig, SIG.kvUsage)) usage.set(engineKey(s.labels), s);
+  let total = 0;
+  for (const used of seriesOf(sig, SIG.kvUsedTokens)) {
+    const u = usage.get(engineKey(used.labels));
+    if (!u) continue;
+    const at = new Map<number, number>();
+    for (let i = 0; i < u.t.length; i++) if (u.v[i] >= 0.05) at.set(u.t[i], u.v[i]);
+    const sizes: number[] = [];
+    for (let i = 0; i < used.t.length; i++) {
+      const frac = at.get(used.t[i]);
+      if (frac !== undefined && used.v[i] > 0) sizes.push(used.v[i] / frac);
+    }
+    if (sizes.length) total += median(sizes);
+  }
   return total > 0 ? total : NaN;
+}
+
+/** One engine's labels, as pickSources keys them: the `metric` that tells spellings apart set aside. */
+function engineKey(labels: Record<string, string>): string {
+  const { metric: _metric, ...rest } = labels;
+  return JSON.stringify(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /**

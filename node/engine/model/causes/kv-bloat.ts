@@ -4,7 +4,7 @@ import { median, ratio } from '../baseline';
 import {
   cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
-import { idleFloor, sumArrays } from './shared';
+import { idleFloor, kvHeldPerToken, sumArrays } from './shared';
 
 export const kvBloat = defineCause({
   id: 'kv_bloat',
@@ -24,10 +24,7 @@ function rule(c: CauseContext): RuleResult {
   const rLen = ratio(medE(c, len), medB(c, len));
   const floor = idleFloor(c);
   const lastFloor = floor.v.length ? median(floor.v.slice(-3)) : NaN;
-  // KV tokens each running request holds ÷ the tokens it has (prompt + output so far ≤ plen + glen).
-  const held = new Float64Array(c.f.grid.n);
-  for (let i = 0; i < held.length; i++) held[i] = c.f.run[i] > 0 && len[i] > 0 ? (c.f.kv[i] * c.f.kvCapacityTokens) / c.f.run[i] / len[i] : NaN;
-  const heldE = medE(c, held);
+  const heldE = medE(c, kvHeldPerToken(c));
   return {
     id: 'kv_bloat',
     missing: [],

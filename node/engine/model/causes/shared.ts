@@ -99,3 +99,15 @@ export function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
   for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
   return out;
 }
+
+/**
+ * KV tokens each running request holds ÷ the tokens it has (prompt + output so far ≤ plen + glen), per
+ * window: about 1 or less where the pool holds tokens, ≫ 1 where it holds reservations (max_tokens × n
+ * set aside at admission). NaN where the pool's size or the lengths are unknown.
+ */
+export function kvHeldPerToken(c: CauseContext): Float64Array {
+  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const held = new Float64Array(c.f.grid.n);
+  for (let i = 0; i < held.length; i++) held[i] = c.f.run[i] > 0 && len[i] > 0 ? (c.f.kv[i] * c.f.kvCapacityTokens) / c.f.run[i] / len[i] : NaN;
+  return held;
+}

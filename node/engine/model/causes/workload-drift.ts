@@ -3,8 +3,9 @@ import { SIG } from '../../../../common/names';
 import { ratio } from '../baseline';
 import { windowAt } from '../windows';
 import {
-  cond, defineCause, departureOnset, fmt, medB, missingInputs, notAssessable, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
 } from './context';
+import { kvHeldPerToken } from './shared';
 
 export const workloadDrift = defineCause({
   id: 'workload_drift',
@@ -51,6 +52,10 @@ function rule(c: CauseContext): RuleResult {
   const e2eRatios = [rE(c, c.f.e2e99), rE(c, c.f.e2eMean)].filter(Number.isFinite);
   const rE2e = e2eRatios.length ? Math.max(...e2eRatios) : NaN;
   const onsetLen = slice(c.f.glenMean, c.base).some(Number.isFinite) ? c.f.glenMean : glen;
+  // Longer answers fill the pool with their tokens; a pool whose requests each hold several times the
+  // tokens they have holds reservations (max_tokens × n set aside at admission): that is kv_bloat's
+  // mechanism, which no length of answer explains.
+  const held = medE(c, kvHeldPerToken(c));
   return {
     id: 'workload_drift',
     missing: [],
@@ -60,7 +65,7 @@ function rule(c: CauseContext): RuleResult {
       cond(`r(e2e99 or e2e mean) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
     ],
     support: [],
-    veto: [],
+    veto: [cond(`KV held per running request ≥ ${T.bloat_held_ratio}× its tokens (reservations, → kv_bloat)`, held, held >= T.bloat_held_ratio, T.bloat_held_ratio)],
     evidence: [seriesEvidence(c, c.f.have.has(SIG.reqGenLen) ? SIG.reqGenLen : SIG.tokensGeneration, `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
     onset_ms: lengthOnset(c, onsetLen),
   };
