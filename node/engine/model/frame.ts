@@ -102,6 +102,11 @@ function sourceRank(labels: Record<string, string>): number {
   return 0;
 }
 
+/** The most direct source a signal has (sourceRank), Infinity where it has none. */
+function bestRank(sig: Signals, name: string): number {
+  return Math.min(...(sig.series.get(name) ?? []).map((s) => sourceRank(s.labels)));
+}
+
 /**
  * One reading per signal and engine. The same quantity often arrives twice — the Prometheus gauge and
  * the log line's `Running:`, the V0 and V1 spelling of one metric (told apart only by `metric`), span
@@ -384,8 +389,11 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   const plenH = hist(SIG.reqPromptLen);
   const glenH = hist(SIG.reqGenLen);
 
+  // Completions from the most direct source: the engine's own finished counter, else its e2e histogram's
+  // count; a finished count derived from traced requests counts only the sampled ones (SGLang exports no
+  // finished counter, and a 1% trace sample read as the completion rate made arrivals 1/100 of the truth).
   let lamOut = combine(rates(seriesOf(sig, SIG.reqFinished), g), n, 'sum');
-  if (!have.has(SIG.reqFinished)) {
+  if (!have.has(SIG.reqFinished) || bestRank(sig, SIG.reqFinished) > bestRank(sig, countOf(SIG.latE2e))) {
     const c = combine(rates(seriesOf(sig, countOf(SIG.latE2e)), g), n, 'sum');
     if (c.some(Number.isFinite)) lamOut = c;
     else if (e2e) lamOut = e2e.count.map((x) => x / (g.W / 1000));

@@ -442,8 +442,15 @@ export function inOneRead<T>(sig: Signals, fn: () => T): T {
 
 function gridOf(sig: Signals, cfg: GridConfig, reads: (name: string) => FoldKinds | null): SignalGrid {
   const lines: Timeline[] = [];
-  for (const list of sig.series.values()) for (const s of list) lines.push(timelineOf(s));
-  for (const list of sig.histograms.values()) for (const h of list) lines.push(timelineOf(h));
+  // Figures the importer derived from traced requests (label from=spans) sit on its own 10 s windows: a
+  // cadence of the importer, not of the engine, so they time the grid only where nothing else does.
+  const fromSpans = new Set<Timeline>();
+  const add = (x: { labels: Record<string, string> }, l: Timeline) => {
+    lines.push(l);
+    if (x.labels.from === 'spans') fromSpans.add(l);
+  };
+  for (const list of sig.series.values()) for (const s of list) add(s, timelineOf(s));
+  for (const list of sig.histograms.values()) for (const h of list) add(h, timelineOf(h));
   // The grid covers the dense part of the data only; silent stretches longer than gap_split_ms are reported, not gridded.
   const dense = denseSpanOf(
     lines.flatMap((l) => l.pieces(cfg.gap_split_ms)),
@@ -451,8 +458,10 @@ function gridOf(sig: Signals, cfg: GridConfig, reads: (name: string) => FoldKind
   );
   const startMs = dense?.start_ms ?? sig.start_ms;
   const endMs = dense?.end_ms ?? sig.end_ms;
-  // engineInterval reads the engine's series, or every series where there is none.
-  const timing = lines.some((l) => ENGINE_FAMILY.test(l.name)) ? lines.filter((l) => ENGINE_FAMILY.test(l.name)) : lines;
+  // engineInterval reads the engine's own series (span figures only where it has no others), or every series where there is none.
+  const engine = lines.filter((l) => ENGINE_FAMILY.test(l.name));
+  const own = engine.filter((l) => !fromSpans.has(l));
+  const timing = own.length ? own : engine.length ? engine : lines;
   const unknown = timing.filter((l) => l.step() === null);
   if (unknown.length) {
     const guessed = makeGrid(startMs, endMs, engineIntervalOf(timing.map((l) => ({ name: l.name, step: l.step() ?? l.guess() }))), cfg);
