@@ -8,7 +8,7 @@ import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
 import { CAUSE_IDS, DEFAULT_QUADRANT_THRESHOLDS } from '../../../common/contract/diagnosis';
 import { DEFAULT_CONFIG, mergeConfig } from '../../../node/engine/model/config';
 import { quadrantOf } from '../../../node/engine/model/quadrants';
-import type { SyntheticIncident } from '../../helpers/synthetic-incident';
+import { SyntheticIncident } from '../../helpers/synthetic-incident';
 
 const ON = 600;
 const ONSET_MS = T0 + ON * 1000;
@@ -153,4 +153,29 @@ test("the diagnosis carries the quadrant split its windows were classified with 
     }
   }
   assert.deepEqual({ theta_R: DEFAULT_CONFIG.theta_R, theta_S: DEFAULT_CONFIG.theta_S }, DEFAULT_QUADRANT_THRESHOLDS);
+});
+
+/** An engine read from its periodic log lines alone (vLLM's stats line every 10 s): no completions, no latency. */
+function logLinesOnly(kv: (s: number) => number) {
+  const ts = tempStore();
+  try {
+    const x = new SyntheticIncident(ts.store, 1800, 10);
+    const log = (metric: string) => ({ metric: `vllm-log:${metric}` });
+    x.gauge('tokens.prompt_rate', (s) => (s >= 1200 ? 7200 : 4000) * x.noise(0.05), log('Avg prompt throughput'));
+    x.gauge('tokens.generation_rate', (s) => (s >= 1200 ? 3600 : 2000) * x.noise(0.05), log('Avg generation throughput'));
+    x.gauge('req.running', (s) => (s >= 1200 ? 256 : Math.round(140 * x.noise(0.1))), log('Running'));
+    x.gauge('req.waiting', (s) => (s >= 1200 ? 30 * ((s - 1200) / 10) : 0), log('Waiting'));
+    x.gauge('kv.usage', kv, log('GPU KV cache usage'));
+    return analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
+  } finally {
+    ts.dispose();
+  }
+}
+
+test('log lines only: served work up with every slot busy and the queue growing is a surge; a full KV pool is left to kv_exhaustion', () => {
+  const slots = logLinesOnly((s) => (s >= 1200 ? 0.3 : 0.2));
+  assert.equal(slots.causes[0]?.id, 'traffic_surge', JSON.stringify(slots.checked.find((c) => c.id === 'traffic_surge')));
+  assert.ok(Math.abs(slots.onset_ms! - (T0 + 1200_000)) <= 30_000, `onset ${slots.onset_ms! - T0}`);
+  const pool = logLinesOnly((s) => (s >= 1200 ? 0.99 : 0.5));
+  assert.equal(pool.causes.some((c) => c.id === 'traffic_surge'), false);
 });

@@ -15,7 +15,7 @@ export const trafficSurge = defineCause({
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
-  if (missing.length) return notAssessable('traffic_surge', missing);
+  if (missing.length) return fromLogLines(c) ?? notAssessable('traffic_surge', missing);
   const rLam = rE(c, c.f.lamIn);
   const { waitSlope, runAtMax, kvHigh } = engineFull(c);
   // Requests that grew (longer prompts and answers) fill a KV pool as more requests do: where the pool
@@ -52,6 +52,39 @@ function rule(c: CauseContext): RuleResult {
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
     onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
+  };
+}
+
+/**
+ * An engine read from its periodic log lines alone (vLLM's "Avg prompt throughput … Running … Waiting …"):
+ * no completions, no latency. Arrivals are at least the work served, and more where the queue grows, so
+ * served tokens up ≥ surge_arrival_ratio with every slot busy and the queue growing is the surge. Only
+ * where the slots are the limit: a pool filled by longer requests serves more tokens per request too, and
+ * without request counts the two cannot be told apart (kv_exhaustion reads that case). Null where the
+ * log lines do not give these signals either.
+ */
+function fromLogLines(c: CauseContext): RuleResult | null {
+  const T = c.cfg.causes;
+  if (missingInputs(c.f, [SIG.reqWaiting, SIG.reqRunning, [SIG.tokensPromptRate, SIG.tokensPrompt, SIG.tokensGenerationRate, SIG.tokensGeneration]]).length) return null;
+  const served = c.f.ptok.some(Number.isFinite) ? c.f.ptok : c.f.gtok;
+  const rServed = rE(c, served);
+  const { waitSlope, runAtMax, kvHigh } = engineFull(c);
+  const waitB = medB(c, c.f.wait);
+  const waitE = maxE(c, c.f.wait);
+  const queued = waitE > Math.max(1, 2 * (Number.isFinite(waitB) ? waitB : 0));
+  return {
+    id: 'traffic_surge',
+    missing: [],
+    require: [
+      cond(`work served up: r(${served === c.f.ptok ? 'prompt' : 'generation'} tokens/s) ≥ ${T.surge_arrival_ratio} (no request counts: log lines only)`, rServed, rServed >= T.surge_arrival_ratio, T.surge_arrival_ratio),
+      cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
+      cond('every slot busy (run at max)', runAtMax, runAtMax),
+      cond('requests waiting (wait > max(1, 2× the baseline)): no latency measured, the queue is the symptom', `${fmt(waitE)} (baseline ${fmt(waitB)})`, queued),
+    ],
+    support: [],
+    veto: [cond(`KV ≥ ${T.kv_high}: the pool, not the slots, is the limit (→ kv_exhaustion)`, maxE(c, c.f.kv), kvHigh, T.kv_high)],
+    evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; work served ×${fmt(rServed)}`)],
+    onset_ms: departureOnset(c, served, 1, (i) => ratio(served[i], medB(c, served)) >= T.surge_arrival_ratio, 2),
   };
 }
 
