@@ -14,8 +14,15 @@ export const cudaGraphFallback = defineCause({
   rule,
 });
 
-/** The largest batch any engine captures CUDA graphs for by default (vLLM: 512). */
+/** The largest batch an engine captures CUDA graphs for by default: vLLM 512, TGI 32 (--cuda-graphs 1,2,4,8,16,32). */
 const MAX_CAPTURE = 512;
+const TGI_MAX_CAPTURE = 32;
+
+/** The largest capture size plausible for the engine the metrics come from. */
+function maxCapture(c: CauseContext): number {
+  for (const list of c.sig.series.values()) for (const s of list) if (s.labels.metric?.startsWith('tgi_')) return TGI_MAX_CAPTURE;
+  return MAX_CAPTURE;
+}
 
 /**
  * Median ITL over windows whose running peak sits just above `cap` (up to 1.5×) ÷ over windows just below
@@ -53,10 +60,11 @@ function rule(c: CauseContext): RuleResult {
   const rItl = rE(c, itl);
   // A cap read off the ITL step lines up with that step by construction, so it needs evidence of its
   // own: eager steps are slower at the *same* batch size, a jump in ITL across the cap that load alone
-  // (a gentle rise with the batch) does not make; and no engine captures graphs above 512 sequences
-  // (vLLM's largest default capture size; TGI's is 32).
+  // (a gentle rise with the batch) does not make; and no engine captures graphs above its default
+  // largest size (vLLM 512 sequences, TGI 32).
   const jump = cudaGraphJump(c, itl, cap);
-  const plausible = known || (cap <= MAX_CAPTURE && jump >= T.cuda_graph_itl_ratio);
+  const maxCap = maxCapture(c);
+  const plausible = known || (cap <= maxCap && jump >= T.cuda_graph_itl_ratio);
   return {
     id: 'cuda_graph_fallback',
     missing: [],
@@ -65,7 +73,7 @@ function rule(c: CauseContext): RuleResult {
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
-        `the capture max is known from the engine log, or the inferred one is ≤ ${MAX_CAPTURE} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps)`,
+        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps)`,
         `${known ? 'known' : `inferred ${fmt(cap)}`}, ITL above ÷ below ${fmt(jump)}`,
         plausible,
         T.cuda_graph_itl_ratio,

@@ -13,7 +13,7 @@ export const longPromptInterference = defineCause({
 
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
-  const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans', SIG.latItl]]);
   if (missing.length) return notAssessable('long_prompt_interference', missing);
   const rP90 = rE(c, c.f.plenP90);
   const rLam = rE(c, c.f.lamIn);
@@ -21,6 +21,9 @@ function rule(c: CauseContext): RuleResult {
   // same length are load (a surge, KV pressure), not longer prompts.
   const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
   const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
+  // A long prefill chunk shares its step with every decode in the batch: the decodes' ITL tail stalls by
+  // the chunk's time. Where TTFT is coarse (vLLM's buckets) or not exported at all (TGI), that is the symptom.
+  const rItl99 = rE(c, c.f.itl99);
   const hitB = medB(c, c.f.hit);
   const hitCollapse = hitB >= 0.3 && medE(c, c.f.hit) <= 0.5 * hitB && !(rE(c, c.f.plenMean) >= 1.2);
   const bimodal = rE(c, c.f.itl99) / rE(c, c.f.itl50);
@@ -30,7 +33,7 @@ function rule(c: CauseContext): RuleResult {
     require: [
       cond(`r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio}`, `plen_p90 ${fmt(rP90)}, ptok per arrival ${fmt(rPtok)}`, rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio, T.long_prompt_ratio),
       cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
-      cond(`r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.long_prompt_ttft_ratio, T.long_prompt_ttft_ratio),
+      cond(`r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills)`, `ttft ${fmt(rTtft)}, itl99 ${fmt(rItl99)}`, rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio, T.long_prompt_ttft_ratio),
     ],
     support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
     // A preemption storm is what long prompts do to a full pool: it goes in the chain (→ kv_exhaustion), not a veto.
