@@ -133,8 +133,12 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   const where_ = (c: CauseResult) => c.instances ?? [];
   const covers = (a: CauseResult, b: CauseResult) =>
     a.id !== b.id && a.chain[0] === a.id && a.chain.includes(b.id) && (where_(a).length === 0 || (where_(b).length > 0 && where_(b).every((x) => where_(a).includes(x))));
-  const order = merged.map((c, i) => ({ c, i, p: precedence(c) }));
-  order.sort((a, b) => a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));
+  // A cause that no instance's own data shows, beside causes that some instance's do, is a reading of the
+  // pooled series only (a restart on one replica read against the whole fleet's latency): it ranks after them.
+  const seen = (c: CauseResult) => (firingIn.get(c.id)?.length ?? 0) > 0;
+  const anySeen = per.length > 1 && merged.some(seen);
+  const order = merged.map((c, i) => ({ c, i, p: precedence(c), alone: anySeen && !seen(c) ? 1 : 0 }));
+  order.sort((a, b) => a.alone - b.alone || a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));
   const causes = order.map((x) => x.c);
 
   const instances: InstanceDiagnosis[] = per.map(({ group, d }) => ({

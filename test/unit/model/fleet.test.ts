@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../../node/engine/store/store';
 import { analyzeIncident } from '../../../node/engine/model/diagnose';
+import { mergeFleet } from '../../../node/engine/model/fleet';
+import type { CauseId, CauseResult, Diagnosis } from '../../../common/contract/diagnosis';
 import { SyntheticIncident, T0 } from '../../helpers/synthetic-incident';
 
 function fleet(hung: string | null): { file: string; id: number; dir: string } {
@@ -56,4 +58,22 @@ test('a healthy fleet of four is healthy, instance by instance', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a cause only the pooled series show ranks after the causes an instance shows on its own data', () => {
+  const cause = (id: CauseId) => ({ id, chain: [id], confidence: 0.8, onset_ms: T0, require: [], support: [], veto: [], evidence: [] }) as unknown as CauseResult;
+  const diag = (causes: CauseResult[]) => ({ causes, status: causes.length ? 'explained' : 'healthy', onset_ms: T0, unexplained: null, checked: [], windows: [] }) as unknown as Diagnosis;
+  const group = (key: string) => ({ key, ids: new Set([key]) });
+  // deploy_regression outranks kv_exhaustion by precedence; only the fleet's pooled series show it.
+  const merged = mergeFleet(diag([cause('deploy_regression'), cause('kv_exhaustion')]), [
+    { group: group('a'), d: diag([cause('kv_exhaustion')]) },
+    { group: group('b'), d: diag([cause('kv_exhaustion')]) },
+  ]);
+  assert.deepEqual(merged.causes.map((c) => c.id), ['kv_exhaustion', 'deploy_regression']);
+  // With no instance showing anything, the fleet's own order stands.
+  const alone = mergeFleet(diag([cause('deploy_regression'), cause('kv_exhaustion')]), [
+    { group: group('a'), d: diag([]) },
+    { group: group('b'), d: diag([]) },
+  ]);
+  assert.deepEqual(alone.causes.map((c) => c.id), ['deploy_regression', 'kv_exhaustion']);
 });
