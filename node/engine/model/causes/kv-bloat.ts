@@ -30,7 +30,15 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`kv ≥ ${T.bloat_kv} (median over the span)`, kv, kv >= T.bloat_kv, T.bloat_kv),
-      cond(`run ≤ ${T.bloat_run_share}·median_B(run)`, `${fmt(run)} vs baseline ${fmt(runB)}`, run <= T.bloat_run_share * runB, T.bloat_run_share),
+      // Few requests hold the pool: the batch fell to a share of the baseline's, or (read directly, where the
+      // pool's size is known) each running request holds several times the KV its tokens need — the
+      // baseline's batch is no reference where the recording began in a quiet stretch.
+      cond(
+        `run ≤ ${T.bloat_run_share}·median_B(run) OR KV held per running request ≥ ${T.bloat_held_ratio}× its tokens`,
+        `${fmt(run)} vs baseline ${fmt(runB)}, KV held ÷ tokens ${fmt(heldE)}`,
+        run <= T.bloat_run_share * runB || heldE >= T.bloat_held_ratio,
+        T.bloat_run_share,
+      ),
       cond(`r(plen + glen) ≥ ${T.bloat_len_ratio} OR KV tokens per running request ≥ ${T.bloat_held_ratio}× its tokens (plen + glen)`, `r(len) ${fmt(rLen)}, KV held ÷ tokens ${fmt(heldE)}`, rLen >= T.bloat_len_ratio || heldE >= T.bloat_held_ratio, T.bloat_len_ratio),
     ],
     support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
