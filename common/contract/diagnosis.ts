@@ -74,6 +74,8 @@ export interface CauseResult {
   instances?: string[];
   /** Memory growth that ran into a CUDA OOM: it ranks with the crashes (docs/root-causes.md §2). */
   ended_in_oom?: boolean;
+  /** Its defining figure was read off the symptom itself (an inferred CUDA-graph capture size): it ranks last (docs/root-causes.md §2). */
+  inferred?: boolean;
 }
 
 /**

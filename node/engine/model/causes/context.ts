@@ -45,6 +45,12 @@ export interface RuleResult {
   onset_ms: number | null;
   /** Memory causes rank with oom_crash_loop when they end in an OOM. */
   endsInOom?: boolean;
+  /**
+   * The cause's defining figure was read off the symptom itself (a CUDA-graph capture size taken as the
+   * batch where ITL stepped): other mechanisms leave the same trace, so it ranks after every cause read
+   * from signals of its own.
+   */
+  inferred?: boolean;
 }
 
 export type Rule = (ctx: CauseContext) => RuleResult;

@@ -84,5 +84,6 @@ function rule(c: CauseContext): RuleResult {
     evidence: [seriesEvidence(c, SIG.reqRunning, `running above ${fmt(cap)} from ${cross === null ? 'never' : new Date(cross).toISOString()}`), seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)}`)],
     // The fallback is the end of a rise in load: the incident began where arrivals left their baseline on the way up.
     onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.runMax[i] > cap, 2) ?? cross,
+    inferred: !known,
   };
 }

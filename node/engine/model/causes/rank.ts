@@ -15,12 +15,17 @@ const levelOf = (id: CauseId): number => CAUSES[id].level;
 
 export function level(r: RuleResult): number {
   if ((r.id === 'gpu_memory_leak' || r.id === 'allocator_fragmentation') && r.endsInOom) return levelOf('oom_crash_loop');
+  if (r.inferred) return INFERRED_LEVEL;
   return levelOf(r.id);
 }
 
+/** Where a cause read off its own symptom ranks (RuleResult.inferred): after every level. */
+const INFERRED_LEVEL = Math.max(...Object.values(CAUSES).map((d) => d.level)) + 1;
+
 /** A reported cause's place in the precedence order: the strongest level along its chain. */
-export function precedence(c: { id: CauseId; chain: CauseId[]; ended_in_oom?: boolean }): number {
-  return Math.min(c.ended_in_oom ? levelOf('oom_crash_loop') : levelOf(c.id), ...c.chain.map((id) => levelOf(id)));
+export function precedence(c: { id: CauseId; chain: CauseId[]; ended_in_oom?: boolean; inferred?: boolean }): number {
+  const own = c.ended_in_oom ? levelOf('oom_crash_loop') : c.inferred ? INFERRED_LEVEL : levelOf(c.id);
+  return Math.min(own, ...c.chain.filter((id) => id !== c.id).map((id) => levelOf(id)));
 }
 
 /**
@@ -80,6 +85,7 @@ export function rankCauses(results: RuleResult[], fallbackOnset: number | null, 
       veto: r.veto,
       evidence: r.evidence,
       ...(r.endsInOom ? { ended_in_oom: true } : {}),
+      ...(r.inferred ? { inferred: true } : {}),
       level: e.level,
       // Within one level a root sorts before the mechanisms it drives.
       depth: e.downstream ? 0 : chains.get(r.id)!.length,
