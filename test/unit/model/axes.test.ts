@@ -100,4 +100,10 @@ test('ranking: precedence, chains, vetoes and the confidence formula', () => {
   assert.deepEqual(rankCauses([rule('kv_exhaustion', true), leak], null).map((c) => c.id), ['gpu_memory_leak', 'kv_exhaustion']);
   assert.deepEqual(rankCauses([rule('kv_exhaustion', true), { ...leak, endsInOom: false }], null).map((c) => c.id), ['kv_exhaustion', 'gpu_memory_leak']);
   assert.deepEqual(chainOf('oom_crash_loop', new Map([['oom_crash_loop', rule('oom_crash_loop', true)], ['gpu_memory_leak', leak]])), ['gpu_memory_leak', 'oom_crash_loop']);
+  // A CUDA-graph cap read off the ITL step itself ranks after a cause read from its own signals.
+  const graphs = rule('cuda_graph_fallback', true, { inferred: true });
+  const ranked2 = rankCauses([graphs, rule('long_prompt_interference', true)], null);
+  assert.deepEqual(ranked2.map((c) => c.id), ['long_prompt_interference', 'cuda_graph_fallback']);
+  assert.equal(ranked2[1].inferred, true);
+  assert.deepEqual(rankCauses([{ ...graphs, inferred: false }, rule('long_prompt_interference', true)], null).map((c) => c.id), ['cuda_graph_fallback', 'long_prompt_interference']);
 });
