@@ -3,7 +3,7 @@ import { SIG } from '../../../../common/names';
 import { median } from '../baseline';
 import type { GpuWindows } from '../frame';
 import {
-  cond, defineCause, departureOnset, fmt, longestRun, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart, type CauseContext, type RuleResult,
+  cond, defineCause, fmt, longestRun, missingInputs, notAssessable, rE, seriesEvidence, slice, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
 
 export const gpuThrottling = defineCause({
@@ -59,7 +59,26 @@ function rule(c: CauseContext): RuleResult {
       seriesEvidence(c, gpuRef(SIG.gpuSmClock, best.g), `SM clock ${fmt(best.clkE)} MHz vs baseline ${fmt(best.clkB)} MHz`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
       seriesEvidence(c, gpuRef(SIG.gpuThrottleReasons, best.g), `throttle reasons 0x${best.bitsE.toString(16)}`, best.run.start ?? spanStart(c), best.run.end ?? spanEnd(c)),
     ],
-    // A heat-soak ramp starts the incident before the clock is cut: date it where the temperature left its baseline.
-    onset_ms: best.run.start === null ? null : departureOnset(c, best.g.temp, 1, (i) => c.f.t[i] >= best!.run.start!, 3, 0.01) ?? best.run.start,
+    onset_ms: best.run.start === null ? null : flaggedFrom(c, best.g, best.run.start),
   };
+}
+
+/**
+ * The GPU sets its slowdown bits from the first step of a throttle, while the clock takes minutes of heat
+ * soak to fall below the cut: the incident began where the bits came on, walking back from the cut clock's
+ * first window over windows that keep them set (a window without a reading neither breaks nor extends the
+ * stretch). The temperature is no date: a sensor read in whole degrees climbs 1 °C through an idle
+ * afternoon, and dating the soak from there put throttles 2–11 min early.
+ */
+function flaggedFrom(c: CauseContext, g: GpuWindows, runStart: number): number {
+  const bits = c.cfg.causes.throttle_bits;
+  let i = Math.max(0, Math.floor((runStart - c.f.grid.t0) / c.f.grid.step));
+  let from = i;
+  for (i = i - 1; i >= 0; i--) {
+    const x = g.thr[i];
+    if (Number.isNaN(x)) continue;
+    if ((x & bits) === 0) break;
+    from = i;
+  }
+  return Math.min(runStart, c.f.t[from]);
 }

@@ -50,8 +50,10 @@ function rule(c: CauseContext): RuleResult {
   if (!multi) missing.push('per-GPU gpu.sm_clock / gpu.temp / gpu.power / gpu.sm_active for ≥ 2 GPUs');
   if (missing.length) return notAssessable('tp_straggler', missing);
   let best: { name: string; e: number; b: number; s: Float64Array | null } = { name: '', e: NaN, b: NaN, s: null };
+  const spreads = new Map<keyof GpuWindows, Float64Array>();
   for (const [field, name] of SPREAD_FIELDS) {
     const s = spread(c.f.gpus, field, c.f.grid.n);
+    spreads.set(field, s);
     const e = medE(c, s);
     if (Number.isFinite(e) && !(best.e >= e)) best = { name, e, b: medB(c, s), s };
   }
@@ -67,7 +69,10 @@ function rule(c: CauseContext): RuleResult {
   const rLam = rE(c, c.f.lamIn);
   const runFollows = Number.isFinite(rRun) && rRun <= 1.1 * rItl && flat(rLam) && Math.abs(rLam - 1) <= c.cfg.causes.workload_tolerance;
   const th = c.cfg.causes.straggler_spread;
-  const onset = best.s ? departureOnset(c, best.s, 1, (i) => best.s![i] >= th) ?? spanStart(c) : spanStart(c);
+  // Dated where the ranks' speed parted (clock, else SM activity), where that spread reached the cut: a
+  // temperature or power spread also grows through the heat soak that comes before a throttled rank slows.
+  const speed = (['clk', 'smAct'] as const).map((f) => spreads.get(f)!).find((x) => slice(x, c.span).some((v) => v >= th)) ?? best.s;
+  const onset = speed ? departureOnset(c, speed, 1, (i) => speed[i] >= th) ?? spanStart(c) : spanStart(c);
   // A rank whose process died (OOM, crash) sits idle beside the others: a spread, but not a slow rank.
   const deadFirst = [...events(c, EV.oom), ...events(c, EV.engineCrash)].filter((e) => e.ts_ms <= onset + c.f.grid.W).length;
   return {
