@@ -631,9 +631,11 @@ function loraInUse(sig: Signals, g: WindowGrid): Float64Array {
   const engines = new Map<string, Float64Array[]>();
   for (const s of seriesOf(sig, SIG.loraAdapter)) {
     const { adapter: _a, ...engine } = s.labels;
-    const key = JSON.stringify(engine);
+    const key = engineKey(engine);
     const seen = gaugeWindows(gaugeBucketsOf(s, g, Infinity), g).max;
-    engines.set(key, [...(engines.get(key) ?? []), seen]);
+    const list = engines.get(key);
+    if (list) list.push(seen);
+    else engines.set(key, [seen]);
   }
   for (const adapters of engines.values()) {
     const last = new Float64Array(adapters.length).fill(-Infinity);

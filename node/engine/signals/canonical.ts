@@ -142,7 +142,7 @@ const VLLM: Record<string, Rule> = {
     unit: 'count',
     kind: 'gauge',
     labels: ({ running_lora_adapters: _r, waiting_lora_adapters: _w, ...rest }): Labels => rest,
-    adapters: (l) => loraAdapters(l),
+    adapters: loraAdapters,
     staleAfterS: 60,
   },
 };

@@ -258,15 +258,21 @@ export function engineFull(c: CauseContext): { full: boolean; runAtMax: boolean;
   const runPeak = finitePeak(c.f.runMax);
   // Judged where the queue stands above its baseline (a short surge inside a long span would be diluted
   // by the calm around it), else over the span.
-  const waitB = medB(c, c.f.wait);
+  const beyond = queuedBeyond(c);
   const queued: number[] = [];
-  for (let i = c.span[0]; i <= c.span[1]; i++) if (c.f.wait[i] > Math.max(1, 2 * (Number.isFinite(waitB) ? waitB : 0))) queued.push(c.f.runMax[i]);
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (c.f.wait[i] > beyond) queued.push(c.f.runMax[i]);
   const atQueue = queued.length >= 3 ? median(queued) : medE(c, c.f.runMax);
   // 0.85: a window's max of two or three scrapes misses the cap by a few sequences between steps.
   const runAtMax = atQueue >= 0.85 * runPeak && runPeak > 0;
   const kvHigh = maxE(c, c.f.kv) >= c.cfg.causes.kv_high;
   const waitSlope = rampSlope(c, c.f.wait);
   return { full: (runAtMax || kvHigh) && waitSlope > 0, runAtMax, kvHigh, waitSlope };
+}
+
+/** Requests waiting beyond this many stand out from the baseline's queue: max(1, 2× its median). */
+export function queuedBeyond(c: CauseContext): number {
+  const waitB = medB(c, c.f.wait);
+  return Math.max(1, 2 * (Number.isFinite(waitB) ? waitB : 0));
 }
 
 /** OLS slope of `x` per minute over the span up to its peak: the ramp part of a queue. */

@@ -2,7 +2,7 @@
 import { SIG, countOf } from '../../../../common/names';
 import { ratio } from '../baseline';
 import {
-  cond, defineCause, departureOnset, engineFull, fmt, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, engineFull, fmt, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 import { sumArrays } from './shared';
 
@@ -71,7 +71,7 @@ function fromLogLines(c: CauseContext): RuleResult | null {
   const { waitSlope, runAtMax, kvHigh } = engineFull(c);
   const waitB = medB(c, c.f.wait);
   const waitE = maxE(c, c.f.wait);
-  const queued = waitE > Math.max(1, 2 * (Number.isFinite(waitB) ? waitB : 0));
+  const queued = waitE > queuedBeyond(c);
   return {
     id: 'traffic_surge',
     missing: [],
