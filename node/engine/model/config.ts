@@ -140,8 +140,12 @@ export interface ModelConfig {
     frontend_down_ratio: number;
     /** TTFT beyond queue time and prefill (tokenizing, the API server's own queue) ÷ baseline. */
     frontend_gap_ratio: number;
-    /** gpu_throttling: the GPU must be this busy; tp_straggler: the ITL ratio. */
+    /** gpu_throttling: the GPU must be this busy. */
     throttle_util_min: number;
+    /**
+     * tp_straggler: the ITL ratio. Below straggler_spread on purpose: a rank 1.15× slower makes every step
+     * at most 1.15× slower (less where the step waits on memory or the network, not on the SMs).
+     */
     straggler_itl_ratio: number;
   };
 }
@@ -237,7 +241,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     frontend_down_ratio: 0.1,
     frontend_gap_ratio: 2,
     throttle_util_min: 0.5,
-    straggler_itl_ratio: 1.2,
+    straggler_itl_ratio: 1.1,
   },
 };
 

@@ -64,10 +64,14 @@ function rule(c: CauseContext): RuleResult {
   const rRun = rE(c, c.f.run);
   const rPlen = rE(c, c.f.plenMean);
   const flat = (x: number) => !Number.isFinite(x) || (x >= 0.8 && x <= 1.25);
-  // Slower steps at the same arrivals hold each request longer, so the batch grows by the slowdown
-  // (Little's law): that growth is the straggler's consequence, not a bigger workload.
+  // The workload is judged by what comes in: arrivals and prompt length. Slower steps at the same arrivals
+  // hold each request longer, so the batch grows by the slowdown (Little's law), and more once the slower
+  // engine falls behind its arrivals: that growth is the straggler's consequence, not a bigger workload.
+  // Only where arrivals aren't measured does the batch stand in for them, allowed to grow by the slowdown.
   const rLam = rE(c, c.f.lamIn);
-  const runFollows = Number.isFinite(rRun) && rRun <= 1.1 * rItl && flat(rLam) && Math.abs(rLam - 1) <= c.cfg.causes.workload_tolerance;
+  const workloadFlat = Number.isFinite(rLam)
+    ? flat(rLam) && flat(rPlen)
+    : Number.isFinite(rRun) && (flat(rRun) || rRun <= 1.1 * rItl) && flat(rPlen);
   const th = c.cfg.causes.straggler_spread;
   // Dated where the ranks' speed parted (clock, else SM activity), where that spread reached the cut: a
   // temperature or power spread also grows through the heat soak that comes before a throttled rank slows.
@@ -80,7 +84,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ ${c.cfg.causes.straggler_itl_ratio}`, rItl, rItl >= c.cfg.causes.straggler_itl_ratio, c.cfg.causes.straggler_itl_ratio),
-      cond('run and plen flat (r within 0.8..1.25; run may grow by the slowdown at flat arrivals)', `run ${fmt(rRun)}, plen ${fmt(rPlen)}, lam_in ${fmt(rLam)}`, (flat(rRun) || runFollows) && flat(rPlen) && Number.isFinite(rRun)),
+      cond('workload flat: arrivals and prompt length r within 0.8..1.25 (without arrivals, the batch within that or grown by no more than the slowdown)', `lam_in ${fmt(rLam)}, plen ${fmt(rPlen)}, run ${fmt(rRun)}`, workloadFlat),
       cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
     ],
     support: [],
