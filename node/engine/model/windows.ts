@@ -145,8 +145,12 @@ export function engineStartOf(series: Iterable<{ name: string; atOrAfter: (from:
   return Number.isFinite(first) ? first : from;
 }
 
-/** Signals the serving engine itself reports (its scrape or log cadence), as opposed to GPU telemetry. */
-export const ENGINE_FAMILY = /^(req|kv|lat|tokens|spec|lora|batch)\./;
+/**
+ * Signals the serving engine itself reports (its scrape or log cadence), as opposed to GPU telemetry.
+ * `lora.max` is its configuration (the start banner's max_loras), stated once and maybe long before
+ * the rest: no reading of its activity, so it neither starts the engine's data nor times the grid.
+ */
+export const ENGINE_FAMILY = /^(?!lora\.max$)(req|kv|lat|tokens|spec|lora|batch)\./;
 
 /**
  * W and step from the configuration, widened when the data are sparser than the window: a window must
