@@ -6,7 +6,7 @@ import { mad, median, quantile, ratio, zScore, defaultBaselineSpan } from '../..
 import { olsSlope, spearman } from '../../../node/engine/model/trend';
 import { changePoint, rampStart } from '../../../node/engine/model/change-point';
 import { oscillation } from '../../../node/engine/model/oscillation';
-import { bucketGauge, denseSpan, engineInterval, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../node/engine/model/windows';
+import { bucketGauge, denseSpan, engineInterval, engineStartOf, gaugeWindows, makeGrid, rateWindows, samplingInterval, windowsWithin } from '../../../node/engine/model/windows';
 import { growthMode } from '../../../node/engine/model/kvcache';
 import { growthShape } from '../../../node/engine/model/leak';
 
@@ -107,4 +107,17 @@ test('growth modes and leak shapes', () => {
   assert.equal(growthShape([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), 'ramp');
   assert.equal(growthShape([1, 1, 1, 1, 1, 5, 5, 5, 5, 5, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9]), 'staircase');
   assert.equal(growthShape([1, 5, 1, 5, 1, 5]), 'sawtooth');
+});
+
+test('engine data begin at its first reading: neither GPU telemetry nor configuration from a start banner', () => {
+  const at = (t: number) => () => t;
+  const series = [
+    { name: 'gpu.util', atOrAfter: at(1_000) },
+    // vLLM's max_loras, read off a start banner half an hour before the first scrape.
+    { name: 'lora.max', atOrAfter: at(2_000) },
+    { name: 'req.running', atOrAfter: at(1_802_000) },
+    { name: 'lora.active', atOrAfter: at(1_805_000) },
+  ];
+  assert.equal(engineStartOf(series, 0), 1_802_000);
+  assert.equal(engineStartOf(series.slice(0, 2), 0), 0, 'no engine reading at all: from where the grid starts');
 });
