@@ -25,6 +25,9 @@ function lengthOnset(c: CauseContext, len: Float64Array): number | null {
   return Number.isFinite(e2e) ? Math.max(c.f.t[c.base[1]] + c.f.grid.W, t - e2e * 1000) : t;
 }
 
+/** How much KV held per request must have grown over the baseline's to read as reservations. */
+const DRIFT_HELD_RISE = 1.5;
+
 /** Share of the outputs' growth the batch must show (Little's law, less the noise of two medians). */
 const DRIFT_BATCH_SHARE = 0.8;
 
@@ -55,7 +58,11 @@ function rule(c: CauseContext): RuleResult {
   // Longer answers fill the pool with their tokens; a pool whose requests each hold several times the
   // tokens they have holds reservations (max_tokens × n set aside at admission): that is kv_bloat's
   // mechanism, which no length of answer explains.
-  const held = medE(c, kvHeldPerToken(c));
+  // Read against the baseline too: a pool that also keeps cached prefix blocks, or a fixed reserve,
+  // divides over few requests when load is light, and that share does not grow with the answers.
+  const heldW = kvHeldPerToken(c);
+  const held = medE(c, heldW);
+  const heldRose = !(medB(c, heldW) > 0) || held >= DRIFT_HELD_RISE * medB(c, heldW);
   return {
     id: 'workload_drift',
     missing: [],
@@ -65,7 +72,7 @@ function rule(c: CauseContext): RuleResult {
       cond(`r(e2e99 or e2e mean) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
     ],
     support: [],
-    veto: [cond(`KV held per running request ≥ ${T.bloat_held_ratio}× its tokens (reservations, → kv_bloat)`, held, held >= T.bloat_held_ratio, T.bloat_held_ratio)],
+    veto: [cond(`KV held per running request ≥ ${T.bloat_held_ratio}× its tokens and ≥ ${DRIFT_HELD_RISE}× the baseline's (reservations, → kv_bloat)`, `${fmt(held)} (baseline ${fmt(medB(c, heldW))})`, held >= T.bloat_held_ratio && heldRose, T.bloat_held_ratio)],
     evidence: [seriesEvidence(c, c.f.have.has(SIG.reqGenLen) ? SIG.reqGenLen : SIG.tokensGeneration, `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
     onset_ms: lengthOnset(c, onsetLen),
   };
