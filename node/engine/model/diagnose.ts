@@ -3,7 +3,8 @@
 //
 // Evaluation span: the rules read the degraded episode, from the joint trigger to the last window with
 // S ≥ θS — or, when the trigger never fires, from the strongest shift of a core signal after the
-// baseline (change-onset.ts) to the end. Without either, they read everything after the baseline, so a
+// baseline (change-onset.ts), or a sustained symptom alert's start, to where the last sustained symptom
+// resolved (the end while one is on). Without any, they read everything after the baseline, so a
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. The reported onset is where the top cause's chain began (incidentOnset).
 import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
@@ -233,15 +234,25 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
     for (let i = onsetIndex; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;
     return { span: [onsetIndex, Math.max(end, Math.min(n - 1, onsetIndex + 1))], episode: true };
   }
+  const sustained = sustainedSymptoms(alerts, f.t[n - 1] + f.grid.W, cfg.alerts.incident_min_ms);
+  // Either episode below reads to where the last sustained symptom resolved, where every one did: the
+  // hours after service recovered would dilute each median of the episode (a surge's arrivals read over
+  // the quiet after it). A shift no symptom followed (a leak still filling headroom), or one still
+  // hurting, reads to the end.
+  const resolved = sustained.length && sustained.every((a) => a.resolved_ms !== null) ? Math.max(...sustained.map((a) => a.resolved_ms!)) : null;
+  const endFrom = (start: number) => {
+    const end = resolved === null ? n - 1 : Math.min(n - 1, Math.ceil((resolved - f.grid.t0) / f.grid.step));
+    return end > start ? end : n - 1;
+  };
   const cp = changeOnset(f, base);
-  if (cp) return { span: [cp.index, n - 1], episode: true };
+  if (cp) return { span: [cp.index, endFrom(cp.index)], episode: true };
   // A symptom that stayed on without the token rate falling (a decode slowdown at steady arrivals: the
   // engine keeps up, every request is slower): the episode starts where its first sustained alert's streak
   // began. Read over the whole day instead, a rise in the last quarter of an hour averages away.
-  const first = sustainedSymptoms(alerts, f.t[n - 1] + f.grid.W, cfg.alerts.incident_min_ms)[0];
+  const first = sustained[0];
   if (first) {
     const at = Math.floor((first.first_fired_ms - f.grid.t0) / f.grid.step) - (forWindows(cfg.alerts.for_ms, f.grid.step) - 1);
-    if (at > base[1] && at < n) return { span: [at, n - 1], episode: true };
+    if (at > base[1] && at < n) return { span: [at, endFrom(at)], episode: true };
   }
   return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };
 }
