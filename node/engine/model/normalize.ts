@@ -105,22 +105,26 @@ export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: Trigg
     d.errorTerm[i] = clamp01(or0(f.errFrac[i]) / (2 * cfg.error_rate));
     d.S[i] = Math.max(d.latencyTerm[i], d.throughputTerm[i], d.queueTerm[i], d.errorTerm[i]);
   }
-  d.S = median3(d.S);
+  d.S = medianOf(d.S, 2);
   return d;
 }
 
 /**
- * Each window's value as the median of it and its two neighbours. One window's P99 is read off a
- * handful of requests, and its tokens/s off a few scrapes: a single window past the threshold is noise
- * (on healthy traffic ~9% of windows), two in a row are a state. The ends keep their own value.
+ * Each window's value as the median of it and its `h` neighbours on either side (fewer at the ends and
+ * across unknown windows; an unknown window stays unknown). One window's P99 is read off a handful of
+ * requests and its tokens/s off a few scrapes, and windows overlap by half: one or two past the threshold
+ * are a burst (on healthy traffic a median of three still left 8% of windows degraded), three in five a state.
  */
-export function median3(x: Float64Array): Float64Array {
+export function medianOf(x: Float64Array, h: number): Float64Array {
   const out = Float64Array.from(x);
-  for (let i = 1; i + 1 < x.length; i++) {
-    const a = x[i - 1];
-    const b = x[i];
-    const c = x[i + 1];
-    out[i] = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+  const buf: number[] = [];
+  for (let i = 0; i < x.length; i++) {
+    if (!Number.isFinite(x[i])) continue;
+    buf.length = 0;
+    for (let j = Math.max(0, i - h); j <= Math.min(x.length - 1, i + h); j++) if (Number.isFinite(x[j])) buf.push(x[j]);
+    buf.sort((a, b) => a - b);
+    out[i] = buf.length % 2 ? buf[buf.length >> 1] : (buf[buf.length / 2 - 1] + buf[buf.length / 2]) / 2;
   }
   return out;
 }
+
