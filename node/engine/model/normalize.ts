@@ -127,4 +127,3 @@ export function medianOf(x: Float64Array, h: number): Float64Array {
   }
   return out;
 }
-

@@ -62,7 +62,8 @@ function rule(c: CauseContext): RuleResult {
   // divides over few requests when load is light, and that share does not grow with the answers.
   const heldW = kvHeldPerToken(c);
   const held = medE(c, heldW);
-  const heldRose = !(medB(c, heldW) > 0) || held >= DRIFT_HELD_RISE * medB(c, heldW);
+  const heldB = medB(c, heldW);
+  const heldRose = !(heldB > 0) || held >= DRIFT_HELD_RISE * heldB;
   return {
     id: 'workload_drift',
     missing: [],
@@ -72,7 +73,7 @@ function rule(c: CauseContext): RuleResult {
       cond(`r(e2e99 or e2e mean) ≥ ${T.drift_e2e_ratio}`, rE2e, rE2e >= T.drift_e2e_ratio, T.drift_e2e_ratio),
     ],
     support: [],
-    veto: [cond(`KV held per running request ≥ ${T.bloat_held_ratio}× its tokens and ≥ ${DRIFT_HELD_RISE}× the baseline's (reservations, → kv_bloat)`, `${fmt(held)} (baseline ${fmt(medB(c, heldW))})`, held >= T.bloat_held_ratio && heldRose, T.bloat_held_ratio)],
+    veto: [cond(`KV held per running request ≥ ${T.bloat_held_ratio}× its tokens and ≥ ${DRIFT_HELD_RISE}× the baseline's (reservations, → kv_bloat)`, `${fmt(held)} (baseline ${fmt(heldB)})`, held >= T.bloat_held_ratio && heldRose, T.bloat_held_ratio)],
     evidence: [seriesEvidence(c, c.f.have.has(SIG.reqGenLen) ? SIG.reqGenLen : SIG.tokensGeneration, `outputs ×${fmt(rGlen)} longer; ITL ×${fmt(rItl)}`)],
     onset_ms: lengthOnset(c, onsetLen),
   };
