@@ -24,6 +24,8 @@ export interface ModelConfig {
   /** Default baseline: this share of the incident's span, capped at baseline_max_ms. */
   baseline_fraction: number;
   baseline_max_ms: number;
+  /** The whole span's own spread floors the latency bands only over a span this long (a day's swing; see latency-bands.ts). */
+  whole_span_floor_min_ms: number;
   presets: Record<Preset, TriggerThresholds>;
   /** The joint trigger must hold this many consecutive windows, beyond trigger_noise_z baseline spreads. */
   trigger_hold_windows: number;
@@ -159,6 +161,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   max_instances: 256,
   baseline_fraction: 0.2,
   baseline_max_ms: 10 * 60_000,
+  whole_span_floor_min_ms: 3600_000,
   presets: {
     default: { latency_ms: 150, throughput_drop: 0.3 },
     'high-qps': { latency_ms: 120, throughput_drop: 0.25 },

@@ -18,7 +18,7 @@ import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './conf
 import { changeOnset } from './change-onset';
 import { buildFrame, frameReads, type Frame } from './frame';
 import { jointOnset } from './joint-trigger';
-import { latencyBands, latencyMeasured, latencyRise, wholeSpanFloor } from './latency-bands';
+import { latencyBands, latencyMeasured, latencyRise, type LatencyBand } from './latency-bands';
 import { abnormalEvidence } from './unexplained';
 import { instanceGroups, mergeFleet, signalsFor } from './fleet';
 import { analyzeKv, type KvAnalysis } from './kvcache';
@@ -97,13 +97,13 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const spread = normalize(f, refs, cfg, th);
   const latencySigmaMs = 1.4826 * mad(b(spread.dP99ms));
   const tpsSigma = 1.4826 * mad(b(spread.dTps));
+  const bands = latencyBands(f, base, cfg, th);
   const noiseAware: TriggerThresholds = {
-    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0), wholeSpanRiseMs(latencyRef, refs.p99, cfg.trigger_noise_z)),
+    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0), wholeSpanRiseMs(bands, spread.latencySignal, refs.p99)),
     throughput_drop: Math.max(th.throughput_drop, cfg.trigger_noise_z * (Number.isFinite(tpsSigma) ? tpsSigma : 0)),
   };
   const dims = normalize(f, refs, cfg, noiseAware);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
-  const bands = latencyBands(f, base, cfg, th);
   const latencyHigh = Array.from({ length: grid.n }, (_, i) => (latencyRise(bands, i) !== null ? true : latencyMeasured(bands, i) ? false : null));
   // The joint trigger (§5): e2e P99 beyond θℓ and its noise guard, or TTFT / ITL / queue beyond their bands, with the token rate down.
   const latRise = Array.from({ length: grid.n }, (_, i) => dims.dP99ms[i] > noiseAware.latency_ms || latencyHigh[i] === true);
@@ -220,10 +220,10 @@ export function runRulesWatchingSpan(ctx: CauseContext, rules = RULES): { result
   return { results, spanFree };
 }
 
-/** The rise the whole span's own spread allows (the latency bands' floor), ms above the baseline's P99. */
-function wholeSpanRiseMs(x: Float64Array, baseP99: number, z: number): number {
-  const floor = wholeSpanFloor(x, z);
-  return Number.isFinite(floor) && Number.isFinite(baseP99) ? (floor - baseP99) * 1000 : 0;
+/** The rise the whole span's own spread allows (the latency band's floor), ms above the baseline's P99. */
+function wholeSpanRiseMs(bands: readonly LatencyBand[], signal: Dimensions['latencySignal'], baseP99: number): number {
+  const band = bands.find((b) => b.family === (signal === 'e2e99' ? 'e2e' : 'ttft'));
+  return band && Number.isFinite(band.floor_s) && Number.isFinite(baseP99) ? (band.floor_s - baseP99) * 1000 : 0;
 }
 
 /** The degraded episode (see the header), or the post-baseline stretch when there is none. */

@@ -20,6 +20,8 @@ export interface LatencyBand {
   x: Float64Array;
   baseline_s: number;
   sigma_s: number;
+  /** The whole span's own floor (median + z robust spreads), seconds; -Infinity where it is dropped. */
+  floor_s: number;
   /** A window above this is a rise, seconds. */
   threshold_s: number;
   /** An absolute SLO that also counts (TTFT P99 > alerts.latency_p99_ms), where the baseline sat well below it. */
@@ -39,31 +41,44 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
     ['itl_mean', SIG.latItl, f.itlMean, 0],
     ['queue', SIG.latQueue, f.q99, th.latency_ms / 1000],
   ];
-  const out: LatencyBand[] = [];
   const z = cfg.trigger_noise_z;
+  const rows = [];
   for (const [family, signal, x, abs] of fams) {
     const b = x.subarray(base[0], base[1] + 1);
     const m = median(b);
     if (!Number.isFinite(m)) continue;
     const sigma = 1.4826 * mad(b);
     const rise = Math.max(abs, z * (Number.isFinite(sigma) ? sigma : 0), cfg.alerts.latency_rel_rise * m);
-    const floor = wholeSpanFloor(x, z);
-    const slo = cfg.alerts.latency_p99_ms / 1000;
-    out.push({ family, signal, x, baseline_s: m, sigma_s: sigma, threshold_s: Math.max(m + rise, floor), slo_s: family === 'ttft' && m <= SLO_HEADROOM * slo ? slo : null });
+    rows.push({ family, signal, x, m, sigma, top: m + rise, all: spanSpread(x) });
   }
-  return out;
+  const dropped = degradedMajority(f, rows, cfg);
+  const slo = cfg.alerts.latency_p99_ms / 1000;
+  return rows.map((r) => {
+    const floor = Number.isFinite(r.all.median) && Number.isFinite(r.all.sigma) && !dropped.has(r.family) ? r.all.median + z * r.all.sigma : -Infinity;
+    return { family: r.family, signal: r.signal, x: r.x, baseline_s: r.m, sigma_s: r.sigma, floor_s: floor, threshold_s: Math.max(r.top, floor), slo_s: r.family === 'ttft' && r.m <= SLO_HEADROOM * slo ? slo : null };
+  });
 }
+
+const spanSpread = (x: Float64Array) => ({ median: median(x), sigma: 1.4826 * mad(x) });
 
 /**
  * A long incident's traffic swings through the day: ten quiet minutes at the start say little about the
- * evening peak. The whole analysed span's own robust spread is a floor too — its median plus `z` robust
- * spreads; while the degraded part is under half the span its median and MAD stay at the normal level, so
- * a real rise still stands out. -Infinity without data.
+ * evening peak. So the whole analysed span's own robust spread is a floor of each band too — its median
+ * plus `trigger_noise_z` robust spreads: while the degraded part is under half the span, its median and MAD
+ * stay at the normal level and a real rise still stands out.
+ *
+ * On a span shorter than `whole_span_floor_min_ms` that premise is checked, and where it fails the floor
+ * goes: the families whose span median is already beyond the baseline's band, when two or more measures
+ * agree (an episode that began a third of the way into 25 minutes is most of the span, and the floor sat at
+ * the degraded level itself: ITL P99 ×5 and its mean ×2.6 read as noise). One measure alone beyond it is as
+ * likely its own coarseness — an interpolated P99 jumping a histogram bucket while the mean stays, TTFT
+ * following a load swing — as an episode, and keeps its floor. Returns the families whose floor is dropped.
  */
-export function wholeSpanFloor(x: Float64Array, z: number): number {
-  const mAll = median(x);
-  const sigmaAll = 1.4826 * mad(x);
-  return Number.isFinite(mAll) && Number.isFinite(sigmaAll) ? mAll + z * sigmaAll : -Infinity;
+function degradedMajority(f: Pick<Frame, 't' | 'grid'>, rows: ReadonlyArray<{ family: LatencyFamily; top: number; all: { median: number } }>, cfg: Pick<ModelConfig, 'whole_span_floor_min_ms'>): Set<LatencyFamily> {
+  const n = f.grid.n;
+  if (!(n > 0) || f.t[n - 1] + f.grid.W - f.t[0] >= cfg.whole_span_floor_min_ms) return new Set();
+  const beyond = rows.filter((r) => r.all.median > r.top).map((r) => r.family);
+  return new Set(beyond.length >= 2 ? beyond : []);
 }
 
 /** Baselines above this share of the SLO already breach it when healthy: the SLO says nothing new there. */

@@ -1,0 +1,49 @@
+// Latency bands: the whole span's own spread floors each band (a day's swing), unless the premise of that
+// floor fails on a short span — most of it degraded, read by two measures at once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { latencyBands } from '../../../node/engine/model/latency-bands';
+import { DEFAULT_CONFIG } from '../../../node/engine/model/config';
+import { makeGrid } from '../../../node/engine/model/windows';
+import type { Frame } from '../../../node/engine/model/frame';
+
+const STEP = 10_000;
+
+/** A frame of `minutes` whose ITL P99 and mean (when `meanMoves`) triple from `fromMin` on, with a little noise; every other family unknown. */
+function frame(minutes: number, fromMin: number, meanMoves: boolean): Frame {
+  const grid = makeGrid(0, minutes * 60_000, STEP, DEFAULT_CONFIG);
+  const t = Float64Array.from({ length: grid.n }, (_, i) => i * grid.step);
+  const after = (i: number) => t[i] >= fromMin * 60_000;
+  const wobble = (i: number) => 1 + 0.05 * Math.sin(i * 1.7);
+  const itl99 = Float64Array.from({ length: grid.n }, (_, i) => 0.09 * (after(i) ? 3 : 1) * wobble(i));
+  const itlMean = Float64Array.from({ length: grid.n }, (_, i) => 0.022 * (after(i) && meanMoves ? 3 : 1) * wobble(i));
+  const unknown = new Float64Array(grid.n).fill(NaN);
+  return new Proxy({ grid, t, itl99, itlMean } as unknown as Frame, { get: (o, k) => (k in o ? (o as never)[k] : unknown) });
+}
+
+const band = (f: Frame, family: string) => {
+  const base: [number, number] = [0, Math.round(300_000 / STEP) - 1];
+  return latencyBands(f, base, DEFAULT_CONFIG, DEFAULT_CONFIG.presets.default).find((b) => b.family === family)!;
+};
+
+test('a short span degraded for most of its length keeps bands at the baseline: the floor would sit at the degraded level', () => {
+  // 26 minutes, ITL ×3 from minute 9 on (two thirds of the span), P99 and mean alike.
+  const f = frame(26, 9, true);
+  for (const fam of ['itl', 'itl_mean']) {
+    const b = band(f, fam);
+    assert.equal(b.floor_s, -Infinity, `${fam}: floor dropped`);
+    assert.ok(b.threshold_s < 1.5 * b.baseline_s, `${fam}: threshold ${b.threshold_s} near the baseline ${b.baseline_s}`);
+    assert.ok(f[fam === 'itl' ? 'itl99' : 'itlMean'][f.grid.n - 2] > b.threshold_s, `${fam}: the degraded windows are rises`);
+  }
+});
+
+test('one measure alone beyond its band keeps its floor (a P99 jumping a histogram bucket while the mean stays)', () => {
+  const b = band(frame(26, 9, false), 'itl');
+  assert.ok(Number.isFinite(b.floor_s) && b.threshold_s >= b.floor_s);
+  assert.ok(b.threshold_s > 0.25, `threshold ${b.threshold_s} at the span's own level`);
+});
+
+test('over a span of hours the floor stays: the day swings through it', () => {
+  const f = frame(150, 40, true);
+  for (const fam of ['itl', 'itl_mean']) assert.ok(Number.isFinite(band(f, fam).floor_s), fam);
+});
