@@ -4,7 +4,7 @@ import { SIG } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import {
-  cond, defineCause, departureOnset, firstE, fmt, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, firstE, fmt, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 
 export const cudaGraphFallback = defineCause({
@@ -41,6 +41,35 @@ function cudaGraphJump(c: CauseContext, itl: Float64Array, cap: number): number 
   return below.length >= 3 && above.length >= 3 ? ratio(median(above), median(below)) : NaN;
 }
 
+/**
+ * The episode's ITL ÷ what load alone would make of the baseline's: a decode step costs a fixed part (the
+ * weights read once) plus a part per sequence, ITL = a + b·running with a, b ≥ 0. b is the Theil–Sen slope
+ * of ITL on running over the baseline's windows, bounded by a ≥ 0 (at most ITL ÷ running: ITL at most
+ * proportional to the batch). Eager steps cost the fallback's factor on top, at every batch past the cap —
+ * the same-batch comparison of `cudaGraphJump` needs windows just above the cap, and a batch that leaps past
+ * it (an eager step slows everyone, so the batch grows) leaves few. NaN without the inputs.
+ */
+function loadExcess(c: CauseContext, itl: Float64Array): number {
+  const run = c.f.run;
+  const xs: number[] = [];
+  const ys: number[] = [];
+  const step = Math.max(1, Math.ceil((c.base[1] - c.base[0] + 1) / 200));
+  for (let i = c.base[0]; i <= c.base[1]; i += step) {
+    if (Number.isFinite(run[i]) && run[i] > 0 && Number.isFinite(itl[i])) {
+      xs.push(run[i]);
+      ys.push(itl[i]);
+    }
+  }
+  if (xs.length < 3) return NaN;
+  const slopes: number[] = [];
+  for (let i = 0; i < xs.length; i++) for (let j = i + 1; j < xs.length; j++) if (xs[j] !== xs[i]) slopes.push((ys[j] - ys[i]) / (xs[j] - xs[i]));
+  const nB = median(xs);
+  const yB = median(ys);
+  const b = Math.min(Math.max(0, slopes.length ? median(slopes) : 0), yB / nB);
+  const predicted = yB + b * (medE(c, run) - nB);
+  return ratio(medE(c, itl), predicted);
+}
+
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
@@ -63,8 +92,15 @@ function rule(c: CauseContext): RuleResult {
   // (a gentle rise with the batch) does not make; and no engine captures graphs above its default
   // largest size (vLLM 512 sequences, TGI 32).
   const jump = cudaGraphJump(c, itl, cap);
+  // Only where the episode ran past the cap for the most part (ITL up at the batch the baseline had is some
+  // other slowdown), and where arrivals stayed below a surge's: the fit extrapolates the baseline's ITL per
+  // sequence far beyond the batches it saw, and the baseline's noise flattens that slope — fair where the
+  // engine's own slowdown grew the batch, while a batch a surge tripled reads as excess by that bias alone
+  // (and a surge that tipped the engine into eager mode is the surge's chain, read by the same-batch test).
+  const rArr = rE(c, c.f.lamIn);
+  const excess = medE(c, c.f.run) > cap && !(rArr >= T.surge_arrival_ratio) ? loadExcess(c, itl) : NaN;
   const maxCap = maxCapture(c);
-  const plausible = known || (cap <= maxCap && jump >= T.cuda_graph_itl_ratio);
+  const plausible = known || (cap <= maxCap && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
   return {
     id: 'cuda_graph_fallback',
     missing: [],
@@ -73,8 +109,8 @@ function rule(c: CauseContext): RuleResult {
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
-        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps)`,
-        `${known ? 'known' : `inferred ${fmt(cap)}`}, ITL above ÷ below ${fmt(jump)}`,
+        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
+        `${known ? 'known' : `inferred ${fmt(cap)}`}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
         plausible,
         T.cuda_graph_itl_ratio,
       ),

@@ -8,7 +8,8 @@ import {
 export const kvExhaustion = defineCause({
   id: 'kv_exhaustion',
   level: 6,
-  upstream: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse'],
+  // cuda_graph_fallback: eager steps slow every sequence, so more of them are in flight at once, each holding its KV.
+  upstream: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse', 'cuda_graph_fallback'],
   rule,
 });
 

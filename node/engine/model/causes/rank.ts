@@ -30,7 +30,8 @@ export function precedence(c: { id: CauseId; chain: CauseId[]; ended_in_oom?: bo
 
 /**
  * Upstream causes that fired, transitively, earliest first, then the cause itself. A cause can only be
- * upstream of one that began before it (plus a window of slack): where two causes can drive each other
+ * upstream of one that began before it (plus a window of slack), and only where its own defining figure
+ * was measured, not read off its symptom (`inferred`): where two causes can drive each other
  * (evictions under KV pressure collapse the prefix cache; a collapsed cache recomputes prompts and fills
  * the pool), the one that started first is the trigger.
  */
@@ -41,7 +42,8 @@ export function chainOf(id: CauseId, firing: Map<CauseId, RuleResult>, seen = ne
     const t = firing.get(u)!.onset_ms;
     return self === null || t === null || t <= self + slackMs;
   };
-  const ups = (CAUSES[id].upstream ?? []).filter((u) => firing.has(u) && !seen.has(u) && began(u));
+  // A cause read off its own symptom (`inferred`) drives nothing: that symptom is the downstream mechanism's too.
+  const ups = (CAUSES[id].upstream ?? []).filter((u) => firing.has(u) && !firing.get(u)!.inferred && !seen.has(u) && began(u));
   ups.sort((a, b) => (firing.get(a)!.onset_ms ?? Infinity) - (firing.get(b)!.onset_ms ?? Infinity));
   const before: CauseId[] = [];
   for (const u of ups) for (const x of chainOf(u, firing, seen, slackMs)) if (!before.includes(x)) before.push(x);
