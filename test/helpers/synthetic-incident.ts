@@ -111,7 +111,7 @@ export class SyntheticIncident {
   }
 }
 
-const GB = 1e9;
+export const GB = 1e9;
 
 export interface ServingShape {
   /** Finished requests per second. */

@@ -142,6 +142,8 @@ export interface ModelConfig {
     frontend_down_ratio: number;
     /** TTFT beyond queue time and prefill (tokenizing, the API server's own queue) ÷ baseline. */
     frontend_gap_ratio: number;
+    /** cpu_frontend_bottleneck: the serving process's CPU (cores) at or above this is pinned (one Python thread holds the GIL). */
+    frontend_cpu_pinned: number;
     /** gpu_throttling: the GPU must be this busy. */
     throttle_util_min: number;
     /**
@@ -243,6 +245,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     frontend_kv_max: 0.8,
     frontend_down_ratio: 0.1,
     frontend_gap_ratio: 2,
+    frontend_cpu_pinned: 0.9,
     throttle_util_min: 0.5,
     straggler_itl_ratio: 1.1,
   },

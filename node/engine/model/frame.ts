@@ -82,6 +82,8 @@ export interface Frame {
   rss: Float64Array;
   memAvail: Float64Array;
   swap: Float64Array;
+  /** CPU cores the serving process used (rate of process_cpu_seconds_total), the busiest process where there are several. */
+  hostCpu: Float64Array;
   /** KV pool size in tokens (num_gpu_blocks × block_size from vLLM's cache_config_info), NaN unknown. */
   kvCapacityTokens: number;
   /** Largest batch CUDA graphs were captured for, from the engine's startup log; NaN unknown. */
@@ -142,8 +144,8 @@ const GAUGE_READS: ReadonlySet<string> = new Set([
 
 /** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
 const COUNTER_READS: ReadonlySet<string> = new Set([
-  SIG.reqFinished, countOf(SIG.latE2e), SIG.reqErrors, SIG.kvPrefixHits, SIG.kvPrefixQueries, SIG.tokensPrompt, SIG.tokensGeneration, SIG.kvPreemptions,
-  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap,
+  SIG.reqFinished, SIG.reqArrivals, countOf(SIG.latE2e), SIG.reqErrors, SIG.kvPrefixHits, SIG.kvPrefixQueries, SIG.tokensPrompt, SIG.tokensGeneration, SIG.kvPreemptions,
+  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap, SIG.hostCpuSeconds,
   ...[SIG.latItl, SIG.latTtft, SIG.latE2e, SIG.latQueue, SIG.latPrefill, SIG.reqPromptLen, SIG.reqGenLen].flatMap((h) => [`${h}.sum`, `${h}.count`]),
 ]);
 
@@ -494,6 +496,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), n, 'sum'),
     memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), n, 'min'),
     swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), n, 'sum'),
+    hostCpu: combine(rates(seriesOf(sig, SIG.hostCpuSeconds), g), n, 'max'),
     kvCapacityTokens: kvCapacity(sig),
     cudaGraphMax: lastValue(seriesOf(sig, SIG.engineCudaGraphMax)),
     stalled: new Uint8Array(n),
@@ -504,7 +507,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     firstBucketTail(frame.q95, frame.queueMean, 0.95, queue.firstBound);
     firstBucketTail(frame.q99, frame.queueMean, 0.99, queue.firstBound);
   }
-  arrivals(frame);
+  arrivals(frame, combine(rates(seriesOf(sig, SIG.reqArrivals), g), n, 'sum'));
   applyStallBound(frame);
   return frame;
 }
@@ -531,12 +534,19 @@ function markovBound(qx: Float64Array, mean: Float64Array, q: number): void {
 }
 
 /**
- * lam_in ≈ lam_out + d(run + wait)/dt. The occupancy difference is taken between the nearest windows
- * on either side that have data: a window without a scrape is unknown, and reading it as an empty
- * engine would swing the arrival rate by ±occupancy/W around every gap.
+ * Arrivals from the engine's own counter where it has one (TGI's request_count), else lam_in ≈ lam_out +
+ * d(run + wait)/dt: the inference misses requests that leave unfinished (a client that gave up in the
+ * queue is in neither the finished count nor the occupancy), and a surge that drove clients to time out
+ * read as 1.2× where 1.7× arrived. The occupancy difference is taken between the nearest windows on either
+ * side that have data: a window without a scrape is unknown, and reading it as an empty engine would
+ * swing the arrival rate by ±occupancy/W around every gap.
  */
-function arrivals(f: Frame): void {
+function arrivals(f: Frame, counted: Float64Array): void {
   const n = f.grid.n;
+  if (counted.some(Number.isFinite)) {
+    for (let i = 0; i < n; i++) f.lamIn[i] = counted[i];
+    return;
+  }
   const occ = new Float64Array(n).fill(NaN);
   for (let i = 0; i < n; i++) {
     const r = f.run[i];

@@ -118,9 +118,11 @@ const labelText = (labels: Record<string, string>) => {
  * The readings up to the moment memory was let go: the first CUDA OOM (the process dies and its memory
  * with it) or the first reading that falls by more than half from the one before (an exit or a restart;
  * the window holding the OOM already averages in the emptied GPU), whichever comes first. A leak that ran into an OOM is a ramp up to the OOM; the empty GPU after it is not part of it.
+ * With an OOM known, a release before it (a clean restart) starts the reading afresh instead of ending it.
  */
 function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | null, W: number): Float64Array {
   let cut = v.length;
+  let from = 0;
   let prev = NaN;
   for (let i = 0; i < v.length; i++) {
     // A window that holds the OOM averages in the freed GPU: the ramp ends with the window before it.
@@ -130,14 +132,19 @@ function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | nul
     }
     if (!Number.isFinite(v[i])) continue;
     if (prev > 0 && v[i] < 0.5 * prev) {
-      cut = i;
-      break;
+      // Before a known OOM, the life that ran into it is the one read: a clean restart an hour before the
+      // leak began would otherwise end the reading before the ramp (fromLoaded skips the reload's climb).
+      if (oomMs === null) {
+        cut = i;
+        break;
+      }
+      from = i;
     }
     prev = v[i];
   }
-  if (cut >= v.length) return v;
+  if (cut >= v.length && from === 0) return v;
   const out = new Float64Array(v.length).fill(NaN);
-  out.set(v.subarray(0, cut));
+  out.set(v.subarray(from, cut), from);
   return out;
 }
 

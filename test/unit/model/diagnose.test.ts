@@ -156,14 +156,14 @@ test("the diagnosis carries the quadrant split its windows were classified with 
 });
 
 /** An engine read from its periodic log lines alone (vLLM's stats line every 10 s): no completions, no latency. */
-function logLinesOnly(kv: (s: number) => number) {
+function logLinesOnly(kv: (s: number) => number, runningAfter = 256) {
   const ts = tempStore();
   try {
     const x = new SyntheticIncident(ts.store, 1800, 10);
     const log = (metric: string) => ({ metric: `vllm-log:${metric}` });
     x.gauge('tokens.prompt_rate', (s) => (s >= 1200 ? 7200 : 4000) * x.noise(0.05), log('Avg prompt throughput'));
     x.gauge('tokens.generation_rate', (s) => (s >= 1200 ? 3600 : 2000) * x.noise(0.05), log('Avg generation throughput'));
-    x.gauge('req.running', (s) => (s >= 1200 ? 256 : Math.round(140 * x.noise(0.1))), log('Running'));
+    x.gauge('req.running', (s) => (s >= 1200 ? runningAfter : Math.round(140 * x.noise(0.1))), log('Running'));
     x.gauge('req.waiting', (s) => (s >= 1200 ? 30 * ((s - 1200) / 10) : 0), log('Waiting'));
     x.gauge('kv.usage', kv, log('GPU KV cache usage'));
     return analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
@@ -172,10 +172,16 @@ function logLinesOnly(kv: (s: number) => number) {
   }
 }
 
-test('log lines only: served work up with every slot busy and the queue growing is a surge; a full KV pool is left to kv_exhaustion', () => {
+test('log lines only: served work up with every slot busy and the queue growing is a surge; a pool filled by requests that each hold more is left to kv_exhaustion', () => {
   const slots = logLinesOnly((s) => (s >= 1200 ? 0.3 : 0.2));
   assert.equal(slots.causes[0]?.id, 'traffic_surge', JSON.stringify(slots.checked.find((c) => c.id === 'traffic_surge')));
   assert.ok(Math.abs(slots.onset_ms! - (T0 + 1200_000)) <= 30_000, `onset ${slots.onset_ms! - T0}`);
-  const pool = logLinesOnly((s) => (s >= 1200 ? 0.99 : 0.5));
-  assert.equal(pool.causes.some((c) => c.id === 'traffic_surge'), false);
+  // More requests of the same size fill the pool too (KV per running request 0.5/140 → 0.99/256, ×1.08): still the surge.
+  const more = logLinesOnly((s) => (s >= 1200 ? 0.99 : 0.5));
+  assert.equal(more.causes[0]?.id, 'traffic_surge', JSON.stringify(more.checked.find((c) => c.id === 'traffic_surge')));
+  // Longer requests: the pool full at 180 running (KV per request ×1.5).
+  const longer = logLinesOnly((s) => (s >= 1200 ? 0.99 : 0.5), 180);
+  assert.equal(longer.causes.some((c) => c.id === 'traffic_surge'), false);
+  const check = longer.checked.find((c) => c.id === 'traffic_surge')!;
+  assert.ok(check.failed?.some((f) => /holding more/.test(f.condition) && f.held), JSON.stringify(check));
 });

@@ -45,3 +45,28 @@ test('the same silence without a fatal error at its end is a gap in the data, no
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const dies of [false, true]) {
+  test(`a stall at a few requests a second, where the baseline token rate swings past ±100% a window, still triggers and is an engine hang${dies ? ' (the engine dies at its end and the data stops)' : ''}`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
+  const store = new Store(join(dir, 'ws.db'));
+  try {
+    const x = new SyntheticIncident(store, dies ? 1800 : 2400, 5, 11);
+    const stalled = (s: number) => s >= 1200 && s < 1800;
+    if (dies) x.event(1795, { kind: 'engine_crash', severity: 'critical', line: 1, text: 'Worker proc VllmWorker-0 died unexpectedly, shutting down executor.', attrs: {} });
+    // Bursty light traffic: most windows a trickle, some a burst — ΔTPS% spreads beyond ±100%.
+    const burst = () => (x.noise(1) > 1.5 ? 12 : 0.6);
+    x.counter('tokens.generation', (s) => (stalled(s) ? 0 : 40 * burst()));
+    x.counter('req.finished', (s) => (stalled(s) ? 0 : 0.2 * burst()));
+    x.gauge('req.running', (s) => (stalled(s) ? 6 : Math.max(1, Math.round(3 * x.noise(0.5)))));
+    x.gauge('req.waiting', (s) => (stalled(s) ? Math.round((s - 1200) / 60) : 0));
+    x.gauge('kv.usage', () => 0.1 * x.noise(0.1));
+    const d = analyzeIncident(store, x.done());
+    assert.equal(d.causes[0]?.id, 'engine_hang', JSON.stringify({ status: d.status, hang: d.checked.find((c) => c.id === 'engine_hang') }));
+    assert.ok(Math.abs(d.onset_ms! - (T0 + 1_200_000)) <= 30_000, `onset ${(d.onset_ms! - T0) / 1000} s`);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  });
+}

@@ -37,6 +37,13 @@ function rule(c: CauseContext): RuleResult {
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
   const starved = (sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio) || rUtil <= T.frontend_util_ratio;
+  // The host side read directly: the serving process's CPU (prometheus_client's process_cpu_seconds_total)
+  // pinned at one core where it was not in the baseline. Tokenizing, detokenizing and the engine loop are
+  // Python under one GIL, so a CPU-bound frontend sits at one core however many the host has — where no
+  // GPU telemetry says the GPU idles, and the front gap stays small because the lost time is between steps.
+  const cpu = medE(c, c.f.hostCpu);
+  const cpuB = medB(c, c.f.hostCpu);
+  const pinned = cpu >= T.frontend_cpu_pinned && cpuB < T.frontend_cpu_pinned;
   // The front gap carries the new wait: a gap of tens of milliseconds in the baseline grows by orders of
   // magnitude when a queue inside the engine swells (queue time is booked as requests leave the queue, TTFT
   // as their first token lands), yet the engine's queue still holds most of the rise in TTFT. A starved
@@ -60,15 +67,19 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's rise`,
-        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)} (Δ ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s)`,
-        starved || frontGap,
+        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's rise; OR the serving process's CPU pinned ≥ ${T.frontend_cpu_pinned} core (below it in the baseline)`,
+        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)} (Δ ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s), process CPU ${fmt(cpu)} (baseline ${fmt(cpuB)})`,
+        starved || frontGap || pinned,
         T.frontend_util_ratio,
       ),
       cond(`wait > 0 (above the baseline) OR r(ttft, itl or e2e) ≥ ${T.frontend_ttft_ratio}`, `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(latency) ${fmt(rSym)}`, (wait > 0 && !(wait <= waitB)) || rSym >= T.frontend_ttft_ratio, T.frontend_ttft_ratio),
       cond(`kv ≤ ${T.frontend_kv_max}`, kv, kv <= T.frontend_kv_max, T.frontend_kv_max),
     ],
-    support: [cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill) and the gap ≥ half of TTFT's rise`, `×${fmt(rGap)}, Δgap ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s`, frontGap), cond('GPU starved', starved, starved)],
+    support: [
+      cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill) and the gap ≥ half of TTFT's rise`, `×${fmt(rGap)}, Δgap ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s`, frontGap),
+      cond('GPU starved', starved, starved),
+      cond(`serving process CPU pinned (≥ ${T.frontend_cpu_pinned} core)`, `${fmt(cpu)} (baseline ${fmt(cpuB)})`, pinned, T.frontend_cpu_pinned),
+    ],
     veto: [
       cond('GPU-bound: sm_act ≥ 0.8 and kv ≥ 0.9', `sm_act ${fmt(sm)}, kv ${fmt(kv)}`, sm >= 0.8 && kv >= 0.9),
       cond(`engine not serving (r(gtok) ≤ ${T.frontend_down_ratio}): an idle GPU behind a crash or hang is not a starved one`, rGtok, down, T.frontend_down_ratio),
@@ -81,6 +92,7 @@ function rule(c: CauseContext): RuleResult {
     evidence: [
       ...(busy.some(Number.isFinite) ? [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)] : []),
       ...(Number.isFinite(rGap) ? [seriesEvidence(c, SIG.latTtft, `TTFT beyond queue and prefill ×${fmt(rGap)}`)] : []),
+      ...(pinned ? [seriesEvidence(c, SIG.hostCpuSeconds, `serving process at ${fmt(cpu)} CPU core (baseline ${fmt(cpuB)})`)] : []),
     ],
     onset_ms: onBusy ?? departureOnset(c, gap, 1, (i) => ratio(gap[i], medB(c, gap)) >= T.frontend_gap_ratio),
   };

@@ -100,7 +100,13 @@ function rule(c: CauseContext): RuleResult {
   const rArr = rE(c, c.f.lamIn);
   const excess = medE(c, c.f.run) > cap && !(rArr >= T.surge_arrival_ratio) ? loadExcess(c, itl) : NaN;
   const maxCap = maxCapture(c);
-  const plausible = known || (cap <= maxCap && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
+  // An inferred cap is only a running level where ITL stepped, and any slowdown grows the batch (each request
+  // stays longer): the fallback is the root only where demand grew the batch — arrivals × output length up
+  // at least surge_arrival_veto (below it, lost capacity: a host-bound engine loop stepped ITL ×3–6 and its
+  // batch outgrew a "cap" of 13 on flat arrivals). A cap the engine logged is a fact and needs no such test.
+  const demand = rArr * rE(c, c.f.glenMean);
+  const demandRose = Number.isFinite(rE(c, c.f.glenMean)) ? demand >= T.surge_arrival_veto : rArr >= T.surge_arrival_veto;
+  const plausible = known || (cap <= maxCap && demandRose && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
   return {
     id: 'cuda_graph_fallback',
     missing: [],
@@ -109,8 +115,8 @@ function rule(c: CauseContext): RuleResult {
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
-        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap} with ITL ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
-        `${known ? 'known' : `inferred ${fmt(cap)}`}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
+        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
+        `${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(Number.isFinite(rE(c, c.f.glenMean)) ? demand : rArr)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
         plausible,
         T.cuda_graph_itl_ratio,
       ),

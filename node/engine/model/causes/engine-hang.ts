@@ -23,7 +23,10 @@ function rule(c: CauseContext): RuleResult {
   // that does not count (an exporter's empty histogram), not a stall. Aborts are no completion: the clients
   // of a hung engine time out and the engine counts each as finished (finished_reason="abort").
   const completed = (i: number) => c.f.lamOut[i] - (Number.isFinite(c.f.abort[i]) ? c.f.abort[i] : 0);
-  const zero = longestRun(c, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0)));
+  // Read from the end of the baseline, not from the episode's start: the joint trigger sees a stall only
+  // once its elapsed-time bound on latency clears the noise, minutes into it, and a run cut there is
+  // dated late with its lead-in read as the "level before".
+  const zero = longestRun({ ...c, span: [Math.min(c.span[0], c.base[1] + 1), c.span[1]] }, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0)));
   // Where the engine is read from its log, a wedged scheduler stops printing its periodic stats: a silence
   // that begins with requests in flight, and not with a crash, is the same stall.
   const quiet = silentWithWork(c);

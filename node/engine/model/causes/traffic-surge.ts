@@ -72,6 +72,13 @@ function fromLogLines(c: CauseContext): RuleResult | null {
   const waitB = medB(c, c.f.wait);
   const waitE = maxE(c, c.f.wait);
   const queued = waitE > queuedBeyond(c);
+  // A full pool is the surge's too: the log lines show KV held per running request, which longer requests
+  // raise and more requests of the same size do not (a surge's full pool holds younger requests, if
+  // anything less each). Held per request under-reads longer prompts (half the output held on average,
+  // cached prefixes), so any growth past GREW reads as longer requests. An unmeasured footprint keeps the
+  // pool's reading (NaN fails the comparison, the veto holds).
+  const held = c.f.kv.map((k, i) => (c.f.run[i] > 0 ? k / c.f.run[i] : NaN));
+  const rHeld = rE(c, held);
   return {
     id: 'traffic_surge',
     missing: [],
@@ -82,11 +89,21 @@ function fromLogLines(c: CauseContext): RuleResult | null {
       cond('requests waiting (wait > max(1, 2× the baseline)): no latency measured, the queue is the symptom', `${fmt(waitE)} (baseline ${fmt(waitB)})`, queued),
     ],
     support: [],
-    veto: [cond(`KV ≥ ${T.kv_high}: the pool, not the slots, is the limit (→ kv_exhaustion)`, maxE(c, c.f.kv), kvHigh, T.kv_high)],
+    veto: [
+      cond(
+        `KV ≥ ${T.kv_high} with each running request holding more: r(KV per running request) ≥ ${GREW} (longer requests, → kv_exhaustion)`,
+        `max kv ${fmt(maxE(c, c.f.kv))}, r(KV per request) ${fmt(rHeld)}`,
+        kvHigh && !(rHeld < GREW),
+        T.kv_high,
+      ),
+    ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; work served ×${fmt(rServed)}`)],
     onset_ms: departureOnset(c, served, 1, (i) => ratio(served[i], medB(c, served)) >= T.surge_arrival_ratio, 2),
   };
 }
+
+/** Requests that hold this much more KV each than in the baseline have grown (a surge's do not: 0.7–1.0 in the generator's surges, 1.15–2 where conversations lengthened). */
+const GREW = 1.1;
 
 /** The larger of two readings, either of which may be unmeasured (NaN); NaN when both are. */
 function finiteMax(a: number, b: number): number {

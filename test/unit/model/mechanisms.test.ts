@@ -1,0 +1,64 @@
+// Mechanisms the model reads from signals it used to ignore or cut short: the engine's own arrivals
+// counter, the serving process's CPU, a GPU's life after a clean restart, what grew the batch past an
+// inferred CUDA-graph capture size. Each builds a small synthetic incident (real SQLite) and checks the
+// reading the rule depends on, not one bundle's answer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tempStore } from '../../helpers/import-file';
+import { GB, servingIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
+import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
+import type { Diagnosis } from '../../../common/contract/diagnosis';
+
+const after = (s: number) => s >= 1200;
+
+function analyze(shape: ServingShape, more?: (x: ReturnType<typeof servingIncident>) => void, seconds = 2400): Diagnosis {
+  const ts = tempStore();
+  try {
+    const x = servingIncident(ts.store, seconds, shape);
+    more?.(x);
+    return analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
+  } finally {
+    ts.dispose();
+  }
+}
+
+const conditionsOf = (d: Diagnosis, id: string) => {
+  const fired = d.causes.find((c) => c.id === id);
+  if (fired) return [...fired.require, ...fired.veto];
+  return d.checked.find((c) => c.id === id)?.failed ?? [];
+};
+
+test("arrivals come from the engine's own counter where it has one: clients that gave up in the queue are in neither the finished count nor the occupancy", () => {
+  // The engine serves 5 req/s flat at its limit; 9 req/s arrive after 1200 s and the excess times out in the queue.
+  const d = analyze({ running: (s) => (after(s) ? 64 : 20), waiting: (s) => (after(s) ? 40 : 0) }, (x) => x.counter('req.arrivals', (s) => (after(s) ? 9 : 5)));
+  const lam = conditionsOf(d, 'traffic_surge').find((c) => /^r\(lam_in\) ≥/.test(c.condition));
+  // Fired: the condition is listed with its value; not fired: it must not be among the failed ones.
+  if (d.causes.some((c) => c.id === 'traffic_surge')) assert.ok(Number(lam?.value) >= 1.6, JSON.stringify(lam));
+  else assert.equal(lam, undefined, JSON.stringify(d.checked.find((c) => c.id === 'traffic_surge')));
+});
+
+test('a serving process pinned at one CPU core, the GPU as busy as before and decode slower, is a CPU-bound frontend, not a CUDA-graph fallback', () => {
+  const d = analyze(
+    {
+      itl: (s) => (after(s) ? [0.09, 0.14] : [0.02, 0.04]),
+      e2e: (s) => (after(s) ? [8, 14] : [2, 4]),
+      running: (s) => (after(s) ? 70 : 20),
+      gtok: (s) => (after(s) ? 1500 : 2000),
+    },
+    (x) => x.counter('host.cpu_seconds', (s) => (after(s) ? 0.99 : 0.45)),
+  );
+  assert.equal(d.causes[0]?.id, 'cpu_frontend_bottleneck', JSON.stringify(d.checked.find((c) => c.id === 'cpu_frontend_bottleneck')));
+  assert.ok(!d.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(d.causes.map((c) => c.id)));
+});
+
+test('a GPU memory leak into a CUDA OOM is read over the life that ran into it, past a clean restart an hour before', () => {
+  // 60 GB plateau; a clean restart at 900 s (memory freed, then reloaded); from 2400 s +40 MB/s until the OOM at 2900 s.
+  const used = (s: number) => (s >= 900 && s < 960 ? 0 : s < 2400 ? 60 * GB : s < 2900 ? 60 * GB + (s - 2400) * 0.04 * GB : 0);
+  const d = analyze({ memUsed: used }, (x) => {
+    x.event(900, { kind: 'engine_restart', severity: 'warning', line: 1, text: 'Shutting down; restarting', attrs: {} });
+    x.event(2900, { kind: 'oom', severity: 'critical', line: 2, text: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.', attrs: {} });
+  }, 3600);
+  const leak = d.causes.find((c) => c.id === 'gpu_memory_leak');
+  assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'gpu_memory_leak')));
+  assert.ok(Math.abs(leak.onset_ms! - (T0 + 2400_000)) <= 60_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});
