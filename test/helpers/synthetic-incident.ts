@@ -68,10 +68,10 @@ export class SyntheticIncident {
    * the buckets and the `.sum`/`.count` companions. Observation values follow a log-logistic shape through
  * those two quantiles.
    */
-  histogram(name: string, perSecond: (s: number) => number, quantiles: (s: number) => [number, number], buckets = LATENCY_BUCKETS): this {
-    const id = this.w.series({ name, kind: 'histogram' });
-    const sumId = this.w.series({ name: `${name}.sum`, kind: 'counter' });
-    const countId = this.w.series({ name: `${name}.count`, kind: 'counter' });
+  histogram(name: string, perSecond: (s: number) => number, quantiles: (s: number) => [number, number], buckets = LATENCY_BUCKETS, labels?: Record<string, string>): this {
+    const id = this.w.series({ name, labels, kind: 'histogram' });
+    const sumId = this.w.series({ name: `${name}.sum`, labels, kind: 'counter' });
+    const countId = this.w.series({ name: `${name}.count`, labels, kind: 'counter' });
     const cum = new Float64Array(buckets.length);
     let sum = 0;
     let count = 0;

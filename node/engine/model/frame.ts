@@ -65,6 +65,8 @@ export interface Frame {
   prefillMean: Float64Array;
   plenMean: Float64Array;
   plenP90: Float64Array;
+  /** Prompt length P99: where a few requests carry long documents, the tail moves and the body does not. */
+  plenP99: Float64Array;
   glenMean: Float64Array;
   glenP90: Float64Array;
   lenEntropy: Float64Array;
@@ -479,6 +481,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     prefillMean: histogramMean(sig, SIG.latPrefill, g),
     plenMean: lengthMean(SIG.reqPromptLen, plenH, promptOf, ptok),
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
+    plenP99: plenH ? plenH.quantile(0.99) : Float64Array.from(fromSpans(promptOf, 0.99)),
     glenMean: lengthMean(SIG.reqGenLen, glenH, outputOf, gtok),
     glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
     lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),

@@ -62,3 +62,27 @@ test('a GPU memory leak into a CUDA OOM is read over the life that ran into it, 
   assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'gpu_memory_leak')));
   assert.ok(Math.abs(leak.onset_ms! - (T0 + 2400_000)) <= 60_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
 });
+
+const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
+
+/**
+ * Prompt lengths: the usual body (median 800, P99 3000 tokens, 5 requests/s) and, after 1200 s, either a
+ * share `docs` of requests carrying ~25k-token documents (a second mode) or the body grown by `body`/`tail`.
+ * TTFT triples after 1200 s; prompt tokens/s follow the mean.
+ */
+function prompts(o: { docs?: number; body?: number; tail?: number }): Diagnosis {
+  const docs = o.docs ?? 0;
+  const meanMul = docs ? 1 + (docs * 25000) / 1000 : (o.body ?? 1) * 1.1;
+  return analyze({ ttft: (s) => (after(s) ? [0.3, 0.9] : [0.08, 0.2]), ptok: (s) => (after(s) ? 4000 * meanMul : 4000) }, (x) => {
+    // Two engines' histograms of one layout add up: the mixture is the frame's own reading.
+    x.histogram('req.prompt_len', () => 5 * (1 - docs), (s) => (after(s) ? [800 * (o.body ?? 1), 3000 * (o.tail ?? 1)] : [800, 3000]), TOKEN_BUCKETS, { engine: '0' });
+    if (docs) x.histogram('req.prompt_len', (s) => (after(s) ? 5 * docs : 0), () => [25000, 30000], TOKEN_BUCKETS, { engine: '1' });
+  });
+}
+
+test('a few requests carrying long documents (a new tail, the body unmoved) are long-prompt interference; conversations that grew alike are not', () => {
+  const tail = prompts({ docs: 0.03 });
+  assert.equal(tail.causes[0]?.id, 'long_prompt_interference', JSON.stringify(tail.checked.find((c) => c.id === 'long_prompt_interference')));
+  const body = prompts({ body: 1.5, tail: 2.2 });
+  assert.ok(!body.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(body.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
+});

@@ -5,6 +5,9 @@ import {
   cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 
+/** How much more the prompt P99 must grow than the mean prompt for the growth to be a tail of long documents. */
+const TAIL_OVER_BODY = 1.5;
+
 export const longPromptInterference = defineCause({
   id: 'long_prompt_interference',
   level: 11,
@@ -16,11 +19,18 @@ function rule(c: CauseContext): RuleResult {
   const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans', SIG.latItl]]);
   if (missing.length) return notAssessable('long_prompt_interference', missing);
   const rP90 = rE(c, c.f.plenP90);
+  // A few requests carrying long documents (3% at 27k tokens) move neither the P90 nor, at the thresholds'
+  // edge, the prompt tokens per request twofold, but they are a new mode in the tail: the P99 grows and
+  // grows well beyond the body (the mean). Conversations that simply got longer move both alike.
+  const rP99 = rE(c, c.f.plenP99);
+  const tail = rP99 >= T.long_prompt_ratio && rP99 >= TAIL_OVER_BODY * rE(c, c.f.plenMean);
   const rLam = rE(c, c.f.lamIn);
   // Prompt tokens per request: prompt tokens/s grow with arrivals too, and a few more requests of the
   // same length are load (a surge, KV pressure), not longer prompts.
   const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
-  const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
+  // Where no TTFT is exported (TGI), its queue part still shows requests held behind long prefills.
+  const ttftKnown = Number.isFinite(rAny(c, c.f.ttft99, c.f.ttftMean));
+  const rTtft = ttftKnown ? rAny(c, c.f.ttft99, c.f.ttftMean) : rAny(c, c.f.q99, c.f.queueMean);
   // A long prefill chunk shares its step with every decode in the batch: the decodes' ITL tail stalls by
   // the chunk's time. Where TTFT is coarse (vLLM's buckets) or not exported at all (TGI), that is the symptom.
   const rItl99 = rE(c, c.f.itl99);
@@ -31,9 +41,19 @@ function rule(c: CauseContext): RuleResult {
     id: 'long_prompt_interference',
     missing: [],
     require: [
-      cond(`r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio}`, `plen_p90 ${fmt(rP90)}, ptok per arrival ${fmt(rPtok)}`, rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio, T.long_prompt_ratio),
+      cond(
+        `r(plen_p90) ≥ ${T.long_prompt_ratio} OR r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio} OR a long tail: r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
+        `plen_p90 ${fmt(rP90)}, ptok per arrival ${fmt(rPtok)}, plen_p99 ${fmt(rP99)} (mean ×${fmt(rE(c, c.f.plenMean))})`,
+        rP90 >= T.long_prompt_ratio || rPtok >= T.long_prompt_ratio || tail,
+        T.long_prompt_ratio,
+      ),
       cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
-      cond(`r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills)`, `ttft ${fmt(rTtft)}, itl99 ${fmt(rItl99)}`, rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio, T.long_prompt_ttft_ratio),
+      cond(
+        `r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean; queue time where no TTFT is exported) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills)`,
+        `${ttftKnown ? 'ttft' : 'queue'} ${fmt(rTtft)}, itl99 ${fmt(rItl99)}`,
+        rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio,
+        T.long_prompt_ttft_ratio,
+      ),
     ],
     support: [cond('spiky ITL: r(itl99) ÷ r(itl50) ≥ 1.5', bimodal, bimodal >= 1.5)],
     // A preemption storm is what long prompts do to a full pool: it goes in the chain (→ kv_exhaustion), not a veto.
