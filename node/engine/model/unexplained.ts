@@ -12,6 +12,7 @@ import { EV, SIG } from '../../../common/names';
 import { ENGINE_FAMILY } from './windows';
 import { worstRestartLoop } from './restarts';
 import { sustainedSymptoms } from './alerts';
+import { median } from './baseline';
 
 /** Event kinds that are faults by themselves. */
 const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
@@ -43,7 +44,7 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
     out.push({ kind: 'series', ref: SIG.processStart, start_ms: loop.from, end_ms: loop.to, text: `the engine restarted ${loop.count} times in ${Math.round((loop.to - loop.from) / 60_000)} min (its process start time moved)` });
   }
 
-  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b));
+  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b) || gpusHeldAndWorking(f, x.base, a, b));
   if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });
 
   const stall = longestStall(f, x.base);
@@ -62,6 +63,30 @@ const MAX_EVENTS = 10;
 function isFault(e: EventRow): boolean {
   if (FAULT_KINDS.has(e.kind)) return true;
   return e.kind === EV.traceback && FATAL_TRACE.test(e.text);
+}
+
+/**
+ * Whether the GPUs' own telemetry says the engine lived through [startMs, endMs): every GPU read there holds
+ * its loaded memory (≥ 90% of its baseline median: a process that died or restarted frees it) and they
+ * were not pinned busy throughout (a rank spinning in a hung collective keeps its memory too). Lost scrapes
+ * of the engine's metrics, with nvidia-smi showing the same traffic rhythm, are a gap in one source.
+ */
+function gpusHeldAndWorking(f: Frame, base: Range, startMs: number, endMs: number): boolean {
+  let read = 0;
+  let minUtil = Infinity;
+  for (const g of f.gpus) {
+    const level = median(g.memUsed.subarray(base[0], base[1] + 1));
+    if (!(level > 0)) continue;
+    let seen = 0;
+    for (let i = 0; i < f.grid.n; i++) {
+      if (f.t[i] < startMs || f.t[i] >= endMs || !Number.isFinite(g.memUsed[i])) continue;
+      if (g.memUsed[i] < 0.9 * level) return false;
+      seen++;
+      if (Number.isFinite(g.util[i])) minUtil = Math.min(minUtil, g.util[i]);
+    }
+    if (seen) read++;
+  }
+  return read > 0 && minUtil < 0.95;
 }
 
 /** Whether a window has any reading from the serving engine. */
@@ -84,7 +109,10 @@ function longestSilence(f: Frame, base: Range, spoke: (startMs: number, endMs: n
     if (!quiet && from >= 0) {
       const start = f.t[from];
       const end = i < f.grid.n ? f.t[i] + f.grid.W / 2 : f.t[f.grid.n - 1] + f.grid.W;
-      if ((!best || end - start > best.ms) && !spoke(start, end)) best = { ms: end - start, start, end };
+      // The engine's voice is sought inside the silence only: the first window with data holds the reading
+      // that ended it, and counting it as spoken there hid every outage the engine came back from.
+      const inside = i < f.grid.n ? f.t[i] - 1 : end;
+      if ((!best || end - start > best.ms) && !spoke(start, inside)) best = { ms: end - start, start, end };
       from = -1;
     }
   }

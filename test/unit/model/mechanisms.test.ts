@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempStore } from '../../helpers/import-file';
-import { GB, servingIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
+import { GB, servingIncident, SyntheticIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
 import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
 import type { Diagnosis } from '../../../common/contract/diagnosis';
 
@@ -88,4 +88,35 @@ test('a few requests carrying long documents (a new tail, the body unmoved) are 
   // Every prompt ×1.9 read off vLLM's 1-2-5 buckets: the interpolated P90 crosses ×2, the exact mean does not.
   const coarse = prompts({ body: 1.9, tail: 1.9, buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000] });
   assert.ok(!coarse.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(coarse.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
+});
+
+/** An engine read from its gauges with a 900 s hole in them (1200–2100 s); the GPU's telemetry goes on. */
+function metricsGap(gpuDuringGap: { memGB: number; util: (s: number) => number }): Diagnosis {
+  const ts = tempStore();
+  try {
+    const x = new SyntheticIncident(ts.store, 3000, 7, 3);
+    const up = (s: number) => s < 1200 || s >= 2100;
+    x.gauge('tokens.generation_rate', (s) => (up(s) ? 900 * x.noise(0.1) : null));
+    x.gauge('req.running', (s) => (up(s) ? Math.round(10 * x.noise(0.2)) : null));
+    x.gauge('req.waiting', (s) => (up(s) ? 0 : null));
+    x.gauge('kv.usage', (s) => (up(s) ? 0.3 * x.noise(0.1) : null));
+    const gpu = { gpu: '0' };
+    x.gauge('gpu.mem.used', (s) => (up(s) ? 70 * GB : gpuDuringGap.memGB * GB), gpu);
+    x.gauge('gpu.util', (s) => (up(s) ? 0.3 + 0.3 * Math.sin(s / 60) : gpuDuringGap.util(s)), gpu);
+    return analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
+  } finally {
+    ts.dispose();
+  }
+}
+
+const outageText = (d: Diagnosis) => JSON.stringify(d.unexplained ?? null).includes('(outage)');
+
+test("lost scrapes while the GPU holds its loaded memory and keeps the traffic's rhythm are a gap in the metrics, not an outage; freed memory is one", () => {
+  const gap = metricsGap({ memGB: 70, util: (s) => 0.3 + 0.3 * Math.sin(s / 60) });
+  assert.equal(outageText(gap), false, JSON.stringify(gap.unexplained));
+  const died = metricsGap({ memGB: 0.5, util: () => 0 });
+  assert.equal(outageText(died), true, JSON.stringify({ status: died.status, unexplained: died.unexplained, gaps: died.gaps, n: died.windows.length }));
+  // A rank spinning in a hung collective holds its memory too, pinned busy: still no reading from the engine.
+  const pinned = metricsGap({ memGB: 70, util: () => 1 });
+  assert.equal(outageText(pinned), true, JSON.stringify({ status: pinned.status, unexplained: pinned.unexplained }));
 });
