@@ -44,7 +44,8 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
     out.push({ kind: 'series', ref: SIG.processStart, start_ms: loop.from, end_ms: loop.to, text: `the engine restarted ${loop.count} times in ${Math.round((loop.to - loop.from) / 60_000)} min (its process start time moved)` });
   }
 
-  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b) || gpusHeldAndWorking(f, x.base, a, b));
+  const gpusLived = gpusHeldAndWorking(f, x.base);
+  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b) || gpusLived(a, b));
   if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });
 
   const stall = longestStall(f, x.base);
@@ -71,22 +72,25 @@ function isFault(e: EventRow): boolean {
  * were not pinned busy throughout (a rank spinning in a hung collective keeps its memory too). Lost scrapes
  * of the engine's metrics, with nvidia-smi showing the same traffic rhythm, are a gap in one source.
  */
-function gpusHeldAndWorking(f: Frame, base: Range, startMs: number, endMs: number): boolean {
-  let read = 0;
-  let minUtil = Infinity;
-  for (const g of f.gpus) {
-    const level = median(g.memUsed.subarray(base[0], base[1] + 1));
-    if (!(level > 0)) continue;
-    let seen = 0;
-    for (let i = 0; i < f.grid.n; i++) {
-      if (f.t[i] < startMs || f.t[i] >= endMs || !Number.isFinite(g.memUsed[i])) continue;
-      if (g.memUsed[i] < 0.9 * level) return false;
-      seen++;
-      if (Number.isFinite(g.util[i])) minUtil = Math.min(minUtil, g.util[i]);
+function gpusHeldAndWorking(f: Frame, base: Range): (startMs: number, endMs: number) => boolean {
+  const gpus = f.gpus.map((g) => ({ g, level: median(g.memUsed.subarray(base[0], base[1] + 1)) })).filter((x) => x.level > 0);
+  return (startMs, endMs) => {
+    // Windows are a regular grid: only those inside the silence are read.
+    const from = Math.max(0, Math.ceil((startMs - f.grid.t0) / f.grid.step));
+    let read = 0;
+    let minUtil = Infinity;
+    for (const { g, level } of gpus) {
+      let seen = 0;
+      for (let i = from; i < f.grid.n && f.t[i] < endMs; i++) {
+        if (!Number.isFinite(g.memUsed[i])) continue;
+        if (g.memUsed[i] < 0.9 * level) return false;
+        seen++;
+        if (Number.isFinite(g.util[i])) minUtil = Math.min(minUtil, g.util[i]);
+      }
+      if (seen) read++;
     }
-    if (seen) read++;
-  }
-  return read > 0 && minUtil < 0.95;
+    return read > 0 && minUtil < 0.95;
+  };
 }
 
 /** Whether a window has any reading from the serving engine. */

@@ -104,8 +104,9 @@ function rule(c: CauseContext): RuleResult {
   // stays longer): the fallback is the root only where demand grew the batch — arrivals × output length up
   // at least surge_arrival_veto (below it, lost capacity: a host-bound engine loop stepped ITL ×3–6 and its
   // batch outgrew a "cap" of 13 on flat arrivals). A cap the engine logged is a fact and needs no such test.
-  const demand = rArr * rE(c, c.f.glenMean);
-  const demandRose = Number.isFinite(rE(c, c.f.glenMean)) ? demand >= T.surge_arrival_veto : rArr >= T.surge_arrival_veto;
+  const rGlen = rE(c, c.f.glenMean);
+  const demand = Number.isFinite(rGlen) ? rArr * rGlen : rArr;
+  const demandRose = demand >= T.surge_arrival_veto;
   const plausible = known || (cap <= maxCap && demandRose && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
   return {
     id: 'cuda_graph_fallback',
@@ -116,7 +117,7 @@ function rule(c: CauseContext): RuleResult {
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
         `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
-        `${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(Number.isFinite(rE(c, c.f.glenMean)) ? demand : rArr)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
+        `${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(demand)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
         plausible,
         T.cuda_graph_itl_ratio,
       ),

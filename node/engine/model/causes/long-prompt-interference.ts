@@ -33,8 +33,9 @@ function rule(c: CauseContext): RuleResult {
   // same length are load (a surge, KV pressure), not longer prompts.
   const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
   // Where no TTFT is exported (TGI), its queue part still shows requests held behind long prefills.
-  const ttftKnown = Number.isFinite(rAny(c, c.f.ttft99, c.f.ttftMean));
-  const rTtft = ttftKnown ? rAny(c, c.f.ttft99, c.f.ttftMean) : rAny(c, c.f.q99, c.f.queueMean);
+  const rTtftOwn = rAny(c, c.f.ttft99, c.f.ttftMean);
+  const ttftKnown = Number.isFinite(rTtftOwn);
+  const rTtft = ttftKnown ? rTtftOwn : rAny(c, c.f.q99, c.f.queueMean);
   // A long prefill chunk shares its step with every decode in the batch: the decodes' ITL tail stalls by
   // the chunk's time. Where TTFT is coarse (vLLM's buckets) or not exported at all (TGI), that is the symptom.
   const rItl99 = rE(c, c.f.itl99);
