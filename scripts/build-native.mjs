@@ -1,6 +1,8 @@
-// Builds the NVML addon (native/nvml/build/Release/quadscope_nvml.node) with node-gyp, and the stub
+// Builds the NVML addon (native/nvml/build/Release/quadscope_nvml.node) with node-gyp, the stub
 // libnvidia-ml the tests load in place of the driver's (native/nvml/build/stub/libnvidia-ml.so.1, plus
-// stub-legacy/ without the _v2/_v3 entry points). Offline: node-gyp is run from node_modules and
+// stub-legacy/ without the _v2/_v3 entry points), and Quadscope's SQLite extension
+// (native/sqlite/build/quadscope_sqlite.so: the model's packed sample reads, against the sqlite3ext.h of
+// the SQLite that better-sqlite3 bundles). Offline: node-gyp is run from node_modules and
 // pointed at this Node's own headers, so it never tries to download them. Exits non-zero on failure;
 // postinstall tolerates that.
 import { spawnSync } from 'node:child_process';
@@ -63,6 +65,27 @@ function buildStubs() {
   return ok;
 }
 
+function buildSqliteExtension() {
+  if (process.platform === 'win32') {
+    console.log('build-native: the SQLite extension is not built on Windows (sample reads take the per-row path)');
+    return true;
+  }
+  let include;
+  try {
+    include = join(dirname(require.resolve('better-sqlite3/package.json')), 'deps', 'sqlite3');
+  } catch {
+    console.error('build-native: better-sqlite3 is not installed (npm install)');
+    return false;
+  }
+  const dir = join(root, 'native', 'sqlite');
+  const out = join(dir, 'build', `quadscope_sqlite.${process.platform === 'darwin' ? 'dylib' : 'so'}`);
+  mkdirSync(dirname(out), { recursive: true });
+  const cc = process.env.CC || 'cc';
+  const flags = process.platform === 'darwin' ? ['-dynamiclib', '-undefined', 'dynamic_lookup'] : ['-shared'];
+  return run(cc, [...flags, '-fPIC', '-O2', '-Wall', '-Wextra', '-I', include, '-o', out, join(dir, 'quadscope_sqlite.c')], 'SQLite extension');
+}
+
 const addonOk = buildAddon();
 const stubsOk = buildStubs();
-process.exit(addonOk && stubsOk ? 0 : 1);
+const sqliteOk = buildSqliteExtension();
+process.exit(addonOk && stubsOk && sqliteOk ? 0 : 1);

@@ -47,6 +47,7 @@ test('electron-builder packs the app with native modules unpacked and the fuses 
     assert.ok(![...files].some((f) => ['/common/', '/node/', '/browser/', '/electron-main/', '/electron-preload/', '/test/'].some((d) => f.startsWith(d))), 'sources and tests stay out of the package');
     assert.ok(existsSync(join(resources, 'app.asar.unpacked', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')));
     assert.ok(existsSync(join(resources, 'app.asar.unpacked', 'native', 'nvml', 'build', 'Release', 'quadscope_nvml.node')));
+    assert.ok(existsSync(join(resources, 'app.asar.unpacked', 'native', 'sqlite', 'build', 'quadscope_sqlite.so')));
     assert.ok(existsSync(join(resources, 'demo', 'prometheus')), 'the demo bundle ships as a resource');
     // The fuses as electron-builder.yml sets them, in the packaged binary.
     assert.deepEqual(fuseWire(join(out, 'linux-unpacked', 'quadscope')), {

@@ -12,8 +12,14 @@
 // function hands each row to a visitor of the caller's, which folds it into window buckets on the spot,
 // so what the model holds follows its windows, not the samples. Seeks (timeAt) answer where a series
 // begins, ends and falls silent without reading its samples.
+//
+// Where Quadscope's SQLite extension is loaded (sqlite-extension.ts), scans and whole-series reads go a
+// chunk at a time instead: qs_pack hands PACK_CHUNK samples to JavaScript as one buffer and the visitor
+// runs over it in a plain loop, so no JavaScript is called per row (24 h bench incident, 2.4 M samples:
+// 0.45 s of CPU through the per-row function, 0.30 s packed, 0.26 s for the bare ordered GROUP BY pass).
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
+import { hasPack, pairsOf } from './sqlite-extension';
 
 /** Where the per-row function writes: the arrays of the read in flight and how far it got. */
 interface SampleSink {
@@ -57,6 +63,8 @@ interface Readers {
   snapshotStmt: Statement<unknown[]>;
   snapshotTextStmt: Statement<unknown[]>;
   layoutStmt: Statement<unknown[]>;
+  /** With the extension: a series' samples from a time on (first chunk: ts ≥ from; next: ts > the last seen), packed. */
+  pack: { first: Statement<unknown[]>; next: Statement<unknown[]> } | null;
 }
 
 const readers = new WeakMap<Db, Readers>();
@@ -66,6 +74,9 @@ const grow = (a: Float64Array, n: number): Float64Array => {
   b.set(a);
   return b;
 };
+
+/** Samples per qs_pack chunk: 1 MiB of pairs, so a read holds at most that much beyond what its caller keeps. */
+const PACK_CHUNK = 65_536;
 
 /** Scrapes per chunk of counts text (one string of about 100 bytes a scrape: ~10 MB a chunk at most). */
 const SNAPSHOT_CHUNK = 100_000;
@@ -151,6 +162,14 @@ function readersOf(db: Db): Readers {
       `SELECT group_concat(counts_json, ',') FROM (SELECT counts_json FROM histogram_snapshots WHERE series_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms LIMIT ${SNAPSHOT_CHUNK})`,
     ).pluck(),
     layoutStmt: db.prepare('SELECT id, le_json FROM histogram_layouts WHERE id IN (SELECT DISTINCT layout_id FROM histogram_snapshots WHERE series_id = ?)').raw(),
+    // Two statements, not one with both lower bounds: SQLite would seek on one of them and filter on the
+    // other, walking from `from` again at every chunk.
+    pack: hasPack(db)
+      ? {
+          first: db.prepare(`SELECT qs_pack(ts_ms, value) FROM (SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms >= ? AND ts_ms <= ? ORDER BY ts_ms LIMIT ${PACK_CHUNK})`).pluck(),
+          next: db.prepare(`SELECT qs_pack(ts_ms, value) FROM (SELECT ts_ms, value FROM samples WHERE series_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms LIMIT ${PACK_CHUNK})`).pluck(),
+        }
+      : null,
   };
   readers.set(db, r);
   return r;
@@ -162,6 +181,10 @@ function readersOf(db: Db): Readers {
  */
 export function scanSamples(db: Db, seriesId: number, from: number, to: number, visit: SampleVisitor): void {
   const r = readersOf(db);
+  if (r.pack) {
+    eachPacked(r.pack, seriesId, from, to, visit);
+    return;
+  }
   const idle = r.visit;
   r.visit = visit;
   try {
@@ -171,9 +194,22 @@ export function scanSamples(db: Db, seriesId: number, from: number, to: number, 
   }
 }
 
+/** Hands the samples with from ≤ ts ≤ to to `visit` in time order, a packed chunk at a time. */
+function eachPacked(pack: NonNullable<Readers['pack']>, seriesId: number, from: number, to: number, visit: SampleVisitor): void {
+  let f = pairsOf(pack.first.get(seriesId, from, to) as Buffer | null);
+  for (;;) {
+    const n = f.length;
+    for (let i = 0; i < n; i += 2) visit(f[i], f[i + 1]);
+    if (n < 2 * PACK_CHUNK) return;
+    f = pairsOf(pack.next.get(seriesId, f[n - 2], to) as Buffer | null);
+  }
+}
+
 /**
  * Visits a histogram's scrapes at or before `to`, newest first: `pick` sees every scrape's time and says
  * whether it is wanted; `take` receives the wanted ones with their layout id and counts (JSON text).
+ * Always through the per-row functions: reading the scrapes' times packed and then the wanted ones' counts
+ * by key (one in five on the bench incident) took 130-140 ms of CPU where this took 80.
  */
 export function scanScrapesDown(db: Db, seriesId: number, to: number, pick: (t: number) => boolean, take: (t: number, layout: number, counts: string) => void): void {
   const r = readersOf(db);
@@ -233,7 +269,16 @@ export function readSampleArrays(db: Db, seriesId: number, to = Infinity): { t: 
   s.v = new Float64Array(capacity);
   s.n = 0;
   try {
-    r.sampleStmt.get(seriesId, to);
+    if (r.pack)
+      eachPacked(r.pack, seriesId, -Infinity, to, (t, v) => {
+        if (s.n === s.t.length) {
+          s.t = grow(s.t, s.n);
+          s.v = grow(s.v, s.n);
+        }
+        s.t[s.n] = t;
+        s.v[s.n++] = v;
+      });
+    else r.sampleStmt.get(seriesId, to);
     const n = s.n;
     // A tile count above the samples (replaced ones) leaves a tail: copied to the exact length, so what
     // the caller holds is what it reads.

@@ -1,9 +1,13 @@
 // The typed whole-series reads (store/sample-reads.ts) answer exactly what a plain ordered SELECT does:
-// every double bit for bit, whatever the tiles say about the count, across the chunks of histogram text.
+// every double bit for bit, whatever the tiles say about the count, across the chunks of histogram text;
+// and the same through Quadscope's SQLite extension (qs_pack) as through the per-row function.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempStore } from '../../helpers/import-file';
 import { storeSql } from '../../helpers/store-sql';
+import { openDb } from '../../../node/engine/store/db';
+import { readSampleArrays, scanSamples } from '../../../node/engine/store/sample-reads';
+import { hasPack } from '../../../node/engine/store/sqlite-extension';
 
 const T = Date.UTC(2026, 0, 1);
 
@@ -55,6 +59,60 @@ test('histogram scrapes past one chunk of counts text read back whole, in time o
       assert.deepEqual(snaps[k].counts, [k, 2 * k + (k % 3)]);
     }
     for (let k = 1; k < n; k++) assert.ok(snaps[k].t > snaps[k - 1].t);
+  } finally {
+    ts.dispose();
+  }
+});
+
+test('scans and whole reads through the SQLite extension cross its chunks and equal the per-row reads bit for bit', () => {
+  const ts = tempStore();
+  try {
+    const inc = ts.store.createIncident('p');
+    const w = ts.store.beginSource(inc, { path: 'p', format: 'prometheus-text', bytes: 0 });
+    const id = w.series({ name: 'g' });
+    const n = 2 * 65_536 + 123; // two whole chunks and a part
+    const vals = [0.1 + 0.2, -Number.MAX_VALUE, Number.MIN_VALUE, 1 / 3, 42, -0.5];
+    for (let k = 0; k < n; k++) w.sample(id, T + k * 3, vals[k % vals.length] / (k + 1));
+    w.commit([]);
+    const file = storeSql(ts.store).name;
+    const packed = openDb(file, { readonly: true });
+    const saved = process.env.QUADSCOPE_SQLITE_EXTENSION;
+    process.env.QUADSCOPE_SQLITE_EXTENSION = 'off';
+    const perRow = openDb(file, { readonly: true });
+    try {
+      assert.equal(hasPack(perRow), false);
+    } finally {
+      if (saved === undefined) delete process.env.QUADSCOPE_SQLITE_EXTENSION;
+      else process.env.QUADSCOPE_SQLITE_EXTENSION = saved;
+    }
+    // npm install builds the extension (scripts/build-native.mjs): a missing build fails here, not skips.
+    assert.equal(hasPack(packed), true, 'native/sqlite/build/quadscope_sqlite.so did not load (npm run build:native)');
+    const scan = (db: typeof packed, from: number, to: number) => {
+      const t: number[] = [];
+      const v: number[] = [];
+      scanSamples(db, id, from, to, (a, b) => (t.push(a), v.push(b)));
+      return { t, v };
+    };
+    // Ranges whose ends fall on, before and after the chunk edges, and one with nothing in it.
+    for (const [from, to] of [
+      [-Infinity, Infinity],
+      [T + 3 * 65_535, T + 3 * 65_536],
+      [T + 3 * 100, T + 3 * (2 * 65_536 + 5)],
+      [T + 1, T + 2],
+    ]) {
+      const a = scan(packed, from, to);
+      const b = scan(perRow, from, to);
+      assert.equal(a.t.length, b.t.length, `[${from}, ${to}]`);
+      for (let i = 0; i < a.t.length; i++) assert.ok(Object.is(a.t[i], b.t[i]) && Object.is(a.v[i], b.v[i]), `[${from}, ${to}] sample ${i}`);
+    }
+    const whole = readSampleArrays(packed, id);
+    const want = readSampleArrays(perRow, id);
+    assert.equal(whole.t.length, n);
+    assert.deepEqual([...whole.t], [...want.t]);
+    assert.deepEqual([...whole.v], [...want.v]);
+    assert.equal(readSampleArrays(packed, id, T + 3 * 65_536).t.length, 65_537);
+    packed.close();
+    perRow.close();
   } finally {
     ts.dispose();
   }
