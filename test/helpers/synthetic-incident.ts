@@ -103,6 +103,15 @@ export class SyntheticIncident {
     return this;
   }
 
+  /** A traced request span from `atS` lasting `durS`, with its request attributes (request.ttft_s, request.lora, …). */
+  span(atS: number, durS: number, attrs: Record<string, unknown>): this {
+    const ns = (s: number) => BigInt(Math.round((T0 + s * 1000) * 1e3)) * 1000n;
+    const id = (this.spans++).toString(16).padStart(16, '0');
+    this.w.span({ trace_id: id.padStart(32, '0'), span_id: id, name: 'chat', start_ns: ns(atS), end_ns: ns(atS + durS), attrs: { 'request.side': 'server', ...attrs } });
+    return this;
+  }
+  private spans = 1;
+
   /** Commits the source and refreshes the incident's span; answers the incident id. */
   done(): number {
     this.w.commit([]);

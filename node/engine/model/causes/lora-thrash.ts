@@ -86,7 +86,7 @@ function rule(c: CauseContext): RuleResult {
     ],
     veto: [cond('base-model requests equally slow, and the adapters already outnumbered the slots in the baseline', rBase, alike && thrashedBefore)],
     evidence: [seriesEvidence(c, SIG.latTtft, `LoRA TTFT ×${fmt(rLora)}, base ×${fmt(rBase)}`)],
-    onset_ms: loraOnset(c, withLora, 2 * p99(refB)) ?? spanStart(c),
+    onset_ms: thrashOnset(c, withLora, 2 * p99(refB), thrashedBefore ? null : overSlotsFrom(c, byEnd, served, maxLoras)),
   };
 }
 
@@ -106,6 +106,30 @@ function adaptersInUse(c: CauseContext, r: Range, byEnd: RequestFact[], served: 
   return n;
 }
 
+/**
+ * The start of the first window after the baseline where more adapters were in use than slots (the
+ * frame's count, or the distinct adapters of the requests that finished in it), or null.
+ */
+function overSlotsFrom(c: CauseContext, byEnd: RequestFact[], served: string | null, maxLoras: number): number | null {
+  for (let i = c.base[1] + 1; i <= c.span[1]; i++) if (adaptersInUse(c, [i, i], byEnd, served) > maxLoras) return c.f.t[i];
+  return null;
+}
+
+/**
+ * The thrash began where the adapters first outnumbered the slots (`over`), at the first slow LoRA
+ * request within a window of it. Slow LoRA requests before it are not the thrash: cold loads after a
+ * restart fill the slots one adapter at a time, and an arrival spike queues adapters and base model alike
+ * (both dated thrashes up to 70 minutes early); and the first slow request that a few more confirm can
+ * come minutes after it where few requests are traced. Where the adapters already outnumbered the slots
+ * in the baseline (`over` null), the slow requests alone date it.
+ */
+function thrashOnset(c: CauseContext, lora: RequestFact[], slow: number, over: number | null): number {
+  const W = c.f.grid.W;
+  if (over === null) return loraOnset(c, lora, slow, c.f.t[c.base[1]] + W) ?? spanStart(c);
+  const first = loraOnset(c, lora, slow, over - W);
+  return first !== null && first <= over + W ? first : over;
+}
+
 /** Index of the first request (sorted by end) that ended at or after t. */
 function firstEndingAt(byEnd: RequestFact[], t: number): number {
   let lo = 0;
@@ -119,13 +143,12 @@ function firstEndingAt(byEnd: RequestFact[], t: number): number {
 }
 
 /**
- * An adapter load stalls the request that asked for it, so the thrash began at the arrival of the first
- * LoRA request after the baseline slower than `slow`, provided at least half of the LoRA requests
- * arriving from it on (the next few) are slow too: one cold load is not a thrash.
+ * An adapter load stalls the request that asked for it: the arrival of the first LoRA request from `after`
+ * on slower than `slow`, provided at least half of the LoRA requests arriving from it on (the next few) are
+ * slow too: one cold load is not a thrash.
  */
-function loraOnset(c: CauseContext, lora: RequestFact[], slow: number): number | null {
+function loraOnset(c: CauseContext, lora: RequestFact[], slow: number, after: number): number | null {
   if (!Number.isFinite(slow)) return null;
-  const after = c.f.t[c.base[1]] + c.f.grid.W;
   const rs = lora.filter((r) => r.ttft_s !== null && r.start_ms >= after && r.start_ms <= spanEnd(c)).sort((a, b) => a.start_ms - b.start_ms);
   const isSlow = (r: RequestFact) => r.ttft_s! >= slow;
   for (let k = 0; k < rs.length; k++) {
