@@ -117,7 +117,8 @@ const labelText = (labels: Record<string, string>) => {
 /**
  * The readings up to the moment memory was let go: the first CUDA OOM (the process dies and its memory
  * with it) or the first reading that falls by more than half from the one before (an exit or a restart;
- * the window holding the OOM already averages in the emptied GPU), whichever comes first. A leak that ran into an OOM is a ramp up to the OOM; the empty GPU after it is not part of it.
+ * the windows holding the fall already average in the emptied GPU and go with it), whichever comes first.
+ * A leak that ran into an OOM is a ramp up to the OOM; the empty GPU after it is not part of it.
  * With an OOM known, a release before it (a clean restart) starts the reading afresh instead of ending it.
  */
 function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | null, W: number): Float64Array {
@@ -136,6 +137,14 @@ function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | nul
       // leak began would otherwise end the reading before the ramp (fromLoaded skips the reload's climb).
       if (oomMs === null) {
         cut = i;
+        // The windows before the fall that already average in the emptied GPU (windows overlap by half:
+        // the one holding the exit read 85 GB → 42 GB and made a 14 GB ramp a 29 GB fall) are not part of
+        // the ramp either: each one that fell by more than a tenth from the one before goes with it.
+        for (let j = i - 1, k = j - 1; j > from; j = k, k = j - 1) {
+          while (k >= from && !Number.isFinite(v[k])) k--;
+          if (k < from || !Number.isFinite(v[j]) || !(v[j] < 0.9 * v[k])) break;
+          cut = j;
+        }
         break;
       }
       from = i;

@@ -1,5 +1,5 @@
 // Mechanisms the model reads from signals it used to ignore or cut short: the engine's own arrivals
-// counter, the serving process's CPU, a GPU's life after a clean restart, what grew the batch past an
+// counter, the serving process's CPU, a GPU's life after a clean restart and up to an exit, what grew the batch past an
 // inferred CUDA-graph capture size. Each builds a small synthetic incident (real SQLite) and checks the
 // reading the rule depends on, not one bundle's answer.
 import { test } from 'node:test';
@@ -61,6 +61,19 @@ test('a GPU memory leak into a CUDA OOM is read over the life that ran into it, 
   const leak = d.causes.find((c) => c.id === 'gpu_memory_leak');
   assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'gpu_memory_leak')));
   assert.ok(Math.abs(leak.onset_ms! - (T0 + 2400_000)) <= 60_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});
+
+test('a GPU memory leak that ends in a process exit with no log is read up to the exit, not through the windows that average in the emptied GPU', () => {
+  // 60 GB plateau; from 1200 s +10 MB/s to 75 GB, the process exits (no log: memory freed), reloads after
+  // 90 s and leaks again. The windows overlap by half, so one or two of them hold both the full and the
+  // empty GPU, wherever in a window the exit falls: every offset must read the ramp.
+  for (const exitAt of [2700, 2703, 2706]) {
+    const used = (s: number) => (s < 1200 ? 60 * GB : s < exitAt ? Math.min(75 * GB, 60 * GB + (s - 1200) * 0.01 * GB) : s < exitAt + 90 ? 0 : Math.min(75 * GB, 60 * GB + (s - exitAt - 90) * 0.01 * GB));
+    const d = analyze({ memUsed: used }, undefined, 3600);
+    const leak = d.causes.find((c) => c.id === 'gpu_memory_leak');
+    assert.ok(leak, `exit at ${exitAt} s: ${JSON.stringify(d.checked.find((c) => c.id === 'gpu_memory_leak'))}`);
+    assert.ok(Math.abs(leak.onset_ms! - (T0 + 1200_000)) <= 60_000, `exit at ${exitAt} s: leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+  }
 });
 
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
