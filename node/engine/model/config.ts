@@ -123,9 +123,9 @@ export interface ModelConfig {
     /** kv_block_leak: the idle KV floor that counts, and the late idle minimum that means it came back. */
     block_leak_floor: number;
     block_leak_idle_min: number;
-    /** prefix_cache_collapse: baseline hit rate at least, the fall (share of it), TTFT and computed prompt tokens ÷ baseline, prompt-length veto. */
+    /** prefix_cache_collapse: baseline hit rate at least, misses (1 − hit) ÷ the baseline's, TTFT and computed prompt tokens ÷ baseline, prompt-length veto. */
     prefix_hit_base_min: number;
-    prefix_hit_fall: number;
+    prefix_miss_ratio: number;
     prefix_ttft_ratio: number;
     prefix_computed_ratio: number;
     prefix_prompt_veto: number;
@@ -231,7 +231,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     block_leak_floor: 0.05,
     block_leak_idle_min: 0.02,
     prefix_hit_base_min: 0.3,
-    prefix_hit_fall: 0.5,
+    prefix_miss_ratio: 1.5,
     prefix_ttft_ratio: 1.5,
     prefix_computed_ratio: 1.5,
     prefix_prompt_veto: 1.5,

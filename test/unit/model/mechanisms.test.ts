@@ -76,6 +76,19 @@ test('a GPU memory leak that ends in a process exit with no log is read up to th
   }
 });
 
+test('a prefix-cache hit rate falling from 0.8 to 0.55 prefills 2.25x the tokens: a collapse; 0.8 to 0.75 is not', () => {
+  const run = (hitAfter: number) =>
+    analyze({ ttft: (s) => (after(s) ? [0.25, 0.6] : [0.08, 0.2]) }, (x) => {
+      x.counter('kv.prefix_queries', () => 4000);
+      x.counter('kv.prefix_hits', (s) => 4000 * (after(s) ? hitAfter : 0.8));
+    });
+  const collapsed = run(0.55);
+  assert.equal(collapsed.causes[0]?.id, 'prefix_cache_collapse', JSON.stringify(conditionsOf(collapsed, 'prefix_cache_collapse')));
+  assert.ok(Math.abs(collapsed.causes[0].onset_ms! - (T0 + 1200_000)) <= 60_000, `onset ${(collapsed.causes[0].onset_ms! - T0) / 1000} s`);
+  const dipped = run(0.75);
+  assert.ok(!dipped.causes.some((c) => c.id === 'prefix_cache_collapse'), JSON.stringify(dipped.causes.map((c) => c.id)));
+});
+
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
 
 /**

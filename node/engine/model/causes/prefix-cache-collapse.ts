@@ -1,5 +1,6 @@
 // Prefix-cache collapse: the hit rate falls and the prompts it used to serve are computed again.
 import { SIG } from '../../../../common/names';
+import { ratio as ratioOf } from '../baseline';
 import {
   computedPromptTokens, cond, defineCause, firstE, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
@@ -17,6 +18,11 @@ function rule(c: CauseContext): RuleResult {
   if (missing.length) return notAssessable('prefix_cache_collapse', missing);
   const hitB = medB(c, c.f.hit);
   const hitE = medE(c, c.f.hit);
+  // What the collapse costs is the prompts no longer served from the cache: the miss share, not the hit
+  // rate, is what grows. A hit rate 0.81 → 0.56 (a timestamp in the system prompt) prefills 2.3× the
+  // tokens and was not a "fall to half".
+  const misses = (hit: number) => 1 - hit;
+  const rMiss = ratioOf(misses(hitE), misses(hitB));
   const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const rComp = rE(c, computedPromptTokens(c));
   const rPlen = rE(c, c.f.plenMean);
@@ -25,7 +31,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`median_B(hit) ≥ ${T.prefix_hit_base_min}`, hitB, hitB >= T.prefix_hit_base_min, T.prefix_hit_base_min),
-      cond(`hit_W ≤ ${T.prefix_hit_fall}·median_B(hit)`, hitE, hitE <= T.prefix_hit_fall * hitB, T.prefix_hit_fall),
+      cond(`misses (1 − hit) ≥ ${T.prefix_miss_ratio}× the baseline's`, `hit ${fmt(hitE)} vs ${fmt(hitB)}: misses ×${fmt(rMiss)}`, rMiss >= T.prefix_miss_ratio, T.prefix_miss_ratio),
       cond(`r(ttft) ≥ ${T.prefix_ttft_ratio} (P99 or mean)`, rTtft, rTtft >= T.prefix_ttft_ratio, T.prefix_ttft_ratio),
       cond(`r(computed_ptok) ≥ ${T.prefix_computed_ratio}`, rComp, rComp >= T.prefix_computed_ratio, T.prefix_computed_ratio),
     ],
@@ -34,6 +40,6 @@ function rule(c: CauseContext): RuleResult {
     // chain orders the two by onset (rank.ts), no veto.
     veto: [cond(`prompt length up ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference)`, rPlen, rPlen >= T.prefix_prompt_veto, T.prefix_prompt_veto)],
     evidence: [seriesEvidence(c, SIG.kvPrefixHits, `prefix hit rate ${fmt(hitE)} vs baseline ${fmt(hitB)}`), seriesEvidence(c, SIG.latTtft, `TTFT ×${fmt(rTtft)}`)],
-    onset_ms: firstE(c, (i) => c.f.hit[i] <= T.prefix_hit_fall * hitB),
+    onset_ms: firstE(c, (i) => misses(c.f.hit[i]) >= T.prefix_miss_ratio * misses(hitB)),
   };
 }
