@@ -89,6 +89,17 @@ test('a prefix-cache hit rate falling from 0.8 to 0.55 prefills 2.25x the tokens
   assert.ok(!dipped.causes.some((c) => c.id === 'prefix_cache_collapse'), JSON.stringify(dipped.causes.map((c) => c.id)));
 });
 
+test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no deploy regression; one that slowed every prefill is', () => {
+  const run = (ttft: (s: number) => [number, number]) =>
+    analyze({ ttft }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);
+  // P99 ×1.6 on a heavier tail, the body a touch faster: the mean moves 6%.
+  const tail = run((s) => (after(s) ? [0.075, 0.4] : [0.08, 0.25]));
+  assert.ok(!tail.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(tail, 'deploy_regression')));
+  // Every prefill 1.6× slower: P99 and mean alike.
+  const slower = run((s) => (after(s) ? [0.128, 0.4] : [0.08, 0.25]));
+  assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
+});
+
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
 
 /**

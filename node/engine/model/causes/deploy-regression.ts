@@ -111,7 +111,15 @@ function rule(c: CauseContext): RuleResult {
   const crashes = events(c, ...CRASH_KINDS);
   const perRun = new Float64Array(c.f.grid.n);
   for (let i = 0; i < perRun.length; i++) perRun[i] = c.f.run[i] > 0 ? c.f.gtok[i] / c.f.run[i] : NaN;
-  const kpis: [string, Float64Array, number][] = [['itl50', c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50, 1], ['e2e99', c.f.e2e99, 1], ['ttft99', c.f.ttft99, 1], ['tokens per running request', perRun, -1]];
+  // A P99 read off histogram buckets moves within a bucket on the tail's chance (60 requests a window put
+  // P99 anywhere in 0.25–0.5 s): where the exact mean (sum ÷ count) is exported it must step the same way,
+  // by half the step asked of the quantile at least. A regression slows the body of the requests too.
+  const kpis: [string, Float64Array, number, Float64Array | null][] = [
+    ['itl50', c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50, 1, null],
+    ['e2e99', c.f.e2e99, 1, c.f.e2eMean.some(Number.isFinite) ? c.f.e2eMean : null],
+    ['ttft99', c.f.ttft99, 1, c.f.ttftMean.some(Number.isFinite) ? c.f.ttftMean : null],
+    ['tokens per running request', perRun, -1, null],
+  ];
   const rejected: string[] = [];
   let best: DeployCandidate | null = null;
   let bestUnstable: DeployCandidate | null = null;
@@ -145,7 +153,7 @@ function rule(c: CauseContext): RuleResult {
     // e2e = TTFT + output length × ITL: where TTFT and ITL are measured around the change, a P99 e2e that
     // moves alone moved with the outputs' tail (workload), not with the engine.
     const perTokenKnown = kpis.filter(([k, x]) => (k === 'itl50' || k === 'ttft99') && Number.isFinite(median(x.subarray(a, b + 1)))).length === 2;
-    for (const [kpi, x, dir] of kpis) {
+    for (const [kpi, x, dir, mean] of kpis) {
       if (kpi === 'e2e99' && perTokenKnown) continue;
       const cp = changePoint(x.subarray(a, b + 1), 2);
       if (!cp || !(dir * cp.size >= need)) continue;
@@ -155,6 +163,7 @@ function rule(c: CauseContext): RuleResult {
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
       const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
       if (!(dir * (persist - 1) >= need)) continue;
+      if (mean && !(dir * (ratio(median(mean.subarray(warm, b + 1)), median(mean.subarray(a, Math.max(a + 1, split)))) - 1) >= need / 2)) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
