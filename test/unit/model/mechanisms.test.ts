@@ -100,6 +100,15 @@ test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no
   assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
 });
 
+test('more requests running at the same tokens/s and the same exact ITL after a restart is no deploy regression; ITL up with it is', () => {
+  const run = (itl: (s: number) => [number, number]) =>
+    analyze({ running: (s) => (after(s) ? 30 : 20), itl }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);
+  const same = run(() => [0.02, 0.04]);
+  assert.ok(!same.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(same, 'deploy_regression')));
+  const slower = run((s) => (after(s) ? [0.03, 0.06] : [0.02, 0.04]));
+  assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
+});
+
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
 
 /**

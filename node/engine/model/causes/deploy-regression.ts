@@ -114,11 +114,15 @@ function rule(c: CauseContext): RuleResult {
   // A P99 read off histogram buckets moves within a bucket on the tail's chance (60 requests a window put
   // P99 anywhere in 0.25–0.5 s): where the exact mean (sum ÷ count) is exported it must step the same way,
   // by half the step asked of the quantile at least. A regression slows the body of the requests too.
+  // Tokens per running request fall where decode slowed, which the exact ITL mean shows, and as much where
+  // more requests run at the same pace (longer outputs, a few more at low concurrency: 5 → 7.5 running at
+  // the same tokens/s and ITL read as a 35% fall): where the ITL mean is exported it must rise with it.
+  const exact = (x: Float64Array) => (x.some(Number.isFinite) ? x : null);
   const kpis: [string, Float64Array, number, Float64Array | null][] = [
     ['itl50', c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50, 1, null],
-    ['e2e99', c.f.e2e99, 1, c.f.e2eMean.some(Number.isFinite) ? c.f.e2eMean : null],
-    ['ttft99', c.f.ttft99, 1, c.f.ttftMean.some(Number.isFinite) ? c.f.ttftMean : null],
-    ['tokens per running request', perRun, -1, null],
+    ['e2e99', c.f.e2e99, 1, exact(c.f.e2eMean)],
+    ['ttft99', c.f.ttft99, 1, exact(c.f.ttftMean)],
+    ['tokens per running request', perRun, -1, exact(c.f.itlMean)],
   ];
   const rejected: string[] = [];
   let best: DeployCandidate | null = null;
@@ -163,7 +167,8 @@ function rule(c: CauseContext): RuleResult {
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
       const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
       if (!(dir * (persist - 1) >= need)) continue;
-      if (mean && !(dir * (ratio(median(mean.subarray(warm, b + 1)), median(mean.subarray(a, Math.max(a + 1, split)))) - 1) >= need / 2)) continue;
+      // The exact counterpart moves up (a latency) wherever the KPI moved the bad way.
+      if (mean && !(ratio(median(mean.subarray(warm, b + 1)), median(mean.subarray(a, Math.max(a + 1, split)))) - 1 >= need / 2)) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
