@@ -7,6 +7,7 @@ import { FLEET_WINDOWS, type CauseId, type CauseResult, type Diagnosis, type Evi
 import { precedence } from './causes/rank';
 import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
 import { ENGINE_FAMILY } from './windows';
+import { EV, SIG } from '../../../common/names';
 
 /** Labels that name an instance, most specific first (docs/four-quadrant-model.md §9: `instance`, else `pod`, else `host`). */
 const IDENTITY_KEYS = ['instance', 'pod', 'host'] as const;
@@ -76,26 +77,28 @@ function fileOwner(path: string | null, groups: InstanceGroup[]): InstanceGroup 
 
 /** The signals one instance sees: its own series, events and files, and everything no instance owns. */
 export function signalsFor(sig: Signals, g: InstanceGroup, groups: InstanceGroup[]): Signals {
+  const events = sig.events.filter((e) => {
+    const o = fileOwner(e.source_path, groups);
+    return o === null || o === g;
+  });
+  // GPU memory that no label ties to an instance (nvidia-smi or DCGM files named after hosts, not after
+  // the engines' endpoints) is lent to an instance's own view only where its own log says memory ran out:
+  // otherwise every replica's view reads the one leaking GPU as its own leak (a fleet of four, all four
+  // named), and the one replica that crashed is no longer told apart. The fleet's view keeps them all.
+  const ownOom = events.some((e) => e.kind === EV.oom && fileOwner(e.source_path, groups) === g);
   const keep = <T extends LoadedSeries | LoadedHistogram>(m: Map<string, T[]>): Map<string, T[]> => {
     const out = new Map<string, T[]>();
     for (const [name, list] of m) {
       const mine = list.filter((s) => {
         const o = owner(s.labels, groups);
+        if (o === null && name === SIG.gpuMemUsed && !ownOom) return false;
         return o === null || o === g;
       });
       if (mine.length) out.set(name, mine);
     }
     return out;
   };
-  return {
-    ...sig,
-    series: keep(sig.series),
-    histograms: keep(sig.histograms),
-    events: sig.events.filter((e) => {
-      const o = fileOwner(e.source_path, groups);
-      return o === null || o === g;
-    }),
-  };
+  return { ...sig, series: keep(sig.series), histograms: keep(sig.histograms), events };
 }
 
 /**
