@@ -109,6 +109,26 @@ test('more requests running at the same tokens/s and the same exact ITL after a 
   assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
 });
 
+test('a KV block leak whose baseline had no idle window climbs from the first idle floor, not from an empty pool', () => {
+  // Busy for the first 700 s; then idle for 40 s every 400 s. The idle pool holds 11% (cached prompts)
+  // until blocks start leaking at 1600 s; from then each idle floor is 3 points higher.
+  const idle = (s: number) => s >= 700 && (s - 700) % 400 < 40;
+  const floor = (s: number) => 0.11 + (s >= 1600 ? 0.03 * (1 + Math.floor((s - 1600) / 400)) : 0);
+  const d = analyze(
+    {
+      running: (s) => (idle(s) ? 0 : 20),
+      waiting: () => 0,
+      kv: (s) => (idle(s) ? floor(s) : 0.4 + floor(s)),
+    },
+    undefined,
+    4000,
+  );
+  const leak = d.causes.find((c) => c.id === 'kv_block_leak');
+  assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak')));
+  // The blocks were lost in the busy stretch 1540–1900 s: dated at its start, not at the first idle window (700 s).
+  assert.ok(Math.abs(leak.onset_ms! - (T0 + 1600_000)) <= 120_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});
+
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
 
 /**

@@ -57,8 +57,10 @@ function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number
 function staircaseStart(c: CauseContext, floor: { t: number[]; v: number[] }): number {
   const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
   const before = floor.v.filter((_, k) => floor.t[k] < baseEnd);
-  // An idle pool reads the same blocks every scrape, so any rise above the baseline's highest idle floor is a step.
-  const level = (before.length ? max(before) : 0) + 0.002;
+  // An idle pool reads the same blocks every scrape, so any rise above the baseline's highest idle floor is
+  // a step. Where the baseline had no idle window, the first idle floor is the level the climb starts from
+  // (0 made every floor a step, the first one included, and dated a leak that began 16 minutes later at it).
+  const level = (before.length ? max(before) : floor.v.length ? floor.v[0] : 0) + 0.002;
   let k = floor.v.length;
   while (k > 0 && floor.v[k - 1] > level) k--;
   return k;
