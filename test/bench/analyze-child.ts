@@ -4,30 +4,16 @@
 // `one-pass` is the SQL a user would write for the same samples: one ordered GROUP BY pass (count, mean,
 // min, max per series). Prints one JSON line: times in ms (wall, and `cpu`: this process's user + system
 // time over the same work, which a busy machine moves far less) and the process's peak RSS in MB.
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Store } from '../../node/engine/store/store';
 import { loadSignals } from '../../node/engine/model/signals-from-store';
 import { analyzeSignals } from '../../node/engine/model/diagnose';
+import { ownPeakRssMb as rssMb } from './lib';
 import { onePassSql } from './one-pass';
 
 const [file, incident, mode] = process.argv.slice(2);
 const id = Number(incident);
 const store = new Store(file, { readonly: true });
-/**
- * Peak RSS of this process image. Linux carries getrusage's maxRSS over fork and exec, so a child of a
- * large parent (the bench, after writing a 72 h incident) would report the parent's size: VmHWM is this
- * image's own high-water mark.
- */
-function rssMb(): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Math.round(Number(m[1]) / 1024);
-  } catch {
-    /* not Linux: getrusage's */
-  }
-  return Math.round(process.resourceUsage().maxRSS / 1024);
-}
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(since);
   return (c.user + c.system) / 1000;

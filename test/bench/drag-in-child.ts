@@ -3,7 +3,7 @@
 // `diagnose` is what the workstation does when a bundle is dropped on it: the import pipeline over the
 // folder (every file, one incident), then the diagnosis of that incident. `floor` reads every file of the
 // bundle and gunzips the compressed ones, storing nothing: the least any tool pays to look at it.
-// Prints one JSON line: times in ms (wall; cpu: this process, all its threads) and the peak RSS in MB.
+// Prints one JSON line: times in ms (wall; cpu: this process, all its threads) and this image's peak RSS in MB.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +12,10 @@ import { gunzipSync } from 'node:zlib';
 import { importPaths } from '../../node/engine/import/pipeline';
 import { analyzeIncident } from '../../node/engine/model/diagnose';
 import { Store } from '../../node/engine/store/store';
+import { ownPeakRssMb as rssMb } from './lib';
 
 const [bundle, mode] = process.argv.slice(2);
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
-const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 function* files(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

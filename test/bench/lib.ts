@@ -1,6 +1,8 @@
 // Shared by every benchmark: one result row per measurement, printed as a `BENCH {json}` line that
 // test/bench/run.ts collects. Each row carries a baseline measured in the same process run, so a
 // ratio stays comparable on a noisy machine.
+import { readFileSync } from 'node:fs';
+
 export interface BenchRow {
   bench: string;
   case: string;
@@ -20,6 +22,21 @@ export function emit(row: BenchRow): void {
   if (row.baseline_value !== undefined && row.ratio === undefined && row.baseline_value !== 0) row.ratio = row.value / row.baseline_value;
   if (row.peak_rss_mb === undefined) row.peak_rss_mb = peakRssMb();
   console.log(`BENCH ${JSON.stringify(row)}`);
+}
+
+/**
+ * Peak RSS of this process image, for a benchmark's child process. Linux carries getrusage's maxRSS over
+ * fork and exec, so a child of a large parent (the bench, after writing a 72 h incident or generating a
+ * day-long bundle) would report the parent's size: VmHWM is this image's own high-water mark.
+ */
+export function ownPeakRssMb(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Math.round(Number(m[1]) / 1024);
+  } catch {
+    /* not Linux: getrusage's */
+  }
+  return peakRssMb();
 }
 
 export function peakRssMb(): number {

@@ -94,6 +94,8 @@ const SCALED_UNIT: Record<string, string> = { MiB: 'bytes', KiB: 'bytes', GiB: '
 const NOT_A_READING = /^(serial|gpu_serial|driver_version|vbios_version|inforom\.|platform\.|fabric\.|gpu_recovery_action)/;
 
 const CELL_UNITS = new Set(['MiB', 'KiB', 'GiB', '%', 'W', 'MHz', 'C', 'us', 'ms', 's']);
+/** A number with an optional unit of CELL_UNITS after optional blanks: the general form the fast path below narrows. */
+const CELL_NUMBER = new RegExp(`^(-?[0-9]+(?:\\.[0-9]+)?)(?:\\s*(${[...CELL_UNITS].join('|')}))?$`);
 
 /** Where `-?[0-9]+(\.[0-9]+)?` ends at the start of `s`, or -1 where it does not match. */
 function numberEnd(s: string): number {
@@ -123,7 +125,7 @@ export function cellNumber(cell: string, headerUnit: string): number | null {
     const unit = s.slice(u);
     if (CELL_UNITS.has(unit)) return Number(s.slice(0, end)) * (SCALE[unit] ?? 1);
   }
-  const m = /^(-?[0-9]+(?:\.[0-9]+)?)(?:\s*(MiB|KiB|GiB|%|W|MHz|C|us|ms|s))?$/.exec(s);
+  const m = CELL_NUMBER.exec(s);
   if (m) return Number(m[1]) * (SCALE[m[2] ?? headerUnit] ?? 1);
   const p = /^P(\d+)$/.exec(s);
   return p ? Number(p[1]) : null;

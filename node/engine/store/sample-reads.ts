@@ -46,6 +46,8 @@ export type SeekOp = '<' | '<=' | '>=' | '>';
 
 interface Readers {
   samples: SampleSink;
+  /** Appends a sample to `samples`, growing its arrays. */
+  into: SampleVisitor;
   snapshots: SnapshotSink;
   /** The visitor of the scan in flight (scanSamples). */
   visit: SampleVisitor;
@@ -85,6 +87,16 @@ function readersOf(db: Db): Readers {
   let r = readers.get(db);
   if (r) return r;
   const samples: SampleSink = { t: new Float64Array(0), v: new Float64Array(0), n: 0 };
+  // Appends one sample to the whole-series read in flight (the per-row function and the packed path alike).
+  const into: SampleVisitor = (t, v) => {
+    const s = samples;
+    if (s.n === s.t.length) {
+      s.t = grow(s.t, s.n);
+      s.v = grow(s.v, s.n);
+    }
+    s.t[s.n] = t;
+    s.v[s.n++] = v;
+  };
   const snapshots: SnapshotSink = { t: new Float64Array(0), layout: new Float64Array(0), len: new Float64Array(0), n: 0 };
   const idle = () => {
     throw new Error('no scan in flight');
@@ -101,13 +113,7 @@ function readersOf(db: Db): Readers {
     return null;
   });
   db.function('qs_sample_into', { deterministic: false, directOnly: true }, (t: number, v: number) => {
-    const s = samples;
-    if (s.n === s.t.length) {
-      s.t = grow(s.t, s.n);
-      s.v = grow(s.v, s.n);
-    }
-    s.t[s.n] = t;
-    s.v[s.n++] = v;
+    into(t, v);
     return null;
   });
   db.function('qs_snapshot_into', { deterministic: false, directOnly: true }, (t: number, layout: number, len: number) => {
@@ -134,6 +140,7 @@ function readersOf(db: Db): Readers {
   }
   r = {
     samples,
+    into,
     snapshots,
     visit: idle,
     pick: idle,
@@ -269,15 +276,7 @@ export function readSampleArrays(db: Db, seriesId: number, to = Infinity): { t: 
   s.v = new Float64Array(capacity);
   s.n = 0;
   try {
-    if (r.pack)
-      eachPacked(r.pack, seriesId, -Infinity, to, (t, v) => {
-        if (s.n === s.t.length) {
-          s.t = grow(s.t, s.n);
-          s.v = grow(s.v, s.n);
-        }
-        s.t[s.n] = t;
-        s.v[s.n++] = v;
-      });
+    if (r.pack) eachPacked(r.pack, seriesId, -Infinity, to, r.into);
     else r.sampleStmt.get(seriesId, to);
     const n = s.n;
     // A tile count above the samples (replaced ones) leaves a tail: copied to the exact length, so what

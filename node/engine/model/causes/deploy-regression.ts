@@ -118,11 +118,12 @@ function rule(c: CauseContext): RuleResult {
   // more requests run at the same pace (longer outputs, a few more at low concurrency: 5 → 7.5 running at
   // the same tokens/s and ITL read as a 35% fall): where the ITL mean is exported it must rise with it.
   const exact = (x: Float64Array) => (x.some(Number.isFinite) ? x : null);
+  const itlMean = exact(c.f.itlMean);
   const kpis: [string, Float64Array, number, Float64Array | null][] = [
-    ['itl50', c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50, 1, null],
+    ['itl50', itlMean ?? c.f.itl50, 1, null],
     ['e2e99', c.f.e2e99, 1, exact(c.f.e2eMean)],
     ['ttft99', c.f.ttft99, 1, exact(c.f.ttftMean)],
-    ['tokens per running request', perRun, -1, exact(c.f.itlMean)],
+    ['tokens per running request', perRun, -1, itlMean],
   ];
   const rejected: string[] = [];
   let best: DeployCandidate | null = null;
@@ -157,6 +158,7 @@ function rule(c: CauseContext): RuleResult {
     // e2e = TTFT + output length × ITL: where TTFT and ITL are measured around the change, a P99 e2e that
     // moves alone moved with the outputs' tail (workload), not with the engine.
     const perTokenKnown = kpis.filter(([k, x]) => (k === 'itl50' || k === 'ttft99') && Number.isFinite(median(x.subarray(a, b + 1)))).length === 2;
+    const persisting = (x: Float64Array) => ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
     for (const [kpi, x, dir, mean] of kpis) {
       if (kpi === 'e2e99' && perTokenKnown) continue;
       const cp = changePoint(x.subarray(a, b + 1), 2);
@@ -165,10 +167,10 @@ function rule(c: CauseContext): RuleResult {
       if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
       // A regression persists: the level after the new version has warmed up (caches, CUDA graphs, a cold
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
-      const persist = ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
+      const persist = persisting(x);
       if (!(dir * (persist - 1) >= need)) continue;
       // The exact counterpart moves up (a latency) wherever the KPI moved the bad way.
-      if (mean && !(ratio(median(mean.subarray(warm, b + 1)), median(mean.subarray(a, Math.max(a + 1, split)))) - 1 >= need / 2)) continue;
+      if (mean && !(persisting(mean) - 1 >= need / 2)) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;

@@ -1,6 +1,6 @@
 // Prefix-cache collapse: the hit rate falls and the prompts it used to serve are computed again.
 import { SIG } from '../../../../common/names';
-import { ratio as ratioOf } from '../baseline';
+import { ratio } from '../baseline';
 import {
   computedPromptTokens, cond, defineCause, firstE, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
@@ -22,7 +22,7 @@ function rule(c: CauseContext): RuleResult {
   // rate, is what grows. A hit rate 0.81 → 0.56 (a timestamp in the system prompt) prefills 2.3× the
   // tokens and was not a "fall to half".
   const misses = (hit: number) => 1 - hit;
-  const rMiss = ratioOf(misses(hitE), misses(hitB));
+  const rMiss = ratio(misses(hitE), misses(hitB));
   const rTtft = rAny(c, c.f.ttft99, c.f.ttftMean);
   const rComp = rE(c, computedPromptTokens(c));
   const rPlen = rE(c, c.f.plenMean);
