@@ -105,8 +105,8 @@ try {
   const passRss = median(passes.map((p) => p.rss_mb));
   const label = `${hours} h, ${detail.counts.series} series, ${(detail.counts.samples / 1e6).toFixed(1)} M samples + histograms`;
   const floor = 'one ordered SQLite pass over the samples (GROUP BY series: count, avg, min, max)';
-  emit({ bench: 'analyze', case: `load signals (${label})`, value: load, unit: 'ms', baseline: floor, baseline_value: pass });
-  emit({ bench: 'analyze', case: 'model over the loaded signals', value: model, unit: 'ms', baseline: floor, baseline_value: pass });
+  emit({ bench: 'analyze', case: `open the signals: each series' edges and gaps (${label})`, value: load, unit: 'ms', baseline: floor, baseline_value: pass });
+  emit({ bench: 'analyze', case: 'the model: its scans of the samples and its rules', value: model, unit: 'ms', baseline: floor, baseline_value: pass });
   emit({ bench: 'analyze', case: `analyze total (${label})`, value: total, unit: 'ms', baseline: floor, baseline_value: pass, target: '≤ 2× one pass', met: total <= 2 * pass, peak_rss_mb: rss });
   emit({ bench: 'analyze', case: 'analyze total, CPU time (user + system)', value: totalCpu, unit: 'ms', baseline: `${floor}, CPU time`, baseline_value: passCpu, target: '≤ 2× one pass', met: totalCpu <= 2 * passCpu, peak_rss_mb: rss });
   emit({ bench: 'analyze', case: 'analysis peak RSS (its own process)', value: rss, unit: 'MB', baseline: 'the one-pass process (same Node + tsx start-up)', baseline_value: passRss, peak_rss_mb: rss });

@@ -47,6 +47,9 @@ function runOne(file: string): Promise<{ rows: BenchRow[]; code: number | null }
 const fmt = (n: number | undefined, digits = 1) => (n === undefined ? '' : Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(digits));
 const all: BenchRow[] = [];
 const failed: string[] = [];
+// The machine as the run found it: the README's table states it (absolute figures move with the machine).
+const os = await import('node:os');
+const loadavg = os.loadavg();
 for (const f of files) {
   process.stderr.write(`running ${f}…\n`);
   const { rows, code } = await runOne(f);
@@ -64,7 +67,7 @@ console.log(table.join('\n'));
 const dir = filters.length ? join(root, 'bench-results', 'tmp') : join(root, 'bench-results');
 const base = filters.length ? 'last-run' : 'latest';
 mkdirSync(dir, { recursive: true });
-const doc = { date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, rows: all, failed };
+const doc = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, loadavg, rows: all, failed };
 // The opt-in benchmarks write their own results (bench-results/diagnosis.json); the shared table is the others'.
 if (!files.every((f) => OPT_IN.includes(f))) {
   writeFileSync(join(dir, `${base}.json`), JSON.stringify(doc, null, 2));
