@@ -81,6 +81,10 @@ export interface ModelConfig {
     deploy_kpi_change_unlogged: number;
     /** After a deploy, the KPI is judged from this long after it (warm-up: caches, graphs, a cold prefix cache). */
     deploy_warmup_ms: number;
+    /** A KPI back at its level from before the change for this long (at the load it had) ends a would-be regression. */
+    deploy_recovery_ms: number;
+    /** How long after a change event the KPI is watched for that return (or until the next change event). */
+    deploy_recovery_horizon_ms: number;
     workload_tolerance: number;
     crash_loop_window_ms: number;
     crash_loop_restarts: number;
@@ -200,6 +204,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
     deploy_kpi_change: 0.2,
     deploy_kpi_change_unlogged: 0.4,
     deploy_warmup_ms: 120_000,
+    deploy_recovery_ms: 240_000,
+    deploy_recovery_horizon_ms: 30 * 60_000,
     workload_tolerance: 0.15,
     crash_loop_window_ms: 30 * 60_000,
     crash_loop_restarts: 2,

@@ -109,6 +109,18 @@ test('more requests running at the same tokens/s and the same exact ITL after a 
   assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
 });
 
+test('a restart whose backlog slowed decode for eight minutes, then back to its old pace at the same load, is no deploy regression; a slowdown that stays is', () => {
+  // One banner at 1200 s (the version before it is not in the bundle). The queue left by the downtime
+  // doubles the batch and the ITL until 1680 s; from then the engine runs as before, at the same arrivals.
+  const backlog = (s: number) => s >= 1200 && s < 1680;
+  const run = (itl: (s: number) => [number, number]) =>
+    analyze({ running: (s) => (backlog(s) ? 45 : 20), itl }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3600);
+  const passing = run((s) => (backlog(s) ? [0.04, 0.08] : [0.02, 0.04]));
+  assert.ok(!passing.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(passing, 'deploy_regression')));
+  const lasting = run((s) => (backlog(s) ? [0.04, 0.08] : after(s) ? [0.03, 0.06] : [0.02, 0.04]));
+  assert.ok(lasting.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(lasting, 'deploy_regression')));
+});
+
 test('a KV block leak whose baseline had no idle window climbs from the first idle floor, not from an empty pool', () => {
   // Busy for the first 700 s; then idle for 40 s every 400 s. The idle pool holds 11% (cached prompts)
   // until blocks start leaking at 1600 s; from then each idle floor is 3 points higher.

@@ -69,6 +69,32 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
   return null;
 }
 
+/**
+ * Whether a KPI came back to the level it had before a change event, at the load it had then, for
+ * `deploy_recovery_ms` (at least four windows) within `deploy_recovery_horizon_ms` of the event or before the
+ * next change event: medians over stretches of that length, half a stretch apart, from the end of the warm-up.
+ * A regression lasts while the new version runs; a restart's backlog (a replica down for a minute leaves a
+ * queue that a loaded engine drains for ten), or a bump that passes, does not.
+ */
+function recovered(c: CauseContext, x: Float64Array, dir: number, need: number, a: number, split: number, warm: number, until: number): boolean {
+  const cc = c.cfg.causes;
+  const g = c.f.grid;
+  const level = median(x.subarray(a, Math.max(a + 1, split)));
+  const load = median(c.f.lamIn.subarray(a, Math.max(a + 1, split)));
+  if (!(level > 0)) return false;
+  const span = Math.max(cc.deploy_recovery_ms, 4 * g.W);
+  const width = Math.max(1, Math.round((span - g.W) / g.step) + 1);
+  const hop = Math.max(1, Math.floor(width / 2));
+  for (let i = warm; i + width <= g.n && c.f.t[i + width - 1] + g.W <= until; i += hop) {
+    const kpi = median(x.subarray(i, i + width));
+    const lam = median(c.f.lamIn.subarray(i, i + width));
+    if (!Number.isFinite(kpi)) continue;
+    if (Number.isFinite(load) && !(lam >= (1 - cc.workload_tolerance) * load)) continue;
+    if (dir * (kpi / level - 1) < need / 2) return true;
+  }
+  return false;
+}
+
 /** Id of a restart read off the metrics (no row in the events table behind it). */
 const FROM_METRICS = -1;
 
@@ -158,6 +184,9 @@ function rule(c: CauseContext): RuleResult {
     // e2e = TTFT + output length × ITL: where TTFT and ITL are measured around the change, a P99 e2e that
     // moves alone moved with the outputs' tail (workload), not with the engine.
     const perTokenKnown = kpis.filter(([k, x]) => (k === 'itl50' || k === 'ttft99') && Number.isFinite(median(x.subarray(a, b + 1)))).length === 2;
+    // The next change event (a rollback, another rollout) ends what this one can be blamed for.
+    const next = changes.reduce((m, o) => (o.ts_ms > e.ts_ms + cc.deploy_warmup_ms && o.ts_ms < m ? o.ts_ms : m), Infinity);
+    const until = Math.min(next, e.ts_ms + cc.deploy_recovery_horizon_ms);
     const persisting = (x: Float64Array) => ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
     for (const [kpi, x, dir, mean] of kpis) {
       if (kpi === 'e2e99' && perTokenKnown) continue;
@@ -171,6 +200,7 @@ function rule(c: CauseContext): RuleResult {
       if (!(dir * (persist - 1) >= need)) continue;
       // The exact counterpart moves up (a latency) wherever the KPI moved the bad way.
       if (mean && !(persisting(mean) - 1 >= need / 2)) continue;
+      if (recovered(c, x, dir, need, a, split, warm, until)) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
