@@ -113,8 +113,9 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     const list = firingIn.get(id) ?? [];
     return list.length && list.length < per.length ? list : [];
   };
-  // A cause the fleet reports alone may be, inside an instance, the root of a stronger mechanism (a
-  // replica's host leak driving its frontend bottleneck): it takes that chain, and its precedence.
+  // A cause may be, inside an instance, the root of a stronger mechanism (a replica's host leak driving its
+  // frontend bottleneck): it takes that chain, and its precedence, whether the pooled series showed it or
+  // only instances did (the replica whose eager steps filled its KV pool named beside one whose did not).
   const strongestChain = (c: CauseResult): CauseId[] => {
     let chain = c.chain;
     for (const { d } of per) {
@@ -128,7 +129,7 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     for (const c of d.causes) {
       if (merged.some((m) => m.id === c.id)) continue;
       const best = per.map((p) => p.d.causes.find((x) => x.id === c.id)).filter((x): x is CauseResult => !!x).sort((a, b) => b.confidence - a.confidence)[0];
-      merged.push({ ...best, instances: where(c.id) });
+      merged.push({ ...best, chain: strongestChain(best), instances: where(c.id) });
     }
   // Stable: the fleet's own order among its causes, instance-only causes placed by precedence.
   // Within a level, a root sorts before the mechanism it drives (its chain runs root → mechanism) where

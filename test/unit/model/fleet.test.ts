@@ -77,3 +77,17 @@ test('a cause only the pooled series show ranks after the causes an instance sho
   ]);
   assert.deepEqual(alone.causes.map((c) => c.id), ['deploy_regression', 'kv_exhaustion']);
 });
+
+test('a cause that drives a stronger mechanism on one instance leads, though the pooled series show neither', () => {
+  const cause = (id: CauseId, chain: CauseId[] = [id], confidence = 0.8) => ({ id, chain, confidence, onset_ms: T0, require: [], support: [], veto: [], evidence: [] }) as unknown as CauseResult;
+  const diag = (causes: CauseResult[]) => ({ causes, status: causes.length ? 'explained' : 'healthy', onset_ms: T0, unexplained: null, checked: [], windows: [] }) as unknown as Diagnosis;
+  const group = (key: string) => ({ key, ids: new Set([key]) });
+  // Both replicas fell back to eager steps; on b the slower steps filled the KV pool. The fallback on a
+  // (its own chain, more confident) must not hide that on b it is the root of the exhaustion.
+  const merged = mergeFleet(diag([]), [
+    { group: group('a'), d: diag([cause('cuda_graph_fallback', undefined, 1)]) },
+    { group: group('b'), d: diag([cause('cuda_graph_fallback', ['cuda_graph_fallback', 'kv_exhaustion']), cause('kv_exhaustion', ['cuda_graph_fallback', 'kv_exhaustion'])]) },
+  ]);
+  assert.deepEqual(merged.causes.map((c) => c.id), ['cuda_graph_fallback', 'kv_exhaustion']);
+  assert.deepEqual(merged.causes[0].chain, ['cuda_graph_fallback', 'kv_exhaustion']);
+});
