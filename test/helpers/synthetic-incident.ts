@@ -69,6 +69,23 @@ export class SyntheticIncident {
  * those two quantiles.
    */
   histogram(name: string, perSecond: (s: number) => number, quantiles: (s: number) => [number, number], buckets = LATENCY_BUCKETS, labels?: Record<string, string>): this {
+    return this.histogramOf(
+      name,
+      perSecond,
+      (s, u) => {
+        const [p50, p99] = quantiles(s);
+        return p50 * Math.pow(p99 / p50, Math.log(u / (1 - u)) / Math.log(99));
+      },
+      buckets,
+      labels,
+    );
+  }
+
+  /**
+   * A histogram whose observations at second `s` are `value(s, u)` for u spread over (0, 1): an inverse
+   * CDF, so any shape (a length capped at max_tokens) can be written; with the `.sum`/`.count` companions.
+   */
+  histogramOf(name: string, perSecond: (s: number) => number, value: (s: number, u: number) => number, buckets = LATENCY_BUCKETS, labels?: Record<string, string>): this {
     const id = this.w.series({ name, labels, kind: 'histogram' });
     const sumId = this.w.series({ name: `${name}.sum`, labels, kind: 'counter' });
     const countId = this.w.series({ name: `${name}.count`, labels, kind: 'counter' });
@@ -82,11 +99,10 @@ export class SyntheticIncident {
       prev = s;
       const n = Math.floor(want);
       carry = want - n;
-      const [p50, p99] = quantiles(s);
       for (let j = 0; j < n; j++) {
         // A golden-ratio sequence spreads even a few observations a scrape over the whole distribution.
         const u = Math.min(0.999, Math.max(0.001, ((count + 1) * 0.6180339887498949) % 1));
-        const v = p50 * Math.pow(p99 / p50, Math.log(u / (1 - u)) / Math.log(99));
+        const v = value(s, u);
         sum += v;
         count++;
         for (let b = 0; b < buckets.length; b++) if (v <= buckets[b]) cum[b]++;

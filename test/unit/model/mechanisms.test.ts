@@ -121,6 +121,15 @@ test('a restart whose backlog slowed decode for eight minutes, then back to its 
   assert.ok(lasting.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(lasting, 'deploy_regression')));
 });
 
+test('answers 1.8x longer on average, their p90 held by max_tokens inside one bucket, are a workload drift', () => {
+  // Output lengths uniform over 80-780 tokens, then over 80-1880 capped at max_tokens = 1000: the mean
+  // moves 1.8x, the p90 read off vLLM's 1-2-5 buckets stays inside (500, 1000] (1.07x).
+  const d = analyze({ gtok: (s) => (after(s) ? 3600 : 2000), running: (s) => (after(s) ? 36 : 20), e2e: (s) => (after(s) ? [3.6, 7.2] : [2, 4]) }, (x) =>
+    x.histogramOf('req.gen_len', () => 5, (s, u) => Math.min(1000, 80 + (after(s) ? 1800 : 700) * u), [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, Infinity]),
+  );
+  assert.equal(d.causes[0]?.id, 'workload_drift', JSON.stringify(conditionsOf(d, 'workload_drift')));
+});
+
 test('a KV block leak whose baseline had no idle window climbs from the first idle floor, not from an empty pool', () => {
   // Busy for the first 700 s; then idle for 40 s every 400 s. The idle pool holds 11% (cached prompts)
   // until blocks start leaking at 1600 s; from then each idle floor is 3 points higher.
