@@ -76,7 +76,7 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
  * A regression lasts while the new version runs; a restart's backlog (a replica down for a minute leaves a
  * queue that a loaded engine drains for ten), or a bump that passes, does not.
  */
-function recovered(c: CauseContext, x: Float64Array, dir: number, need: number, a: number, split: number, warm: number, until: number): boolean {
+function recovered(c: CauseContext, x: Float64Array, dir: number, back: number, a: number, split: number, warm: number, until: number): boolean {
   const cc = c.cfg.causes;
   const g = c.f.grid;
   const level = median(x.subarray(a, Math.max(a + 1, split)));
@@ -90,7 +90,7 @@ function recovered(c: CauseContext, x: Float64Array, dir: number, need: number, 
     const lam = median(c.f.lamIn.subarray(i, i + width));
     if (!Number.isFinite(kpi)) continue;
     if (Number.isFinite(load) && !(lam >= (1 - cc.workload_tolerance) * load)) continue;
-    if (dir * (kpi / level - 1) < need / 2) return true;
+    if (dir * (kpi / level - 1) < back) return true;
   }
   return false;
 }
@@ -200,7 +200,12 @@ function rule(c: CauseContext): RuleResult {
       if (!(dir * (persist - 1) >= need)) continue;
       // The exact counterpart moves up (a latency) wherever the KPI moved the bad way.
       if (mean && !(persisting(mean) - 1 >= need / 2)) continue;
-      if (recovered(c, x, dir, need, a, split, warm, until)) continue;
+      // Back means within a quarter of the step it made (and half the step asked): a regression at the edge
+      // of the threshold sits that close to its old level in one stretch or another by chance alone. Where
+      // an exact counterpart is exported it must be back too: a P99 read off buckets falls back to a bucket
+      // bound (0.25 s) in one stretch or another while every prefill stays 1.5x slower.
+      const back = (y: Float64Array, step: number, yDir: number) => recovered(c, y, yDir, Math.min(need / 2, step / 4), a, split, warm, until);
+      if (back(x, dir * (persist - 1), dir) && (!mean || back(mean, persisting(mean) - 1, 1))) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
