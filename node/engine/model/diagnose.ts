@@ -17,7 +17,7 @@ import { CAUSES } from './causes/registry';
 import { DEFAULT_CONFIG, type ModelConfig, type TriggerThresholds } from './config';
 import { changeOnset } from './change-onset';
 import { buildFrame, frameReads, type Frame } from './frame';
-import { jointOnset } from './joint-trigger';
+import { jointOnset, sustainedJointOnset } from './joint-trigger';
 import { latencyBands, latencyMeasured, latencyRise, type LatencyBand } from './latency-bands';
 import { abnormalEvidence } from './unexplained';
 import { instanceGroups, mergeFleet, signalsFor } from './fleet';
@@ -123,7 +123,8 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
   const { results, spanFree } = runRulesWatchingSpan(ctx);
   const causes = rankCauses(results, episode ? f.t[span[0]] : null, 2 * grid.W);
-  const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex });
+  const sustainedTrigger = onsetIndex < 0 ? -1 : sustainedJointOnset(latRise, tpsFall, f.t, grid.W, cfg.alerts.incident_min_ms, inBase);
+  const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex: sustainedTrigger });
   const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : 'healthy';
   const unexplained = status === 'unexplained' ? { onset_ms: abnormal[0].start_ms, evidence: abnormal } : null;
   const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null) ?? unexplained?.onset_ms ?? null;

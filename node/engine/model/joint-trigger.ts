@@ -45,3 +45,22 @@ export function jointOnset(latRise: ArrayLike<boolean>, tpsFall: ArrayLike<boole
   }
   return -1;
 }
+
+/**
+ * The first window, not excluded, that starts a streak where a latency rise and a throughput fall hold
+ * together for at least `minMs` (from the first window's start to the last one's end); -1 when none. A
+ * minute of both around a restart or an arrival spike dates an incident's onset well; as the only evidence
+ * that an incident happened it must last as long as a sustained symptom alert.
+ */
+export function sustainedJointOnset(latRise: ArrayLike<boolean>, tpsFall: ArrayLike<boolean>, t: ArrayLike<number>, W: number, minMs: number, excluded?: (i: number) => boolean): number {
+  let start = -1;
+  for (let i = 0; i < latRise.length; i++) {
+    if (excluded?.(i) || !(latRise[i] && tpsFall[i])) {
+      start = -1;
+      continue;
+    }
+    if (start < 0) start = i;
+    if (t[i] + W - t[start] >= minMs) return start;
+  }
+  return -1;
+}

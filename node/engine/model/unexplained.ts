@@ -25,7 +25,7 @@ export interface AbnormalInputs {
   cfg: ModelConfig;
   base: Range;
   alerts: Alert[];
-  /** Joint-trigger window, -1 when it never fired. */
+  /** First window of a joint-trigger streak that lasted `alerts.incident_min_ms`, -1 when none did. */
   onsetIndex: number;
 }
 

@@ -130,6 +130,17 @@ test('answers 1.8x longer on average, their p90 held by max_tokens inside one bu
   assert.equal(d.causes[0]?.id, 'workload_drift', JSON.stringify(conditionsOf(d, 'workload_drift')));
 });
 
+test('latency up and tokens down together for 90 s is no incident by itself; for 10 minutes it is', () => {
+  const run = (seconds: number) => {
+    const hit = (s: number) => s >= 1500 && s < 1500 + seconds;
+    return analyze({ gtok: (s) => (hit(s) ? 900 : 2000), rps: (s) => (hit(s) ? 2 : 5), e2e: (s) => (hit(s) ? [6, 12] : [2, 4]) }, undefined, 3000);
+  };
+  const blip = run(90);
+  assert.equal(blip.status, 'healthy', JSON.stringify(blip.unexplained ?? blip.causes.map((c) => c.id)));
+  const sustained = run(600);
+  assert.notEqual(sustained.status, 'healthy');
+});
+
 test('a KV block leak whose baseline had no idle window climbs from the first idle floor, not from an empty pool', () => {
   // Busy for the first 700 s; then idle for 40 s every 400 s. The idle pool holds 11% (cached prompts)
   // until blocks start leaking at 1600 s; from then each idle floor is 3 points higher.
