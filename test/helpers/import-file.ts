@@ -19,7 +19,10 @@ export interface TempStore {
 export function tempStore(): TempStore {
   const dir = mkdtempSync(join(tmpdir(), 'qs-test-'));
   const store = new Store(join(dir, 'workspace.db'));
-  return { store, dir, dispose: () => { store.close(); rmSync(dir, { recursive: true, force: true }); } };
+  // The checkpoint thread closes its own connection after store.close() returns (it finishes the checkpoint
+  // in flight first), and SQLite removes the -wal/-shm files as that last connection closes: a removal that
+  // races it finds the folder not empty (seen once in CI, ENOTEMPTY). rmSync retries those.
+  return { store, dir, dispose: () => { store.close(); rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); } };
 }
 
 const isGzip = (b: Buffer) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;

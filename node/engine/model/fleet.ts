@@ -7,6 +7,7 @@ import { FLEET_WINDOWS, type CauseId, type CauseResult, type Diagnosis, type Evi
 import { precedence } from './causes/rank';
 import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
 import { ENGINE_FAMILY } from './windows';
+import { isOutageEvidence } from './unexplained';
 import { EV, SIG } from '../../../common/names';
 
 /** Labels that name an instance, most specific first (docs/four-quadrant-model.md §9: `instance`, else `pod`, else `host`). */
@@ -164,7 +165,9 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     onset = ts.length ? Math.min(...ts) : (top.onset_ms ?? fleet.onset_ms);
   }
   const evidence: Evidence[] = [...(fleet.unexplained?.evidence ?? [])];
-  for (const { group, d } of per) for (const e of d.unexplained?.evidence ?? []) evidence.push({ ...e, text: `${group.key}: ${e.text}` });
+  const collectionGap = silentTogether(fleet, per);
+  for (const { group, d } of per)
+    for (const e of d.unexplained?.evidence ?? []) if (!(collectionGap && isOutageEvidence(e))) evidence.push({ ...e, text: `${group.key}: ${e.text}` });
   evidence.sort((a, b) => a.start_ms - b.start_ms);
   const status = causes.length ? 'explained' : evidence.length ? 'unexplained' : 'healthy';
   const firedIds = new Set(causes.map((c) => c.id));
@@ -177,6 +180,24 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     checked: [...causes.map((c) => ({ id: c.id, verdict: 'fired' as const, failed: [], missing: [] })), ...fleet.checked.filter((c) => !firedIds.has(c.id) && c.verdict !== 'fired')],
     instances,
   };
+}
+
+/**
+ * Whether every instance fell silent over one shared stretch while the pooled analysis, which reads every
+ * GPU's telemetry, saw no outage: a gap in the collection (the scraper, the export), not each engine dying
+ * at once. An instance's own view lends it no unattributed GPU telemetry, so it cannot tell the two apart.
+ */
+function silentTogether(fleet: Diagnosis, per: { d: Diagnosis }[]): boolean {
+  if (per.length < 2 || (fleet.unexplained?.evidence ?? []).some(isOutageEvidence)) return false;
+  let from = -Infinity;
+  let to = Infinity;
+  for (const { d } of per) {
+    const own = (d.unexplained?.evidence ?? []).filter(isOutageEvidence);
+    if (!own.length) return false;
+    from = Math.max(from, Math.min(...own.map((e) => e.start_ms)));
+    to = Math.min(to, Math.max(...own.map((e) => e.end_ms)));
+  }
+  return from < to;
 }
 
 /** At most FLEET_WINDOWS windows for the fleet view: runs of consecutive windows, each the worst (highest S) of its run. */

@@ -46,7 +46,7 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
 
   const gpusLived = gpusHeldAndWorking(f, x.base);
   const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b) || gpusLived(a, b));
-  if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: 'tokens.generation', start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s (outage)` });
+  if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: SIG.tokensGeneration, start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s ${OUTAGE_MARK}` });
 
   const stall = longestStall(f, x.base);
   // As engine_hang reads it: two windows at least (one window of no tokens is one pair of equal readings).
@@ -60,6 +60,13 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
 }
 
 const MAX_EVENTS = 10;
+
+const OUTAGE_MARK = '(outage)';
+
+/** Whether a piece of abnormal evidence is an outage (a silence of the engine's own metrics). */
+export function isOutageEvidence(e: Evidence): boolean {
+  return e.kind === 'series' && e.ref === SIG.tokensGeneration && e.text.endsWith(OUTAGE_MARK);
+}
 
 function isFault(e: EventRow): boolean {
   if (FAULT_KINDS.has(e.kind)) return true;

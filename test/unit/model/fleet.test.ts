@@ -91,3 +91,27 @@ test('a cause that drives a stronger mechanism on one instance leads, though the
   assert.deepEqual(merged.causes.map((c) => c.id), ['cuda_graph_fallback', 'kv_exhaustion']);
   assert.deepEqual(merged.causes[0].chain, ['cuda_graph_fallback', 'kv_exhaustion']);
 });
+
+test('every replica silent over one stretch, where the pooled GPU telemetry saw the engines live, is a collection gap; one replica silent is an outage', () => {
+  const outage = (from: number, to: number) => ({ kind: 'series', ref: 'tokens.generation', start_ms: T0 + from * 1000, end_ms: T0 + to * 1000, text: `the engine reported nothing for ${to - from} s (outage)` });
+  const diag = (evidence: ReturnType<typeof outage>[]) =>
+    ({ causes: [], status: evidence.length ? 'unexplained' : 'healthy', onset_ms: null, unexplained: evidence.length ? { onset_ms: evidence[0].start_ms, evidence } : null, checked: [], windows: [] }) as unknown as Diagnosis;
+  const group = (key: string) => ({ key, ids: new Set([key]) });
+  const both = mergeFleet(diag([]), [
+    { group: group('a'), d: diag([outage(2370, 2950)]) },
+    { group: group('b'), d: diag([outage(2375, 2952)]) },
+  ]);
+  assert.equal(both.status, 'healthy', JSON.stringify(both.unexplained));
+  const one = mergeFleet(diag([]), [
+    { group: group('a'), d: diag([outage(2370, 2950)]) },
+    { group: group('b'), d: diag([]) },
+  ]);
+  assert.equal(one.status, 'unexplained');
+  // The pooled view itself saw the outage (its GPUs freed their memory): every replica's silence stands.
+  const pooled = mergeFleet(diag([outage(2370, 2950)]), [
+    { group: group('a'), d: diag([outage(2370, 2950)]) },
+    { group: group('b'), d: diag([outage(2375, 2952)]) },
+  ]);
+  assert.equal(pooled.status, 'unexplained');
+  assert.equal(pooled.unexplained?.evidence.length, 3);
+});
