@@ -141,6 +141,16 @@ test('latency up and tokens down together for 90 s is no incident by itself; for
   assert.notEqual(sustained.status, 'healthy');
 });
 
+test('a front gap (TTFT - queue) grown from 5 to 20 ms is no starved frontend; grown to 400 ms it is', () => {
+  // Queue time carries almost all of TTFT; e2e rises 1.6x for a reason of its own.
+  const run = (ttftAfter: [number, number]) =>
+    analyze({ queue: () => [0.075, 0.19], ttft: (s) => (after(s) ? ttftAfter : [0.08, 0.2]), e2e: (s) => (after(s) ? [3.2, 6.4] : [2, 4]) });
+  const jitter = run([0.095, 0.22]);
+  assert.ok(!jitter.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(jitter, 'cpu_frontend_bottleneck')));
+  const starved = run([0.5, 1.2]);
+  assert.ok(starved.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(starved, 'cpu_frontend_bottleneck')));
+});
+
 test('a KV block leak whose baseline had no idle window climbs from the first idle floor, not from an empty pool', () => {
   // Busy for the first 700 s; then idle for 40 s every 400 s. The idle pool holds 11% (cached prompts)
   // until blocks start leaking at 1600 s; from then each idle floor is 3 points higher.

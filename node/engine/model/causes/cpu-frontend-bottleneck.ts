@@ -13,6 +13,9 @@ export const cpuFrontendBottleneck = defineCause({
   rule,
 });
 
+/** The least growth of the front gap that counts, s: below it the gap is tokenisation jitter, not a starved frontend. */
+const FRONT_GAP_MIN_S = 0.05;
+
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   // The GPU side (SM active or util falling) or the host side (TTFT growing beyond queue + prefill) can
@@ -50,7 +53,8 @@ function rule(c: CauseContext): RuleResult {
   // frontend holds requests before the engine sees them, so most of TTFT's rise is the gap itself.
   const dGap = medE(c, gap) - medB(c, gap);
   const dTtft = medE(c, c.f.ttftMean) - medB(c, c.f.ttftMean);
-  const frontGap = rGap >= T.frontend_gap_ratio && !(dGap < 0.5 * dTtft);
+  // And it is a wait someone feels: a gap of 1 ms grown to 5 ms is ×5 and nothing (tokenisation jitter).
+  const frontGap = rGap >= T.frontend_gap_ratio && !(dGap < 0.5 * dTtft) && dGap >= FRONT_GAP_MIN_S;
   const down = rGtok <= T.frontend_down_ratio;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
