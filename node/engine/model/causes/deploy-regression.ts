@@ -199,13 +199,14 @@ function rule(c: CauseContext): RuleResult {
       const persist = persisting(x);
       if (!(dir * (persist - 1) >= need)) continue;
       // The exact counterpart moves up (a latency) wherever the KPI moved the bad way.
-      if (mean && !(persisting(mean) - 1 >= need / 2)) continue;
+      const meanPersist = mean ? persisting(mean) : NaN;
+      if (mean && !(meanPersist - 1 >= need / 2)) continue;
       // Back means within a quarter of the step it made (and half the step asked): a regression at the edge
       // of the threshold sits that close to its old level in one stretch or another by chance alone. Where
       // an exact counterpart is exported it must be back too: a P99 read off buckets falls back to a bucket
       // bound (0.25 s) in one stretch or another while every prefill stays 1.5x slower.
       const back = (y: Float64Array, step: number, yDir: number) => recovered(c, y, yDir, Math.min(need / 2, step / 4), a, split, warm, until);
-      if (back(x, dir * (persist - 1), dir) && (!mean || back(mean, persisting(mean) - 1, 1))) continue;
+      if (back(x, dir * (persist - 1), dir) && (!mean || back(mean, meanPersist - 1, 1))) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;

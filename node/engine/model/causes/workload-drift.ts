@@ -37,12 +37,12 @@ function rule(c: CauseContext): RuleResult {
   if (missing.length) return notAssessable('workload_drift', missing);
   // P90 or mean, whichever moved more: a p90 read off the 1-2-5 buckets of vLLM's length histogram moves
   // inside a bucket (answers 1.75x longer read 1.29x), where the exact mean (sum / count) moves with them.
-  const glens = [c.f.glenP90, c.f.glenMean].filter((x) => slice(x, c.base).some(Number.isFinite));
-  const rGlens = glens.map((x) => rE(c, x));
-  const at = rGlens.length ? rGlens.indexOf(Math.max(...rGlens)) : -1;
-  const glen = at >= 0 ? glens[at] : c.f.glenMean;
-  const hasP90 = glen === c.f.glenP90;
-  const rGlen = at >= 0 ? rGlens[at] : NaN;
+  const rOf = (x: Float64Array) => (slice(x, c.base).some(Number.isFinite) ? rE(c, x) : NaN);
+  const rP90 = rOf(c.f.glenP90);
+  const rMean = rOf(c.f.glenMean);
+  const hasP90 = rP90 >= rMean || (Number.isFinite(rP90) && !Number.isFinite(rMean));
+  const glen = hasP90 ? c.f.glenP90 : c.f.glenMean;
+  const rGlen = hasP90 ? rP90 : rMean;
   // The histogram mean where the baseline has one: vLLM's ITL buckets move an interpolated median in
   // bucket-sized jumps (5 → 16 ms while the mean went 9 → 12 ms).
   const itl = slice(c.f.itlMean, c.base).some(Number.isFinite) ? c.f.itlMean : c.f.itl50;
