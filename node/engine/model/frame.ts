@@ -163,14 +163,25 @@ export function frameReads(name: string, kvFull: number): FoldKinds | null {
   return null;
 }
 
-/** Combines per-series window arrays: NaN only where every series is NaN. */
-function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | 'mean'): Float64Array {
+/**
+ * Combines per-series window arrays (replicas, devices) as PromQL's sum/max/min/avg combine instant
+ * vectors: NaN where every series is NaN, and where some reported, a series that missed the window inside
+ * its own cadence counts with its last value (heldWithinCadence). Without that, replicas scraped every 60 s at their own
+ * phases, in 20 s windows timed by the engines' 10 s log lines, each report in one window of three, and
+ * a sum over whichever reported swings by a whole replica from window to window (a fleet's RSS read as
+ * a host leak).
+ */
+function combine(parts: Float64Array[], g: WindowGrid, op: 'sum' | 'max' | 'min' | 'mean'): Float64Array {
+  const n = g.n;
   const out = nan(n);
   if (!parts.length) return out;
+  const held = parts.length > 1 ? parts.map((p) => heldWithinCadence(p, g)) : parts;
   for (let i = 0; i < n; i++) {
+    // A window where no series reported stays unknown, as one series' would.
+    if (held !== parts && !parts.some((p) => Number.isFinite(p[i]))) continue;
     let acc = NaN;
     let cnt = 0;
-    for (const p of parts) {
+    for (const p of held) {
       const x = p[i];
       if (!Number.isFinite(x)) continue;
       cnt++;
@@ -183,6 +194,36 @@ function combine(parts: Float64Array[], n: number, op: 'sum' | 'max' | 'min' | '
   }
   return out;
 }
+
+/**
+ * A series' windows with each silence no longer than its own cadence filled by the value before it: the
+ * cadence is 1.5× the median length of its silences between values (a regular 60 s scrape in 20 s windows
+ * leaves runs of the same few empty windows), at most PromQL's 5-minute look-back. A longer silence is
+ * not a cadence but an outage or a gap, and stays unknown from its start.
+ */
+export function heldWithinCadence(p: Float64Array, g: WindowGrid): Float64Array {
+  const runs: number[] = [];
+  let last = -1;
+  for (let i = 0; i < p.length; i++) {
+    if (!Number.isFinite(p[i])) continue;
+    if (last >= 0 && i - last > 1) runs.push(i - last - 1);
+    last = i;
+  }
+  if (!runs.length) return p;
+  const hold = Math.min(Math.ceil(1.5 * median(runs)), Math.floor(LOOKBACK_MS / g.step));
+  if (hold < 1) return p;
+  const out = Float64Array.from(p);
+  last = -1;
+  for (let i = 0; i < p.length; i++) {
+    if (!Number.isFinite(p[i])) continue;
+    if (last >= 0 && i - last - 1 <= hold) out.fill(p[last], last + 1, i);
+    last = i;
+  }
+  return out;
+}
+
+/** PromQL's default look-back: the longest a replica's last value stands in for it in a combination. */
+const LOOKBACK_MS = 5 * 60_000;
 
 function gauges(list: LoadedSeries[] | undefined, g: WindowGrid, above = Infinity): GaugeWindows[] {
   return (list ?? []).map((s) => gaugeWindows(gaugeBucketsOf(s, g, above), g));
@@ -198,8 +239,8 @@ function rates(list: LoadedSeries[] | undefined, g: WindowGrid, filter?: (s: Loa
 /** Rate of a counter, else the mean of a rate gauge (vLLM's log lines give tokens/s). */
 function rateOrGauge(sig: Signals, counter: string, gauge: string, g: WindowGrid): Float64Array {
   const c = rates(seriesOf(sig, counter), g);
-  if (c.length) return combine(c, g.n, 'sum');
-  return combine(gauges(seriesOf(sig, gauge), g).map((w) => w.mean), g.n, 'sum');
+  if (c.length) return combine(c, g, 'sum');
+  return combine(gauges(seriesOf(sig, gauge), g).map((w) => w.mean), g, 'sum');
 }
 
 export interface HistogramWindows {
@@ -258,8 +299,8 @@ export function histogramWindows(list: LoadedHistogram[], g: WindowGrid): Histog
 
 /** Mean per window from a histogram's `.sum` and `.count` companion counters. */
 function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array {
-  const s = combine(rates(seriesOf(sig, `${name}.sum`), g), g.n, 'sum');
-  const c = combine(rates(seriesOf(sig, `${name}.count`), g), g.n, 'sum');
+  const s = combine(rates(seriesOf(sig, `${name}.sum`), g), g, 'sum');
+  const c = combine(rates(seriesOf(sig, `${name}.count`), g), g, 'sum');
   const out = nan(g.n);
   for (let i = 0; i < g.n; i++) if (c[i] > 0) out[i] = s[i] / c[i];
   return out;
@@ -367,7 +408,7 @@ function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
 
 /** Max over devices of a per-device gauge (the device closest to its limit matters). */
 function perDeviceMax(list: LoadedSeries[] | undefined, g: WindowGrid): Float64Array {
-  return combine(gauges(list, g).map((w) => w.mean), g.n, 'max');
+  return combine(gauges(list, g).map((w) => w.mean), g, 'max');
 }
 
 export function buildFrame(sig: Signals, g: WindowGrid, kvFull: number): Frame {
@@ -396,27 +437,27 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
   // Completions from the most direct source: the engine's own finished counter, else its e2e histogram's
   // count; a finished count derived from traced requests counts only the sampled ones (SGLang exports no
   // finished counter, and a 1% trace sample read as the completion rate made arrivals 1/100 of the truth).
-  let lamOut = combine(rates(seriesOf(sig, SIG.reqFinished), g), n, 'sum');
+  let lamOut = combine(rates(seriesOf(sig, SIG.reqFinished), g), g, 'sum');
   if (!have.has(SIG.reqFinished) || bestRank(sig, SIG.reqFinished) > bestRank(sig, countOf(SIG.latE2e))) {
-    const c = combine(rates(seriesOf(sig, countOf(SIG.latE2e)), g), n, 'sum');
+    const c = combine(rates(seriesOf(sig, countOf(SIG.latE2e)), g), g, 'sum');
     if (c.some(Number.isFinite)) lamOut = c;
     else if (e2e) lamOut = e2e.count.map((x) => x / (g.W / 1000));
   }
-  const abort = combine(rates(seriesOf(sig, SIG.reqFinished), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), n, 'sum');
-  const errRate = combine(rates(seriesOf(sig, SIG.reqErrors), g), n, 'sum');
+  const abort = combine(rates(seriesOf(sig, SIG.reqFinished), g, (s) => s.labels.reason === 'abort' || s.labels.finished_reason === 'abort'), g, 'sum');
+  const errRate = combine(rates(seriesOf(sig, SIG.reqErrors), g), g, 'sum');
   const errFrac = nan(n);
   for (let i = 0; i < n; i++) {
     if (!Number.isFinite(errRate[i])) continue;
     const done = Number.isFinite(lamOut[i]) ? lamOut[i] : 0;
     errFrac[i] = errRate[i] > 0 ? errRate[i] / Math.max(errRate[i], done) : 0;
   }
-  const hits = combine(rates(seriesOf(sig, SIG.kvPrefixHits), g), n, 'sum');
-  const queries = combine(rates(seriesOf(sig, SIG.kvPrefixQueries), g), n, 'sum');
+  const hits = combine(rates(seriesOf(sig, SIG.kvPrefixHits), g), g, 'sum');
+  const queries = combine(rates(seriesOf(sig, SIG.kvPrefixQueries), g), g, 'sum');
   const hit = nan(n);
   for (let i = 0; i < n; i++) if (queries[i] > 0) hit[i] = Math.min(1, hits[i] / queries[i]);
   // Without the counters (SGLang exports only cache_hit_rate; vLLM's log line), the engine's own windowed
   // hit-rate gauge is the reading: less exact (it covers the engine's recent queries), better than none.
-  if (!hit.some(Number.isFinite)) hit.set(combine(gauges(seriesOf(sig, SIG.kvPrefixHitRate), g).map((w) => w.mean), n, 'mean'));
+  if (!hit.some(Number.isFinite)) hit.set(combine(gauges(seriesOf(sig, SIG.kvPrefixHitRate), g).map((w) => w.mean), g, 'mean'));
 
   // Each fact's windows are made once and read by every quantile, mean and entropy of it.
   const served = sig.requests.filter((r) => r.side !== 'client');
@@ -449,22 +490,22 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     grid: g,
     t,
     have,
-    kv: combine(kvW.map((w) => w.mean), n, 'max'),
-    kvMax: combine(kvW.map((w) => w.max), n, 'max'),
-    kvFrac: combine(kvW.map((w) => w.frac), n, 'max'),
-    run: combine(runW.map((w) => w.mean), n, 'sum'),
-    runMax: combine(runW.map((w) => w.max), n, 'sum'),
-    runMin: combine(runW.map((w) => w.min), n, 'sum'),
-    wait: combine(waitW.map((w) => w.mean), n, 'sum'),
-    waitMax: combine(waitW.map((w) => w.max), n, 'sum'),
-    waitMin: combine(waitW.map((w) => w.min), n, 'sum'),
+    kv: combine(kvW.map((w) => w.mean), g, 'max'),
+    kvMax: combine(kvW.map((w) => w.max), g, 'max'),
+    kvFrac: combine(kvW.map((w) => w.frac), g, 'max'),
+    run: combine(runW.map((w) => w.mean), g, 'sum'),
+    runMax: combine(runW.map((w) => w.max), g, 'sum'),
+    runMin: combine(runW.map((w) => w.min), g, 'sum'),
+    wait: combine(waitW.map((w) => w.mean), g, 'sum'),
+    waitMax: combine(waitW.map((w) => w.max), g, 'sum'),
+    waitMin: combine(waitW.map((w) => w.min), g, 'sum'),
     gtok,
     ptok,
     lamOut,
     lamIn: nan(n),
     abort,
     errFrac,
-    preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), n, 'sum'),
+    preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), g, 'sum'),
     hit,
     e2e99: histOr(e2e, 0.99, 'e2e_s'),
     e2e50: histOr(e2e, 0.5, 'e2e_s'),
@@ -485,10 +526,10 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     glenMean: lengthMean(SIG.reqGenLen, glenH, outputOf, gtok),
     glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
     lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
-    util: combine(gpus.map((x) => x.util), n, 'mean'),
-    smAct: combine(gpus.map((x) => x.smAct), n, 'mean'),
-    smClk: combine(gpus.map((x) => x.clk), n, 'min'),
-    temp: combine(gpus.map((x) => x.temp), n, 'max'),
+    util: combine(gpus.map((x) => x.util), g, 'mean'),
+    smAct: combine(gpus.map((x) => x.smAct), g, 'mean'),
+    smClk: combine(gpus.map((x) => x.clk), g, 'min'),
+    temp: combine(gpus.map((x) => x.temp), g, 'max'),
     thr: combineBits(gpus.map((x) => x.thr), n),
     gpus,
     torchAlloc: perDeviceMax(seriesOf(sig, SIG.torchAllocated), g),
@@ -496,10 +537,10 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     accLen: accLen(sig, g),
     loraActive: loraInUse(sig, g),
     loraMax: loraSlots(sig, g),
-    rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), n, 'sum'),
-    memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), n, 'min'),
-    swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), n, 'sum'),
-    hostCpu: combine(rates(seriesOf(sig, SIG.hostCpuSeconds), g), n, 'max'),
+    rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), g, 'sum'),
+    memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), g, 'min'),
+    swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), g, 'sum'),
+    hostCpu: combine(rates(seriesOf(sig, SIG.hostCpuSeconds), g), g, 'max'),
     kvCapacityTokens: kvCapacity(sig),
     cudaGraphMax: lastValue(seriesOf(sig, SIG.engineCudaGraphMax)),
     stalled: new Uint8Array(n),
@@ -510,7 +551,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     firstBucketTail(frame.q95, frame.queueMean, 0.95, queue.firstBound);
     firstBucketTail(frame.q99, frame.queueMean, 0.99, queue.firstBound);
   }
-  arrivals(frame, combine(rates(seriesOf(sig, SIG.reqArrivals), g), n, 'sum'));
+  arrivals(frame, combine(rates(seriesOf(sig, SIG.reqArrivals), g), g, 'sum'));
   applyStallBound(frame);
   return frame;
 }
@@ -640,7 +681,7 @@ const LORA_IN_USE_MS = 60_000;
  * named within the last minute (lora.adapter); without those series, the listed count (lora.active).
  */
 function loraInUse(sig: Signals, g: WindowGrid): Float64Array {
-  const out = combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), g.n, 'max');
+  const out = combine(gauges(seriesOf(sig, SIG.loraActive), g).map((w) => w.max), g, 'max');
   const engines = new Map<string, Float64Array[]>();
   for (const s of seriesOf(sig, SIG.loraAdapter)) {
     const { adapter: _a, ...engine } = s.labels;
@@ -693,10 +734,10 @@ function combineBits(parts: Float64Array[], n: number): Float64Array {
 
 /** Mean accepted length of speculative decoding: a gauge, or 1 + accepted ÷ drafts from counters. */
 function accLen(sig: Signals, g: WindowGrid): Float64Array {
-  const direct = combine(gauges(seriesOf(sig, SIG.specAcceptLen), g).map((w) => w.mean), g.n, 'mean');
+  const direct = combine(gauges(seriesOf(sig, SIG.specAcceptLen), g).map((w) => w.mean), g, 'mean');
   if (direct.some(Number.isFinite)) return direct;
-  const acc = combine(rates(seriesOf(sig, SIG.specAcceptedTokens), g), g.n, 'sum');
-  const drafts = combine(rates(seriesOf(sig, SIG.specDrafts), g), g.n, 'sum');
+  const acc = combine(rates(seriesOf(sig, SIG.specAcceptedTokens), g), g, 'sum');
+  const drafts = combine(rates(seriesOf(sig, SIG.specDrafts), g), g, 'sum');
   const out = nan(g.n);
   for (let i = 0; i < g.n; i++) if (drafts[i] > 0) out[i] = 1 + acc[i] / drafts[i];
   return out;

@@ -115,3 +115,39 @@ test('every replica silent over one stretch, where the pooled GPU telemetry saw 
   assert.equal(pooled.status, 'unexplained');
   assert.equal(pooled.unexplained?.evidence.length, 3);
 });
+
+test('replicas scraped every 60 s at their own phases, inside windows timed by 10 s log lines, sum to the fleet as PromQL sums them', () => {
+  // Each replica's gauge is present in one window of three; a sum over whichever replicas reported in a
+  // window swings by a whole replica's RSS (3–6 GiB) from window to window, and that reads as a host leak.
+  const dir = mkdtempSync(join(tmpdir(), 'qs-fleet-phase-'));
+  try {
+    const store = new Store(join(dir, 'ws.db'));
+    const x = new SyntheticIncident(store, 4 * 3600, 1, 13);
+    const rss = [3.4e9, 5.6e9, 4.5e9, 5.1e9];
+    ['10.0.0.1:80', '10.0.0.2:80', '10.0.0.3:80', '10.0.0.4:80'].forEach((instance, r) => {
+      const labels = { instance };
+      // Scrapes every 60 s ± 10%, from a phase of the replica's own.
+      const at = new Set<number>();
+      for (let t = 7 + 17 * r; t <= x.seconds; t += Math.round(60 * x.noise(0.1))) at.add(t);
+      const scraped = (s: number) => at.has(s);
+      x.gauge('host.rss', (s) => (scraped(s) ? rss[r] + 1e6 * x.noise(1) : null), labels);
+      x.gauge('req.running', (s) => (scraped(s) ? Math.round(8 * x.noise(0.2)) : null), labels);
+      x.gauge('req.waiting', (s) => (scraped(s) ? 0 : null), labels);
+      x.gauge('kv.usage', (s) => (scraped(s) ? 0.3 * x.noise(0.1) : null), labels);
+      // The engine's log: its stats every 10 s (this times the windows: W = 20 s).
+      const log = (metric: string) => ({ ...labels, metric: `vllm-log:${metric}` });
+      x.gauge('tokens.generation_rate', (s) => (s % 10 === 0 ? 400 * x.noise(0.05) : null), log('Avg generation throughput'));
+      x.gauge('req.running', (s) => (s % 10 === 0 ? Math.round(8 * x.noise(0.2)) : null), log('Running'));
+      x.gauge('req.waiting', (s) => (s % 10 === 0 ? 0 : null), log('Waiting'));
+      x.gauge('kv.usage', (s) => (s % 10 === 0 ? 0.3 * x.noise(0.1) : null), log('GPU KV cache usage'));
+    });
+    const id = x.done();
+    const d = analyzeIncident(store, id);
+    store.close();
+    assert.ok((d.window_ms ?? Infinity) <= 30_000, `windows timed by the log lines: W ${d.window_ms} ms`);
+    assert.notEqual(d.checked.find((c) => c.id === 'host_memory_leak')?.verdict, 'fired', JSON.stringify(d.causes.map((c) => [c.id, c.require.map((r) => r.value)])));
+    assert.equal(d.status, 'healthy', JSON.stringify({ causes: d.causes.map((c) => c.id), u: d.unexplained?.evidence.map((e) => e.text) }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
