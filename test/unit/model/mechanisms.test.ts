@@ -89,6 +89,26 @@ test('a prefix-cache hit rate falling from 0.8 to 0.55 prefills 2.25x the tokens
   assert.ok(!dipped.causes.some((c) => c.id === 'prefix_cache_collapse'), JSON.stringify(dipped.causes.map((c) => c.id)));
 });
 
+test('one tensor-parallel rank clocked down while the evening traffic falls is a straggler; fewer arrivals do not explain a slower step', () => {
+  const shape = (arrivals: number): Diagnosis =>
+    analyze({
+      itl: (s) => (after(s) ? [0.03, 0.06] : [0.02, 0.04]),
+      rps: (s) => (after(s) ? arrivals : 5),
+      ptok: (s) => 800 * (after(s) ? arrivals : 5),
+      gtok: (s) => 400 * (after(s) ? arrivals : 5),
+    }, (x) => {
+      x.counter('req.arrivals', (s) => (after(s) ? arrivals : 5));
+      const rank1 = { gpu: '1' };
+      x.gauge('gpu.sm_clock', (s) => (after(s) ? 1250 : 1980), rank1);
+      x.gauge('gpu.temp', () => 65, rank1);
+      x.gauge('gpu.power', () => 550, rank1);
+    });
+  for (const arrivals of [5, 3.5]) {
+    const d = shape(arrivals);
+    assert.equal(d.causes[0]?.id, 'tp_straggler', `arrivals ${arrivals}/s: ${JSON.stringify(conditionsOf(d, 'tp_straggler'))}`);
+  }
+});
+
 test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no deploy regression; one that slowed every prefill is', () => {
   const run = (ttft: (s: number) => [number, number]) =>
     analyze({ ttft }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);

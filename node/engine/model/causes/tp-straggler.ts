@@ -68,9 +68,11 @@ function rule(c: CauseContext): RuleResult {
   // hold each request longer, so the batch grows by the slowdown (Little's law), and more once the slower
   // engine falls behind its arrivals: that growth is the straggler's consequence, not a bigger workload.
   // Only where arrivals aren't measured does the batch stand in for them, allowed to grow by the slowdown.
+  // Fewer arrivals cannot slow a step (a day-long incident's evening, or arrivals inferred from
+  // completions that the slower engine itself holds back): only more of them competes with a slow rank.
   const rLam = rE(c, c.f.lamIn);
   const workloadFlat = Number.isFinite(rLam)
-    ? flat(rLam) && flat(rPlen)
+    ? rLam <= 1.25 && flat(rPlen)
     : Number.isFinite(rRun) && (flat(rRun) || rRun <= 1.1 * rItl) && flat(rPlen);
   const th = c.cfg.causes.straggler_spread;
   // Dated where the ranks' speed parted (clock, else SM activity), where that spread reached the cut: a
@@ -84,7 +86,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ ${c.cfg.causes.straggler_itl_ratio}`, rItl, rItl >= c.cfg.causes.straggler_itl_ratio, c.cfg.causes.straggler_itl_ratio),
-      cond('workload flat: arrivals and prompt length r within 0.8..1.25 (without arrivals, the batch within that or grown by no more than the slowdown)', `lam_in ${fmt(rLam)}, plen ${fmt(rPlen)}, run ${fmt(rRun)}`, workloadFlat),
+      cond('workload flat: arrivals r ≤ 1.25 and prompt length r within 0.8..1.25 (without arrivals, the batch within that or grown by no more than the slowdown)', `lam_in ${fmt(rLam)}, plen ${fmt(rPlen)}, run ${fmt(rRun)}`, workloadFlat),
       cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
     ],
     support: [],
