@@ -109,6 +109,43 @@ test('one tensor-parallel rank clocked down while the evening traffic falls is a
   }
 });
 
+/**
+ * An engine serving `arrivals(s)` up to `cap(s)` requests/s; the excess waits. Latency grows with the queue.
+ */
+function queueing(arrivals: (s: number) => number, cap: (s: number) => number, seconds: number): Diagnosis {
+  let queue = 0;
+  const waiting: number[] = [];
+  for (let s = 0; s <= seconds; s++) {
+    queue = Math.max(0, queue + arrivals(s) - cap(s));
+    waiting.push(queue);
+  }
+  const served = (s: number) => (waiting[s] > 0 ? cap(s) : Math.min(arrivals(s), cap(s)));
+  const delay = (s: number) => waiting[s] / cap(s);
+  return analyze(
+    {
+      rps: served,
+      running: (s) => Math.round(Math.min(24, 4 * served(s))),
+      waiting: (s) => Math.round(waiting[s]),
+      queue: (s) => [0.005 + delay(s) / 2, 0.02 + delay(s)],
+      ttft: (s) => [0.08 + delay(s) / 2, 0.2 + delay(s)],
+      e2e: (s) => [2 + delay(s) / 2, 4 + delay(s)],
+      ptok: (s) => 800 * served(s),
+      gtok: (s) => 400 * served(s),
+    },
+    (x) => x.counter('req.arrivals', arrivals),
+    seconds,
+  );
+}
+
+test('arrivals that crept up for hours and were served, then a queue at the same arrivals, are a capacity loss; a jump in arrivals is a surge', () => {
+  const at = 9000;
+  const crept = queueing((s) => 5 + (2 * Math.min(s, at)) / at, (s) => (s < at ? 8 : 6.2), 10_800);
+  const surge = conditionsOf(crept, 'traffic_surge');
+  assert.ok(!crept.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(surge));
+  const jumped = queueing((s) => (s < at ? 5 : 7.5), () => 6.2, 10_800);
+  assert.equal(jumped.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(jumped, 'traffic_surge')));
+});
+
 test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no deploy regression; one that slowed every prefill is', () => {
   const run = (ttft: (s: number) => [number, number]) =>
     analyze({ ttft }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);

@@ -1,6 +1,6 @@
 // Traffic surge: arrivals exceed the service rate and the queue grows.
 import { SIG, countOf } from '../../../../common/names';
-import { ratio } from '../baseline';
+import { median, ratio } from '../baseline';
 import {
   cond, defineCause, departureOnset, engineFull, fmt, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
@@ -34,6 +34,7 @@ function rule(c: CauseContext): RuleResult {
   // Starved is a change, as cpu_frontend_bottleneck reads it: an engine that idled at 0.4 before the surge
   // as during it is lightly loaded per step, not starved.
   const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
+  const served = servedBefore(c);
   return {
     id: 'traffic_surge',
     missing: [],
@@ -49,6 +50,11 @@ function rule(c: CauseContext): RuleResult {
       cond(`r(lam_in) < ${T.surge_arrival_veto} (capacity loss instead)`, rLam, rLam < T.surge_arrival_veto, T.surge_arrival_veto),
       cond('KV full with requests grown more than arrivals: r(plen + glen) ≥ r(lam_in) (→ kv_exhaustion)', `r(len) ${fmt(rLen)}, r(lam_in) ${fmt(rLam)}`, longer),
       cond(`GPU starved: busy ≤ ${T.frontend_sm_max} and fell to ≤ ${T.frontend_util_ratio}× its baseline (→ cpu_frontend_bottleneck)`, `${fmt(util)} (×${fmt(rE(c, busy))})`, starved, T.frontend_sm_max),
+      cond(
+        `the arrivals the queue began at were served before it without a queue, ${SERVED_MS / 60_000} min at a stretch (the engine lost capacity)`,
+        served ? `${fmt(served.level)}/s at the queue's start; ${fmt(served.before)}/s served ${fmtAgo(served.ago)}` : null,
+        !!served,
+      ),
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
     onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
@@ -101,6 +107,60 @@ function fromLogLines(c: CauseContext): RuleResult | null {
     onset_ms: departureOnset(c, served, 1, (i) => ratio(served[i], medB(c, served)) >= T.surge_arrival_ratio, 2),
   };
 }
+
+/** How long a queue-free stretch must carry the queue's arrivals to show the engine could serve them. */
+const SERVED_MS = 10 * 60_000;
+/**
+ * The share of the queue's arrivals a queue-free stretch must have taken: a 10-minute median of arrivals
+ * read off counters wanders by a few percent, and a rise of 5% is no surge (the rule asks for 30%).
+ */
+const SERVED_SHARE = 0.95;
+/** The minutes after the queue's start whose arrivals it began at. */
+const QUEUE_START_MS = 5 * 60_000;
+
+/**
+ * A queue that a surge grew starts where arrivals rose past what the engine serves. Where a stretch of
+ * SERVED_MS before it, with no queue, took the arrivals the queue began at (the median of its first
+ * QUEUE_START_MS; SERVED_SHARE of them), the engine had served that load: it lost capacity (a starved frontend, a
+ * slower step), and arrivals that crept up through a day are no surge. Chunks of SERVED_MS inside the
+ * queue-free stretches are read, not every sliding stretch: linear in the windows. Null where it was not
+ * served before, or no queue began.
+ */
+function servedBefore(c: CauseContext): { level: number; before: number; ago: number } | null {
+  const { wait, lamIn, t } = c.f;
+  const beyond = queuedBeyond(c);
+  // The queue's start: back from its peak to where it last stood within its baseline (a request or two
+  // waiting for a moment earlier is no start of it).
+  let peak = -1;
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (wait[i] > beyond && !(wait[peak] >= wait[i])) peak = i;
+  if (peak < 0) return null;
+  let q0 = peak;
+  for (let i = peak - 1; i >= 0 && !(wait[i] <= beyond); i--) if (Number.isFinite(wait[i])) q0 = i;
+  const first: number[] = [];
+  for (let i = q0; i <= c.span[1] && t[i] < t[q0] + QUEUE_START_MS; i++) if (Number.isFinite(lamIn[i])) first.push(lamIn[i]);
+  if (!first.length) return null;
+  const level = median(first);
+  let chunk: number[] = [];
+  let from = NaN;
+  for (let i = 0; i < q0; i++) {
+    // A window with a queue (or none read) ends the stretch; NaN arrivals are skipped inside it.
+    if (!(wait[i] <= beyond)) {
+      chunk = [];
+      from = NaN;
+      continue;
+    }
+    if (Number.isNaN(from)) from = t[i];
+    if (Number.isFinite(lamIn[i])) chunk.push(lamIn[i]);
+    if (t[i] - from < SERVED_MS) continue;
+    const before = chunk.length ? median(chunk) : NaN;
+    if (before >= SERVED_SHARE * level) return { level, before, ago: t[q0] - from };
+    chunk = [];
+    from = NaN;
+  }
+  return null;
+}
+
+const fmtAgo = (ms: number) => (ms >= 3_600_000 ? `${fmt(ms / 3_600_000)} h before` : `${Math.round(ms / 60_000)} min before`);
 
 /** Requests that hold this much more KV each than in the baseline have grown (a surge's do not: 0.7–1.0 in the generator's surges, 1.15–2 where conversations lengthened). */
 const GREW = 1.1;
