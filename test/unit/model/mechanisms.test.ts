@@ -146,6 +146,18 @@ test('arrivals that crept up for hours and were served, then a queue at the same
   assert.equal(jumped.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(jumped, 'traffic_surge')));
 });
 
+test('a proxy adding 0.7 s before the first token while the server itself got faster is network or client slowness', () => {
+  const d = analyze({ ttft: (s) => (after(s) ? [0.05, 0.12] : [0.08, 0.2]), e2e: (s) => (after(s) ? [1.6, 3.2] : [2, 4]) }, (x) => {
+    for (let s = 10, k = 0; s < 2390; s += 4, k++) {
+      const server = after(s) ? 0.08 : 0.12;
+      const client = server + (after(s) ? 0.7 : 0.01);
+      x.span(s, 2 + client, { 'request.side': 'client', 'request.id': `r${k}`, 'request.ttft_s': client });
+      x.span(s + 0.005, 2 + server, { 'request.side': 'server', 'request.id': `r${k}`, 'request.ttft_s': server });
+    }
+  });
+  assert.equal(d.causes[0]?.id, 'network_client_slowness', JSON.stringify(conditionsOf(d, 'network_client_slowness')));
+});
+
 test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no deploy regression; one that slowed every prefill is', () => {
   const run = (ttft: (s: number) => [number, number]) =>
     analyze({ ttft }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);

@@ -59,17 +59,18 @@ function rule(c: CauseContext): RuleResult {
   const lat = c.dims.latencySignal ? c.f[c.dims.latencySignal] : null;
   const w: [number, number] = [windowAt(c.f.grid, from), c.f.grid.n - 1];
   const z = lat ? zScore(median(slice(lat, shifted ? w : c.span)), summarize(slice(lat, c.base))) : NaN;
-  const serverCalm = Number.isFinite(z) ? Math.abs(z) < 2 : true;
+  // One-sided: a server that got faster (quieter traffic, a lighter mix) has not taken the client's time.
+  const serverCalm = Number.isFinite(z) ? z < 2 : true;
   const gapHeld = ttftGap >= Math.max(0.2, 0.5 * serverTtft);
   return {
     id: 'network_client_slowness',
     missing: [],
     require: [
       cond('client − server TTFT ≥ max(200 ms, 0.5·server) OR client/server e2e ≥ 1.3', `TTFT gap ${fmt(ttftGap)} s, e2e ratio ${fmt(e2eRatio)}`, gapHeld || e2eRatio >= 1.3),
-      cond('server latency |z| < 2', z, serverCalm),
+      cond('server latency not up: z < 2', z, serverCalm),
     ],
     support: [cond('joined request pairs', pairs.length, pairs.length >= 10)],
-    veto: [cond('the server metrics moved (|z| ≥ 2)', z, !serverCalm)],
+    veto: [cond('the server latency rose (z ≥ 2)', z, !serverCalm)],
     evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}`, from, to)],
     onset_ms: from,
   };
