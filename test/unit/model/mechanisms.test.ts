@@ -158,6 +158,22 @@ test('a proxy adding 0.7 s before the first token while the server itself got fa
   assert.equal(d.causes[0]?.id, 'network_client_slowness', JSON.stringify(conditionsOf(d, 'network_client_slowness')));
 });
 
+test('a KV pool that longer conversations filled over 16 minutes, full for the last 4 when the recording ends, is exhausted', () => {
+  const full = 2160;
+  const kv = (s: number) => (s < 1200 ? 0.3 : Math.min(1, 0.3 + (0.7 * (s - 1200)) / (full - 1200)));
+  const d = analyze({
+    kv,
+    itl: (s) => [0.02 * (1 + 2 * (kv(s) - 0.3)), 0.04 * (1 + 2 * (kv(s) - 0.3))],
+    // Longer prompts and answers: every request takes twice as long from the start of the growth.
+    e2e: (s) => (s < 1200 ? [2, 4] : [4 * (1 + kv(s) - 0.3), 8 * (1 + kv(s) - 0.3)]),
+    running: (s) => Math.round(20 * (kv(s) / 0.3)),
+    gtok: (s) => (s < 1200 ? 2000 : 1300),
+    waiting: (s) => (s >= full ? 10 + (s - full) / 10 : 0),
+    preemptRate: (s) => (s >= full ? 0.5 : 0),
+  });
+  assert.equal(d.causes[0]?.id, 'kv_exhaustion', JSON.stringify(conditionsOf(d, 'kv_exhaustion')));
+});
+
 test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no deploy regression; one that slowed every prefill is', () => {
   const run = (ttft: (s: number) => [number, number]) =>
     analyze({ ttft }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);

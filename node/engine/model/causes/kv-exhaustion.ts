@@ -1,6 +1,7 @@
 // KV-cache exhaustion: the pool is full, and running requests are preempted or new ones held waiting.
 import { EV, SIG } from '../../../../common/names';
 import { oscillation } from '../oscillation';
+import { rangeMedian } from '../range-stats';
 import {
   cond, defineCause, departureOnset, events, fmt, inSpan, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
 } from './context';
@@ -22,11 +23,32 @@ function preemptions(c: CauseContext): number {
   return n + events(c, EV.preemption).filter((e) => inSpan(c, e.ts_ms)).length;
 }
 
+/**
+ * The median share of samples at a full pool per window: over the span, or over its stretch from where the
+ * pool first filled to its end, where that stretch lasts FILLED_MIN_MS. Longer conversations fill a pool
+ * over minutes, and a recording that ends minutes after it filled has the span's first half still
+ * filling (a pool full for its last 4 of 9 minutes read as never full).
+ */
+function fullShare(c: CauseContext): number {
+  const whole = medE(c, c.f.kvFrac);
+  let first = -1;
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (c.f.kvFrac[i] >= c.cfg.causes.kv_full_share) {
+    first = i;
+    break;
+  }
+  if (first < 0 || c.f.t[c.span[1]] + c.f.grid.W - c.f.t[first] < FILLED_MIN_MS) return whole;
+  const since = rangeMedian(c.f.kvFrac, [first, c.span[1]]);
+  return Number.isFinite(whole) && whole >= since ? whole : since;
+}
+
+/** How long a pool must have stood full to the span's end for that stretch alone to count. */
+const FILLED_MIN_MS = 3 * 60_000;
+
 function rule(c: CauseContext): RuleResult {
   const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.kvPreemptions, 'events', SIG.reqWaiting], LATENCY_OR_TOKENS]);
   if (missing.length) return notAssessable('kv_exhaustion', missing);
   const cc = c.cfg.causes;
-  const frac = medE(c, c.f.kvFrac);
+  const frac = fullShare(c);
   const pre = preemptions(c);
   // A full pool shows as preemptions where running sequences outgrow it (vLLM recomputes, SGLang
   // retracts) or, where the scheduler admits only what fits (vLLM V1 at long prompts, TGI's token
