@@ -97,30 +97,21 @@ const C10_LEVEL: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR',
 const GLUED = /(?:\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]]*\] (?:Decode|Prefill) batch/;
 const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
 const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
-/** A uvicorn access line (`INFO:     10.0.0.7:5123 - "POST /v1/chat/completions HTTP/1.1" 200`), matched by accessLine. */
-const ACCESS_HEAD = /^(?:INFO:\s+)?\S+:\d+$/;
-const ACCESS_TAIL = /"(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/y;
+/** A uvicorn access line (`INFO:     10.0.0.7:5123 - "POST /v1/chat/completions HTTP/1.1" 200`): method, path, status. */
+const ACCESS = /^(?:INFO:\s+)?\S+:\d+ - "(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+/** How uvicorn's own lines begin, its access lines among them. */
+const UVICORN_INFO = /^INFO:\s/;
 
 /**
- * What the access-line form matches, as [method, path, status], or null: cut at its fixed ` - "` first, so the
- * backtracking `\S+:\d+` runs over the address alone (the whole-line regex was a tenth of the parse).
- * The last line's answer is kept, as the prefix and the handler both ask for it.
+ * ACCESS's match of a line (method, path and status at 1, 2 and 3), or null. Its fixed ` - "` is searched for
+ * first, as most lines lack it; where a line has it, the backtracking `\S+:\d+` runs over its first word only
+ * (the address, in an access line).
  */
-function accessLine(s: string): [string, string, string] | null {
-  if (s === lastAccessLine) return lastAccess;
-  lastAccessLine = s;
-  lastAccess = null;
-  if (s.length >= 2000) return null;
-  const cut = s.indexOf(' - "');
-  if (cut < 0 || !ACCESS_HEAD.test(s.slice(0, cut))) return null;
-  ACCESS_TAIL.lastIndex = cut + 3;
-  const m = ACCESS_TAIL.exec(s);
-  return (lastAccess = m ? [m[1], m[2], m[3]] : null);
+function accessLine(s: string): RegExpExecArray | null {
+  return s.length < 2000 && s.includes(' - "') ? ACCESS.exec(s) : null;
 }
-let lastAccessLine = '';
-let lastAccess: [string, string, string] | null = null;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
-/** `<first digit>xx`, one string each (the http counters' keys). */
+/** `<first digit>xx`, one string each (the http counters' status labels). */
 const STATUS_CLASS = Array.from({ length: 10 }, (_, d) => `${d}xx`);
 
 const SEVERITY: Record<string, Severity> = {
@@ -277,7 +268,8 @@ interface Prefix {
   ts: number;
   level: string | null;
   process: string | null;
-  pid: number | null;
+  /** Its digits: made a number only for an event's attributes (most lines make none). */
+  pid: string | null;
   rank: number | null;
   file: string | null;
   tp: string | null;
@@ -289,6 +281,8 @@ interface Prefix {
   own: boolean;
   /** The line's own time has whole seconds only. */
   coarse: boolean;
+  /** accessLine(body) where the prefix found the body an access line; undefined: handle() asks. */
+  access: RegExpExecArray | undefined;
 }
 
 interface Traceback {
@@ -318,7 +312,9 @@ class LogParser {
   /** A C++ stack trace being read (`frame #N:` lines). */
   private cpp: Traceback | null = null;
   private summedPreemptions = new Map<string, number>();
-  private readonly http = new Map<string, number>();
+  /** Access lines so far by status class (index: the status's first digit), and the classes in the order first seen. */
+  private readonly httpCounts = new Array<number>(10).fill(0);
+  private readonly httpClasses: number[] = [];
   private httpDirty = false;
   private httpTs = NaN;
   private starts = 0;
@@ -327,7 +323,11 @@ class LogParser {
   private args: { p: Prefix; no: number; lines: string[] } | null = null;
   private readonly reqs = new RequestSeries((name) => ({ metric: `vllm-log:${TGI_FIELDS[name] ?? name}` }));
   private readonly prefillSums = new Map<string, { queries: number; hits: number }>();
+  /** Series ids of the stats fields by source and base labels: id() would make its key (a JSON text) for each field of each line. */
+  private readonly fieldIds = new Map<string, Map<Field, number>>();
   private readonly spread: StatsSpreader;
+  /** The last process prefix matched (see processPrefix). */
+  private lastProcess: RegExpExecArray | null = null;
 
   constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
     this.clock = new LogClock(ctx);
@@ -374,7 +374,7 @@ class LogParser {
     if (json) return this.jsonPrefix(json, ts, rest);
     // A process prefix comes after the bracket, or (Ray actors: `(SGLangEngine pid=41820) [2026-03-22
     // 13:53:37 TP0] …`) before it.
-    let pm = rest.charCodeAt(0) === 40 /* ( */ ? PROCESS_PREFIX.exec(rest) : null;
+    let pm = rest.charCodeAt(0) === 40 /* ( */ ? this.processPrefix(rest) : null;
     if (pm) rest = rest.slice(pm[0].length);
     if (rest.charCodeAt(0) === 91 /* [ */) {
       if ((m = BRACKET_PREFIX.exec(rest))) {
@@ -392,9 +392,9 @@ class LogParser {
         known = true;
       }
     }
-    if (!pm && rest.charCodeAt(0) === 40 /* ( */ && (pm = PROCESS_PREFIX.exec(rest))) rest = rest.slice(pm[0].length);
+    if (!pm && rest.charCodeAt(0) === 40 /* ( */ && (pm = this.processPrefix(rest))) rest = rest.slice(pm[0].length);
     const process = pm ? pm[1] : null;
-    const pid = pm ? Number(pm[3]) : null;
+    const pid = pm ? pm[3] : null;
     let rank = pm && pm[2] !== undefined ? Number(pm[2]) : null;
     if (pm) known = true;
     if (rest.charCodeAt(0) === 91 /* [ */ && (m = RANK_PREFIX.exec(rest))) {
@@ -404,6 +404,7 @@ class LogParser {
     }
     let level: string | null = null;
     let file: string | null = null;
+    let access: RegExpExecArray | undefined;
     if (rest.charCodeAt(0) === 91 /* [ */ && (m = C10_PREFIX.exec(rest))) {
       level = C10_LEVEL[m[1]];
       file = `${m[8]}:${m[9]}`;
@@ -413,6 +414,13 @@ class LogParser {
         coarse = !m[7];
       }
       rest = rest.slice(m[0].length);
+      known = true;
+    } else if (UVICORN_INFO.test(rest) && (m = accessLine(rest))) {
+      // A uvicorn access line (most lines of a busy server's log): its `INFO:`, which LEVEL_WORD below would
+      // read, stays in the body, and handle() gets the match. No other line that starts with a level word is an
+      // access line: ACCESS allows white space before the address only after `INFO:`.
+      level = 'INFO';
+      access = m;
       known = true;
     } else if ((m = VLLM_PREFIX.exec(rest))) {
       level = m[1];
@@ -428,7 +436,7 @@ class LogParser {
       const w = LEVEL_WORD.exec(rest);
       if (w && (known || /^\s*[A-Z]+:\s/.test(rest))) {
         level = w[1];
-        if (!accessLine(rest)) rest = rest.slice(w[0].length);
+        rest = rest.slice(w[0].length);
         known = true;
       }
     }
@@ -444,7 +452,24 @@ class LogParser {
     } else this.lastTs = ts;
     if (Number.isFinite(bracketTs) && ts === bracketTs) this.lastTs = ts;
     if (own) this.spread.sawTime = true;
-    return { ts, level, process, pid, rank, file, tp, body: rest, known, json: null, own, coarse };
+    return { ts, level, process, pid, rank, file, tp, body: rest, known, json: null, own, coarse, access };
+  }
+
+  /**
+   * PROCESS_PREFIX's match at the start of `s`. Most lines repeat the prefix of the line before: where `s`
+   * starts with that match's text and a printable character follows (no white space for its `\s+` to take
+   * too), the regex would match that same text, so the earlier match is the answer.
+   */
+  private processPrefix(s: string): RegExpExecArray | null {
+    const last = this.lastProcess;
+    // lastIndexOf from 0 compares at the start only, as startsWith does, at half its cost in V8.
+    if (last !== null && s.lastIndexOf(last[0], 0) === 0) {
+      const next = s.charCodeAt(last[0].length);
+      if (next > 32 && next < 127) return last;
+    }
+    const m = PROCESS_PREFIX.exec(s);
+    if (m) this.lastProcess = m;
+    return m;
   }
 
   /** A TGI JSON line: its own time unless docker's came first, level, `file:line` and message. */
@@ -454,7 +479,7 @@ class LogParser {
     else ts = this.lastTs;
     const lvl = typeof o.level === 'string' ? o.level.toUpperCase() : '';
     const file = typeof o.filename === 'string' ? `${o.filename}${typeof o.line_number === 'number' ? `:${o.line_number}` : ''}` : null;
-    return { ts, level: SEVERITY[lvl] ? lvl : null, process: null, pid: null, rank: null, file, tp: null, body: messageOf(o) ?? raw, known: true, json: o, own: true, coarse: false };
+    return { ts, level: SEVERITY[lvl] ? lvl : null, process: null, pid: null, rank: null, file, tp: null, body: messageOf(o) ?? raw, known: true, json: o, own: true, coarse: false, access: undefined };
   }
 
   private handle(p: Prefix, no: number): void {
@@ -534,9 +559,9 @@ class LogParser {
       this.stats(p, SGLANG_BATCH, 'sglang-log');
       return;
     }
-    const access = accessLine(body);
+    const access = p.access ?? accessLine(body);
     if (access) {
-      this.access(p, no, access[0], access[1], access[2]);
+      this.access(p, no, access[1], access[2], access[3]);
       return;
     }
     this.flushHttp();
@@ -600,7 +625,7 @@ class LogParser {
     const at = gluedAt(p.body);
     if (at < 0) return false;
     const rest = p.body.slice(at);
-    this.handle({ ...p, body: p.body.slice(0, at) }, no);
+    this.handle({ ...p, body: p.body.slice(0, at), access: undefined }, no);
     this.line(rest, no);
     return true;
   }
@@ -681,7 +706,7 @@ class LogParser {
   private procAttrs(p: Prefix): Record<string, unknown> {
     const a: Record<string, unknown> = {};
     if (p.process !== null) a.process = p.process;
-    if (p.pid !== null) a.pid = p.pid;
+    if (p.pid !== null) a.pid = Number(p.pid);
     if (p.rank !== null) a.rank = p.rank;
     return a;
   }
@@ -691,7 +716,8 @@ class LogParser {
   }
 
   private log(p: Prefix, no: number, extra: Record<string, unknown> = {}): void {
-    const attrs: Record<string, unknown> = {};
+    // The keys in event()'s order (process ones first), built here at once: most events are these.
+    const attrs = this.procAttrs(p);
     if (p.level) attrs.level = p.level;
     if (p.file) attrs.file = p.file;
     if (p.json) {
@@ -702,7 +728,7 @@ class LogParser {
     Object.assign(attrs, extra);
     const sev = p.level ? SEVERITY[p.level] : 'info';
     if (sev === 'error' || sev === 'critical') this.activity = true;
-    this.event(p, no, 'log', sev, attrs);
+    this.sink.event({ ts_ms: p.ts, kind: 'log', severity: sev, line: no, text: p.body, attrs });
   }
 
   private oom(p: Prefix, no: number): void {
@@ -764,24 +790,30 @@ class LogParser {
 
   private stats(p: Prefix, fields: Field[], source: string): void {
     const base = this.baseLabels(p);
+    const baseKey = JSON.stringify(base);
+    const idsKey = `${source}\u0000${baseKey}`;
+    let ids = this.fieldIds.get(idsKey);
+    if (!ids) this.fieldIds.set(idsKey, (ids = new Map()));
     const out: number[] = [];
     for (const fd of fields) {
       const m = fd.re.exec(p.body);
-      if (m) out.push(this.id(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` }), Number(m[1]) * fd.scale);
+      if (!m) continue;
+      let id = ids.get(fd);
+      if (id === undefined) ids.set(fd, (id = this.id(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` })));
+      out.push(id, Number(m[1]) * fd.scale);
     }
     const pre = source === 'sglang-log' ? SGLANG_PREFILL_TOKENS.exec(p.body) : null;
     if (pre) {
       // Prefix-cache lookups and hits in tokens, summed into counters (as SGLang's own cached_tokens).
-      const key = JSON.stringify(base);
-      const sums = this.prefillSums.get(key) ?? { queries: 0, hits: 0 };
+      const sums = this.prefillSums.get(baseKey) ?? { queries: 0, hits: 0 };
       sums.queries += Number(pre[1]) + Number(pre[2]);
       sums.hits += Number(pre[2]);
-      this.prefillSums.set(key, sums);
+      this.prefillSums.set(baseKey, sums);
       out.push(this.id('kv.prefix_queries', 'tokens', 'counter', { ...base, metric: 'sglang-log:#new-token+#cached-token (summed)' }), sums.queries);
       out.push(this.id('kv.prefix_hits', 'tokens', 'counter', { ...base, metric: 'sglang-log:#cached-token (summed)' }), sums.hits);
     }
     // Grouped by the kind of line too: a V0 stats line and its prefix-cache line share a time, rightly.
-    this.spread.add(`${fields[0].metric}\u0000${JSON.stringify(base)}`, p, out);
+    this.spread.add(`${fields[0].metric}\u0000${baseKey}`, p, out);
     this.activity = true;
   }
 
@@ -795,8 +827,8 @@ class LogParser {
 
   private access(p: Prefix, no: number, method: string, path: string, status: string): void {
     if (this.httpDirty && p.ts !== this.httpTs) this.flushHttp();
-    const cls = STATUS_CLASS[status.charCodeAt(0) - 48];
-    this.http.set(cls, (this.http.get(cls) ?? 0) + 1);
+    const d = status.charCodeAt(0) - 48;
+    if (this.httpCounts[d]++ === 0) this.httpClasses.push(d);
     this.httpDirty = true;
     this.httpTs = p.ts;
     this.activity = true;
@@ -807,9 +839,10 @@ class LogParser {
     if (!this.httpDirty) return;
     this.httpDirty = false;
     let errors = 0;
-    for (const [cls, n] of this.http) {
-      if (cls === '5xx') errors = n;
-      else this.sample('http.requests', 'count', 'counter', { status: cls, metric: 'vllm-log:access' }, this.httpTs, n);
+    for (const d of this.httpClasses) {
+      const n = this.httpCounts[d];
+      if (d === 5) errors = n;
+      else this.sample('http.requests', 'count', 'counter', { status: STATUS_CLASS[d], metric: 'vllm-log:access' }, this.httpTs, n);
     }
     this.sample('req.errors', 'count', 'counter', { metric: 'vllm-log:access 5xx' }, this.httpTs, errors);
   }
