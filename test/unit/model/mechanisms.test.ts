@@ -256,6 +256,18 @@ test('a KV block leak whose baseline had no idle window climbs from the first id
   assert.ok(Math.abs(leak.onset_ms! - (T0 + 1600_000)) <= 120_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
 });
 
+test('a KV block leak that began three hours into a day of idle gaps is read on its own staircase, not on the empty idle pool of the hours before', () => {
+  // Idle for 40 s every 400 s all day; the idle pool is empty until blocks start leaking at 10 800 s, then
+  // each idle floor is 4 points higher.
+  const idle = (s: number) => s % 400 < 40;
+  const floor = (s: number) => 0.01 + (s >= 10_800 ? 0.04 * (1 + Math.floor((s - 10_800) / 400)) : 0);
+  const d = analyze({ running: (s) => (idle(s) ? 0 : 20), waiting: () => 0, kv: (s) => (idle(s) ? floor(s) : 0.4 + floor(s)) }, undefined, 14_400);
+  assert.ok(
+    d.causes.some((c) => c.id === 'kv_block_leak'),
+    JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak') ?? d.causes.map((c) => c.id)),
+  );
+});
+
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
 
 /**

@@ -22,7 +22,10 @@ function rule(c: CauseContext): RuleResult {
   // staircase read 0.69 beside 200 of them).
   const from = Math.max(0, staircaseStart(c, floor) - 1);
   const mono = monotonicity(floor.t.slice(from), floor.v.slice(from));
-  const lateMin = floor.v.length ? min(floor.v.slice(Math.floor((floor.v.length * 2) / 3))) : NaN;
+  // The veto reads the staircase's last third too: a leak that began late in a long day has the day's
+  // earlier idle windows (at the empty pool it had then) in the last third of all of them.
+  const stair = floor.v.slice(from);
+  const lateMin = stair.length ? min(stair.slice(Math.floor((stair.length * 2) / 3))) : NaN;
   const aborts = max(c.f.abort);
   return {
     id: 'kv_block_leak',
