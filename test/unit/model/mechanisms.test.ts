@@ -268,6 +268,16 @@ test('a KV block leak that began three hours into a day of idle gaps is read on 
   );
 });
 
+test('a KV block leak between two idle gaps ten minutes apart is dated where its climb leaves the idle level, not at the earlier gap', () => {
+  // Idle for 40 s every 600 s; blocks leak from 2150 s at a steady pace (aborted requests), 1% of the pool a minute.
+  const idle = (s: number) => s % 600 < 40;
+  const floor = (s: number) => 0.02 + (s >= 2150 ? (0.01 * (s - 2150)) / 60 : 0);
+  const d = analyze({ running: (s) => (idle(s) ? 0 : 20), waiting: () => 0, kv: (s) => (idle(s) ? floor(s) : 0.4 + floor(s)) }, undefined, 7200);
+  const leak = d.causes.find((c) => c.id === 'kv_block_leak');
+  assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak')));
+  assert.ok(Math.abs(leak.onset_ms! - (T0 + 2150_000)) <= 90_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});
+
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));
 
 /**

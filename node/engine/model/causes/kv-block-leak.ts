@@ -1,7 +1,7 @@
 // KV block leak: blocks are never returned, so the idle floor of KV usage climbs.
 import { SIG } from '../../../../common/names';
 import { max, median, min } from '../baseline';
-import { monotonicity } from '../trend';
+import { monotonicity, olsSlope } from '../trend';
 import { cond, defineCause, fmt, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult } from './context';
 import { idleFloor } from './shared';
 
@@ -50,7 +50,34 @@ function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number
   const k = staircaseStart(c, floor);
   if (k >= floor.v.length) return null;
   if (k === 0) return floor.t[0];
-  return floor.t[k - 1] + c.f.grid.W;
+  // The blocks began leaking between the last idle floor at the baseline's level and the first above it,
+  // minutes apart where idle windows are rare. A leak loses blocks at the pace of its aborts: the climb's
+  // first steps, extrapolated back to the baseline's level, date it inside that interval (its earliest end
+  // read leaks 100–470 s early where idle windows came 5–10 minutes apart).
+  const earliest = floor.t[k - 1] + c.f.grid.W;
+  const t = floor.t.slice(k, k + ONSET_FIT_POINTS);
+  const v = floor.v.slice(k, k + ONSET_FIT_POINTS);
+  const slope = olsSlope(t, v);
+  if (t.length < 3 || !(slope > 0)) return earliest;
+  const mt = t.reduce((a, b) => a + b, 0) / t.length;
+  const mv = v.reduce((a, b) => a + b, 0) / v.length;
+  const at = mt + (baseLevel(c, floor) - mv) / slope;
+  return Math.min(Math.max(at, earliest), floor.t[k]);
+}
+
+/** The idle floors of the climb's start that date it (a pool that fills up bends the climb later). */
+const ONSET_FIT_POINTS = 10;
+
+/**
+ * The idle pool's level before the leak: the baseline's highest idle floor. An idle pool reads the same
+ * blocks every scrape, so any rise above it is a step. Where the baseline had no idle window, the first idle
+ * floor is the level the climb starts from (0 made every floor a step, the first one included, and dated a
+ * leak that began 16 minutes later at it).
+ */
+function baseLevel(c: CauseContext, floor: { t: number[]; v: number[] }): number {
+  const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
+  const before = floor.v.filter((_, k) => floor.t[k] < baseEnd);
+  return before.length ? max(before) : floor.v.length ? floor.v[0] : 0;
 }
 
 /**
@@ -58,12 +85,7 @@ function leakOnset(c: CauseContext, floor: { t: number[]; v: number[] }): number
  * down to it afterwards); the floor's length where the last one is at that level.
  */
 function staircaseStart(c: CauseContext, floor: { t: number[]; v: number[] }): number {
-  const baseEnd = c.f.t[c.base[1]] + c.f.grid.W;
-  const before = floor.v.filter((_, k) => floor.t[k] < baseEnd);
-  // An idle pool reads the same blocks every scrape, so any rise above the baseline's highest idle floor is
-  // a step. Where the baseline had no idle window, the first idle floor is the level the climb starts from
-  // (0 made every floor a step, the first one included, and dated a leak that began 16 minutes later at it).
-  const level = (before.length ? max(before) : floor.v.length ? floor.v[0] : 0) + 0.002;
+  const level = baseLevel(c, floor) + 0.002;
   let k = floor.v.length;
   while (k > 0 && floor.v[k - 1] > level) k--;
   return k;
