@@ -54,12 +54,47 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
 
   if (x.onsetIndex >= 0) out.push({ kind: 'series', ref: 'lat.e2e', start_ms: f.t[x.onsetIndex], end_ms: f.t[x.onsetIndex] + f.grid.W, text: 'joint trigger: P99 latency up and token rate down against the baseline' });
   for (const a of sustainedSymptoms(x.alerts, to, cfg.alerts.incident_min_ms)) {
+    if (absorbedBurst(x, a)) continue;
     out.push({ kind: 'series', ref: a.family, start_ms: a.first_fired_ms, end_ms: a.resolved_ms ?? to, text: `${a.family} alert` });
   }
   return out.sort((a, b) => a.start_ms - b.start_ms);
 }
 
 const MAX_EVENTS = 10;
+
+/** The longest arrival burst a service may absorb with a while of slow requests and still be healthy. */
+const BURST_MAX_MS = 5 * 60_000;
+/** How soon after such a burst its queue must have drained (the alert resolved). */
+const BURST_DRAIN_MS = 15 * 60_000;
+
+/**
+ * Whether a short burst of arrivals explains a symptom alert: arrivals at `surge_arrival_ratio` × the
+ * baseline's or more, within BURST_MAX_MS before the alert's streak began, for no longer than BURST_MAX_MS
+ * in all, and the alert resolved within BURST_DRAIN_MS of the burst's end. A service near its capacity
+ * that took a two-minute burst queues it and serves it slowly for minutes: that alert is the burst's, and
+ * the service absorbed it (short arrival spikes are healthy traffic's look-alikes; a surge that lasts is
+ * traffic_surge's, which this does not touch: a firing cause makes the status).
+ */
+function absorbedBurst(x: AbnormalInputs, a: Alert): boolean {
+  const { f, cfg } = x;
+  if (a.resolved_ms === null) return false;
+  const lamB = median(Array.from(f.lamIn.subarray(x.base[0], x.base[1] + 1)).filter(Number.isFinite));
+  if (!(lamB > 0)) return false;
+  const at = (ms: number) => Math.min(f.grid.n - 1, Math.max(0, Math.floor((ms - f.grid.t0) / f.grid.step)));
+  const high = (i: number) => f.lamIn[i] >= cfg.causes.surge_arrival_ratio * lamB;
+  const streak = a.first_fired_ms - cfg.alerts.for_ms;
+  let i = at(streak - BURST_MAX_MS);
+  const last = at(a.first_fired_ms);
+  while (i <= last && !high(i)) i++;
+  if (i > last) return false;
+  let j0 = i;
+  while (j0 - 1 > x.base[1] && high(j0 - 1)) j0--;
+  let j1 = i;
+  while (j1 + 1 < f.grid.n && high(j1 + 1)) j1++;
+  const start = f.t[j0];
+  const end = f.t[j1] + f.grid.W;
+  return end - start <= BURST_MAX_MS + f.grid.W && a.resolved_ms <= end + BURST_DRAIN_MS;
+}
 
 const OUTAGE_MARK = '(outage)';
 

@@ -174,6 +174,13 @@ test('a KV pool that longer conversations filled over 16 minutes, full for the l
   assert.equal(d.causes[0]?.id, 'kv_exhaustion', JSON.stringify(conditionsOf(d, 'kv_exhaustion')));
 });
 
+test('a two-minute burst of arrivals queued and served slowly for minutes is healthy traffic; the same slow minutes without a burst are not', () => {
+  const burst = queueing((s) => (s >= 1800 && s < 1920 ? 9 : 5), () => 5.6, 3600);
+  assert.equal(burst.status, 'healthy', JSON.stringify({ causes: burst.causes.map((c) => c.id), u: burst.unexplained?.evidence.map((e) => e.text) }));
+  const slower = queueing(() => 5, (s) => (s >= 1800 && s < 2280 ? 4.2 : 5.6), 3600);
+  assert.notEqual(slower.status, 'healthy', JSON.stringify(slower.alerts));
+});
+
 test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no deploy regression; one that slowed every prefill is', () => {
   const run = (ttft: (s: number) => [number, number]) =>
     analyze({ ttft }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);
