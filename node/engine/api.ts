@@ -47,7 +47,7 @@ export class Engine implements EngineApi {
     await Promise.allSettled([...this.jobs.values(), ...this.pulls.values()].map((j) => j.done));
     await this.live?.stop().catch(() => undefined);
     this.diagnoses?.close();
-    this.store.close();
+    await this.store.closeSettled();
   }
 
   // ---- incidents

@@ -21,6 +21,9 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** How long close() waits for the worker to close its connection before it terminates it. */
+const CLOSE_WAIT_MS = 5000;
+
 export class Checkpointer {
   private readonly worker: Worker;
   private running = false;
@@ -86,10 +89,21 @@ export class Checkpointer {
     return new Promise((r) => this.idle.push(r));
   }
 
-  /** Waits for a running checkpoint, then stops the worker. */
+  /**
+   * Waits for a running checkpoint, then has the worker close its connection and exit. Terminated instead,
+   * its connection closed at the thread's teardown, after the store had closed its own: that last close
+   * folded the WAL back and deleted its files while the caller went on (a folder removed right after
+   * `Engine.close()` failed with ENOTEMPTY).
+   */
   async close(): Promise<void> {
     await this.settled();
     this.worker.removeAllListeners('exit');
+    if (this.dead) return;
+    const exited = new Promise<void>((r) => this.worker.once('exit', () => r()));
+    // Held until it exits: an unreferenced worker lets the process end with close() still pending.
+    this.worker.ref();
+    this.worker.postMessage('close');
+    await Promise.race([exited, new Promise<void>((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
     await this.worker.terminate();
   }
 }

@@ -100,6 +100,18 @@ export class Store {
     return this.writerDb?.inTransaction ?? false;
   }
 
+  /**
+   * close(), once the checkpoint worker has closed its connection: the store's is then the last, so its
+   * close folds the WAL back and removes the WAL files before this resolves, and nothing touches the
+   * workspace's files afterwards.
+   */
+  async closeSettled(): Promise<void> {
+    const cp = this.checkpointer;
+    this.checkpointer = null;
+    await cp?.close();
+    this.close();
+  }
+
   close(): void {
     // A checkpoint cut short is harmless (the WAL stays valid); the last connection to close folds it back.
     void this.checkpointer?.close();
