@@ -5,7 +5,7 @@
 import type { SeriesKind } from '../../../common/contract/types';
 import { SIG } from '../../../common/names';
 import { canonicalLabels, canonicalMetric, isBlankSentinel, type Labels } from '../signals/canonical';
-import { FB_TOTAL_METRIC, FbTotals, isFbField } from './fb-total';
+import { FB_TOTAL_METRIC, FbTotals, isFbField, type FbGpu } from './fb-total';
 import type { Sink } from './types';
 
 /** A `# TYPE` kind as written (OpenMetrics adds gaugehistogram, stateset, info, unknown). */
@@ -78,7 +78,7 @@ export interface Target {
   /** DCGM sentinel values are checked only for DCGM metrics. */
   dcgm: boolean;
   metric: string;
-  fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; labels: Labels; key: string } | null;
+  fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; gpu: FbGpu } | null;
 }
 
 export const SKIP: Target = { role: 'skip', series: -1, le: NaN, scale: 1, alias: -1, lora: null, dcgm: false, metric: '', fb: null };
@@ -111,16 +111,14 @@ function unitFromName(name: string): string {
 /** Maps classified samples onto series in a sink, with DCGM's derived memory total. */
 export class PromSeriesMapper {
   private readonly fb: FbTotals;
-  /** gpu.mem.total's series per GPU (by its labels' key): looked up once, not once a scrape. */
-  private readonly fbSeries = new Map<string, number>();
   /** lora.active: the adapters the present label sets named, per series and time, until flush. */
   private readonly loraPool = new Map<number, Map<number, Set<string>>>();
 
   constructor(private readonly sink: Sink) {
-    this.fb = new FbTotals((labels, labelsKey, ts, bytes) => {
-      let id = this.fbSeries.get(labelsKey);
-      if (id === undefined) this.fbSeries.set(labelsKey, (id = this.sink.series({ name: 'gpu.mem.total', labels: { ...labels, metric: FB_TOTAL_METRIC }, unit: 'bytes', kind: 'gauge' })));
-      this.sink.sample(id, ts, bytes);
+    // gpu.mem.total's series is made once per GPU, not once a scrape.
+    this.fb = new FbTotals((gpu, ts, bytes) => {
+      if (gpu.series < 0) gpu.series = this.sink.series({ name: 'gpu.mem.total', labels: { ...gpu.labels, metric: FB_TOTAL_METRIC }, unit: 'bytes', kind: 'gauge' });
+      this.sink.sample(gpu.series, ts, bytes);
     });
   }
 
@@ -151,7 +149,7 @@ export class PromSeriesMapper {
     let fb: Target['fb'] = null;
     if (cls.role === 'value' && isFbField(canon.name, cls.family)) {
       const gpu = canonicalLabels(own);
-      fb = { field: canon.name as 'gpu.mem.used', labels: gpu, key: JSON.stringify(gpu) };
+      fb = { field: canon.name as 'gpu.mem.used', gpu: this.fb.gpu(gpu, JSON.stringify(gpu)) };
     }
     return {
       role: cls.role,
@@ -180,7 +178,7 @@ export class PromSeriesMapper {
     const v = raw * t.scale;
     this.sink.sample(t.series, ts, v);
     if (t.alias >= 0) this.sink.sample(t.alias, ts, v);
-    if (t.fb) this.fb.add(t.fb.field, t.fb.labels, t.fb.key, ts, raw);
+    if (t.fb) this.fb.add(t.fb.field, t.fb.gpu, ts, raw);
   }
 
   private loraTarget(adapters: string[], labels: Labels, staleAfterS: number): NonNullable<Target['lora']> {

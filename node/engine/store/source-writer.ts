@@ -39,15 +39,27 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Samples written in one statement. */
 const SAMPLE_BATCH = 256;
 /**
- * Bytes of unwritten samples (16 each) and closed tiles (40 each) held over all series before they are
- * written, series after series (bounds memory with many series). Samples arrive scrape by scrape, one of
- * each series; written as they came, each series' run went into the middle of the B-tree, a seek and a
- * page split apart: held, then written one series after another, they are appended in key order, at
- * half the CPU (1.2 M samples of 2,880 series: 1.0 s against 1.7 s, measured).
+ * Samples held before they are written (24 bytes each: time, value, series slot and the sort's index;
+ * bounds memory with many series). Samples arrive scrape by scrape, one of each series; written as they
+ * came, each series' run went into the middle of the B-tree, a seek and a page split apart: held, then
+ * written one series after another, they are appended in key order, at half the CPU (1.2 M samples of
+ * 2,880 series: 1.0 s against 1.7 s, measured). They are held in arrival order in flat chunks and put in
+ * series order by a counting sort when written: arrays of their own per series cost a reallocation each
+ * time one grew (2,880 series: about 90 ms of a 100 MB import, profiled) and their garbage; chunks,
+ * unlike one array that doubles, are never copied.
  */
-const BUFFER_BYTES_MAX = 64 * 2 ** 20;
-const SAMPLE_BYTES = 16;
-const TILE_BYTES = 40;
+const SAMPLES_HELD_MAX = 2 ** 21;
+/** 2^CHUNK_BITS samples a chunk (320 KiB): little for a source of a few samples (a live recorder's batch). */
+const CHUNK_BITS = 14;
+const CHUNK = 1 << CHUNK_BITS;
+
+/** CHUNK held samples: their times, values and series slots (SeriesAcc.slot). */
+interface HeldChunk {
+  ts: Float64Array;
+  values: Float64Array;
+  slots: Int32Array;
+}
+
 /** The columns an event row gives (its id is the table's next). */
 const EVENT_COLUMNS = ['incident_id', 'ts_ms', 'kind', 'severity', 'source_id', 'line', 'text', 'attrs_json'];
 /** Event, span, kernel and allocation rows written in one statement. */
@@ -72,6 +84,14 @@ export const OUTPUT_ROWS_PER_BYTE = 1;
 export const OUTPUT_BYTES_BASE = 16 * 2 ** 20;
 export const OUTPUT_BYTES_PER_BYTE = 32;
 
+/**
+ * The page cache (KiB) while a source is written: 128 MiB holds the pages a flush of held samples
+ * writes (1.2 M samples and their tiles: 78 MB); the store's 64 MiB spilled them to the WAL mid-flush,
+ * to be read back and written again (20 k page reads and 19 k frames more: 3-5% of a wide 100 MB
+ * import, measured). The cache grows only as pages are used.
+ */
+const IMPORT_CACHE_KIB = 128 * 1024;
+
 /** Warnings one source keeps over all its batches. */
 const MAX_SOURCE_WARNINGS = 200;
 
@@ -82,31 +102,26 @@ export interface OutputLimit {
 
 
 /**
- * One series' unwritten samples (times and values, in arrival order: a repeated timestamp still replaces
- * the earlier value), its closed tiles not yet written (tile, first, min, max, n: five numbers each) and
- * its open tile: samples mostly arrive in time order, so one open tile suffices (one that comes back is
- * merged by the upsert).
+ * One series' open tile: samples mostly arrive in time order, so one open tile suffices (one that comes
+ * back is merged by the upsert). The tile moves on as the held samples are written, series by series in
+ * their arrival order, so a closed tile is written with the samples that closed it.
  */
 interface SeriesAcc {
-  ts: Float64Array;
-  values: Float64Array;
+  series: number;
+  /** Its index in `accs` (what each held sample records). */
+  slot: number;
+  /** Its samples held now. */
   n: number;
-  tiles: Float64Array;
-  nTiles: number;
   tile: number;
   first: number;
   min: number;
   max: number;
-  /** Samples in the open tile. */
+  /** Samples in the open tile (0: none open yet). */
   inTile: number;
-}
-
-/** `a` with room for `need` numbers (doubled), or `a` itself. */
-function room(a: Float64Array, need: number): Float64Array {
-  if (need <= a.length) return a;
-  const b = new Float64Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
+  /** The open tile was opened in this flush, from samples that singleTiles may copy. */
+  fresh: boolean;
+  /** The latest of its times in earlier flushes (brought up to date as a flush reaches the series). */
+  maxT: number;
 }
 
 /** One histogram scrape of one series being gathered, bucket by bucket, in arrival order. */
@@ -135,9 +150,16 @@ const sameBounds = (a: readonly number[], b: readonly number[]): boolean => {
   return true;
 };
 
-const tileUpsert = (rows: number): string =>
-  `${insertSql('sample_tiles', { rows })}
-   ON CONFLICT (series_id, tile) DO UPDATE SET t_first = MIN(t_first, excluded.t_first), min = MIN(min, excluded.min), max = MAX(max, excluded.max), n = n + excluded.n`;
+/** A tile already stored (a tile that came back, or one that spans flushes) takes the new one in. */
+const TILE_CONFLICT = 'ON CONFLICT (series_id, tile) DO UPDATE SET t_first = MIN(t_first, excluded.t_first), min = MIN(min, excluded.min), max = MAX(max, excluded.max), n = n + excluded.n';
+const tileUpsert = (rows: number): string => `${insertSql('sample_tiles', { rows })} ${TILE_CONFLICT}`;
+
+/** The tiles of one series' samples from ?2 to ?3 (times), each alone in its tile and at or after time 0 (see flushSamples). */
+const singleTilesCopy = `${insertSelectSql(
+  'sample_tiles',
+  { series_id: 'series_id', tile: `ts_ms / ${TILE_MS}`, t_first: 'ts_ms', min: 'value', max: 'value', n: '1' },
+  'FROM samples WHERE series_id = ? AND ts_ms >= ? AND ts_ms <= ?',
+)} ${TILE_CONFLICT}`;
 
 /** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
 function writeRows(rows: unknown[], width: number, batch: number, many: Statement, one: Statement): void {
@@ -162,11 +184,20 @@ export class SourceWriter implements Sink {
   private count = 0;
   private readonly seriesIds = new Map<string, number>();
   private readonly stackIds = new Map<string, number>();
+  /** Series with samples since the source began (their open tiles), by id and by slot. */
   private readonly sampleAcc = new Map<number, SeriesAcc>();
-  private bufferedBytes = 0;
+  private readonly accs: SeriesAcc[] = [];
+  /** Held samples in arrival order, CHUNK a chunk (kept for the next flush once made). */
+  private readonly chunks: HeldChunk[] = [];
+  private held = 0;
   /** The parameters of one multi-row statement of samples, and of tiles, filled in place. */
   private readonly sampleParams: number[] = new Array<number>(SAMPLE_BATCH * 3).fill(0);
   private readonly tileParams: number[] = new Array<number>(TILE_BATCH * 6).fill(0);
+  /**
+   * Runs of one-sample tiles to copy from the samples (series, first and last time, count; see
+   * flushSamples): one per series and per bound tile at most, so bounded by the held samples.
+   */
+  private readonly tileRuns: number[] = [];
   /** series → scrape time → buckets, until written. */
   private readonly openHist = new Map<number, Map<number, OpenSnapshot>>();
   private openBuckets = 0;
@@ -196,6 +227,8 @@ export class SourceWriter implements Sink {
    */
   /** Set when this writer adds a batch to a source committed before (the live recorder's one source a stream). */
   private readonly continued: boolean;
+  /** The connection's page cache before this source (cache_size's value), given back at commit or rollback. */
+  private cacheSize = -2000;
   private readonly bytes: number;
 
   constructor(
@@ -237,9 +270,12 @@ export class SourceWriter implements Sink {
     // Foreign keys cost two to three B-tree seeks a row (series, incident, source) for ids this writer
     // made itself; they are checked again, and cascades work, once it is done (restored at commit or rollback). The
     // WAL is folded back by the store's checkpointer after the commit rather than inside it.
-    // Both pragmas are no-ops inside a transaction, so they are set before it.
+    // Both pragmas are no-ops inside a transaction, so they are set before it. The page cache is doubled
+    // while the source is written (see IMPORT_CACHE_KIB).
     db.pragma('foreign_keys = OFF');
     db.pragma('wal_autocheckpoint = 0');
+    this.cacheSize = db.pragma('cache_size', { simple: true }) as number;
+    db.pragma(`cache_size = ${-IMPORT_CACHE_KIB}`);
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (e) {
@@ -279,6 +315,7 @@ export class SourceWriter implements Sink {
       stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
       tile: db.prepare(tileUpsert(1)),
       tileBatch: db.prepare(tileUpsert(TILE_BATCH)),
+      singleTiles: db.prepare(singleTilesCopy),
       allocation: db.prepare(insertSql('allocations')),
       allocationBatch: db.prepare(insertSql('allocations', { rows: RECORD_BATCH })),
     };
@@ -350,90 +387,149 @@ export class SourceWriter implements Sink {
     const t = Math.round(ts_ms);
     this.seen(t);
     if (++this.count > this.maxRows) this.overBudget();
-    const tile = Math.floor(t / TILE_MS);
     let acc = this.sampleAcc.get(series);
     if (!acc) {
-      acc = { ts: new Float64Array(8), values: new Float64Array(8), n: 0, tiles: new Float64Array(10), nTiles: 0, tile, first: t, min: value, max: value, inTile: 0 };
+      acc = { series, slot: this.accs.length, n: 0, tile: 0, first: 0, min: 0, max: 0, inTile: 0, fresh: false, maxT: -Infinity };
       this.sampleAcc.set(series, acc);
-    } else if (acc.tile !== tile) {
-      this.closeTile(acc);
-      acc.tile = tile;
-      acc.first = t;
-      acc.min = acc.max = value;
+      this.accs.push(acc);
     }
-    if (value < acc.min) acc.min = value;
-    if (value > acc.max) acc.max = value;
-    if (t < acc.first) acc.first = t;
-    acc.inTile++;
-    const n = acc.n++;
-    if (n === acc.ts.length) {
-      acc.ts = room(acc.ts, n + 1);
-      acc.values = room(acc.values, n + 1);
-    }
-    acc.ts[n] = t;
-    acc.values[n] = value;
-    if ((this.bufferedBytes += SAMPLE_BYTES) >= BUFFER_BYTES_MAX) this.flushSamples(false);
-  }
-
-  private closeTile(a: SeriesAcc): void {
-    if (a.inTile === 0) return;
-    const k = a.nTiles++ * 5;
-    if (k + 5 > a.tiles.length) a.tiles = room(a.tiles, k + 5);
-    const r = a.tiles;
-    r[k] = a.tile;
-    r[k + 1] = a.first;
-    r[k + 2] = a.min;
-    r[k + 3] = a.max;
-    r[k + 4] = a.inTile;
-    a.inTile = 0;
-    this.bufferedBytes += TILE_BYTES;
+    acc.n++;
+    const k = this.held++;
+    const c = k >>> CHUNK_BITS;
+    if (c === this.chunks.length) this.chunks.push({ ts: new Float64Array(CHUNK), values: new Float64Array(CHUNK), slots: new Int32Array(CHUNK) });
+    const chunk = this.chunks[c];
+    const i = k & (CHUNK - 1);
+    chunk.ts[i] = t;
+    chunk.values[i] = value;
+    chunk.slots[i] = acc.slot;
+    if (this.held === SAMPLES_HELD_MAX) this.flushSamples(false);
   }
 
   /**
-   * Writes every buffered sample and closed tile, series after series (see BUFFER_BYTES_MAX); at the end
-   * (`closeTiles`) the open tiles too.
+   * Writes every held sample, series after series in id order (see SAMPLES_HELD_MAX), each series' in
+   * arrival order (a repeated timestamp still replaces the earlier value), with the tiles they closed;
+   * at the end (`closeTiles`) the open tiles too. Parameters are spread into run(): bound from an array,
+   * each costs a property lookup (a fifth of the statement's time, measured).
+   *
+   * A tile of one sample is that sample's row (t_first = its time, min = max = its value, n = 1): where
+   * scrapes come 10 s or more apart, as most do, nearly every tile is one. Such tiles are copied from the
+   * samples just written, a run of them by one INSERT … SELECT (singleTiles), instead of binding six
+   * numbers a tile (1.2 M tiles: 0.1 s less of a 0.9 s flush, measured). The copy reads what the
+   * sample's row holds, so only where that row is the sample's: its time is new to the series (past every
+   * earlier flush's times, and the series' times in this flush only rise). Its times are at least 0 and
+   * below 1e15 ms, where SQL's integer division (which truncates) gives the tile the writer's floating
+   * division floors to.
    */
   private flushSamples(closeTiles: boolean): void {
-    let p = this.sampleParams;
-    let k = 0;
+    const accs = [...this.accs].sort((a, b) => a.series - b.series);
+    // Counting sort by series: where each series' samples start, then the held indexes in that order.
+    const start = new Int32Array(this.accs.length);
+    let at = 0;
+    for (const acc of accs) {
+      start[acc.slot] = at;
+      at += acc.n;
+    }
+    const chunks = this.chunks;
+    const order = new Int32Array(this.held);
+    for (let c = 0, h = 0; h < this.held; c++) {
+      const slots = chunks[c].slots;
+      for (let i = 0; i < CHUNK && h < this.held; i++, h++) order[start[slots[i]]++] = h;
+    }
+    const timeOf = (h: number): number => chunks[h >>> CHUNK_BITS].ts[h & (CHUNK - 1)];
+    const p = this.sampleParams;
     const full = SAMPLE_BATCH * 3;
-    for (const [series, acc] of this.sampleAcc) {
-      const { ts, values, n } = acc;
-      for (let i = 0; i < n; i++) {
+    let k = 0;
+    const r = this.tileParams;
+    const fullTiles = TILE_BATCH * 6;
+    let q = 0;
+    // Runs of one-sample tiles to copy: series, first and last time, tiles; a run ends where a tile is bound.
+    const runs = this.tileRuns;
+    let inRun = false;
+    const closeTile = (acc: SeriesAcc): void => {
+      if (acc.inTile === 1 && acc.fresh) {
+        if (inRun) {
+          runs[runs.length - 2] = acc.first;
+          runs[runs.length - 1]++;
+        } else {
+          runs.push(acc.series, acc.first, acc.first, 1);
+          inRun = true;
+        }
+        return;
+      }
+      inRun = false;
+      r[q++] = acc.series;
+      r[q++] = acc.tile;
+      r[q++] = acc.first;
+      r[q++] = acc.min;
+      r[q++] = acc.max;
+      r[q++] = acc.inTile;
+      if (q === fullTiles) {
+        this.stmts.tileBatch.run(...r);
+        q = 0;
+      }
+    };
+    let j = 0;
+    for (const acc of accs) {
+      const series = acc.series;
+      const end = j + acc.n;
+      // Whether this flush's samples of the series can be copied to tiles (see above): each time past
+      // the one before, the first past every earlier flush's.
+      let copyable = acc.n > 0 && timeOf(order[j]) >= 0;
+      let last = acc.maxT;
+      for (let m = j; m < end; m++) {
+        const t = timeOf(order[m]);
+        if (t > last) last = t;
+        else copyable = false;
+      }
+      copyable &&= last < 1e15;
+      acc.maxT = last;
+      inRun = false;
+      for (; j < end; j++) {
+        const h = order[j];
+        const chunk = chunks[h >>> CHUNK_BITS];
+        const t = chunk.ts[h & (CHUNK - 1)];
+        const value = chunk.values[h & (CHUNK - 1)];
         p[k++] = series;
-        p[k++] = ts[i];
-        p[k++] = values[i];
+        p[k++] = t;
+        p[k++] = value;
         if (k === full) {
-          this.stmts.sampleBatch.run(p);
+          this.stmts.sampleBatch.run(...p);
           k = 0;
         }
+        // The series' open tile: a sample of another tile closes it and opens its own.
+        const tile = Math.floor(t / TILE_MS);
+        if (acc.inTile === 0 || acc.tile !== tile) {
+          if (acc.inTile > 0) closeTile(acc);
+          acc.tile = tile;
+          acc.first = t;
+          acc.min = acc.max = value;
+          acc.inTile = 0;
+          acc.fresh = copyable;
+        }
+        if (value < acc.min) acc.min = value;
+        if (value > acc.max) acc.max = value;
+        if (t < acc.first) acc.first = t;
+        acc.inTile++;
       }
       acc.n = 0;
+      if (closeTiles && acc.inTile > 0) closeTile(acc);
+      // A tile left open is copied from a later flush's samples only where all of it was.
+      acc.fresh = false;
     }
     writeRest(p, k, 3, this.stmts.sample);
-    p = this.tileParams;
-    k = 0;
-    const fullTiles = TILE_BATCH * 6;
-    for (const [series, acc] of this.sampleAcc) {
-      if (closeTiles) this.closeTile(acc);
-      const r = acc.tiles;
-      for (let i = 0; i < acc.nTiles * 5; i += 5) {
-        p[k++] = series;
-        p[k++] = r[i];
-        p[k++] = r[i + 1];
-        p[k++] = r[i + 2];
-        p[k++] = r[i + 3];
-        p[k++] = r[i + 4];
-        if (k === fullTiles) {
-          this.stmts.tileBatch.run(p);
-          k = 0;
-        }
-      }
-      acc.nTiles = 0;
+    writeRest(r, q, 6, this.stmts.tile);
+    for (let m = 0; m < runs.length; m += 4) {
+      const changes = this.stmts.singleTiles.run(runs[m], runs[m + 1], runs[m + 2]).changes;
+      // Each time of the run is one sample's row; anything else would be a wrong tile, not a slow one.
+      if (changes !== runs[m + 3]) throw new Error(`sample tiles of series ${runs[m]}: ${changes} rows copied for ${runs[m + 3]} samples`);
     }
-    writeRest(p, k, 6, this.stmts.tile);
-    this.bufferedBytes = 0;
-    if (closeTiles) this.sampleAcc.clear();
+    runs.length = 0;
+    this.held = 0;
+    if (closeTiles) {
+      this.sampleAcc.clear();
+      this.accs.length = 0;
+      this.chunks.length = 0;
+    }
   }
 
   private flushRecords(): void {
@@ -730,6 +826,7 @@ export class SourceWriter implements Sink {
     // Outside a transaction only (they are no-ops inside one).
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`wal_autocheckpoint = ${this.autoCheckpoint()}`);
+    this.db.pragma(`cache_size = ${this.cacheSize}`);
   }
 
   /**
@@ -739,7 +836,10 @@ export class SourceWriter implements Sink {
    */
   rollback(): void {
     this.sampleAcc.clear();
-    this.bufferedBytes = 0;
+    this.accs.length = 0;
+    this.chunks.length = 0;
+    this.held = 0;
+    this.tileRuns.length = 0;
     this.spanRows.length = 0;
     this.kernelRows.length = 0;
     this.allocationRows.length = 0;
