@@ -2,7 +2,7 @@
 // giant line cut to the cap with a warning naming its line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lineBatches } from '../../../node/engine/importers/line-reader';
+import { lineBatches, linePieces } from '../../../node/engine/importers/line-reader';
 import type { Position } from '../../../node/engine/importers/types';
 import { rng } from '../../helpers/rng';
 
@@ -64,4 +64,32 @@ test('a 128 MiB line is read in linear time and bounded memory, cut to 1 MiB wit
   assert.equal(warnings.length, 1);
   assert.equal(warnings[0].where?.line, 2);
   assert.match(warnings[0].message, /line of 128 MiB is longer than 1\.00 MiB/);
+});
+
+test('linePieces gives the lines and warnings of lineBatches in any chunking, line cap and text', async () => {
+  const r = rng(11);
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  for (let round = 0; round < 200; round++) {
+    const lines = Array.from({ length: 1 + Math.floor(r() * 40) }, () =>
+      pick(['', 'a', 'crlf\r', 'ünï 雪 🚀', 'x'.repeat(Math.floor(r() * 300)), 'y'.repeat(70_000 + Math.floor(r() * 5)), 'm{a="1"} 2.5 1767225600']),
+    );
+    const text = Buffer.from(lines.join('\n') + (r() < 0.5 ? '\n' : ''));
+    const max = pick([1, 7, 4096, 1 << 16, 1 << 20]);
+    const cap = pick([undefined, 100, 70_001]);
+    const seed = Math.floor(r() * 1e9);
+    const sizes = (s: () => number) => () => 1 + Math.floor(s() * max);
+    const want = await read(chunked(text, sizes(rng(seed))), { maxLineBytes: cap });
+    const got: string[] = [];
+    const warnings: { message: string; where?: Position }[] = [];
+    const count = { lines: 0 };
+    for await (const batch of linePieces(chunked(text, sizes(rng(seed))), count, { warn: (message, where) => warnings.push({ message, where }) }, { maxLineBytes: cap })) {
+      for (const piece of batch) {
+        const ls = piece.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+        count.lines += ls.length;
+        got.push(...ls);
+      }
+    }
+    assert.deepEqual(got, want.lines, `round ${round}`);
+    assert.deepEqual(warnings, want.warnings, `round ${round}`);
+  }
 });
