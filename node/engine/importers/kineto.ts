@@ -126,6 +126,12 @@ const usNumber = (v: unknown): number => (typeof v === 'number' ? v : typeof v =
 const TS_KEY = Buffer.from('"ts"');
 /** A double holds 15 significant digits for sure: a µs time with more (epoch µs with a ns fraction) is not. */
 const EXACT_DIGITS = 15;
+/**
+ * No time is longer than this (19 digits, a dot, an exponent), nor is the space around its colon: past it
+ * a value is left as it is for the scanner to judge. Without the bound, a run of digits or spaces as long
+ * as the file was carried from chunk to chunk and copied each time (a 30 MB number took 67 s).
+ */
+const MAX_TIME_CHARS = 64;
 
 /**
  * Rewrites `"ts": 1694039959123456.789` into `"ts": "1694039959123456.789"` where the number
@@ -161,6 +167,14 @@ export async function* exactTimes(src: AsyncIterable<Buffer>): AsyncGenerator<Bu
 }
 const EXACT_LOOK_BYTES = 4 * 1024 * 1024;
 
+/** The index of the first byte from `from` that is not JSON white space, looking MAX_TIME_CHARS bytes at most. */
+function spaces(buf: Buffer, from: number): number {
+  const end = Math.min(buf.length, from + MAX_TIME_CHARS);
+  let j = from;
+  while (j < end && (buf[j] === 0x20 || buf[j] === 0x09 || buf[j] === 0x0a || buf[j] === 0x0d)) j++;
+  return j;
+}
+
 /** The buffer with its long `ts` numbers quoted (up to where a key may be cut), the rest, and how many. */
 function quoteTimes(buf: Buffer, final: boolean): [Buffer, Buffer | null, number] {
   // Where the numbers to quote start and end, then one copy into a buffer two bytes a number longer.
@@ -169,21 +183,24 @@ function quoteTimes(buf: Buffer, final: boolean): [Buffer, Buffer | null, number
   let cut = final ? buf.length : Math.max(0, buf.length - 4);
   let lastEnd = 0;
   for (let i = buf.indexOf(TS_KEY, 0); i >= 0; i = buf.indexOf(TS_KEY, i + 1)) {
-    let j = i + TS_KEY.length;
-    while (j < buf.length && (buf[j] === 0x20 || buf[j] === 0x09 || buf[j] === 0x0a || buf[j] === 0x0d)) j++;
+    // What is held back for the next chunk (from a key on) is thus a few hundred bytes at most.
+    let j = spaces(buf, i + TS_KEY.length);
+    if (j - (i + TS_KEY.length) >= MAX_TIME_CHARS) continue;
     if (j < buf.length && buf[j] !== 0x3a /* : */) continue;
-    j++;
-    while (j < buf.length && (buf[j] === 0x20 || buf[j] === 0x09 || buf[j] === 0x0a || buf[j] === 0x0d)) j++;
+    j = spaces(buf, j + 1);
     const start = j;
+    const end = Math.min(buf.length, start + MAX_TIME_CHARS + 1);
     let digits = 0;
     let dot = false;
-    while (j < buf.length) {
+    while (j < end) {
       const c = buf[j];
       if (c >= 0x30 && c <= 0x39) digits++;
       else if (c === 0x2e) dot = true;
       else if (c !== 0x2d && c !== 0x2b && c !== 0x65 && c !== 0x45) break;
       j++;
     }
+    // Longer than any time: left as it is, for the scanner to read or refuse.
+    if (j - start > MAX_TIME_CHARS) continue;
     if (j >= buf.length && !final) {
       // The value may go on in the next chunk: this key is looked at again then.
       cut = Math.min(cut, i);

@@ -237,3 +237,40 @@ test("a ROCm trace's own `kind` arg does not overwrite the kernel/memcpy kind", 
     r.dispose();
   }
 });
+
+test('exact times hold back a few hundred bytes at most: a number or a space run as long as the file streams through', async () => {
+  const { exactTimes } = await import('../../../node/engine/importers/kineto');
+  const chunk = 64 * 1024;
+  for (const [what, body] of [
+    ['digits', Buffer.alloc(4 * 2 ** 20, '1')],
+    ['spaces before the colon', Buffer.alloc(4 * 2 ** 20, ' ')],
+    ['spaces after the colon', Buffer.alloc(4 * 2 ** 20, ' ')],
+  ] as const) {
+    const head = Buffer.from(what === 'spaces before the colon' ? '{"traceEvents":[{"ts"' : what === 'digits' ? '{"traceEvents":[{"ts": 1.' : '{"traceEvents":[{"ts":');
+    const whole = Buffer.concat([head, body, Buffer.from('5,"dur":1}]}')]);
+    async function* chunks() {
+      for (let at = 0; at < whole.length; at += chunk) yield whole.subarray(at, at + chunk);
+    }
+    let fed = 0;
+    let out = 0;
+    let held = 0;
+    const gen = exactTimes(
+      (async function* () {
+        for await (const c of chunks()) {
+          // Asked for more: what went in and has not come out is held back.
+          held = Math.max(held, fed - out);
+          fed += c.length;
+          yield c;
+        }
+      })(),
+    );
+    const parts: Buffer[] = [];
+    for await (const c of gen) {
+      out += c.length;
+      parts.push(c);
+    }
+    assert.ok(held < 1024, `${what}: ${held.toLocaleString('en-US')} bytes held back at once`);
+    // Nothing quoted, nothing lost: the bytes pass as they were.
+    assert.ok(Buffer.concat(parts).equals(whole), what);
+  }
+});
