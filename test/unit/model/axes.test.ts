@@ -95,6 +95,13 @@ test('ranking: precedence, chains, vetoes and the confidence formula', () => {
   // A cause that began after another cannot have driven it.
   const late = rankCauses([rule('traffic_surge', true, { onset_ms: 900_000 }), rule('kv_exhaustion', true, { onset_ms: 500_000 })], null);
   assert.deepEqual(late.map((c) => [c.id, c.chain]), [['kv_exhaustion', ['kv_exhaustion']], ['traffic_surge', ['traffic_surge']]]);
+  // One that began after the drift was dated but before the pool first stayed full can have driven it.
+  const drift = rule('kv_exhaustion', true, { onset_ms: 500_000, manifest_ms: 950_000 });
+  assert.deepEqual(rankCauses([rule('traffic_surge', true, { onset_ms: 900_000 }), drift], null).map((c) => [c.id, c.chain]), [
+    ['traffic_surge', ['traffic_surge', 'kv_exhaustion']],
+    ['kv_exhaustion', ['traffic_surge', 'kv_exhaustion']],
+  ]);
+  assert.deepEqual(chainOf('kv_exhaustion', new Map([['kv_exhaustion', { ...drift, manifest_ms: 850_000 }], ['traffic_surge', rule('traffic_surge', true, { onset_ms: 900_000 })]])), ['kv_exhaustion']);
   assert.equal(confidence(rule('kv_bloat', true, { support: [{ condition: 's', value: 1, held: true }] }), false), 1);
   const leak = rule('gpu_memory_leak', true, { endsInOom: true });
   assert.deepEqual(rankCauses([rule('kv_exhaustion', true), leak], null).map((c) => c.id), ['gpu_memory_leak', 'kv_exhaustion']);

@@ -43,6 +43,12 @@ export interface RuleResult {
   veto: Condition[];
   evidence: Evidence[];
   onset_ms: number | null;
+  /**
+   * Where the cause first showed by its own threshold (a full pool that blocked requests), where that is
+   * later than `onset_ms`, which dates the drift leading there: a trigger that began before it can have
+   * driven it (rank.ts), though a noisy walk-back dated the drift earlier than the trigger.
+   */
+  manifest_ms?: number | null;
   /** Memory causes rank with oom_crash_loop when they end in an OOM. */
   endsInOom?: boolean;
   /**

@@ -3,7 +3,7 @@ import { EV, SIG } from '../../../../common/names';
 import { oscillation } from '../oscillation';
 import { rangeMedian } from '../range-stats';
 import {
-  cond, defineCause, departureOnset, events, fmt, inSpan, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, events, fmt, inSpan, longestRun, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
 } from './context';
 
 export const kvExhaustion = defineCause({
@@ -48,6 +48,9 @@ function rule(c: CauseContext): RuleResult {
   const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.kvPreemptions, 'events', SIG.reqWaiting], LATENCY_OR_TOKENS]);
   if (missing.length) return notAssessable('kv_exhaustion', missing);
   const cc = c.cfg.causes;
+  // A window where the pool was full, and one where it was full and held requests back.
+  const fullAt = (i: number) => c.f.kvFrac[i] >= cc.kv_full_share;
+  const blockedAt = (i: number) => fullAt(i) && (c.f.preempt[i] > 0 || c.f.wait[i] > cc.kv_blocked_wait);
   const frac = fullShare(c);
   const pre = preemptions(c);
   // A full pool shows as preemptions where running sequences outgrow it (vLLM recomputes, SGLang
@@ -95,6 +98,8 @@ function rule(c: CauseContext): RuleResult {
       pre > 0 ? seriesEvidence(c, SIG.kvPreemptions, `${Math.round(pre)} preemptions`) : seriesEvidence(c, SIG.reqWaiting, `${fmt(waitE)} requests waiting at a full pool`),
       ...(c.f.have.has(SIG.latItl) ? [seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)} the baseline`)] : []),
     ],
-    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= cc.kv_full_share && (c.f.preempt[i] > 0 || c.f.wait[i] > cc.kv_blocked_wait)) ?? departureOnset(c, c.f.kv, 1, (i) => c.f.kvFrac[i] >= cc.kv_full_share),
+    onset_ms: departureOnset(c, c.f.kv, 1, blockedAt) ?? departureOnset(c, c.f.kv, 1, fullAt),
+    // Where the pool began its longest full stretch: a pool near full in the baseline fills for a window now and then.
+    manifest_ms: longestRun(c, (i) => (Number.isFinite(c.f.kvFrac[i]) ? fullAt(i) : null)).start,
   };
 }

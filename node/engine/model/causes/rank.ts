@@ -30,14 +30,18 @@ export function precedence(c: { id: CauseId; chain: CauseId[]; ended_in_oom?: bo
 
 /**
  * Upstream causes that fired, transitively, earliest first, then the cause itself. A cause can only be
- * upstream of one that began before it (plus a window of slack), and only where its own defining figure
+ * upstream of one that began before it (plus a window of slack) or before it first showed by its own
+ * threshold, and only where its own defining figure
  * was measured, not read off its symptom (`inferred`): where two causes can drive each other
  * (evictions under KV pressure collapse the prefix cache; a collapsed cache recomputes prompts and fills
  * the pool), the one that started first is the trigger.
  */
 export function chainOf(id: CauseId, firing: Map<CauseId, RuleResult>, seen = new Set<CauseId>(), slackMs = 0): CauseId[] {
   seen.add(id);
-  const self = firing.get(id)?.onset_ms ?? null;
+  const own = firing.get(id);
+  const onset = own?.onset_ms ?? null;
+  // Measured against where the cause showed where that was later than its dated drift (RuleResult.manifest_ms).
+  const self = onset === null ? null : Math.max(onset, own?.manifest_ms ?? onset);
   const began = (u: CauseId) => {
     const t = firing.get(u)!.onset_ms;
     return self === null || t === null || t <= self + slackMs;
