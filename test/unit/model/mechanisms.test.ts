@@ -342,3 +342,13 @@ test("lost scrapes while the GPU holds its loaded memory and keeps the traffic's
   const pinned = metricsGap({ memGB: 70, util: () => 1 });
   assert.equal(outageText(pinned), true, JSON.stringify({ status: pinned.status, unexplained: pinned.unexplained }));
 });
+
+test('speculative decoding that accepts fewer drafts is read from end-to-end latency where the per-token figures stay flat', () => {
+  // Acceptance 2.8 → 2.05 tokens a step; ITL (timed per step) and tokens per running sequence unchanged,
+  // every answer takes ~1.4× longer end to end.
+  const d = analyze({ e2e: (s) => (after(s) ? [3, 5.6] : [2, 4]) }, (x) => x.gauge('spec.accept_len', (s) => (after(s) ? 2.05 : 2.8)));
+  const slower = conditionsOf(d, 'spec_decode_degradation').find((c) => /^r\(itl\)/.test(c.condition));
+  assert.ok(d.causes.some((c) => c.id === 'spec_decode_degradation'), JSON.stringify(d.checked.find((c) => c.id === 'spec_decode_degradation')));
+  // Held by e2e alone: ITL and the per-sequence rate read flat.
+  assert.match(String(slower?.value), /^itl ×(0\.9\d*|1(\.0\d*)?), per sequence ×(0\.9\d*|1(\.0\d*)?), e2e ×1\.[3-6]/);
+});
