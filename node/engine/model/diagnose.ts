@@ -6,7 +6,8 @@
 // baseline (change-onset.ts), or a sustained symptom alert's start, to where the last sustained symptom
 // resolved (the end while one is on). Without any, they read everything after the baseline, so a
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
-// same. The reported onset is where the top cause's chain began (incidentOnset).
+// same. Where nothing explains an abnormal episode, each sustained symptom's own stretch is read in turn
+// (streakSpans). The reported onset is where the top cause's chain began (incidentOnset).
 import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
 import { evaluateAlerts, forWindows, sustainedSymptoms } from './alerts';
 import { EV } from '../../../common/names';
@@ -115,16 +116,31 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     { error_rate: cfg.error_rate, theta_R: cfg.theta_R, for_windows: forWindows(cfg.alerts.for_ms, grid.step) },
   );
 
-  const { span, episode } = evaluationSpan(f, dims, cfg, onsetIndex, base, alerts);
   const ooms = sig.events.filter((e) => e.kind === EV.oom);
   const trend = pickMemoryTrend(f, base, ooms);
   const frag = fragmentation(f, ooms);
-  const kv = analyzeKv(f, span, cfg.causes.kv_full);
-  const ctx: CauseContext = { f, dims, cfg, sig, base, span, episode, onsetIndex, trend, frag, kv };
-  const { results, spanFree } = runRulesWatchingSpan(ctx);
-  const causes = rankCauses(results, episode ? f.t[span[0]] : null, 2 * grid.W);
+  const judge = (at: { span: Range; episode: boolean }) => {
+    const ctx: CauseContext = { f, dims, cfg, sig, base, ...at, onsetIndex, trend, frag, kv: analyzeKv(f, at.span, cfg.causes.kv_full) };
+    const run = runRulesWatchingSpan(ctx);
+    return { ctx, ...run, causes: rankCauses(run.results, at.episode ? f.t[at.span[0]] : null, 2 * grid.W) };
+  };
+  let judged = judge(evaluationSpan(f, dims, cfg, onsetIndex, base, alerts));
   const sustainedTrigger = onsetIndex < 0 ? -1 : sustainedJointOnset(latRise, tpsFall, f.t, grid.W, cfg.alerts.incident_min_ms, inBase);
   const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex: sustainedTrigger });
+  // Nothing explains an episode that is one (abnormal evidence): each sustained symptom is read on its own,
+  // longest first. A day with an evening peak's alerts hours before a 19-minute surge read the surge's
+  // arrivals over both (×1.09).
+  if (!judged.causes.length && abnormal.length) {
+    for (const at of streakSpans(f, cfg, base, alerts, judged.ctx.span)) {
+      const alone = judge({ span: at, episode: true });
+      if (alone.causes.length) {
+        judged = alone;
+        break;
+      }
+    }
+  }
+  const { ctx, results, spanFree, causes } = judged;
+  const { span, episode, kv } = ctx;
   const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : 'healthy';
   const unexplained = status === 'unexplained' ? { onset_ms: abnormal[0].start_ms, evidence: abnormal } : null;
   const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null) ?? unexplained?.onset_ms ?? null;
@@ -256,6 +272,25 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
     if (at > base[1] && at < n) return { span: [at, endFrom(at)], episode: true };
   }
   return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };
+}
+
+/**
+ * Each sustained symptom alert's own stretch, from where its streak began to where it resolved (the end while
+ * it is on), longest first, leaving out `whole` (the span already read) and stretches inside the baseline.
+ */
+function streakSpans(f: Frame, cfg: ModelConfig, base: Range, alerts: readonly Alert[], whole: Range): Range[] {
+  const n = f.grid.n;
+  const endMs = f.t[n - 1] + f.grid.W;
+  const lead = forWindows(cfg.alerts.for_ms, f.grid.step) - 1;
+  const out: { span: Range; ms: number }[] = [];
+  for (const a of sustainedSymptoms(alerts, endMs, cfg.alerts.incident_min_ms)) {
+    const from = Math.max(base[1] + 1, Math.floor((a.first_fired_ms - f.grid.t0) / f.grid.step) - lead);
+    const to = a.resolved_ms === null ? n - 1 : Math.min(n - 1, Math.ceil((a.resolved_ms - f.grid.t0) / f.grid.step));
+    if (from >= n || to <= from || (from === whole[0] && to === whole[1])) continue;
+    if (out.some((o) => o.span[0] === from && o.span[1] === to)) continue;
+    out.push({ span: [from, to], ms: (a.resolved_ms ?? endMs) - a.first_fired_ms });
+  }
+  return out.sort((x, y) => y.ms - x.ms).map((o) => o.span);
 }
 
 /**

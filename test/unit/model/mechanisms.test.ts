@@ -352,3 +352,14 @@ test('speculative decoding that accepts fewer drafts is read from end-to-end lat
   // Held by e2e alone: ITL and the per-sequence rate read flat.
   assert.match(String(slower?.value), /^itl ×(0\.9\d*|1(\.0\d*)?), per sequence ×(0\.9\d*|1(\.0\d*)?), e2e ×1\.[3-6]/);
 });
+
+test('where nothing explains the episode as a whole, each sustained symptom is read on its own: a 20-minute surge hours after an unexplained slowdown', () => {
+  // 5 req/s served at up to 6.2. At 1 h the engine serves 4.5 for 15 min (no cause the data shows); at
+  // 2.5 h arrivals jump to 9 for 20 min, then fall to 2 while the queue drains. Read from 1 h to the end,
+  // the surge is a sixth of the episode and its arrivals' median ×1.
+  const arrivals = (s: number) => (s >= 9000 && s < 10_200 ? 9 : s >= 10_200 && s < 12_000 ? 2 : 5);
+  const d = queueing(arrivals, (s) => (s >= 3600 && s < 4500 ? 4.5 : 6.2), 14_400);
+  assert.equal(d.status, 'explained', JSON.stringify(d.unexplained));
+  assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify(d.checked.find((c) => c.id === 'traffic_surge')));
+  assert.ok(Math.abs((d.onset_ms ?? 0) - (T0 + 9000 * 1000)) <= 120_000, `onset ${((d.onset_ms ?? 0) - T0) / 1000} s`);
+});
