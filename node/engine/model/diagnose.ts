@@ -276,7 +276,7 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
 
 /**
  * Each sustained symptom alert's own stretch, from where its streak began to where it resolved (the end while
- * it is on), longest first, leaving out `whole` (the span already read) and stretches inside the baseline.
+ * it is on), the MAX_STREAKS longest, longest first, leaving out `whole` (the span already read) and stretches inside the baseline.
  */
 function streakSpans(f: Frame, cfg: ModelConfig, base: Range, alerts: readonly Alert[], whole: Range): Range[] {
   const n = f.grid.n;
@@ -290,8 +290,14 @@ function streakSpans(f: Frame, cfg: ModelConfig, base: Range, alerts: readonly A
     if (out.some((o) => o.span[0] === from && o.span[1] === to)) continue;
     out.push({ span: [from, to], ms: (a.resolved_ms ?? endMs) - a.first_fired_ms });
   }
-  return out.sort((x, y) => y.ms - x.ms).map((o) => o.span);
+  return out
+    .sort((x, y) => y.ms - x.ms)
+    .slice(0, MAX_STREAKS)
+    .map((o) => o.span);
 }
+
+/** Each stretch costs a run of every rule: a month of alerts is read by its longest few. */
+const MAX_STREAKS = 8;
 
 /**
  * Time from the onset until the top cause stopped changing: the rules rerun on growing spans (W, 2W,
