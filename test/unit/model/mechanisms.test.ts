@@ -363,3 +363,24 @@ test('where nothing explains the episode as a whole, each sustained symptom is r
   assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify(d.checked.find((c) => c.id === 'traffic_surge')));
   assert.ok(Math.abs((d.onset_ms ?? 0) - (T0 + 9000 * 1000)) <= 120_000, `onset ${((d.onset_ms ?? 0) - T0) / 1000} s`);
 });
+
+test('a CPU-bound frontend whose slower steps kept requests, and their KV blocks, longer is still read as the frontend; a pool that outgrew the batch is not', () => {
+  const frontend = (kvAfter: number, runAfter: number) =>
+    analyze(
+      {
+        itl: (s) => (after(s) ? [0.09, 0.14] : [0.02, 0.04]),
+        e2e: (s) => (after(s) ? [8, 14] : [2, 4]),
+        running: (s) => (after(s) ? runAfter : 26),
+        kv: (s) => (after(s) ? kvAfter : 0.63),
+        gtok: (s) => (after(s) ? 1500 : 2000),
+      },
+      (x) => x.counter('host.cpu_seconds', (s) => (after(s) ? 0.99 : 0.45)),
+    );
+  // Batch ×1.46, pool 0.63 → 0.86 (×1.37): the pool filled as far as the batch grew.
+  const d = frontend(0.86, 38);
+  assert.equal(d.causes[0]?.id, 'cpu_frontend_bottleneck', JSON.stringify(d.checked.find((c) => c.id === 'cpu_frontend_bottleneck')));
+  // The same pool at a batch that grew ×1.08: each request holds more (not the frontend's doing).
+  const bigger = frontend(0.86, 28);
+  const kv = conditionsOf(bigger, 'cpu_frontend_bottleneck').find((c) => c.condition.startsWith('kv ≤'));
+  assert.ok(!bigger.causes.some((c) => c.id === 'cpu_frontend_bottleneck') && kv?.held === false, JSON.stringify(kv));
+});
