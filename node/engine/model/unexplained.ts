@@ -64,7 +64,7 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
 const MAX_EVENTS = 10;
 
 /** The longest arrival burst a service may absorb with a while of slow requests and still be healthy. */
-const BURST_MAX_MS = 5 * 60_000;
+export const BURST_MAX_MS = 5 * 60_000;
 /** How soon after such a burst its queue must have drained (the alert resolved). */
 const BURST_DRAIN_MS = 15 * 60_000;
 

@@ -384,3 +384,12 @@ test('a CPU-bound frontend whose slower steps kept requests, and their KV blocks
   const kv = conditionsOf(bigger, 'cpu_frontend_bottleneck').find((c) => c.condition.startsWith('kv ≤'));
   assert.ok(!bigger.causes.some((c) => c.id === 'cpu_frontend_bottleneck') && kv?.held === false, JSON.stringify(kv));
 });
+
+test('a surge whose backlog drains for longer than it lasted is read by the arrivals that filled the queue', () => {
+  // 5 req/s served at up to 6.2; 9 arrive for 15 minutes from 1 h, and the queue then drains for ~35 minutes at
+  // the old arrivals: over the episode, arrivals' median is the baseline's.
+  const d = queueing((s) => (s >= 3600 && s < 4500 ? 9 : 5), () => 6.2, 9000);
+  assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify(d.checked.find((c) => c.id === 'traffic_surge')));
+  const lam = d.causes[0].require.find((c) => /^r\(lam_in\) ≥/.test(c.condition));
+  assert.ok(Number(lam?.value) >= 1.6, JSON.stringify(lam));
+});

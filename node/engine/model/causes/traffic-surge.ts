@@ -5,6 +5,7 @@ import {
   cond, defineCause, departureOnset, engineFull, fmt, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 import { sumArrays } from './shared';
+import { BURST_MAX_MS } from '../unexplained';
 
 export const trafficSurge = defineCause({
   id: 'traffic_surge',
@@ -16,7 +17,8 @@ function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
   if (missing.length) return fromLogLines(c) ?? notAssessable('traffic_surge', missing);
-  const rLam = rE(c, c.f.lamIn);
+  const rFill = fillingArrivals(c);
+  const rLam = Number.isFinite(rFill) ? Math.max(rE(c, c.f.lamIn), rFill) : rE(c, c.f.lamIn);
   const { waitSlope, runAtMax, kvHigh } = engineFull(c);
   // Requests that grew (longer prompts and answers) fill a KV pool as more requests do: where the pool
   // is the saturation and each request grew more than their number did, the longer requests are the
@@ -60,6 +62,42 @@ function rule(c: CauseContext): RuleResult {
     onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
   };
 }
+
+/**
+ * Arrivals while the queue was filling, where it filled within FILL_MS of the span's start, ÷ the
+ * baseline's and ÷ the half hour before the span (the lower of the two); NaN otherwise or with fewer than 3
+ * windows. A surge builds its backlog while it lasts and the span runs on while the backlog drains, at the
+ * old arrivals or fewer: over a 54-minute episode, a 19-minute ×2.45 surge read ×1.16. A queue that took
+ * hours to fill, or arrivals the half hour before already carried, is a day's peak, not a surge; one
+ * filled by arrivals at a surge's level for 5 minutes or less is an arrival spike's.
+ */
+function fillingArrivals(c: CauseContext): number {
+  let peak = -1;
+  for (let i = c.span[0]; i <= c.span[1] && c.f.t[i] <= c.f.t[c.span[0]] + FILL_MS; i++) if (Number.isFinite(c.f.wait[i]) && (peak < 0 || c.f.wait[i] > c.f.wait[peak])) peak = i;
+  if (peak < 0) return NaN;
+  // The queue's peak over the whole span must lie inside the fill window.
+  for (let i = peak + 1; i <= c.span[1]; i++) if (c.f.wait[i] > c.f.wait[peak]) return NaN;
+  const xs: number[] = [];
+  // How long arrivals stood at a surge's level: a queue filled by a burst of a few minutes is an arrival
+  // spike's, which drains by itself (unexplained.ts).
+  const level = c.cfg.causes.surge_arrival_ratio * medB(c, c.f.lamIn);
+  let surged = 0;
+  for (let i = c.span[0]; i <= peak; i++) {
+    if (!Number.isFinite(c.f.lamIn[i])) continue;
+    xs.push(c.f.lamIn[i]);
+    if (c.f.lamIn[i] >= level) surged += c.f.grid.step;
+  }
+  if (surged <= BURST_MAX_MS) return NaN;
+  const before: number[] = [];
+  for (let i = c.span[0] - 1; i >= 0 && c.f.t[i] >= c.f.t[c.span[0]] - BEFORE_MS; i--) if (Number.isFinite(c.f.lamIn[i])) before.push(c.f.lamIn[i]);
+  if (xs.length < 3 || before.length < 3) return NaN;
+  const m = median(xs);
+  return Math.min(ratio(m, medB(c, c.f.lamIn)), ratio(m, median(before)));
+}
+
+/** How soon after the span's start a surge's queue peaks, and the stretch before the span it is compared with. */
+const FILL_MS = 30 * 60_000;
+const BEFORE_MS = 30 * 60_000;
 
 /**
  * An engine read from its periodic log lines alone (vLLM's "Avg prompt throughput … Running … Waiting …"):
