@@ -393,3 +393,22 @@ test('a surge whose backlog drains for longer than it lasted is read by the arri
   const lam = d.causes[0].require.find((c) => /^r\(lam_in\) ≥/.test(c.condition));
   assert.ok(Number(lam?.value) >= 1.6, JSON.stringify(lam));
 });
+
+test('arrivals ×1.35 that tipped the engine into eager steps, its batch running away ×18 with no queue, are a CUDA-graph fallback; the same arrivals growing the batch as far as they do are not', () => {
+  const tipped = (runAfter: number, itlAfter: number) =>
+    analyze(
+      {
+        rps: (s) => (after(s) ? 6.75 : 5),
+        gtok: (s) => (after(s) ? 2700 : 2000),
+        running: (s) => (after(s) ? runAfter : 21),
+        itl: (s) => (after(s) ? [itlAfter, itlAfter * 1.4] : [0.029, 0.04]),
+        e2e: (s) => (after(s) ? [2 * (itlAfter / 0.029), 4 * (itlAfter / 0.029)] : [2, 4]),
+      },
+      (x) => x.counter('req.arrivals', (s) => (after(s) ? 6.75 : 5)),
+    );
+  const runaway = tipped(380, 0.27);
+  assert.ok(runaway.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(runaway.checked.find((c) => c.id === 'cuda_graph_fallback')));
+  // The batch ×1.5 on demand ×1.35: the arrivals grew it, and the ITL that rose with it is read as load.
+  const loaded = tipped(32, 0.045);
+  assert.ok(!loaded.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(loaded.causes.map((c) => c.id)));
+});

@@ -3,8 +3,9 @@
 import { SIG } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
+import { trafficSurge } from './traffic-surge';
 import {
-  cond, defineCause, departureOnset, firstE, fmt, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, fires, firstE, fmt, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 
 export const cudaGraphFallback = defineCause({
@@ -70,6 +71,9 @@ function loadExcess(c: CauseContext, itl: Float64Array): number {
   return ratio(medE(c, itl), predicted);
 }
 
+/** How far the batch must outgrow demand for a surge's arrivals to leave the slowdown the batch's driver. */
+const RUNAWAY = 2;
+
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
@@ -98,14 +102,18 @@ function rule(c: CauseContext): RuleResult {
   // engine's own slowdown grew the batch, while a batch a surge tripled reads as excess by that bias alone
   // (and a surge that tipped the engine into eager mode is the surge's chain, read by the same-batch test).
   const rArr = rE(c, c.f.lamIn);
-  const excess = medE(c, c.f.run) > cap && !(rArr >= T.surge_arrival_ratio) ? loadExcess(c, itl) : NaN;
+  // Arrivals at a surge's ratio count as the batch's driver unless the batch outgrew them at least twofold
+  // (Little's law: the rest is each request staying longer, the engine's slowdown) and no surge holds.
+  const rGlen = rE(c, c.f.glenMean);
+  const demand = Number.isFinite(rGlen) ? rArr * rGlen : rArr;
+  const outgrew = rE(c, c.f.run) >= RUNAWAY * demand;
+  const surge = rArr >= T.surge_arrival_ratio && (!outgrew || fires(trafficSurge.rule(c)));
+  const excess = medE(c, c.f.run) > cap && !surge ? loadExcess(c, itl) : NaN;
   const maxCap = maxCapture(c);
   // An inferred cap is only a running level where ITL stepped, and any slowdown grows the batch (each request
   // stays longer): the fallback is the root only where demand grew the batch — arrivals × output length up
   // at least surge_arrival_veto (below it, lost capacity: a host-bound engine loop stepped ITL ×3–6 and its
   // batch outgrew a "cap" of 13 on flat arrivals). A cap the engine logged is a fact and needs no such test.
-  const rGlen = rE(c, c.f.glenMean);
-  const demand = Number.isFinite(rGlen) ? rArr * rGlen : rArr;
   const demandRose = demand >= T.surge_arrival_veto;
   const plausible = known || (cap <= maxCap && demandRose && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
   return {
