@@ -412,3 +412,15 @@ test('arrivals ×1.35 that tipped the engine into eager steps, its batch running
   const loaded = tipped(32, 0.045);
   assert.ok(!loaded.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(loaded.causes.map((c) => c.id)));
 });
+
+test('prompts ×3 at the same arrivals read as long-prompt interference where only end-to-end latency shows the harm', () => {
+  // TTFT flat (coarse buckets, or a TGI with none), ITL P99 ×1.4, e2e ×1.5: below the TTFT and ITL ratios.
+  const d = analyze({
+    ptok: (s) => (after(s) ? 12_000 : 4000),
+    itl: (s) => (after(s) ? [0.02, 0.056] : [0.02, 0.04]),
+    e2e: (s) => (after(s) ? [3, 6] : [2, 4]),
+  });
+  const symptom = conditionsOf(d, 'long_prompt_interference').find((c) => c.condition.startsWith('r(ttft)'));
+  assert.equal(d.causes[0]?.id, 'long_prompt_interference', JSON.stringify(d.checked.find((c) => c.id === 'long_prompt_interference')));
+  assert.match(String(symptom?.value), /itl99 1\.[0-5]\d*, e2e 1\.[4-6]/);
+});

@@ -7,6 +7,8 @@ import {
 
 /** How much more the prompt P99 must grow than the mean prompt for the growth to be a tail of long documents. */
 const TAIL_OVER_BODY = 1.5;
+/** End-to-end slowdown that counts as harm (workload_drift's symptom threshold). */
+const E2E_RATIO = 1.3;
 
 export const longPromptInterference = defineCause({
   id: 'long_prompt_interference',
@@ -39,6 +41,10 @@ function rule(c: CauseContext): RuleResult {
   // A long prefill chunk shares its step with every decode in the batch: the decodes' ITL tail stalls by
   // the chunk's time. Where TTFT is coarse (vLLM's buckets) or not exported at all (TGI), that is the symptom.
   const rItl99 = rE(c, c.f.itl99);
+  // Every answer slower end to end (P99 or mean): the prefill of a long document delays its own first token
+  // and stalls the decodes batched with it, whichever histogram resolves it (TGI exports neither TTFT nor a
+  // prefill time: its ITL P99 read ×1.47 and TTFT's queue part ×1.23 with prompts ×3).
+  const rE2e = rAny(c, c.f.e2e99, c.f.e2eMean);
   const hitB = medB(c, c.f.hit);
   const hitCollapse = hitB >= 0.3 && medE(c, c.f.hit) <= 0.5 * hitB && !(rE(c, c.f.plenMean) >= 1.2);
   const bimodal = rE(c, c.f.itl99) / rE(c, c.f.itl50);
@@ -54,9 +60,9 @@ function rule(c: CauseContext): RuleResult {
       ),
       cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
       cond(
-        `r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean; queue time where no TTFT is exported) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills)`,
-        `${ttftKnown ? 'ttft' : 'queue'} ${fmt(rTtft)}, itl99 ${fmt(rItl99)}`,
-        rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio,
+        `r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean; queue time where no TTFT is exported) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills) OR r(e2e) ≥ ${E2E_RATIO} (P99 or mean)`,
+        `${ttftKnown ? 'ttft' : 'queue'} ${fmt(rTtft)}, itl99 ${fmt(rItl99)}, e2e ${fmt(rE2e)}`,
+        rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio || rE2e >= E2E_RATIO,
         T.long_prompt_ttft_ratio,
       ),
     ],
