@@ -7,8 +7,6 @@ import {
 
 /** How much more the prompt P99 must grow than the mean prompt for the growth to be a tail of long documents. */
 const TAIL_OVER_BODY = 1.5;
-/** End-to-end slowdown that counts as harm (workload_drift's symptom threshold). */
-const E2E_RATIO = 1.3;
 
 export const longPromptInterference = defineCause({
   id: 'long_prompt_interference',
@@ -60,9 +58,9 @@ function rule(c: CauseContext): RuleResult {
       ),
       cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
       cond(
-        `r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean; queue time where no TTFT is exported) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills) OR r(e2e) ≥ ${E2E_RATIO} (P99 or mean)`,
+        `r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean; queue time where no TTFT is exported) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills) OR r(e2e) ≥ ${T.drift_e2e_ratio} (P99 or mean)`,
         `${ttftKnown ? 'ttft' : 'queue'} ${fmt(rTtft)}, itl99 ${fmt(rItl99)}, e2e ${fmt(rE2e)}`,
-        rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio || rE2e >= E2E_RATIO,
+        rTtft >= T.long_prompt_ttft_ratio || rItl99 >= T.long_prompt_ttft_ratio || rE2e >= T.drift_e2e_ratio,
         T.long_prompt_ttft_ratio,
       ),
     ],

@@ -72,15 +72,15 @@ function rule(c: CauseContext): RuleResult {
  * filled by arrivals at a surge's level for 5 minutes or less is an arrival spike's.
  */
 function fillingArrivals(c: CauseContext): number {
+  // The queue's peak over the span (its first, on a tie), which must come within FILL_MS of the start.
   let peak = -1;
-  for (let i = c.span[0]; i <= c.span[1] && c.f.t[i] <= c.f.t[c.span[0]] + FILL_MS; i++) if (Number.isFinite(c.f.wait[i]) && (peak < 0 || c.f.wait[i] > c.f.wait[peak])) peak = i;
-  if (peak < 0) return NaN;
-  // The queue's peak over the whole span must lie inside the fill window.
-  for (let i = peak + 1; i <= c.span[1]; i++) if (c.f.wait[i] > c.f.wait[peak]) return NaN;
-  const xs: number[] = [];
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (Number.isFinite(c.f.wait[i]) && (peak < 0 || c.f.wait[i] > c.f.wait[peak])) peak = i;
+  if (peak < 0 || c.f.t[peak] > c.f.t[c.span[0]] + FILL_MS) return NaN;
   // How long arrivals stood at a surge's level: a queue filled by a burst of a few minutes is an arrival
   // spike's, which drains by itself (unexplained.ts).
-  const level = c.cfg.causes.surge_arrival_ratio * medB(c, c.f.lamIn);
+  const lamB = medB(c, c.f.lamIn);
+  const level = c.cfg.causes.surge_arrival_ratio * lamB;
+  const xs: number[] = [];
   let surged = 0;
   for (let i = c.span[0]; i <= peak; i++) {
     if (!Number.isFinite(c.f.lamIn[i])) continue;
@@ -92,7 +92,7 @@ function fillingArrivals(c: CauseContext): number {
   for (let i = c.span[0] - 1; i >= 0 && c.f.t[i] >= c.f.t[c.span[0]] - BEFORE_MS; i--) if (Number.isFinite(c.f.lamIn[i])) before.push(c.f.lamIn[i]);
   if (xs.length < 3 || before.length < 3) return NaN;
   const m = median(xs);
-  return Math.min(ratio(m, medB(c, c.f.lamIn)), ratio(m, median(before)));
+  return Math.min(ratio(m, lamB), ratio(m, median(before)));
 }
 
 /** How soon after the span's start a surge's queue peaks, and the stretch before the span it is compared with. */
