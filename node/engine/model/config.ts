@@ -134,6 +134,8 @@ export interface ModelConfig {
     prefix_computed_ratio: number;
     prefix_prompt_veto: number;
     /** cuda_graph_fallback and spec_decode_degradation: ITL ratios; the acceptance-length fall. */
+    /** network_client_slowness: the server's latency counts as risen at this ratio to the baseline (with z ≥ 2). */
+    network_server_rise_ratio: number;
     cuda_graph_itl_ratio: number;
     spec_acc_fall: number;
     spec_itl_ratio: number;
@@ -238,6 +240,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     block_leak_idle_min: 0.02,
     prefix_hit_base_min: 0.3,
     prefix_miss_ratio: 1.5,
+    network_server_rise_ratio: 1.3,
     prefix_ttft_ratio: 1.5,
     prefix_computed_ratio: 1.5,
     prefix_prompt_veto: 1.5,

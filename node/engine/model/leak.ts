@@ -114,75 +114,85 @@ const labelText = (labels: Record<string, string>) => {
   return e.length ? `{${e.map(([k, x]) => `${k}="${x}"`).join(',')}}` : '';
 };
 
-/**
- * The readings up to the moment memory was let go: the first CUDA OOM (the process dies and its memory
- * with it) or the first reading that falls by more than half from the one before (an exit or a restart;
- * the windows holding the fall already average in the emptied GPU and go with it), whichever comes first.
- * A leak that ran into an OOM is a ramp up to the OOM; the empty GPU after it is not part of it.
- * With an OOM known, a release before it (a clean restart) starts the reading afresh instead of ending it.
- */
-function untilRelease(t: ArrayLike<number>, v: Float64Array, oomMs: number | null, W: number): Float64Array {
-  let cut = v.length;
-  let from = 0;
-  let prev = NaN;
-  for (let i = 0; i < v.length; i++) {
-    // A window that holds the OOM averages in the freed GPU: the ramp ends with the window before it.
-    if (oomMs !== null && t[i] + W > oomMs) {
-      cut = i;
-      break;
-    }
-    if (!Number.isFinite(v[i])) continue;
-    if (prev > 0 && v[i] < 0.5 * prev) {
-      // Before a known OOM, the life that ran into it is the one read: a clean restart an hour before the
-      // leak began would otherwise end the reading before the ramp (fromLoaded skips the reload's climb).
-      if (oomMs === null) {
-        cut = i;
-        // The windows before the fall that already average in the emptied GPU (windows overlap by half:
-        // the one holding the exit read 85 GB → 42 GB and made a 14 GB ramp a 29 GB fall) are not part of
-        // the ramp either: each one that fell by more than a tenth from the one before goes with it.
-        for (let j = i - 1, k = j - 1; j > from; j = k, k = j - 1) {
-          while (k >= from && !Number.isFinite(v[k])) k--;
-          if (k < from || !Number.isFinite(v[j]) || !(v[j] < 0.9 * v[k])) break;
-          cut = j;
-        }
-        break;
-      }
-      from = i;
-    }
-    prev = v[i];
-  }
-  if (cut >= v.length && from === 0) return v;
-  const out = new Float64Array(v.length).fill(NaN);
-  out.set(v.subarray(from, cut), from);
-  return out;
-}
+/** A reading this far below the loaded level (and at least UNLOADED_BYTES below it) is a GPU not (yet) loaded. */
+const LOADED_SHARE = 0.9;
+const UNLOADED_BYTES = 2 ** 30;
+/** Growth of a life that counts (bytes): below it every life is flat and the first one is read. */
+const LIFE_GROWTH_MARGIN = 256 * 2 ** 20;
 
 /**
- * The readings from the moment the engine had loaded: a process that starts inside the span climbs from
- * an empty GPU to its preallocated plateau (weights, then the KV pool) in a minute or two. That climb is
- * start-up, not growth; left in, it hides a later ramp from the ramp finder and from monotonicity.
- * Loaded = the first reading at 90% of the baseline level or more.
+ * The readings of one life of the process, the one the leak rule reads. Lives end where memory is let go:
+ * the first CUDA OOM (the process dies and its memory with it; the window holding it averages in the freed
+ * GPU and goes with it), a reading that falls by more than half from the one before, or one below the
+ * loaded level (LOADED_SHARE of the baseline's level: a process that exits and reloads within half a
+ * minute never falls by half in windows that overlap by half, 64 → 56 → 38 → 46 → 64 GiB). A life begins
+ * at its first loaded reading: the climb from an empty GPU to the preallocated plateau (weights, then the
+ * KV pool) is start-up, not growth, and left in it hides a later ramp.
+ * With an OOM known, the life that ran into it is read (a clean restart an hour before the leak began
+ * would otherwise end the reading before the ramp). Without one, the first life that grew is read (at
+ * least half as far as the one that grew most): a leak that ended in an exit no log recorded sits between a
+ * clean restart before it and the reload after it, where neither flat life says anything of it, and a leak
+ * that resumed after its restart is dated by its first life.
  */
-function fromLoaded(v: Float64Array, baselineLevel: number): Float64Array {
-  if (!(baselineLevel > 0)) return v;
-  let first = 0;
-  while (first < v.length && !(v[first] >= 0.9 * baselineLevel)) first++;
-  if (first === 0 || first >= v.length) return v;
+function lifeRead(t: ArrayLike<number>, v: Float64Array, oomMs: number | null, W: number, level: number): Float64Array {
+  const loaded = (x: number) => !(level > 0) || x >= LOADED_SHARE * level || level - x < UNLOADED_BYTES;
+  let end = v.length;
+  // A window that holds the OOM averages in the freed GPU: the ramp ends with the window before it.
+  if (oomMs !== null) for (let i = 0; i < v.length; i++) if (t[i] + W > oomMs) {
+    end = i;
+    break;
+  }
+  const lives: [number, number][] = [];
+  let from = -1;
+  let prev = NaN;
+  const close = (at: number) => {
+    // The windows before the fall that already average in the emptied GPU (windows overlap by half: the
+    // one holding the exit read 85 GB → 42 GB and made a 14 GB ramp a 29 GB fall) are not part of the
+    // life either: each one that fell by more than a tenth from the one before goes with it.
+    let cut = at;
+    for (let j = at - 1, k = j - 1; j > from; j = k, k = j - 1) {
+      while (k >= from && !Number.isFinite(v[k])) k--;
+      if (k < from || !Number.isFinite(v[j]) || !(v[j] < 0.9 * v[k])) break;
+      cut = j;
+    }
+    if (cut > from) lives.push([from, cut]);
+    from = -1;
+  };
+  for (let i = 0; i < end; i++) {
+    const x = v[i];
+    if (!Number.isFinite(x)) continue;
+    if (from >= 0 && ((prev > 0 && x < 0.5 * prev) || !loaded(x))) close(i);
+    if (from < 0 && loaded(x)) from = i;
+    prev = x;
+  }
+  if (from >= 0) lives.push([from, end]);
+  if (!lives.length) return new Float64Array(v.length).fill(NaN);
+  let pick = lives[lives.length - 1];
+  if (oomMs === null) {
+    const growth = ([a, b]: [number, number]) => {
+      let k = b - 1;
+      while (k >= a && !Number.isFinite(v[k])) k--;
+      return k < a ? -Infinity : v[k] - (level > 0 ? level : v[a]);
+    };
+    const most = Math.max(...lives.map(growth));
+    pick = most < LIFE_GROWTH_MARGIN ? lives[0] : lives.find((l) => growth(l) >= 0.5 * most)!;
+  }
+  if (pick[0] === 0 && pick[1] === v.length) return v;
   const out = new Float64Array(v.length).fill(NaN);
-  out.set(v.subarray(first), first);
+  out.set(v.subarray(pick[0], pick[1]), pick[0]);
   return out;
 }
 
 /** The trend the leak rule reads: allocated bytes where PyTorch reports them, else the fullest GPU's used memory. */
 export function pickMemoryTrend(f: Frame, baseline: [number, number], ooms: EventRow[]): MemoryTrend | null {
   const firstOom = ooms.length ? Math.min(...ooms.map((e) => e.ts_ms)) : null;
-  const upTo = (v: Float64Array) => untilRelease(f.t, v, firstOom, f.grid.W);
+  const lifeOf = (v: Float64Array, level: number) => lifeRead(f.t, v, firstOom, f.grid.W, level);
   const capFromOom = max(ooms.map((e) => Number(e.attrs.capacity_bytes)).filter(Number.isFinite));
   const totals = f.gpus.map((g) => max(g.memTotal)).filter(Number.isFinite);
   const cap = Number.isFinite(capFromOom) ? capFromOom : totals.length ? max(totals) : null;
   if (f.torchAlloc.some(Number.isFinite)) {
     const level = median(f.torchAlloc.subarray(baseline[0], baseline[1] + 1));
-    const tr = memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, fromLoaded(upTo(f.torchAlloc), level), level, cap);
+    const tr = memoryTrend(SIG.torchAllocated, SIG.torchAllocated, f.t, lifeOf(f.torchAlloc, level), level, cap);
     // A couple of readings (a snapshot's summary, one log line) make no trend: the GPU's own series then speaks.
     if (tr) return tr;
   }
@@ -191,7 +201,7 @@ export function pickMemoryTrend(f: Frame, baseline: [number, number], ooms: Even
     if (!g.memUsed.some(Number.isFinite)) continue;
     const total = max(g.memTotal);
     const level = median(g.memUsed.subarray(baseline[0], baseline[1] + 1));
-    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, fromLoaded(upTo(g.memUsed), level), level, Number.isFinite(total) ? total : null);
+    const tr = memoryTrend(SIG.gpuMemUsed, `gpu.mem.used${labelText(g.labels)}`, f.t, lifeOf(g.memUsed, level), level, Number.isFinite(total) ? total : null);
     if (tr && (!worst || tr.growth_bytes > worst.growth_bytes)) worst = tr;
   }
   return worst;

@@ -76,6 +76,17 @@ test('a GPU memory leak that ends in a process exit with no log is read up to th
   }
 });
 
+test('a GPU memory leak that ends in an exit with no log is read over its own life, past a quick clean restart before it and the reload after it', () => {
+  // 60 GB plateau; a clean restart at 900 s that reloads within half a minute (its windows never fall by
+  // half); from 2400 s +25 MB/s to an exit at 2900 s (no log), 15 s empty, reloaded to the plateau.
+  const life = (s: number, down: number) => (s < down + 15 ? 0 : Math.min(60 * GB, ((s - down - 15) / 15) * 60 * GB));
+  const used = (s: number) => (s >= 900 && s < 930 ? life(s, 900) : s < 2400 ? 60 * GB : s < 2900 ? 60 * GB + (s - 2400) * 0.025 * GB : life(s, 2900));
+  const d = analyze({ memUsed: used }, undefined, 3600);
+  const leak = d.causes.find((c) => c.id === 'gpu_memory_leak');
+  assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'gpu_memory_leak')));
+  assert.ok(Math.abs(leak.onset_ms! - (T0 + 2400_000)) <= 60_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});
+
 test('a prefix-cache hit rate falling from 0.8 to 0.55 prefills 2.25x the tokens: a collapse; 0.8 to 0.75 is not', () => {
   const run = (hitAfter: number) =>
     analyze({ ttft: (s) => (after(s) ? [0.25, 0.6] : [0.08, 0.2]) }, (x) => {
@@ -144,6 +155,21 @@ test('arrivals that crept up for hours and were served, then a queue at the same
   assert.ok(!crept.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(surge));
   const jumped = queueing((s) => (s < at ? 5 : 7.5), () => 6.2, 10_800);
   assert.equal(jumped.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(jumped, 'traffic_surge')));
+});
+
+test("a proxy adding 0.7 s while the server's own latency drifts up x1.15 with the day's traffic is network or client slowness; the server twice as slow is not", () => {
+  for (const [rise, expected] of [[1.15, true], [2, false]] as const) {
+    const d = analyze({ ttft: (s) => (after(s) ? [0.08 * rise, 0.2 * rise] : [0.08, 0.2]), e2e: (s) => (after(s) ? [2 * rise, 4 * rise] : [2, 4]) }, (x) => {
+      for (let s = 10, k = 0; s < 2390; s += 4, k++) {
+        const server = after(s) ? 0.12 * rise : 0.12;
+        const client = server + (after(s) ? 0.7 : 0.01);
+        x.span(s, 2 + client, { 'request.side': 'client', 'request.id': `r${k}`, 'request.ttft_s': client });
+        x.span(s + 0.005, 2 + server, { 'request.side': 'server', 'request.id': `r${k}`, 'request.ttft_s': server });
+      }
+    });
+    const fired = d.causes.some((c) => c.id === 'network_client_slowness');
+    assert.equal(fired, expected, `server x${rise}: ${JSON.stringify(conditionsOf(d, 'network_client_slowness'))}`);
+  }
 });
 
 test('a proxy adding 0.7 s before the first token while the server itself got faster is network or client slowness', () => {
@@ -423,4 +449,31 @@ test('prompts ×3 at the same arrivals read as long-prompt interference where on
   const symptom = conditionsOf(d, 'long_prompt_interference').find((c) => c.condition.startsWith('r(ttft)'));
   assert.equal(d.causes[0]?.id, 'long_prompt_interference', JSON.stringify(d.checked.find((c) => c.id === 'long_prompt_interference')));
   assert.match(String(symptom?.value), /itl99 1\.[0-5]\d*, e2e 1\.[4-6]/);
+});
+
+test('prompt tokens ×5.4 while arrivals read ×1.35 are long prompts (they grew far more than the arrivals); prompt tokens that grew with arrivals ×1.6 are not', () => {
+  for (const [lam, ptok, expected] of [[1.35, 5.4, true], [1.6, 1.8, false]] as const) {
+    const d = analyze(
+      { ptok: (s) => (after(s) ? 4000 * ptok : 4000), ttft: (s) => (after(s) ? [0.2, 2] : [0.1, 0.5]), e2e: (s) => (after(s) ? [4, 9] : [2, 4]) },
+      (x) => x.counter('req.arrivals', (s) => (after(s) ? 5 * lam : 5)),
+    );
+    const fired = d.causes.some((c) => c.id === 'long_prompt_interference');
+    assert.equal(fired, expected, `arrivals x${lam}, prompt tokens x${ptok}: ${JSON.stringify(conditionsOf(d, 'long_prompt_interference'))}`);
+  }
+});
+
+test('GPU util falling with the batch as traffic thins, nothing waiting, is no starved GPU where only the TTFT tail moved; every first token later at the same thinning is', () => {
+  // A thin engine's P99 is its slowest request or two: at 0.5 req/s the TTFT P99 read ×1.8 with the mean flat.
+  for (const [ttftMean, expected] of [[0.08, false], [0.13, true]] as const) {
+    const d = analyze({
+      rps: (s) => (after(s) ? 2.75 : 5),
+      gtok: (s) => (after(s) ? 1100 : 2000),
+      ptok: (s) => (after(s) ? 2200 : 4000),
+      running: (s) => (after(s) ? 11 : 20),
+      util: (s) => (after(s) ? 0.5 : 0.9),
+      ttft: (s) => (after(s) ? [ttftMean, 0.36] : [0.08, 0.2]),
+    });
+    const fired = d.causes.some((c) => c.id === 'cpu_frontend_bottleneck');
+    assert.equal(fired, expected, `TTFT mean ${ttftMean}: ${JSON.stringify(conditionsOf(d, 'cpu_frontend_bottleneck'))}`);
+  }
 });

@@ -16,6 +16,9 @@ export const cpuFrontendBottleneck = defineCause({
   rule,
 });
 
+/** Util that fell no further than this share of the batch's fall is the batch's doing. */
+const LOAD_EXPLAINS = 0.9;
+
 /** The least growth of the front gap that counts, s: below it the gap is tokenisation jitter, not a starved frontend. */
 const FRONT_GAP_MIN_S = 0.05;
 
@@ -34,6 +37,7 @@ function rule(c: CauseContext): RuleResult {
   const wait = medE(c, c.f.wait);
   const waitB = medB(c, c.f.wait);
   // A starved engine is slow wherever the host sits in the loop: tokenizing (TTFT), stepping (ITL), or both (e2e).
+  const rSymMean = rAny(c, c.f.ttftMean, c.f.itlMean, c.f.e2eMean);
   const rSym = rAny(c, c.f.ttft99, c.f.ttftMean, c.f.itl99, c.f.itlMean, c.f.e2eMean);
   const kv = medE(c, c.f.kv);
   // The pool is not the limit: below frontend_kv_max, or short of kv_high where it filled only as far as the
@@ -49,6 +53,11 @@ function rule(c: CauseContext): RuleResult {
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
   const starved = (sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio) || rUtil <= T.frontend_util_ratio;
+  // Less work is not starvation: where the batch thinned as far as util fell and nothing waits, the GPU idles
+  // because traffic did, unless every request got slower (a mean). A thin engine's P99 is its slowest request
+  // or two (at 0.5 req/s TTFT P99 read ×1.8 with its mean flat, util ×0.55 beside the batch ×0.55).
+  const thinned = rRun <= T.frontend_util_ratio && rUtil >= LOAD_EXPLAINS * rRun && !(wait > waitB);
+  const symptom = thinned ? rSymMean : rSym;
   // The host side read directly: the serving process's CPU (prometheus_client's process_cpu_seconds_total)
   // pinned at one core where it was not in the baseline. Tokenizing, detokenizing and the engine loop are
   // Python under one GIL, so a CPU-bound frontend sits at one core however many the host has — where no
@@ -85,7 +94,12 @@ function rule(c: CauseContext): RuleResult {
         starved || frontGap || pinned,
         T.frontend_util_ratio,
       ),
-      cond(`wait > 0 (above the baseline) OR r(ttft, itl or e2e) ≥ ${T.frontend_ttft_ratio}`, `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(latency) ${fmt(rSym)}`, (wait > 0 && !(wait <= waitB)) || rSym >= T.frontend_ttft_ratio, T.frontend_ttft_ratio),
+      cond(
+        `wait > 0 (above the baseline) OR r(ttft, itl or e2e) ≥ ${T.frontend_ttft_ratio} (a mean where the batch thinned as far as util fell: r(run) ≤ ${T.frontend_util_ratio} and r(util) ≥ ${LOAD_EXPLAINS}·r(run))`,
+        `wait ${fmt(wait)} (baseline ${fmt(waitB)}), r(latency) ${fmt(rSym)}, mean ${fmt(rSymMean)}${thinned ? `, batch thinned ×${fmt(rRun)}` : ''}`,
+        (wait > 0 && !(wait <= waitB)) || symptom >= T.frontend_ttft_ratio,
+        T.frontend_ttft_ratio,
+      ),
       cond(
         `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run))`,
         `kv ${fmt(kv)} (×${fmt(rKv)}, run ×${fmt(rRun)})`,

@@ -56,7 +56,15 @@ function rule(c: CauseContext): RuleResult {
         rPtok >= T.long_prompt_ratio || tail,
         T.long_prompt_ratio,
       ),
-      cond(`r(lam_in) ≤ ${T.surge_arrival_ratio}`, rLam, Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio : false, T.surge_arrival_ratio),
+      // More requests of the same length are load (a surge), not longer prompts; where prompts per arrival
+      // grew more than the arrivals did, the prompts carry the load (at 0.5 req/s, arrivals read ×1.33 beside
+      // prompt tokens per arrival ×4.1, every fifth request an 11k-token document).
+      cond(
+        `r(lam_in) ≤ ${T.surge_arrival_ratio} OR r(ptok) ÷ r(lam_in) ≥ r(lam_in) (prompts grew more than arrivals)`,
+        `lam_in ${fmt(rLam)}, ptok per arrival ${fmt(rPtok)}`,
+        Number.isFinite(rLam) ? rLam <= T.surge_arrival_ratio || rPtok >= rLam : false,
+        T.surge_arrival_ratio,
+      ),
       cond(
         `r(ttft) ≥ ${T.long_prompt_ttft_ratio} (P99 or mean; queue time where no TTFT is exported) OR r(itl99) ≥ ${T.long_prompt_ttft_ratio} (decodes stalled behind long prefills) OR r(e2e) ≥ ${T.drift_e2e_ratio} (P99 or mean)`,
         `${ttftKnown ? 'ttft' : 'queue'} ${fmt(rTtft)}, itl99 ${fmt(rItl99)}, e2e ${fmt(rE2e)}`,

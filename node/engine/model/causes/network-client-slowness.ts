@@ -1,7 +1,7 @@
 // Network/client slowness: the client sees a slower service than the server delivers (buffering proxy,
 // connection-pool caps, slow client), told apart by joining client and server spans on the request id.
 import { SIG } from '../../../../common/names';
-import { median, summarize, zScore } from '../baseline';
+import { median, ratio, summarize, zScore } from '../baseline';
 import { changePoint } from '../change-point';
 import type { RequestFact } from '../signals-from-store';
 import { windowAt } from '../windows';
@@ -58,20 +58,27 @@ function rule(c: CauseContext): RuleResult {
   const e2eRatio = median(pairs.map((p) => (p.s.e2e_s > 0 ? p.c.e2e_s / p.s.e2e_s : NaN)));
   const lat = c.dims.latencySignal ? c.f[c.dims.latencySignal] : null;
   const w: [number, number] = [windowAt(c.f.grid, from), c.f.grid.n - 1];
-  const z = lat ? zScore(median(slice(lat, shifted ? w : c.span)), summarize(slice(lat, c.base))) : NaN;
+  const served = lat ? median(slice(lat, shifted ? w : c.span)) : NaN;
+  const baseLat = lat ? summarize(slice(lat, c.base)) : null;
+  const z = baseLat ? zScore(served, baseLat) : NaN;
+  const rServer = baseLat ? ratio(served, baseLat.median) : NaN;
   // One-sided: a server that got faster (quieter traffic, a lighter mix) has not taken the client's time.
-  const serverCalm = Number.isFinite(z) ? z < 2 : true;
+  // Risen means beyond the baseline's noise and by a share that matters: a calm baseline of seven windows
+  // put z at 7 on e2e P99 ×1.09, and the day's traffic growing ×1.16 lifted it ×1.19 (z 3.5), while a
+  // proxy added half a second to every request.
+  const R = c.cfg.causes.network_server_rise_ratio;
+  const serverCalm = Number.isFinite(z) ? z < 2 || !(rServer >= R) : true;
   const gapHeld = ttftGap >= Math.max(0.2, 0.5 * serverTtft);
   return {
     id: 'network_client_slowness',
     missing: [],
     require: [
       cond('client − server TTFT ≥ max(200 ms, 0.5·server) OR client/server e2e ≥ 1.3', `TTFT gap ${fmt(ttftGap)} s, e2e ratio ${fmt(e2eRatio)}`, gapHeld || e2eRatio >= 1.3),
-      cond('server latency not up: z < 2', z, serverCalm),
+      cond(`server latency not up: z < 2 or r < ${R}`, `z ${fmt(z)}, r ${fmt(rServer)}`, serverCalm),
     ],
     support: [cond('joined request pairs', pairs.length, pairs.length >= 10)],
-    veto: [cond('the server latency rose (z ≥ 2)', z, !serverCalm)],
-    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}`, from, to)],
+    veto: [cond(`the server latency rose (z ≥ 2 and r ≥ ${R})`, `z ${fmt(z)}, r ${fmt(rServer)}`, !serverCalm)],
+    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}, ×${fmt(rServer)} the baseline`, from, to)],
     onset_ms: from,
   };
 }
