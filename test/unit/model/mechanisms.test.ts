@@ -120,6 +120,25 @@ test('one tensor-parallel rank clocked down while the evening traffic falls is a
   }
 });
 
+test("one rank clocked down while the day's traffic grows x1.3 is a straggler where the step slowed more than the arrivals grew (ITL x1.5), not where it slowed less (x1.2)", () => {
+  for (const [itl, expected] of [[1.5, true], [1.2, false]] as const) {
+    const d = analyze({
+      itl: (s) => (after(s) ? [0.02 * itl, 0.04 * itl] : [0.02, 0.04]),
+      rps: (s) => (after(s) ? 6.5 : 5),
+      ptok: (s) => 800 * (after(s) ? 6.5 : 5),
+      gtok: (s) => 400 * (after(s) ? 6.5 : 5),
+    }, (x) => {
+      x.counter('req.arrivals', (s) => (after(s) ? 6.5 : 5));
+      const rank1 = { gpu: '1' };
+      x.gauge('gpu.sm_clock', (s) => (after(s) ? 1250 : 1980), rank1);
+      x.gauge('gpu.temp', () => 65, rank1);
+      x.gauge('gpu.power', () => 550, rank1);
+    });
+    const fired = d.causes.some((c) => c.id === 'tp_straggler');
+    assert.equal(fired, expected, `ITL x${itl}: ${JSON.stringify(conditionsOf(d, 'tp_straggler'))}`);
+  }
+});
+
 /**
  * An engine serving `arrivals(s)` up to `cap(s)` requests/s; the excess waits. Latency grows with the queue.
  */
@@ -476,4 +495,28 @@ test('GPU util falling with the batch as traffic thins, nothing waiting, is no s
     const fired = d.causes.some((c) => c.id === 'cpu_frontend_bottleneck');
     assert.equal(fired, expected, `TTFT mean ${ttftMean}: ${JSON.stringify(conditionsOf(d, 'cpu_frontend_bottleneck'))}`);
   }
+});
+
+test("the day's peak served in step (arrivals x1.5, tokens/s with them, nothing waiting) with the TTFT tail up is healthy; the same tail at flat traffic is not", () => {
+  // Four hours: traffic climbs from the morning's level to x1.5 and back; the occasional request queues at the peak.
+  const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
+  const run = (grows: boolean) => {
+    const load = (s: number) => 1 + (grows ? 0.5 * peak(s) : 0);
+    return analyze(
+      {
+        rps: (s) => 5 * load(s),
+        gtok: (s) => 2000 * load(s),
+        ptok: (s) => 4000 * load(s),
+        running: (s) => Math.round(20 * load(s)),
+        ttft: (s) => [0.08 + 0.02 * peak(s), 0.2 + 0.8 * peak(s)],
+        queue: (s) => [0.005 + 0.01 * peak(s), 0.02 + 0.8 * peak(s)],
+      },
+      undefined,
+      14400,
+    );
+  };
+  const day = run(true);
+  assert.equal(day.status, 'healthy', JSON.stringify({ causes: day.causes.map((c) => c.id), u: day.unexplained?.evidence.map((e) => e.text) }));
+  const flat = run(false);
+  assert.notEqual(flat.status, 'healthy', JSON.stringify(flat.alerts));
 });

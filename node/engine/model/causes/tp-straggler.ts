@@ -71,8 +71,11 @@ function rule(c: CauseContext): RuleResult {
   // Fewer arrivals cannot slow a step (a day-long incident's evening, or arrivals inferred from
   // completions that the slower engine itself holds back): only more of them competes with a slow rank.
   const rLam = rE(c, c.f.lamIn);
+  // More arrivals make bigger batches, and a bigger batch steps slower, but by less than it grew: where the
+  // step slowed further than arrivals grew (the day's traffic ×1.3 beside one rank at 62% of its clock),
+  // the arrivals cannot be what slowed it.
   const workloadFlat = Number.isFinite(rLam)
-    ? rLam <= 1.25 && flat(rPlen)
+    ? (rLam <= 1.25 || rItl >= rLam) && flat(rPlen)
     : Number.isFinite(rRun) && (flat(rRun) || rRun <= 1.1 * rItl) && flat(rPlen);
   const th = c.cfg.causes.straggler_spread;
   // Dated where the ranks' speed parted (clock, else SM activity), where that spread reached the cut: a
@@ -86,7 +89,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`r(itl${itl === c.f.itlMean ? ' mean' : '50'}) ≥ ${c.cfg.causes.straggler_itl_ratio}`, rItl, rItl >= c.cfg.causes.straggler_itl_ratio, c.cfg.causes.straggler_itl_ratio),
-      cond('workload flat: arrivals r ≤ 1.25 and prompt length r within 0.8..1.25 (without arrivals, the batch within that or grown by no more than the slowdown)', `lam_in ${fmt(rLam)}, plen ${fmt(rPlen)}, run ${fmt(rRun)}`, workloadFlat),
+      cond('workload flat: arrivals r ≤ 1.25 (or below r(itl): the step slowed more than arrivals grew) and prompt length r within 0.8..1.25 (without arrivals, the batch within that or grown by no more than the slowdown)', `lam_in ${fmt(rLam)}, itl ${fmt(rItl)}, plen ${fmt(rPlen)}, run ${fmt(rRun)}`, workloadFlat),
       cond(`cross-rank spread ≥ ${th} in clock/temperature/power/sm_act`, `${best.name} ${fmt(best.e)}`, best.e >= th),
     ],
     support: [],
