@@ -113,4 +113,11 @@ test('ranking: precedence, chains, vetoes and the confidence formula', () => {
   assert.deepEqual(ranked2.map((c) => c.id), ['long_prompt_interference', 'cuda_graph_fallback']);
   assert.equal(ranked2[1].inferred, true);
   assert.deepEqual(rankCauses([{ ...graphs, inferred: false }, rule('long_prompt_interference', true)], null).map((c) => c.id), ['cuda_graph_fallback', 'long_prompt_interference']);
+  // Such a cause drives a mechanism only where its symptom came before the mechanism manifested (the pool
+  // full from its longest full stretch on); after it, the symptom may be the mechanism's own.
+  const full = rule('kv_exhaustion', true, { onset_ms: 500_000, manifest_ms: 950_000 });
+  const chainWith = (graphsAt: number) => chainOf('kv_exhaustion', new Map([['kv_exhaustion', full], ['cuda_graph_fallback', { ...graphs, onset_ms: graphsAt }]]));
+  assert.deepEqual(chainWith(700_000), ['cuda_graph_fallback', 'kv_exhaustion']);
+  assert.deepEqual(chainWith(960_000), ['kv_exhaustion']);
+  assert.deepEqual(chainOf('kv_exhaustion', new Map([['kv_exhaustion', { ...full, manifest_ms: undefined }], ['cuda_graph_fallback', { ...graphs, onset_ms: 100_000 }]])), ['kv_exhaustion']);
 });

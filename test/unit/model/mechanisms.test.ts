@@ -458,6 +458,27 @@ test('arrivals ×1.35 that tipped the engine into eager steps, its batch running
   assert.ok(!loaded.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(loaded.causes.map((c) => c.id)));
 });
 
+test('an ITL step at a running level where every request also carries twice the context is no inferred CUDA-graph cap: longer contexts make each decode step heavier', () => {
+  for (const [promptAfter, expected] of [[1000, true], [1950, false]] as const) {
+    const d = analyze(
+      {
+        rps: (s) => (after(s) ? 6.75 : 5),
+        gtok: (s) => (after(s) ? 2700 : 2000),
+        ptok: (s) => (after(s) ? 6.75 * promptAfter : 5000),
+        running: (s) => (after(s) ? 380 : 21),
+        itl: (s) => (after(s) ? [0.27, 0.38] : [0.029, 0.04]),
+        e2e: (s) => (after(s) ? [18, 37] : [2, 4]),
+      },
+      (x) => {
+        x.counter('req.arrivals', (s) => (after(s) ? 6.75 : 5));
+        x.histogram('req.prompt_len', (s) => (after(s) ? 6.75 : 5), (s) => (after(s) ? [promptAfter, promptAfter * 2] : [1000, 2000]), [250, 500, 1000, 2000, 4000, 8000, 16000]);
+      },
+    );
+    const fired = d.causes.some((c) => c.id === 'cuda_graph_fallback');
+    assert.equal(fired, expected, `prompts ${promptAfter}: ${JSON.stringify(conditionsOf(d, 'cuda_graph_fallback'))}`);
+  }
+});
+
 test('prompts ×3 at the same arrivals read as long-prompt interference where only end-to-end latency shows the harm', () => {
   // TTFT flat (coarse buckets, or a TGI with none), ITL P99 ×1.4, e2e ×1.5: below the TTFT and ITL ratios.
   const d = analyze({

@@ -71,6 +71,9 @@ function loadExcess(c: CauseContext, itl: Float64Array): number {
   return ratio(medE(c, itl), predicted);
 }
 
+/** Prompts this much longer per request make every decode step heavier: an inferred cap is not read over them. */
+const PROMPTS_GREW = 1.25;
+
 /** How far the batch must outgrow demand for a surge's arrivals to leave the slowdown the batch's driver. */
 const RUNAWAY = 2;
 
@@ -115,7 +118,12 @@ function rule(c: CauseContext): RuleResult {
   // at least surge_arrival_veto (below it, lost capacity: a host-bound engine loop stepped ITL ×3–6 and its
   // batch outgrew a "cap" of 13 on flat arrivals). A cap the engine logged is a fact and needs no such test.
   const demandRose = demand >= T.surge_arrival_veto;
-  const plausible = known || (cap <= maxCap && demandRose && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
+  // Nor where each request carries more context: a decode step reads every cached token, so longer prompts
+  // slow it beyond what the number of sequences says (conversations ×1.95 long stepped ITL ×1.6 past an
+  // "inferred cap" as they filled the pool), and the jump is theirs.
+  const rPlen = rE(c, c.f.plenMean);
+  const promptsFlat = !(rPlen >= PROMPTS_GREW);
+  const plausible = known || (cap <= maxCap && demandRose && promptsFlat && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
   return {
     id: 'cuda_graph_fallback',
     missing: [],
@@ -124,8 +132,8 @@ function rule(c: CauseContext): RuleResult {
       cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
-        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
-        `${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(demand)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
+        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}), prompts did not grow (r(plen mean) < ${PROMPTS_GREW}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
+        `${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(demand)}, r(plen) ${fmt(rPlen)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
         plausible,
         T.cuda_graph_itl_ratio,
       ),

@@ -46,8 +46,16 @@ export function chainOf(id: CauseId, firing: Map<CauseId, RuleResult>, seen = ne
     const t = firing.get(u)!.onset_ms;
     return self === null || t === null || t <= self + slackMs;
   };
-  // A cause read off its own symptom (`inferred`) drives nothing: that symptom is the downstream mechanism's too.
-  const ups = (CAUSES[id].upstream ?? []).filter((u) => firing.has(u) && !firing.get(u)!.inferred && !seen.has(u) && began(u));
+  // A cause read off its own symptom (`inferred`) drives nothing where that symptom may be the downstream
+  // mechanism's too. It can be only where the symptom came first: before the mechanism manifested (a KV pool
+  // full from its longest full stretch on, RuleResult.manifest_ms), the symptom was not its doing (eager
+  // steps slowed ITL at a running level the pool held with room to spare, then kept requests longer until it
+  // filled: "KV exhaustion" was named three times of four over a CUDA-graph fallback).
+  const symptomFirst = (u: CauseId) => {
+    const t = firing.get(u)!.onset_ms;
+    return own?.manifest_ms != null && t !== null && t < own.manifest_ms;
+  };
+  const ups = (CAUSES[id].upstream ?? []).filter((u) => firing.has(u) && (!firing.get(u)!.inferred || symptomFirst(u)) && !seen.has(u) && began(u));
   ups.sort((a, b) => (firing.get(a)!.onset_ms ?? Infinity) - (firing.get(b)!.onset_ms ?? Infinity));
   const before: CauseId[] = [];
   for (const u of ups) for (const x of chainOf(u, firing, seen, slackMs)) if (!before.includes(x)) before.push(x);
