@@ -140,10 +140,15 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
     a.id !== b.id && a.chain[0] === a.id && a.chain.includes(b.id) && (where_(a).length === 0 || (where_(b).length > 0 && where_(b).every((x) => where_(a).includes(x))));
   // A cause that no instance's own data shows, beside causes that some instance's do, is a reading of the
   // pooled series only (a restart on one replica read against the whole fleet's latency): it ranks after them.
+  // A cause read off its own symptom (`inferred`) ranks after every other wherever it was found: an instance
+  // showing only that does not put a pooled reading behind it (a rollout's slower decode on one replica read
+  // as an inferred CUDA-graph cap there, the deploy seen only against the fleet's steady arrivals, since the
+  // balancer sent the slower replica fewer requests).
   const seen = (c: CauseResult) => (firingIn.get(c.id)?.length ?? 0) > 0;
   const anySeen = per.length > 1 && merged.some(seen);
-  const order = merged.map((c, i) => ({ c, i, p: precedence(c), alone: anySeen && !seen(c) ? 1 : 0 }));
-  order.sort((a, b) => a.alone - b.alone || a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));
+  // One that drives a measured mechanism (its chain runs on past it) ranks by that chain like any root.
+  const order = merged.map((c, i) => ({ c, i, p: precedence(c), last: c.inferred && c.chain[c.chain.length - 1] === c.id ? 1 : 0, alone: anySeen && !seen(c) ? 1 : 0 }));
+  order.sort((a, b) => a.last - b.last || a.alone - b.alone || a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));
   const causes = order.map((x) => x.c);
 
   const instances: InstanceDiagnosis[] = per.map(({ group, d }) => ({

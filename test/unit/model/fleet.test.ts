@@ -76,6 +76,20 @@ test('a cause only the pooled series show ranks after the causes an instance sho
     { group: group('b'), d: diag([]) },
   ]);
   assert.deepEqual(alone.causes.map((c) => c.id), ['deploy_regression', 'kv_exhaustion']);
+  // A cause an instance read off its own symptom (inferred) ranks after every other, the pooled ones too.
+  const inferred = { ...cause('cuda_graph_fallback'), inferred: true } as CauseResult;
+  const symptomOnly = mergeFleet(diag([cause('deploy_regression')]), [
+    { group: group('a'), d: diag([inferred]) },
+    { group: group('b'), d: diag([]) },
+  ]);
+  assert.deepEqual(symptomOnly.causes.map((c) => c.id), ['deploy_regression', 'cuda_graph_fallback']);
+  // Unless it drives a measured mechanism there: then it ranks by that chain, as a root.
+  const driving = { ...inferred, chain: ['cuda_graph_fallback', 'kv_exhaustion'] } as CauseResult;
+  const rooted = mergeFleet(diag([cause('deploy_regression')]), [
+    { group: group('a'), d: diag([driving, { ...cause('kv_exhaustion'), chain: ['cuda_graph_fallback', 'kv_exhaustion'] } as CauseResult]) },
+    { group: group('b'), d: diag([]) },
+  ]);
+  assert.equal(rooted.causes[0].id, 'cuda_graph_fallback');
 });
 
 test('a cause that drives a stronger mechanism on one instance leads, though the pooled series show neither', () => {
