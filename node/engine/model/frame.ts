@@ -96,13 +96,16 @@ export interface Frame {
 
 const nan = (n: number) => new Float64Array(n).fill(NaN);
 
+/** Series read off log lines: `vllm-log:…` (vLLM and TGI), `sglang-log:…`, `kernel-log:…`. */
+const LOG_METRIC = /^[a-z]+-log:/;
+
 /**
  * Where a series came from, most direct first: a scraped metric, a value parsed from a log line
- * (`metric` "vllm-log:…"), a figure derived from sampled spans (`from` "spans").
+ * (`metric` "vllm-log:…", "sglang-log:…"), a figure derived from sampled spans (`from` "spans").
  */
 function sourceRank(labels: Record<string, string>): number {
   if (labels.from === 'spans') return 2;
-  if (labels.metric?.startsWith('vllm-log:')) return 1;
+  if (labels.metric !== undefined && LOG_METRIC.test(labels.metric)) return 1;
   return 0;
 }
 

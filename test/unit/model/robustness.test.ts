@@ -43,4 +43,11 @@ test('one reading per signal: metrics over log lines over spans, one of the V0/V
   ];
   assert.deepEqual(pickSources(kv, (s) => s.n).map((s) => s.labels.metric), ['vllm:kv_cache_usage_perc']);
   assert.deepEqual(pickSources([{ labels: { from: 'spans' } }], () => 1).length, 1);
+  // Every engine's log lines rank below its metrics, SGLang's as vLLM's: summed beside the scrape, the log's
+  // sampled prefill lines doubled the cached tokens and read a prefix cache hitting every token.
+  const cached: { labels: Record<string, string>; n: number }[] = [
+    { labels: { instance: '10.0.0.1:30000', metric: 'sglang:cached_tokens_total' }, n: 98 },
+    { labels: { tp: 'TP0', instance: 'sglang-65aa', metric: 'sglang-log:#cached-token (summed)' }, n: 195 },
+  ];
+  assert.deepEqual(pickSources(cached, (s) => s.n).map((s) => s.labels.metric), ['sglang:cached_tokens_total']);
 });
