@@ -46,6 +46,33 @@ test('the same silence without a fatal error at its end is a gap in the data, no
   }
 });
 
+test("log stats that stop with requests in flight for the recording's last 20 minutes, the GPU still holding its memory and pinned busy, are a hang; freed memory is not", () => {
+  for (const [held, expected] of [[true, true], [false, false]] as const) {
+    const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
+    const store = new Store(join(dir, 'ws.db'));
+    try {
+      const x = new SyntheticIncident(store, 3600, 10, 5);
+      const on = (s: number) => s < 2400;
+      x.gauge('tokens.generation_rate', (s) => (on(s) ? 500 * x.noise(0.1) : null));
+      x.gauge('req.running', (s) => (on(s) ? Math.round(12 * x.noise(0.2)) : null));
+      x.gauge('req.waiting', (s) => (on(s) ? 0 : null));
+      x.gauge('kv.usage', (s) => (on(s) ? 0.3 * x.noise(0.1) : null));
+      const gpu = { gpu: '0', host: 'node-1' };
+      x.gauge('gpu.mem.total', () => 80e9, gpu);
+      x.gauge('gpu.mem.used', (s) => (on(s) || held ? 72e9 : 0.5e9), gpu);
+      x.gauge('gpu.util', (s) => (on(s) ? 0.8 * x.noise(0.05) : held ? 1 : 0), gpu);
+      const d = analyzeIncident(store, x.done());
+      const hang = d.causes.some((c) => c.id === 'engine_hang');
+      assert.equal(hang, expected, `memory ${held ? 'held' : 'freed'}: ${JSON.stringify(d.checked.find((c) => c.id === 'engine_hang'))}`);
+      // Either way the silence is no healthy incident.
+      assert.notEqual(d.status, 'healthy');
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
 for (const dies of [false, true]) {
   test(`a stall at a few requests a second, where the baseline token rate swings past ±100% a window, still triggers and is an engine hang${dies ? ' (the engine dies at its end and the data stops)' : ''}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));

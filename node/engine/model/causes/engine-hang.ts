@@ -106,13 +106,45 @@ function silentWithWork(c: CauseContext): { ms: number; start: number | null; en
     const next = ends.find((t) => t >= start - c.f.grid.W);
     if (next !== undefined && next <= start + c.f.grid.W) continue;
     // A stall ends in a watchdog, a fatal error or a restart; a silence that just ends (lost scrapes, the
-    // end of the recording) is a gap in the data, not evidence of a hang.
+    // end of the recording) is a gap in the data, not evidence of a hang — unless it runs to the end while
+    // the engine's GPUs, still recorded, hold their memory (a crashed process frees it) pinned busy: a
+    // wedged engine's log stops mid-batch and its ranks spin.
     const resumed = j <= last ? c.f.t[j] : Infinity;
-    if (next === undefined || next > resumed + c.f.grid.W) continue;
+    const toEnd = j > last && (next === undefined || next > c.f.t[last] + c.f.grid.W) && gpusSpinning(c, start);
+    if (!toEnd && (next === undefined || next > resumed + c.f.grid.W)) continue;
+    const end = toEnd ? c.f.t[last] + c.f.grid.W : next!;
     // Another source (the log beside lost scrapes) still heard the engine: not silent.
-    if (engineSpoke(c.sig, start + c.f.grid.W, next - c.f.grid.W)) continue;
-    const end = next;
+    if (engineSpoke(c.sig, start + c.f.grid.W, end - c.f.grid.W)) continue;
     if (!best || end - start > best.ms) best = { ms: end - start, start, end };
   }
   return best;
+}
+
+/** Util at or above this share is a GPU spinning (a rank blocked in a collective, a wedged loop). */
+const SPINNING = 0.95;
+
+/**
+ * Whether the GPU telemetry goes on from `startMs` to the end of the data with every GPU read there holding
+ * its loaded memory (≥ 90% of its baseline median) and one of them pinned busy (median util ≥ SPINNING):
+ * the process is alive and stuck, not gone.
+ */
+function gpusSpinning(c: CauseContext, startMs: number): boolean {
+  const from = Math.max(0, Math.ceil((startMs - c.f.grid.t0) / c.f.grid.step));
+  let read = false;
+  let spinning = false;
+  for (const g of c.f.gpus) {
+    const level = median(g.memUsed.subarray(c.base[0], c.base[1] + 1));
+    if (!(level > 0)) continue;
+    const util: number[] = [];
+    let seen = 0;
+    for (let i = from; i < c.f.grid.n; i++) {
+      if (!Number.isFinite(g.memUsed[i])) continue;
+      if (g.memUsed[i] < 0.9 * level) return false;
+      seen++;
+      if (Number.isFinite(g.util[i])) util.push(g.util[i]);
+    }
+    if (seen >= 2) read = true;
+    if (util.length >= 2 && median(util) >= SPINNING) spinning = true;
+  }
+  return read && spinning;
 }
