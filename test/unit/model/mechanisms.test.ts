@@ -541,3 +541,17 @@ test("the day's peak served in step (arrivals x1.5, tokens/s with them, nothing 
   const flat = run(false);
   assert.notEqual(flat.status, 'healthy', JSON.stringify(flat.alerts));
 });
+
+test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower (no jump by itself), is read over the life that grew where the restart is known', () => {
+  // 6 GiB; from 700 s +125 MiB/min to 8 GiB at 1680 s; the process is killed and a new one starts at 1800 s at 6 GiB.
+  const GiB = 2 ** 30;
+  const rss = (s: number) => (s < 700 ? 6 * GiB : s < 1680 ? 6 * GiB + ((s - 700) / 60) * 125 * 2 ** 20 : s < 1800 ? null : 6 * GiB + ((s - 1800) / 60) * 2 ** 20);
+  for (const known of [true, false]) {
+    const d = analyze({}, (x) => {
+      x.gauge('host.rss', rss);
+      if (known) x.event(1800, { kind: 'engine_start', severity: 'info', line: 1, text: 'vLLM API server version 0.10.1', attrs: {} });
+    });
+    const leak = conditionsOf(d, 'host_memory_leak').find((c) => c.condition.startsWith('slope(rss)'));
+    assert.equal(leak?.held ?? false, known, `restart ${known ? 'known' : 'unknown'}: ${JSON.stringify(leak)}`);
+  }
+});

@@ -1,10 +1,11 @@
 // Host memory leak: host RSS grows until swap or an OOM kill.
-import { SIG } from '../../../../common/names';
+import { EV, SIG } from '../../../../common/names';
+import { metricRestarts } from '../restarts';
 import { max } from '../baseline';
 import { memoryTrend } from '../leak';
 import { olsSlope } from '../trend';
 import {
-  cond, defineCause, eventEvidence, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
+  cond, defineCause, eventEvidence, events, fmt, fmtBytes, medB, missingInputs, notAssessable, rE, seriesEvidence, slice, type CauseContext, type RuleResult,
 } from './context';
 import { isHostOom } from './shared';
 
@@ -17,15 +18,21 @@ export const hostMemoryLeak = defineCause({
 /**
  * RSS per process lifetime: a jump of more than `jump` (a share of the level) between two readings is a
  * new process (a restart loads weights and warms caches at another level; an OOM kill empties it), not
- * growth or release, so the series is cut there into one series per process, oldest first.
+ * growth or release, and so is a process start known between them (a start banner in the log, a new
+ * process_start_time_seconds): an OOM kill at an 8 GiB limit and a reload to 6 GiB is a 25% drop, no jump.
+ * The series is cut there into one series per process, oldest first.
  */
-function processLifetimes(x: Float64Array, jump: number): Float64Array[] {
+function processLifetimes(t: ArrayLike<number>, W: number, x: Float64Array, jump: number, starts: number[]): Float64Array[] {
   const cuts: number[] = [0];
   let prev = NaN;
+  let prevT = -Infinity;
   for (let i = 0; i < x.length; i++) {
     if (!Number.isFinite(x[i])) continue;
-    if (Number.isFinite(prev) && prev > 0 && Math.abs(x[i] - prev) / prev > jump) cuts.push(i);
+    // The first window that holds readings of the new process ([t, t + W) reaches past its start).
+    const started = starts.some((s) => s >= prevT + W && s < t[i] + W);
+    if (Number.isFinite(prev) && ((prev > 0 && Math.abs(x[i] - prev) / prev > jump) || started)) cuts.push(i);
     prev = x[i];
+    prevT = t[i];
   }
   if (cuts.length === 1) return [x];
   return cuts.map((from, k) => {
@@ -45,7 +52,8 @@ function rule(c: CauseContext): RuleResult {
   const need = Math.max(cc.host_leak_min_bytes, cc.host_leak_min_share * (Number.isFinite(rssB) ? rssB : 0));
   // The leak began in the first process that grew like one (a leak killed by the OOM killer grows again
   // in its successor); without one, the current process is the one to read.
-  const lives = processLifetimes(c.f.rss, cc.host_rss_jump).filter((x) => x.some(Number.isFinite));
+  const starts = [...events(c, EV.engineStart, EV.engineRestart).map((e) => e.ts_ms), ...metricRestarts(c.sig).flatMap((r) => r.times)];
+  const lives = processLifetimes(c.f.t, c.f.grid.W, c.f.rss, cc.host_rss_jump, starts).filter((x) => x.some(Number.isFinite));
   const trendOf = (x: Float64Array) => memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, x, medB(c, x), null);
   const trends = lives.map((x) => ({ rss: x, tr: trendOf(x) }));
   const grew = trends.find(({ tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need);
