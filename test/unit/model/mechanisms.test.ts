@@ -8,6 +8,8 @@ import { tempStore } from '../../helpers/import-file';
 import { GB, servingIncident, SyntheticIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
 import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
 import type { Diagnosis } from '../../../common/contract/diagnosis';
+import type { CauseContext } from '../../../node/engine/model/causes/context';
+import { crossingNear } from '../../../node/engine/model/causes/cuda-graph-fallback';
 
 const after = (s: number) => s >= 1200;
 
@@ -554,4 +556,13 @@ test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower
     const leak = conditionsOf(d, 'host_memory_leak').find((c) => c.condition.startsWith('slope(rss)'));
     assert.equal(leak?.held ?? false, known, `restart ${known ? 'known' : 'unknown'}: ${JSON.stringify(leak)}`);
   }
+});
+
+test('the crossing of a CUDA-graph cap read is the one the ITL step lines up with, not a brush of the cap an hour before it', () => {
+  // Windows a minute apart: running brushes a cap of 64 at minute 2, crosses for good at minute 7.
+  const runMax = Float64Array.from([40, 48, 70, 48, 45, 50, 52, 120, 130, 125]);
+  const t = Float64Array.from(runMax, (_, i) => T0 + i * 60_000);
+  const c = { span: [0, runMax.length - 1], f: { runMax, t } } as unknown as CauseContext;
+  assert.equal(crossingNear(c, 64, T0 + 7 * 60_000), T0 + 7 * 60_000);
+  assert.equal(crossingNear(c, 64, null), T0 + 2 * 60_000);
 });

@@ -5,7 +5,7 @@ import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import { trafficSurge } from './traffic-surge';
 import {
-  cond, defineCause, departureOnset, fires, firstE, fmt, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, fires, fmt, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 
 export const cudaGraphFallback = defineCause({
@@ -74,6 +74,29 @@ function loadExcess(c: CauseContext, itl: Float64Array): number {
 /** Prompts this much longer per request make every decode step heavier: an inferred cap is not read over them. */
 const PROMPTS_GREW = 1.25;
 
+/**
+ * Where running went past the cap: of the span's upward crossings, the one nearest the ITL change-point
+ * (the first where there is none). A busy baseline brushes the cap for a window now and then, an hour
+ * before the load that carries the batch past it for good: the first crossing is not the one the ITL
+ * step lines up with.
+ */
+export function crossingNear(c: CauseContext, cap: number, cpAt: number | null): number | null {
+  let best: number | null = null;
+  let below = true;
+  for (let i = c.span[0]; i <= c.span[1]; i++) {
+    const x = c.f.runMax[i];
+    if (!Number.isFinite(x)) continue;
+    if (x > cap && below) {
+      const t = c.f.t[i];
+      if (best === null) best = t;
+      else if (cpAt !== null && Math.abs(t - cpAt) < Math.abs(best - cpAt)) best = t;
+      if (cpAt === null) break;
+    }
+    below = !(x > cap);
+  }
+  return best;
+}
+
 /** How far the batch must outgrow demand for a surge's arrivals to leave the slowdown the batch's driver. */
 const RUNAWAY = 2;
 
@@ -91,7 +114,7 @@ function rule(c: CauseContext): RuleResult {
   const known = Number.isFinite(c.f.cudaGraphMax);
   let cap = known ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
   if (!known && cp && cp.size >= T.cuda_graph_itl_ratio - 1) cap = median(c.f.runMax.subarray(Math.max(0, cp.index - 4), cp.index));
-  const cross = firstE(c, (i) => c.f.runMax[i] > cap);
+  const cross = crossingNear(c, cap, cpAt);
   const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= 2 * c.f.grid.W;
   const rItl = rE(c, itl);
   // A cap read off the ITL step lines up with that step by construction, so it needs evidence of its
@@ -142,7 +165,7 @@ function rule(c: CauseContext): RuleResult {
     veto: [cond('the ITL jump does not line up with the threshold', !aligned, cross !== null && !aligned)],
     evidence: [seriesEvidence(c, SIG.reqRunning, `running above ${fmt(cap)} from ${cross === null ? 'never' : new Date(cross).toISOString()}`), seriesEvidence(c, SIG.latItl, `ITL ×${fmt(rItl)}`)],
     // The fallback is the end of a rise in load: the incident began where arrivals left their baseline on the way up.
-    onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.runMax[i] > cap, 2) ?? cross,
+    onset_ms: cross === null ? null : departureOnset(c, c.f.lamIn, 1, (i) => c.f.t[i] >= cross && c.f.runMax[i] > cap, 2) ?? cross,
     inferred: !known,
   };
 }
