@@ -566,3 +566,29 @@ test('the crossing of a CUDA-graph cap read is the one the ITL step lines up wit
   assert.equal(crossingNear(c, 64, T0 + 7 * 60_000), T0 + 7 * 60_000);
   assert.equal(crossingNear(c, 64, null), T0 + 2 * 60_000);
 });
+
+test("a pool filled by prompts x1.9 as arrivals stepped x1.28 is no surge, though the day's traffic doubled over the hours after", () => {
+  const step = (s: number) => s >= 2400;
+  const day = (s: number) => 1 + s / 14400;
+  const rps = (s: number) => 5 * day(s) * (step(s) ? 1.28 : 1);
+  const prompt = (s: number) => (step(s) ? 780 : 410);
+  const d = analyze(
+    {
+      rps,
+      gtok: (s) => rps(s) * 400,
+      ptok: (s) => rps(s) * prompt(s),
+      kv: (s) => (step(s) ? 0.99 : 0.2),
+      running: (s) => (step(s) ? 256 : 40),
+      waiting: (s) => (step(s) ? Math.min(2000, (s - 2400) / 2) : 0),
+      queue: (s) => (step(s) ? [20, 60] : [0.005, 0.02]),
+      e2e: (s) => (step(s) ? [40, 120] : [2, 4]),
+      ttft: (s) => (step(s) ? [20, 60] : [0.08, 0.2]),
+      preemptRate: (s) => (step(s) ? 2 : 0),
+    },
+    (x) => x.counter('req.arrivals', rps),
+    14400,
+  );
+  const veto = conditionsOf(d, 'traffic_surge').find((c) => c.condition.startsWith('KV full with requests grown'));
+  assert.ok(!d.causes.some((c) => c.id === 'traffic_surge') || veto?.held, JSON.stringify(conditionsOf(d, 'traffic_surge')));
+  assert.notEqual(d.causes[0]?.id, 'traffic_surge', JSON.stringify(d.causes.map((c) => c.id)));
+});

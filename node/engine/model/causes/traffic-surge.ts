@@ -2,8 +2,10 @@
 import { SIG, countOf } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import {
-  cond, defineCause, departureOnset, engineFull, fmt, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, engineFull, fmt, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type Range, type RuleResult,
 } from './context';
+import { rangeMedian } from '../range-stats';
+import { windowAt } from '../windows';
 import { sumArrays } from './shared';
 import { BURST_MAX_MS } from '../unexplained';
 
@@ -25,7 +27,15 @@ function rule(c: CauseContext): RuleResult {
   // trigger (kv_exhaustion), not the arrivals.
   const len = sumArrays(c.f.plenMean, c.f.glenMean);
   const rLen = ratio(medE(c, len), medB(c, len));
-  const longer = kvHigh && rLen >= rLam;
+  // And as a step: the span's first half hour against the half hour before it. A pool filled by prompts ×1.9
+  // as arrivals stepped ×1.28, read over an eight-hour day whose traffic doubled, read arrivals ×1.81 beside
+  // lengths ×1.44 against a morning baseline.
+  const early: Range = [c.span[0], Math.max(c.span[0], Math.min(c.span[1], windowAt(c.f.grid, c.f.t[c.span[0]] + FILL_MS)))];
+  const before: Range = [Math.max(c.base[0], windowAt(c.f.grid, c.f.t[c.span[0]] - FILL_MS)), c.span[0] - 1];
+  const stepOf = (x: Float64Array) => (before[1] >= before[0] ? ratio(rangeMedian(x, early), rangeMedian(x, before)) : NaN);
+  const rLenEarly = stepOf(len);
+  const rLamEarly = stepOf(c.f.lamIn);
+  const longer = kvHigh && (rLen >= rLam || rLenEarly >= rLamEarly);
   const rQ = rE(c, c.f.q99);
   // Waiting shows in queue time and in TTFT (which contains it, and is measured where the queue
   // histogram is coarse or capped); the rest of e2e is decode, which a full batch also slows.
@@ -50,7 +60,11 @@ function rule(c: CauseContext): RuleResult {
     support: [],
     veto: [
       cond(`r(lam_in) < ${T.surge_arrival_veto} (capacity loss instead)`, rLam, rLam < T.surge_arrival_veto, T.surge_arrival_veto),
-      cond('KV full with requests grown more than arrivals: r(plen + glen) ≥ r(lam_in) (→ kv_exhaustion)', `r(len) ${fmt(rLen)}, r(lam_in) ${fmt(rLam)}`, longer),
+      cond(
+        'KV full with requests grown more than arrivals, over the span or as a step (its first half hour ÷ the half hour before): r(plen + glen) ≥ r(lam_in) (→ kv_exhaustion)',
+        `r(len) ${fmt(rLen)}, r(lam_in) ${fmt(rLam)}; step ${fmt(rLenEarly)}, ${fmt(rLamEarly)}`,
+        longer,
+      ),
       cond(`GPU starved: busy ≤ ${T.frontend_sm_max} and fell to ≤ ${T.frontend_util_ratio}× its baseline (→ cpu_frontend_bottleneck)`, `${fmt(util)} (×${fmt(rE(c, busy))})`, starved, T.frontend_sm_max),
       cond(
         `the arrivals the queue began at were served before it without a queue, ${SERVED_MS / 60_000} min at a stretch (the engine lost capacity)`,
