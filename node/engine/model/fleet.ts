@@ -136,8 +136,15 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   // Within a level, a root sorts before the mechanism it drives (its chain runs root → mechanism) where
   // it holds wherever that mechanism does: a surge on one replica explains no KV exhaustion on the others.
   const where_ = (c: CauseResult) => c.instances ?? [];
+  // Or where every instance that shows the mechanism has a root upstream of it: then the mechanism is no root
+  // anywhere, and a root that drives it leads (eager CUDA-graph steps filled one replica's KV pool, a surge
+  // the other's, and the fleet's pooled reading named the exhaustion).
+  const drivenEverywhere = (b: CauseResult) => {
+    const own = per.map((p) => p.d.causes.find((x) => x.id === b.id)).filter((x): x is CauseResult => !!x);
+    return own.length > 0 && own.every((x) => x.chain[0] !== x.id);
+  };
   const covers = (a: CauseResult, b: CauseResult) =>
-    a.id !== b.id && a.chain[0] === a.id && a.chain.includes(b.id) && (where_(a).length === 0 || (where_(b).length > 0 && where_(b).every((x) => where_(a).includes(x))));
+    a.id !== b.id && a.chain[0] === a.id && a.chain.includes(b.id) && (where_(a).length === 0 || (where_(b).length > 0 && where_(b).every((x) => where_(a).includes(x))) || drivenEverywhere(b));
   // A cause that no instance's own data shows, beside causes that some instance's do, is a reading of the
   // pooled series only (a restart on one replica read against the whole fleet's latency): it ranks after them.
   // A cause read off its own symptom (`inferred`) ranks after every other wherever it was found: an instance

@@ -90,6 +90,21 @@ test('a cause only the pooled series show ranks after the causes an instance sho
     { group: group('b'), d: diag([]) },
   ]);
   assert.equal(rooted.causes[0].id, 'cuda_graph_fallback');
+  // A mechanism every instance shows with a root upstream of it is no root anywhere: a root leads, though
+  // the pooled series read the mechanism alone and each root holds on one instance only.
+  const graphsThenFull = { ...inferred, chain: ['cuda_graph_fallback', 'kv_exhaustion'] } as CauseResult;
+  const surgeThenFull = { ...cause('traffic_surge'), chain: ['traffic_surge', 'kv_exhaustion'] } as CauseResult;
+  const driven = mergeFleet(diag([cause('kv_exhaustion')]), [
+    { group: group('a'), d: diag([graphsThenFull, { ...cause('kv_exhaustion'), chain: ['cuda_graph_fallback', 'kv_exhaustion'] } as CauseResult]) },
+    { group: group('b'), d: diag([surgeThenFull, { ...cause('kv_exhaustion'), chain: ['traffic_surge', 'kv_exhaustion'] } as CauseResult]) },
+  ]);
+  assert.notEqual(driven.causes[0].id, 'kv_exhaustion', JSON.stringify(driven.causes.map((c) => c.id)));
+  // Where one instance shows it with no root, the pooled reading stands.
+  const rootless = mergeFleet(diag([cause('kv_exhaustion')]), [
+    { group: group('a'), d: diag([graphsThenFull, { ...cause('kv_exhaustion'), chain: ['cuda_graph_fallback', 'kv_exhaustion'] } as CauseResult]) },
+    { group: group('b'), d: diag([cause('kv_exhaustion')]) },
+  ]);
+  assert.equal(rootless.causes[0].id, 'kv_exhaustion');
 });
 
 test('a cause that drives a stronger mechanism on one instance leads, though the pooled series show neither', () => {
