@@ -592,3 +592,14 @@ test("a pool filled by prompts x1.9 as arrivals stepped x1.28 is no surge, thoug
   assert.ok(!d.causes.some((c) => c.id === 'traffic_surge') || veto?.held, JSON.stringify(conditionsOf(d, 'traffic_surge')));
   assert.notEqual(d.causes[0]?.id, 'traffic_surge', JSON.stringify(d.causes.map((c) => c.id)));
 });
+
+test('a prefix-cache hit rate falling from 0.55 to 0.08 is a collapse though the saturated engine prefills prompts at 0.73x the rate: each request computes twice its tokens', () => {
+  const d = analyze(
+    { ttft: (s) => (after(s) ? [0.5, 2] : [0.08, 0.2]), rps: (s) => (after(s) ? 3.65 : 5), ptok: (s) => (after(s) ? 2920 : 4000) },
+    (x) => {
+      x.counter('kv.prefix_queries', (s) => (after(s) ? 2920 : 4000));
+      x.counter('kv.prefix_hits', (s) => (after(s) ? 2920 * 0.08 : 4000 * 0.55));
+    },
+  );
+  assert.ok(d.causes.some((c) => c.id === 'prefix_cache_collapse'), JSON.stringify(conditionsOf(d, 'prefix_cache_collapse')));
+});
