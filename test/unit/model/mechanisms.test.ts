@@ -8,7 +8,7 @@ import { tempStore } from '../../helpers/import-file';
 import { GB, servingIncident, SyntheticIncident, T0, type ServingShape } from '../../helpers/synthetic-incident';
 import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
 import type { Diagnosis } from '../../../common/contract/diagnosis';
-import type { CauseContext } from '../../../node/engine/model/causes/context';
+import { departureOnset, type CauseContext } from '../../../node/engine/model/causes/context';
 import { crossingNear } from '../../../node/engine/model/causes/cuda-graph-fallback';
 
 const after = (s: number) => s >= 1200;
@@ -602,4 +602,17 @@ test('a prefix-cache hit rate falling from 0.55 to 0.08 is a collapse though the
     },
   );
   assert.ok(d.causes.some((c) => c.id === 'prefix_cache_collapse'), JSON.stringify(conditionsOf(d, 'prefix_cache_collapse')));
+});
+
+test('a step read off windows that overlap by half is dated where it happened, not half a window before', () => {
+  // Two-minute windows a minute apart, each the mean of [t, t + W); the level steps from 0.3 to 1 at 1830 s.
+  const W = 120_000;
+  const step = 60_000;
+  const n = 60;
+  const at = 1_830_000;
+  const t = Float64Array.from({ length: n }, (_, i) => i * step);
+  const x = Float64Array.from(t, (ti) => 0.3 + 0.7 * Math.min(1, Math.max(0, (ti + W - at) / W)));
+  const c = { f: { t, grid: { t0: 0, W, step, n } }, base: [0, 9], span: [10, n - 1] } as unknown as CauseContext;
+  const onset = departureOnset(c, x, 1, (i) => x[i] >= 0.9)!;
+  assert.ok(Math.abs(onset - at) <= W / 4, `dated ${(onset - at) / 1000} s from the step`);
 });

@@ -208,7 +208,9 @@ export function departureOnset(c: CauseContext, x: Float64Array, dir: 1 | -1, st
   const fit = kneeFit(centres, x.subarray(a, z2 + 1));
   const first = c.f.t[i] + half;
   if (!fit || !(dir * (fit.after - fit.before) > 0)) return first;
-  return Math.max(c.f.t[c.base[1]] + c.f.grid.W, Math.min(first, centres[fit.start]));
+  // A window averages [t, t + W): a move at s shows in every window whose centre is past s − W/2, so the
+  // move read off window centres starts half a window before it began.
+  return Math.max(c.f.t[c.base[1]] + c.f.grid.W, Math.min(first, centres[fit.start] + half));
 }
 
 /**
