@@ -616,3 +616,13 @@ test('a step read off windows that overlap by half is dated where it happened, n
   const onset = departureOnset(c, x, 1, (i) => x[i] >= 0.9)!;
   assert.ok(Math.abs(onset - at) <= W / 4, `dated ${(onset - at) / 1000} s from the step`);
 });
+
+test("a KV block leak whose first idle step is a tenth of a percent of the pool is dated at that step, not at the next idle gap's larger one", () => {
+  // Idle for 40 s every 600 s; from 2350 s a few aborts leak 0.14% of the pool, then 1.3% a gap from 2700 s on.
+  const idle = (s: number) => s % 600 < 40;
+  const floor = (s: number) => 0.0145 + (s >= 2350 ? 0.0014 : 0) + (s >= 2700 ? (0.013 * (s - 2700)) / 600 : 0);
+  const d = analyze({ running: (s) => (idle(s) ? 0 : 20), waiting: () => 0, kv: (s) => (idle(s) ? floor(s) : 0.4 + floor(s)) }, undefined, 7200);
+  const leak = d.causes.find((c) => c.id === 'kv_block_leak');
+  assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak')));
+  assert.ok(leak.onset_ms! <= T0 + 2450_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});

@@ -81,11 +81,18 @@ function baseLevel(c: CauseContext, floor: { t: number[]; v: number[] }): number
 }
 
 /**
+ * The least rise of an idle floor that is a step (a share of the pool): an idle pool reads the same blocks
+ * every scrape, and a few aborts' blocks are a tenth of a percent of it (0.0145 → 0.0159 read "still at the
+ * idle level" under a 0.002 cut and dated a leak at the next gap's larger step, 5 minutes later).
+ */
+const STEP_MIN = 0.0005;
+
+/**
  * Index of the first idle floor of the final run above the baseline's idle level (the floor never back
  * down to it afterwards); the floor's length where the last one is at that level.
  */
 function staircaseStart(c: CauseContext, floor: { t: number[]; v: number[] }): number {
-  const level = baseLevel(c, floor) + 0.002;
+  const level = baseLevel(c, floor) + STEP_MIN;
   let k = floor.v.length;
   while (k > 0 && floor.v[k - 1] > level) k--;
   return k;
