@@ -133,9 +133,9 @@ export interface ModelConfig {
     prefix_ttft_ratio: number;
     prefix_computed_ratio: number;
     prefix_prompt_veto: number;
-    /** cuda_graph_fallback and spec_decode_degradation: ITL ratios; the acceptance-length fall. */
     /** network_client_slowness: the server's latency counts as risen at this ratio to the baseline (with z ≥ 2). */
     network_server_rise_ratio: number;
+    /** cuda_graph_fallback and spec_decode_degradation: ITL ratios; the acceptance-length fall. */
     cuda_graph_itl_ratio: number;
     spec_acc_fall: number;
     spec_itl_ratio: number;

@@ -141,30 +141,48 @@ function isFault(e: EventRow): boolean {
   return e.kind === EV.traceback && FATAL_TRACE.test(e.text);
 }
 
+/** Each loaded GPU's readings over a stretch: how many windows read its memory, and its util there. */
+export type GpuReadings = { seen: number; util: number[] }[];
+
 /**
- * Whether the GPUs' own telemetry says the engine lived through [startMs, endMs): every GPU read there holds
- * its loaded memory (≥ 90% of its baseline median: a process that died or restarted frees it) and they
- * were not pinned busy throughout (a rank spinning in a hung collective keeps its memory too). Lost scrapes
- * of the engine's metrics, with nvidia-smi showing the same traffic rhythm, are a gap in one source.
+ * A reader of the loaded GPUs' readings over [startMs, endMs), null where any of them let its loaded memory
+ * go (< 90% of its baseline median: a process that died or restarted frees it). GPUs idle in the baseline
+ * (no memory held) are left out; their baseline levels are read once.
  */
-function gpusHeldAndWorking(f: Frame, base: Range): (startMs: number, endMs: number) => boolean {
+export function loadedGpus(f: Frame, base: Range): (startMs: number, endMs: number) => GpuReadings | null {
   const gpus = f.gpus.map((g) => ({ g, level: median(g.memUsed.subarray(base[0], base[1] + 1)) })).filter((x) => x.level > 0);
   return (startMs, endMs) => {
-    // Windows are a regular grid: only those inside the silence are read.
+    // Windows are a regular grid: only those inside the stretch are read.
     const from = Math.max(0, Math.ceil((startMs - f.grid.t0) / f.grid.step));
-    let read = 0;
-    let minUtil = Infinity;
+    const out: GpuReadings = [];
     for (const { g, level } of gpus) {
-      let seen = 0;
+      const r = { seen: 0, util: [] as number[] };
       for (let i = from; i < f.grid.n && f.t[i] < endMs; i++) {
         if (!Number.isFinite(g.memUsed[i])) continue;
-        if (g.memUsed[i] < 0.9 * level) return false;
-        seen++;
-        if (Number.isFinite(g.util[i])) minUtil = Math.min(minUtil, g.util[i]);
+        if (g.memUsed[i] < 0.9 * level) return null;
+        r.seen++;
+        if (Number.isFinite(g.util[i])) r.util.push(g.util[i]);
       }
-      if (seen) read++;
+      out.push(r);
     }
-    return read > 0 && minUtil < 0.95;
+    return out;
+  };
+}
+
+/**
+ * Whether the GPUs' own telemetry says the engine lived through [startMs, endMs): every GPU read there holds
+ * its loaded memory and they were not pinned busy throughout (a rank spinning in a hung collective keeps its
+ * memory too). Lost scrapes of the engine's metrics, with nvidia-smi showing the same traffic rhythm, are a
+ * gap in one source.
+ */
+function gpusHeldAndWorking(f: Frame, base: Range): (startMs: number, endMs: number) => boolean {
+  const read = loadedGpus(f, base);
+  return (startMs, endMs) => {
+    const gpus = read(startMs, endMs);
+    if (!gpus) return false;
+    let minUtil = Infinity;
+    for (const g of gpus) for (const u of g.util) minUtil = Math.min(minUtil, u);
+    return gpus.some((g) => g.seen > 0) && minUtil < 0.95;
   };
 }
 

@@ -2,7 +2,7 @@
 // or an engine that falls silent with work in hand.
 import { EV, SIG } from '../../../../common/names';
 import { median } from '../baseline';
-import { engineSpoke } from '../unexplained';
+import { engineSpoke, loadedGpus } from '../unexplained';
 import {
   cond, defineCause, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
@@ -125,26 +125,10 @@ const SPINNING = 0.95;
 
 /**
  * Whether the GPU telemetry goes on from `startMs` to the end of the data with every GPU read there holding
- * its loaded memory (≥ 90% of its baseline median) and one of them pinned busy (median util ≥ SPINNING):
- * the process is alive and stuck, not gone.
+ * its loaded memory and one of them pinned busy (median util ≥ SPINNING): the process is alive and stuck,
+ * not gone.
  */
 function gpusSpinning(c: CauseContext, startMs: number): boolean {
-  const from = Math.max(0, Math.ceil((startMs - c.f.grid.t0) / c.f.grid.step));
-  let read = false;
-  let spinning = false;
-  for (const g of c.f.gpus) {
-    const level = median(g.memUsed.subarray(c.base[0], c.base[1] + 1));
-    if (!(level > 0)) continue;
-    const util: number[] = [];
-    let seen = 0;
-    for (let i = from; i < c.f.grid.n; i++) {
-      if (!Number.isFinite(g.memUsed[i])) continue;
-      if (g.memUsed[i] < 0.9 * level) return false;
-      seen++;
-      if (Number.isFinite(g.util[i])) util.push(g.util[i]);
-    }
-    if (seen >= 2) read = true;
-    if (util.length >= 2 && median(util) >= SPINNING) spinning = true;
-  }
-  return read && spinning;
+  const gpus = loadedGpus(c.f, c.base)(startMs, Infinity);
+  return !!gpus && gpus.some((g) => g.seen >= 2) && gpus.some((g) => g.util.length >= 2 && median(g.util) >= SPINNING);
 }

@@ -31,7 +31,7 @@ function rule(c: CauseContext): RuleResult {
   // as arrivals stepped ×1.28, read over an eight-hour day whose traffic doubled, read arrivals ×1.81 beside
   // lengths ×1.44 against a morning baseline.
   const early: Range = [c.span[0], Math.max(c.span[0], Math.min(c.span[1], windowAt(c.f.grid, c.f.t[c.span[0]] + FILL_MS)))];
-  const before: Range = [Math.max(c.base[0], windowAt(c.f.grid, c.f.t[c.span[0]] - FILL_MS)), c.span[0] - 1];
+  const before = halfHourBefore(c);
   const stepOf = (x: Float64Array) => (before[1] >= before[0] ? ratio(rangeMedian(x, early), rangeMedian(x, before)) : NaN);
   const rLenEarly = stepOf(len);
   const rLamEarly = stepOf(c.f.lamIn);
@@ -102,8 +102,9 @@ function fillingArrivals(c: CauseContext): number {
     if (c.f.lamIn[i] >= level) surged += c.f.grid.step;
   }
   if (surged <= BURST_MAX_MS) return NaN;
+  const [b0, b1] = halfHourBefore(c);
   const before: number[] = [];
-  for (let i = c.span[0] - 1; i >= 0 && c.f.t[i] >= c.f.t[c.span[0]] - BEFORE_MS; i--) if (Number.isFinite(c.f.lamIn[i])) before.push(c.f.lamIn[i]);
+  for (let i = b0; i <= b1; i++) if (Number.isFinite(c.f.lamIn[i])) before.push(c.f.lamIn[i]);
   if (xs.length < 3 || before.length < 3) return NaN;
   const m = median(xs);
   return Math.min(ratio(m, lamB), ratio(m, median(before)));
@@ -112,6 +113,13 @@ function fillingArrivals(c: CauseContext): number {
 /** How soon after the span's start a surge's queue peaks, and the stretch before the span it is compared with. */
 const FILL_MS = 30 * 60_000;
 const BEFORE_MS = 30 * 60_000;
+
+/** The windows of the half hour before the span (BEFORE_MS); empty (end < start) where the span starts the data. */
+function halfHourBefore(c: CauseContext): Range {
+  let a = c.span[0];
+  while (a - 1 >= 0 && c.f.t[a - 1] >= c.f.t[c.span[0]] - BEFORE_MS) a--;
+  return [a, c.span[0] - 1];
+}
 
 /**
  * An engine read from its periodic log lines alone (vLLM's "Avg prompt throughput … Running … Waiting …"):
