@@ -99,6 +99,8 @@ const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d
 const LEVEL_WORD = /^\s*(TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::\s+|\s+)/;
 /** A uvicorn access line (`INFO:     10.0.0.7:5123 - "POST /v1/chat/completions HTTP/1.1" 200`): method, path, status. */
 const ACCESS = /^(?:INFO:\s+)?\S+:\d+ - "(\w+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+/** The most text after an access line's status that is only its reason phrase (` Network Authentication Required`). */
+const ACCESS_TAIL_MAX = 32;
 /** How uvicorn's own lines begin, its access lines among them. */
 const UVICORN_INFO = /^INFO:\s/;
 
@@ -514,6 +516,13 @@ class LogParser {
         if (isOomLine(body)) this.oom(p, no);
         return;
       }
+    }
+    // An access line that prefix() matched, with no more after its status than a reason phrase (the longest,
+    // 511's, is 31 characters): none of the tests below can match it, and it is most lines of a busy server's
+    // log. A longer tail may hold another line glued on (its newline lost), so it takes the whole path.
+    if (p.access && body.length - p.access[0].length <= ACCESS_TAIL_MAX) {
+      this.access(p, no, p.access[1], p.access[2], p.access[3]);
+      return;
     }
     const req = p.json ? tgiJsonRequest(p.json) : tgiTextRequest(p.level, body);
     if (req) {

@@ -200,3 +200,24 @@ test('preemption warnings in other words than upstream are preemptions; a resump
     r.dispose();
   }
 });
+
+test('uvicorn access lines: counted by status class, 5xx as events; a stats line glued to one is still read', async () => {
+  const p = '(APIServer pid=3646)';
+  const text = [
+    `${p} INFO 07-28 06:40:59 [loggers.py:271] Engine 000: Avg prompt throughput: 10.0 tokens/s, Avg generation throughput: 100.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 10.0%, Prefix cache hit rate: 0.0%`,
+    `${p} INFO:     10.0.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+    `${p} INFO:     10.0.0.8:51235 - "POST /v1/completions HTTP/1.1" 511 Network Authentication Required`,
+    // The newline after this access line was lost: the stats line behind it is a sample of its own.
+    `${p} INFO:     10.0.0.9:51236 - "GET /health HTTP/1.1" 200 OK${p} INFO 07-28 06:41:09 [loggers.py:271] Engine 000: Avg prompt throughput: 20.0 tokens/s, Avg generation throughput: 200.0 tokens/s, Running: 4 reqs, Waiting: 1 reqs, GPU KV cache usage: 20.0%, Prefix cache hit rate: 0.0%`,
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, name: 'vllm.log', mtimeMs: Date.UTC(2025, 11, 1) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'kv.usage', { engine: '0' }).map((x) => x.v), [0.1, 0.2]);
+    const errors = events(r, 'http_error');
+    assert.deepEqual(errors.map((e) => [e.line, e.attrs.status, e.attrs.method, e.attrs.path]), [[3, 511, 'POST', '/v1/completions']]);
+    assert.deepEqual(values(r, 'http.requests', { status: '2xx' }).map((x) => x.v), [2]);
+  } finally {
+    r.dispose();
+  }
+});
