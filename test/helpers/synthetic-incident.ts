@@ -63,6 +63,16 @@ export class SyntheticIncident {
     return this;
   }
 
+  /** A counter written as its readings `total(s)` (null: no reading), resets and gaps as given. */
+  counterReadings(name: string, total: (s: number) => number | null, labels?: Record<string, string>): this {
+    const id = this.w.series({ name, labels, kind: 'counter' });
+    for (const s of this.times()) {
+      const v = total(s);
+      if (v !== null) this.w.sample(id, T0 + s * 1000, v);
+    }
+    return this;
+  }
+
   /**
    * A latency histogram: `perSecond(s)` observations per second whose p50/p99 are `quantiles(s)`; writes
    * the buckets and the `.sum`/`.count` companions. Observation values follow a log-logistic shape through

@@ -210,6 +210,27 @@ export function hasSampleIn(s: LoadedSeries, from: number, to: number): boolean 
   return lo < t.length && t[lo] <= to;
 }
 
+/**
+ * Visits a series' samples in [from, to], in time order: one ranged read where it is stored and not in memory,
+ * else from its arrays.
+ */
+export function samplesIn(s: LoadedSeries, from: number, to: number, visit: (t: number, v: number) => void): void {
+  if (s instanceof StoredSeries && !s.held) {
+    const last = Math.min(to, s.rows.last);
+    if (last >= from) s.rows.reads.scanSamples(s.id, from, last, visit);
+    return;
+  }
+  const { t, v } = s;
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (t[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < t.length && t[i] <= to; i++) visit(t[i], v[i]);
+}
+
 /** Samples of a series (scrapes of a histogram), counted without reading them where they are not in memory. */
 export function sizeOf(x: LoadedSeries | LoadedHistogram): number {
   if (x instanceof StoredSeries) return x.held?.t.length ?? countRows(x.rows);

@@ -7,7 +7,7 @@ import type { EventRow } from '../../../common/contract/types';
 import type { ModelConfig } from './config';
 import type { Frame } from './frame';
 import type { Range } from './causes/context';
-import { hasSampleIn, type Signals } from './signals-from-store';
+import { hasSampleIn, samplesIn, type Signals } from './signals-from-store';
 import { EV, SIG } from '../../../common/names';
 import { ENGINE_FAMILY, windowAt } from './windows';
 import { rangeMedian } from './range-stats';
@@ -46,7 +46,7 @@ export function abnormalEvidence(x: AbnormalInputs): Evidence[] {
   }
 
   const gpusLived = gpusHeldAndWorking(f, x.base);
-  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b) || gpusLived(a, b));
+  const outage = longestSilence(f, x.base, (a, b) => engineSpoke(sig, a, b) || gpusLived(a, b) || countedThrough(sig, a, b));
   if (outage && outage.ms >= cfg.causes.outage_min_ms) out.push({ kind: 'series', ref: SIG.tokensGeneration, start_ms: outage.start, end_ms: outage.end, text: `the engine reported nothing for ${Math.round(outage.ms / 1000)} s ${OUTAGE_MARK}` });
 
   const stall = longestStall(f, x.base);
@@ -184,6 +184,39 @@ function gpusHeldAndWorking(f: Frame, base: Range): (startMs: number, endMs: num
     for (const g of gpus) for (const u of g.util) minUtil = Math.min(minUtil, u);
     return gpus.some((g) => g.seen > 0) && minUtil < 0.95;
   };
+}
+
+/** How far either side of a silence its token counters are read: the pace before it, and the reading that ends it. */
+const COUNTED_SPAN_MS = 15 * 60_000;
+/** The least share of the pace before a silence that its counters kept across it for the engine to have served through it. */
+const COUNTED_PACE = 0.5;
+
+/**
+ * Whether the engine's generated-token counters went on counting through a silence: every counter read on both
+ * sides of it rose across it at COUNTED_PACE of its pace over the quarter hour before or more, none fell. A
+ * scraper that lost every replica's scrapes for seven minutes (a monitoring gap) left the windows as silent as
+ * a dead engine, while the counters showed 107 tokens/s across the gap against 100 before. An engine that was
+ * down restarts its counters (a fall) and a hung one stops them: both stay outages.
+ */
+function countedThrough(sig: Signals, startMs: number, endMs: number): boolean {
+  let judged = 0;
+  for (const s of sig.series.get(SIG.tokensGeneration) ?? []) {
+    if (s.kind !== 'counter') continue;
+    const before: number[] = [];
+    samplesIn(s, startMs - COUNTED_SPAN_MS, startMs - 1, (t, v) => {
+      if (before.length < 2) before.push(t, v);
+      else before.splice(2, 2, t, v);
+    });
+    const after: number[] = [];
+    samplesIn(s, endMs + 1, endMs + COUNTED_SPAN_MS, (t, v) => void (after.length === 0 && after.push(t, v)));
+    if (before.length < 4 || after.length < 2) continue;
+    const [t0, v0, t1, v1] = before;
+    const [t2, v2] = after;
+    judged++;
+    const paceBefore = (v1 - v0) / (t1 - t0);
+    if (!(t1 > t0 && paceBefore > 0 && v2 >= v1 && (v2 - v1) / (t2 - t1) >= COUNTED_PACE * paceBefore)) return false;
+  }
+  return judged > 0;
 }
 
 /** Whether a window has any reading from the serving engine. */

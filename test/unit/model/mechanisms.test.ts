@@ -359,8 +359,11 @@ test('a few requests carrying long documents (a new tail, the body unmoved) are 
   assert.ok(!coarse.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(coarse.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
 });
 
-/** An engine read from its gauges with a 900 s hole in them (1200–2100 s); the GPU's telemetry goes on. */
-function metricsGap(gpuDuringGap: { memGB: number; util: (s: number) => number }): Diagnosis {
+/**
+ * An engine read from its gauges with a 900 s hole in them (1200–2100 s); the GPU's telemetry goes on, where
+ * given, and so does its generated-token counter (900 tokens/s) where `tokensAfter` gives its total after the hole.
+ */
+function metricsGap(gpuDuringGap: { memGB: number; util: (s: number) => number } | null, tokensAfter?: (s: number) => number): Diagnosis {
   const ts = tempStore();
   try {
     const x = new SyntheticIncident(ts.store, 3000, 7, 3);
@@ -369,9 +372,12 @@ function metricsGap(gpuDuringGap: { memGB: number; util: (s: number) => number }
     x.gauge('req.running', (s) => (up(s) ? Math.round(10 * x.noise(0.2)) : null));
     x.gauge('req.waiting', (s) => (up(s) ? 0 : null));
     x.gauge('kv.usage', (s) => (up(s) ? 0.3 * x.noise(0.1) : null));
-    const gpu = { gpu: '0' };
-    x.gauge('gpu.mem.used', (s) => (up(s) ? 70 * GB : gpuDuringGap.memGB * GB), gpu);
-    x.gauge('gpu.util', (s) => (up(s) ? 0.3 + 0.3 * Math.sin(s / 60) : gpuDuringGap.util(s)), gpu);
+    if (tokensAfter) x.counterReadings('tokens.generation', (s) => (s < 1200 ? 900 * s : up(s) ? tokensAfter(s) : null));
+    if (gpuDuringGap) {
+      const gpu = { gpu: '0' };
+      x.gauge('gpu.mem.used', (s) => (up(s) ? 70 * GB : gpuDuringGap.memGB * GB), gpu);
+      x.gauge('gpu.util', (s) => (up(s) ? 0.3 + 0.3 * Math.sin(s / 60) : gpuDuringGap.util(s)), gpu);
+    }
     return analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
   } finally {
     ts.dispose();
@@ -388,6 +394,18 @@ test("lost scrapes while the GPU holds its loaded memory and keeps the traffic's
   // A rank spinning in a hung collective holds its memory too, pinned busy: still no reading from the engine.
   const pinned = metricsGap({ memGB: 70, util: () => 1 });
   assert.equal(outageText(pinned), true, JSON.stringify({ status: pinned.status, unexplained: pinned.unexplained }));
+});
+
+test('a hole in the scrapes across which the token counter kept its pace is a gap in the metrics; a counter that restarted or stood still marks an outage', () => {
+  // No GPU telemetry: the counter alone tells. It counted on at 900 tokens/s through the hole (the scraper's gap)…
+  const counted = metricsGap(null, (s) => 900 * s);
+  assert.equal(outageText(counted), false, JSON.stringify(counted.unexplained));
+  // …restarted from zero after it (the engine was down and came back)…
+  const restarted = metricsGap(null, (s) => 900 * (s - 2100));
+  assert.equal(outageText(restarted), true, JSON.stringify({ status: restarted.status, unexplained: restarted.unexplained }));
+  // …or gained a tenth of its pace across it (a hung engine that came back).
+  const stood = metricsGap(null, (s) => 900 * 1200 + 90 * 900 + 900 * (s - 2100));
+  assert.equal(outageText(stood), true, JSON.stringify({ status: stood.status, unexplained: stood.unexplained }));
 });
 
 test('speculative decoding that accepts fewer drafts is read from end-to-end latency where the per-token figures stay flat', () => {
