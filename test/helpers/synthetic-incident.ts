@@ -42,7 +42,12 @@ export class SyntheticIncident {
   }
 
   gauge(name: string, value: (s: number) => number | null, labels?: Record<string, string>): this {
-    const id = this.w.series({ name, labels, kind: 'gauge' });
+    return this.readings(name, 'gauge', value, labels);
+  }
+
+  /** A series written as its readings `value(s)` (null: no reading). */
+  private readings(name: string, kind: 'gauge' | 'counter', value: (s: number) => number | null, labels?: Record<string, string>): this {
+    const id = this.w.series({ name, labels, kind });
     for (const s of this.times()) {
       const v = value(s);
       if (v !== null) this.w.sample(id, T0 + s * 1000, v);
@@ -65,12 +70,7 @@ export class SyntheticIncident {
 
   /** A counter written as its readings `total(s)` (null: no reading), resets and gaps as given. */
   counterReadings(name: string, total: (s: number) => number | null, labels?: Record<string, string>): this {
-    const id = this.w.series({ name, labels, kind: 'counter' });
-    for (const s of this.times()) {
-      const v = total(s);
-      if (v !== null) this.w.sample(id, T0 + s * 1000, v);
-    }
-    return this;
+    return this.readings(name, 'counter', total, labels);
   }
 
   /**

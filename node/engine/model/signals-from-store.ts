@@ -200,6 +200,12 @@ export function hasSampleIn(s: LoadedSeries, from: number, to: number): boolean 
     return t !== null && t <= s.rows.last && t <= to;
   }
   const t = s.t;
+  const lo = firstAtOrAfter(t, from);
+  return lo < t.length && t[lo] <= to;
+}
+
+/** The index of the first time at or after `from` in ascending `t` (t.length where none is). */
+function firstAtOrAfter(t: Float64Array, from: number): number {
   let lo = 0;
   let hi = t.length;
   while (lo < hi) {
@@ -207,7 +213,7 @@ export function hasSampleIn(s: LoadedSeries, from: number, to: number): boolean 
     if (t[mid] < from) lo = mid + 1;
     else hi = mid;
   }
-  return lo < t.length && t[lo] <= to;
+  return lo;
 }
 
 /**
@@ -221,14 +227,7 @@ export function samplesIn(s: LoadedSeries, from: number, to: number, visit: (t: 
     return;
   }
   const { t, v } = s;
-  let lo = 0;
-  let hi = t.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (t[mid] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo; i < t.length && t[i] <= to; i++) visit(t[i], v[i]);
+  for (let i = firstAtOrAfter(t, from); i < t.length && t[i] <= to; i++) visit(t[i], v[i]);
 }
 
 /** Samples of a series (scrapes of a histogram), counted without reading them where they are not in memory. */
