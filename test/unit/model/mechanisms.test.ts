@@ -239,6 +239,14 @@ test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no
   assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
 });
 
+test('a rollout that slowed every prefill while TTFT P99 stayed inside its bucket is read off the exact TTFT mean', () => {
+  // The body of TTFT 1.6× slower, its P99 up 12% (the tail sat in one bucket): the mean steps, the quantile hardly.
+  const d = analyze({ ttft: (s) => (after(s) ? [0.128, 0.28] : [0.08, 0.25]) }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);
+  const fired = d.causes.find((c) => c.id === 'deploy_regression');
+  assert.ok(fired, JSON.stringify(conditionsOf(d, 'deploy_regression')));
+  assert.match(JSON.stringify(fired.evidence), /ttft mean changed/);
+});
+
 test('more requests running at the same tokens/s and the same exact ITL after a restart is no deploy regression; ITL up with it is', () => {
   const run = (itl: (s: number) => [number, number]) =>
     analyze({ running: (s) => (after(s) ? 30 : 20), itl }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);
