@@ -205,6 +205,27 @@ test('a proxy adding 0.7 s before the first token while the server itself got fa
   assert.equal(d.causes[0]?.id, 'network_client_slowness', JSON.stringify(conditionsOf(d, 'network_client_slowness')));
 });
 
+test('a surge whose queue filled in twelve minutes and then held, clients giving up as fast as new ones came, is a surge though its peak came hours later', () => {
+  // 4 h; from 1200 s the engine serves 5.5 req/s at its limit and the queue fills to 3000 by 1920 s (arrivals
+  // ~×1.9 meanwhile, read off served + the occupancy's growth), then holds, creeping to 3200 by the end.
+  const fill = (s: number) => Math.min(1, Math.max(0, (s - 1200) / 720));
+  const waiting = (s: number) => (after(s) ? Math.round(3000 * fill(s) + Math.max(0, (200 * (s - 1920)) / 12480)) : 0);
+  const slow = (s: number, b: [number, number]): [number, number] => (after(s) ? [b[0] + 300 * fill(s), b[1] + 400 * fill(s)] : b);
+  const d = analyze(
+    {
+      rps: (s) => (after(s) ? 5.5 : 5),
+      running: (s) => (after(s) ? 32 : 20),
+      waiting,
+      queue: (s) => slow(s, [0.005, 0.02]),
+      ttft: (s) => slow(s, [0.08, 0.2]),
+      e2e: (s) => slow(s, [2, 4]),
+    },
+    undefined,
+    14400,
+  );
+  assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(d, 'traffic_surge')));
+});
+
 test('a KV pool that longer conversations filled over 16 minutes, full for the last 4 when the recording ends, is exhausted', () => {
   const full = 2160;
   const kv = (s: number) => (s < 1200 ? 0.3 : Math.min(1, 0.3 + (0.7 * (s - 1200)) / (full - 1200)));

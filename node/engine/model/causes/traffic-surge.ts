@@ -78,7 +78,7 @@ function rule(c: CauseContext): RuleResult {
 }
 
 /**
- * Arrivals while the queue was filling, where it filled within FILL_MS of the span's start, ÷ the
+ * Arrivals while the queue was filling, where it filled (FULL_SHARE of its peak) within FILL_MS of the span's start, ÷ the
  * baseline's and ÷ the half hour before the span (the lower of the two); NaN otherwise or with fewer than 3
  * windows. A surge builds its backlog while it lasts and the span runs on while the backlog drains, at the
  * old arrivals or fewer: over a 54-minute episode, a 19-minute ×2.45 surge read ×1.16. A queue that took
@@ -86,17 +86,22 @@ function rule(c: CauseContext): RuleResult {
  * filled by arrivals at a surge's level for 5 minutes or less is an arrival spike's.
  */
 function fillingArrivals(c: CauseContext): number {
-  // The queue's peak over the span (its first, on a tie), which must come within FILL_MS of the start.
+  // The queue's peak over the span (its first, on a tie), and where it first stood within FULL_SHARE of it,
+  // which must come within FILL_MS of the start: a queue that filled and then held, clients giving up as
+  // fast as new ones came, peaks by a few requests hours later.
   let peak = -1;
   for (let i = c.span[0]; i <= c.span[1]; i++) if (Number.isFinite(c.f.wait[i]) && (peak < 0 || c.f.wait[i] > c.f.wait[peak])) peak = i;
-  if (peak < 0 || c.f.t[peak] > c.f.t[c.span[0]] + FILL_MS) return NaN;
+  if (peak < 0) return NaN;
+  let full = c.span[0];
+  while (!(c.f.wait[full] >= FULL_SHARE * c.f.wait[peak])) full++;
+  if (c.f.t[full] > c.f.t[c.span[0]] + FILL_MS) return NaN;
   // How long arrivals stood at a surge's level: a queue filled by a burst of a few minutes is an arrival
   // spike's, which drains by itself (unexplained.ts).
   const lamB = medB(c, c.f.lamIn);
   const level = c.cfg.causes.surge_arrival_ratio * lamB;
   const xs: number[] = [];
   let surged = 0;
-  for (let i = c.span[0]; i <= peak; i++) {
+  for (let i = c.span[0]; i <= full; i++) {
     if (!Number.isFinite(c.f.lamIn[i])) continue;
     xs.push(c.f.lamIn[i]);
     if (c.f.lamIn[i] >= level) surged += c.f.grid.step;
@@ -110,8 +115,9 @@ function fillingArrivals(c: CauseContext): number {
   return Math.min(ratio(m, lamB), ratio(m, median(before)));
 }
 
-/** How soon after the span's start a surge's queue peaks, and the stretch before the span it is compared with. */
+/** How soon after the span's start a surge's queue is full (FULL_SHARE of its peak), and the stretch before the span it is compared with. */
 const FILL_MS = 30 * 60_000;
+const FULL_SHARE = 0.9;
 const BEFORE_MS = 30 * 60_000;
 
 /** The windows of the half hour before the span (BEFORE_MS); empty (end < start) where the span starts the data. */
