@@ -64,6 +64,8 @@ export interface Frame {
   queueMean: Float64Array;
   prefillMean: Float64Array;
   plenMean: Float64Array;
+  /** Prompt length P10: where every prompt grew (longer conversations) the body's low end moves; a tail of documents leaves it. */
+  plenP10: Float64Array;
   plenP90: Float64Array;
   /** Prompt length P99: where a few requests carry long documents, the tail moves and the body does not. */
   plenP99: Float64Array;
@@ -524,6 +526,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     queueMean: histogramMean(sig, SIG.latQueue, g),
     prefillMean: histogramMean(sig, SIG.latPrefill, g),
     plenMean: lengthMean(SIG.reqPromptLen, plenH, promptOf, ptok),
+    plenP10: plenH ? plenH.quantile(0.1) : Float64Array.from(fromSpans(promptOf, 0.1)),
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
     plenP99: plenH ? plenH.quantile(0.99) : Float64Array.from(fromSpans(promptOf, 0.99)),
     glenMean: lengthMean(SIG.reqGenLen, glenH, outputOf, gtok),

@@ -383,6 +383,9 @@ test('a few requests carrying long documents (a new tail, the body unmoved) are 
   assert.equal(tail.causes[0]?.id, 'long_prompt_interference', JSON.stringify(tail.checked.find((c) => c.id === 'long_prompt_interference')));
   const body = prompts({ body: 1.5, tail: 2.2 });
   assert.ok(!body.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(body.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
+  // Every prompt ×2.2: prompt tokens per arrival double, and so does the body's low end (P10) with the mean.
+  const doubled = prompts({ body: 2.2, tail: 2.2 });
+  assert.ok(!doubled.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(doubled.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
   // Every prompt ×1.9 read off vLLM's 1-2-5 buckets: the interpolated P90 crosses ×2, the exact mean does not.
   const coarse = prompts({ body: 1.9, tail: 1.9, buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000] });
   assert.ok(!coarse.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(coarse.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
