@@ -462,9 +462,10 @@ test('where nothing explains the episode as a whole, each sustained symptom is r
 });
 
 test('a CPU-bound frontend whose slower steps kept requests, and their KV blocks, longer is still read as the frontend; a pool that outgrew the batch is not', () => {
-  const frontend = (kvAfter: number, runAfter: number) =>
+  const frontend = (kvAfter: number, runAfter: number, ttftAfter?: [number, number]) =>
     analyze(
       {
+        ...(ttftAfter ? { ttft: (s: number): [number, number] => (after(s) ? ttftAfter : [0.08, 0.2]) } : {}),
         itl: (s) => (after(s) ? [0.09, 0.14] : [0.02, 0.04]),
         e2e: (s) => (after(s) ? [8, 14] : [2, 4]),
         running: (s) => (after(s) ? runAfter : 26),
@@ -480,6 +481,10 @@ test('a CPU-bound frontend whose slower steps kept requests, and their KV blocks
   const bigger = frontend(0.86, 28);
   const kv = conditionsOf(bigger, 'cpu_frontend_bottleneck').find((c) => c.condition.startsWith('kv ≤'));
   assert.ok(!bigger.causes.some((c) => c.id === 'cpu_frontend_bottleneck') && kv?.held === false, JSON.stringify(kv));
+  // A pool filled to 0.98 where the frontend shows in both of its own readings (its CPU pinned, the first
+  // token seconds later than queue and prefill explain): the full pool is its consequence.
+  const full = frontend(0.98, 38, [2, 6]);
+  assert.equal(full.causes[0]?.id, 'cpu_frontend_bottleneck', JSON.stringify(conditionsOf(full, 'cpu_frontend_bottleneck')));
 });
 
 test('a surge whose backlog drains for longer than it lasted is read by the arrivals that filled the queue', () => {

@@ -45,7 +45,6 @@ function rule(c: CauseContext): RuleResult {
   // batch ×1.46). A pool that outgrew the batch holds bigger requests (kv_exhaustion's reading).
   const rKv = rE(c, c.f.kv);
   const rRun = rE(c, c.f.run);
-  const poolFree = kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun);
   const rGtok = rE(c, c.f.gtok);
   const gap = new Float64Array(c.f.grid.n);
   for (let i = 0; i < gap.length; i++) gap[i] = c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
@@ -73,6 +72,12 @@ function rule(c: CauseContext): RuleResult {
   const dTtft = medE(c, c.f.ttftMean) - medB(c, c.f.ttftMean);
   // And it is a wait someone feels: a gap of 1 ms grown to 5 ms is ×5 and nothing (tokenisation jitter).
   const frontGap = rGap >= T.frontend_gap_ratio && !(dGap < 0.5 * dTtft) && dGap >= FRONT_GAP_MIN_S;
+  // The pool is not the limit either where the API server is shown to be, in both of its own readings: its
+  // process pinned on a core and the time before the engine sees a request carrying the TTFT rise. Its slower
+  // steps keep every request, and its blocks, longer, and the pool fills: kv_exhaustion is then the
+  // consequence, in the chain (a host gap of 53 ms a step filled a pool to 0.98 beside the CPU at 0.98 core
+  // and TTFT beyond queue and prefill ×3000).
+  const poolFree = kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) || (pinned && frontGap);
   const down = rGtok <= T.frontend_down_ratio;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
@@ -101,7 +106,7 @@ function rule(c: CauseContext): RuleResult {
         T.frontend_ttft_ratio,
       ),
       cond(
-        `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run))`,
+        `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run)), OR the process CPU pinned and the front gap carrying TTFT's rise (the full pool their consequence)`,
         `kv ${fmt(kv)} (×${fmt(rKv)}, run ×${fmt(rRun)})`,
         poolFree,
         T.frontend_kv_max,
