@@ -124,8 +124,8 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     const run = runRulesWatchingSpan(ctx);
     return { ctx, ...run, causes: rankCauses(run.results, at.episode ? f.t[at.span[0]] : null, 2 * grid.W) };
   };
-  let judged = judge(evaluationSpan(f, dims, cfg, onsetIndex, base, alerts));
   const sustainedTrigger = onsetIndex < 0 ? -1 : sustainedJointOnset(latRise, tpsFall, f.t, grid.W, cfg.alerts.incident_min_ms, inBase);
+  let judged = judge(evaluationSpan(f, dims, cfg, onsetIndex, base, alerts, sustainedTrigger >= 0));
   const abnormal = abnormalEvidence({ f, sig, cfg, base, alerts, onsetIndex: sustainedTrigger });
   // Nothing explains an episode that is one (abnormal evidence): each sustained symptom is read on its own,
   // longest first. A day with an evening peak's alerts hours before a 19-minute surge read the surge's
@@ -244,14 +244,20 @@ function wholeSpanRiseMs(bands: readonly LatencyBand[], signal: Dimensions['late
 }
 
 /** The degraded episode (see the header), or the post-baseline stretch when there is none. */
-export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alerts: readonly Alert[] = []): { span: Range; episode: boolean } {
+export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, onsetIndex: number, base: Range, alerts: readonly Alert[] = [], jointSustained = true): { span: Range; episode: boolean } {
   const n = f.grid.n;
-  if (onsetIndex >= 0 && onsetIndex < n) {
+  const sustained = sustainedSymptoms(alerts, f.t[n - 1] + f.grid.W, cfg.alerts.incident_min_ms);
+  const streakStart = (a: Alert) => Math.floor((a.first_fired_ms - f.grid.t0) / f.grid.step) - (forWindows(cfg.alerts.for_ms, f.grid.step) - 1);
+  // A joint trigger that held for less than alerts.incident_min_ms, after a symptom had already been sustained,
+  // is a moment inside the episode, not its start: a TTFT alert on for 11 hours from the onset, then a
+  // 30-second joint trigger at the end, read every rule over those 30 seconds.
+  const momentary =
+    !jointSustained && sustained.length > 0 && streakStart(sustained[0]) > base[1] && onsetIndex < n && f.t[Math.max(0, streakStart(sustained[0]))] + cfg.alerts.incident_min_ms <= f.t[onsetIndex];
+  if (onsetIndex >= 0 && onsetIndex < n && !momentary) {
     let end = onsetIndex;
     for (let i = onsetIndex; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;
     return { span: [onsetIndex, Math.max(end, Math.min(n - 1, onsetIndex + 1))], episode: true };
   }
-  const sustained = sustainedSymptoms(alerts, f.t[n - 1] + f.grid.W, cfg.alerts.incident_min_ms);
   // Either episode below reads to where the last sustained symptom resolved, where every one did: the
   // hours after service recovered would dilute each median of the episode (a surge's arrivals read over
   // the quiet after it). A shift no symptom followed (a leak still filling headroom), or one still
@@ -268,7 +274,7 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
   // began. Read over the whole day instead, a rise in the last quarter of an hour averages away.
   const first = sustained[0];
   if (first) {
-    const at = Math.floor((first.first_fired_ms - f.grid.t0) / f.grid.step) - (forWindows(cfg.alerts.for_ms, f.grid.step) - 1);
+    const at = streakStart(first);
     if (at > base[1] && at < n) return { span: [at, endFrom(at)], episode: true };
   }
   return { span: [Math.min(n - 1, base[1] + 1), n - 1], episode: false };

@@ -38,3 +38,17 @@ test('a shift after the baseline is read to where the last sustained symptom res
   const blip: Alert[] = [{ family: 'latency', first_fired_ms: at(62), resolved_ms: at(64) }];
   assert.equal(evaluationSpan(f, {} as Dimensions, DEFAULT_CONFIG, -1, base, blip).span[1], f.grid.n - 1);
 });
+
+test('a momentary joint trigger long after a symptom had been sustained is a moment of the episode, not its start', () => {
+  const f = frame();
+  const base: [number, number] = [0, 20];
+  const dims = { S: new Float64Array(f.grid.n) } as unknown as Dimensions;
+  const on: Alert[] = [{ family: 'latency', first_fired_ms: f.t[62], resolved_ms: null }];
+  // The joint trigger at window 250 held for a moment (jointSustained false): the episode is the symptom's, from the shift.
+  const moment = evaluationSpan(f, dims, DEFAULT_CONFIG, 250, base, on, false);
+  assert.ok(Math.abs(moment.span[0] - 60) <= 2, `starts at the shift (${moment.span[0]}), not at the trigger`);
+  // A joint trigger that held is the episode's start, as it always was.
+  assert.equal(evaluationSpan(f, dims, DEFAULT_CONFIG, 250, base, on, true).span[0], 250);
+  // So is a momentary one that came with the symptom (under alerts.incident_min_ms after its streak began).
+  assert.equal(evaluationSpan(f, dims, DEFAULT_CONFIG, 70, base, on, false).span[0], 70);
+});
