@@ -487,6 +487,23 @@ test('a CPU-bound frontend whose slower steps kept requests, and their KV blocks
   assert.equal(full.causes[0]?.id, 'cpu_frontend_bottleneck', JSON.stringify(conditionsOf(full, 'cpu_frontend_bottleneck')));
 });
 
+test("a CPU-bound frontend is dated by the earlier of its readings: first tokens held back from 1200 s, the GPU's util down only from 1800 s", () => {
+  const d = analyze(
+    {
+      ttft: (s) => (after(s) ? [1.5, 4] : [0.08, 0.2]),
+      e2e: (s) => (after(s) ? [4, 9] : [2, 4]),
+      util: (s) => (s >= 1800 ? 0.45 : 0.9),
+      gtok: (s) => (after(s) ? 1600 : 2000),
+      waiting: (s) => (after(s) ? 3 : 0),
+    },
+    (x) => x.counter('host.cpu_seconds', (s) => (after(s) ? 0.99 : 0.45)),
+    3000,
+  );
+  const fired = d.causes.find((c) => c.id === 'cpu_frontend_bottleneck');
+  assert.ok(fired, JSON.stringify(conditionsOf(d, 'cpu_frontend_bottleneck')));
+  assert.ok(Math.abs(fired.onset_ms! - (T0 + 1200_000)) <= 90_000, `onset ${(fired.onset_ms! - T0) / 1000} s`);
+});
+
 test('a surge whose backlog drains for longer than it lasted is read by the arrivals that filled the queue', () => {
   // 5 req/s served at up to 6.2; 9 arrive for 15 minutes from 1 h, and the queue then drains for ~35 minutes at
   // the old arrivals: over the episode, arrivals' median is the baseline's.

@@ -131,6 +131,14 @@ function rule(c: CauseContext): RuleResult {
       ...(Number.isFinite(rGap) ? [seriesEvidence(c, SIG.latTtft, `TTFT beyond queue and prefill ×${fmt(rGap)}`)] : []),
       ...(pinned ? [seriesEvidence(c, SIG.hostCpuSeconds, `serving process at ${fmt(cpu)} CPU core (baseline ${fmt(cpuB)})`)] : []),
     ],
-    onset_ms: onBusy ?? departureOnset(c, gap, 1, (i) => ratio(gap[i], medB(c, gap)) >= T.frontend_gap_ratio),
+    // The earlier of its two readings: the GPU idling, and the time before the engine sees a request. A
+    // tokenizer-bound frontend held requests back from the onset while util, noisy at 0.35, first read
+    // below 0.8× its baseline 25 minutes later.
+    onset_ms: earliest(onBusy, departureOnset(c, gap, 1, (i) => ratio(gap[i], medB(c, gap)) >= T.frontend_gap_ratio)),
   };
+}
+
+/** The earlier of two times, either of which may be unknown (null). */
+function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
