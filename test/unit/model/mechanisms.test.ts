@@ -226,6 +226,25 @@ test('a surge whose queue filled in twelve minutes and then held, clients giving
   assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(d, 'traffic_surge')));
 });
 
+test("a surge on top of a day's creeping traffic is dated where the surge began, not where the creep passed 1.3x the morning's arrivals", () => {
+  // 4 h: arrivals creep from 3 to 4.5/s (served, no queue), then ×2.4 at 12000 s for good; the queue builds from there.
+  const surge = (s: number) => s >= 12_000;
+  const d = analyze(
+    {
+      running: (s) => (surge(s) ? 64 : 20),
+      waiting: (s) => (surge(s) ? Math.min(400, (s - 12_000) / 2) : 0),
+      queue: (s) => (surge(s) ? [20, 60] : [0.005, 0.02]),
+      ttft: (s) => (surge(s) ? [20, 60] : [0.08, 0.2]),
+      e2e: (s) => (surge(s) ? [25, 70] : [2, 4]),
+    },
+    (x) => x.counter('req.arrivals', (s) => (surge(s) ? 10.8 : 3 + (1.5 * s) / 12_000)),
+    14_400,
+  );
+  const fired = d.causes.find((c) => c.id === 'traffic_surge');
+  assert.ok(fired, JSON.stringify(conditionsOf(d, 'traffic_surge')));
+  assert.ok(Math.abs(fired.onset_ms! - (T0 + 12_000_000)) <= 120_000, `onset ${(fired.onset_ms! - T0) / 1000} s`);
+});
+
 test('a KV pool that longer conversations filled over 16 minutes, full for the last 4 when the recording ends, is exhausted', () => {
   const full = 2160;
   const kv = (s: number) => (s < 1200 ? 0.3 : Math.min(1, 0.3 + (0.7 * (s - 1200)) / (full - 1200)));

@@ -73,8 +73,55 @@ function rule(c: CauseContext): RuleResult {
       ),
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
-    onset_ms: departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= T.surge_arrival_ratio, 2),
+    onset_ms: surgeOnset(c),
   };
+}
+
+/**
+ * Where the surge began: arrivals leaving the baseline's level by the surge's ratio; where that came more than
+ * LOCAL_BEFORE_MS before the queue began, leaving their level of the half hour before the queue instead (ending
+ * WALK_BACK_MS before it, so the walk back can reach the ramp's start). A day's traffic that crept from 1.66 to 2.48/s
+ * through the morning passed 1.3× the baseline's at 8349 s, eight thousand seconds before the ×2.55 surge
+ * that built the queue.
+ */
+function surgeOnset(c: CauseContext): number | null {
+  const ratioMin = c.cfg.causes.surge_arrival_ratio;
+  const fromBaseline = departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= ratioMin, 2);
+  const q0 = queueStart(c);
+  // Only a departure from the baseline more than LOCAL_BEFORE_MS before the queue began is read again: nearer,
+  // it is the surge's own ramp (a surge just above capacity takes minutes to build a queue).
+  if (q0 >= 0 && fromBaseline !== null && fromBaseline < c.f.t[q0] - LOCAL_BEFORE_MS) {
+    const t0 = c.f.t[q0];
+    let a = q0;
+    while (a - 1 > c.base[1] && c.f.t[a - 1] >= t0 - WALK_BACK_MS - LOCAL_BEFORE_MS) a--;
+    let b = a;
+    while (b + 1 < q0 && c.f.t[b + 1] < t0 - WALK_BACK_MS) b++;
+    const local: Range = [a, b];
+    const level = rangeMedian(c.f.lamIn, local);
+    if (b < q0 && level > 0) {
+      const at = departureOnset({ ...c, base: local, span: [b + 1, c.span[1]] }, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], level) >= ratioMin, 2);
+      if (at !== null) return at;
+    }
+  }
+  return fromBaseline;
+}
+
+/** The stretch before a surge's queue whose arrivals it is dated against, and the room left for the ramp before the queue. */
+const LOCAL_BEFORE_MS = 30 * 60_000;
+const WALK_BACK_MS = 5 * 60_000;
+
+/** Where the span's queue began: back from its peak to where it last stood within its baseline; -1 where none built. */
+function queueStart(c: CauseContext): number {
+  const wait = c.f.wait;
+  const beyond = queuedBeyond(c);
+  // The queue's start: back from its peak to where it last stood within its baseline (a request or two
+  // waiting for a moment earlier is no start of it).
+  let peak = -1;
+  for (let i = c.span[0]; i <= c.span[1]; i++) if (wait[i] > beyond && !(wait[peak] >= wait[i])) peak = i;
+  if (peak < 0) return -1;
+  let q0 = peak;
+  for (let i = peak - 1; i >= 0 && !(wait[i] <= beyond); i--) if (Number.isFinite(wait[i])) q0 = i;
+  return q0;
 }
 
 /**
@@ -195,13 +242,8 @@ const QUEUE_START_MS = 5 * 60_000;
 function servedBefore(c: CauseContext): { level: number; before: number; ago: number } | null {
   const { wait, lamIn, t } = c.f;
   const beyond = queuedBeyond(c);
-  // The queue's start: back from its peak to where it last stood within its baseline (a request or two
-  // waiting for a moment earlier is no start of it).
-  let peak = -1;
-  for (let i = c.span[0]; i <= c.span[1]; i++) if (wait[i] > beyond && !(wait[peak] >= wait[i])) peak = i;
-  if (peak < 0) return null;
-  let q0 = peak;
-  for (let i = peak - 1; i >= 0 && !(wait[i] <= beyond); i--) if (Number.isFinite(wait[i])) q0 = i;
+  const q0 = queueStart(c);
+  if (q0 < 0) return null;
   const first: number[] = [];
   for (let i = q0; i <= c.span[1] && t[i] < t[q0] + QUEUE_START_MS; i++) if (Number.isFinite(lamIn[i])) first.push(lamIn[i]);
   if (!first.length) return null;
