@@ -245,6 +245,28 @@ test("a surge on top of a day's creeping traffic is dated where the surge began,
   assert.ok(Math.abs(fired.onset_ms! - (T0 + 12_000_000)) <= 120_000, `onset ${(fired.onset_ms! - T0) / 1000} s`);
 });
 
+test('a pool that reserves each request its whole budget turns the next away at 0.68 full: KV bloat, read off the requests waiting and the batch that fell', () => {
+  // From 1200 s requests ask n=8 with a large max_tokens: four run, each holding ~9× the KV its tokens need, and
+  // the rest wait. The pool's size is stated (3600 blocks of 16 tokens).
+  const d = analyze(
+    {
+      kv: (s) => (after(s) ? 0.68 : 0.44),
+      running: (s) => (after(s) ? 4 : 23),
+      waiting: (s) => (after(s) ? 500 : 0),
+      gtok: (s) => (after(s) ? 600 : 2000),
+      e2e: (s) => (after(s) ? [30, 80] : [2, 4]),
+      queue: (s) => (after(s) ? [25, 70] : [0.005, 0.02]),
+    },
+    (x) => {
+      x.gauge('engine.cache_config', () => 1, { num_gpu_blocks: '3600', block_size: '16' });
+      x.histogram('req.prompt_len', () => 5, () => [800, 3000], TOKEN_BUCKETS);
+      x.histogram('req.gen_len', () => 5, () => [300, 1200], TOKEN_BUCKETS);
+    },
+  );
+  const fired = d.causes.find((c) => c.id === 'kv_bloat');
+  assert.ok(fired, JSON.stringify(conditionsOf(d, 'kv_bloat')));
+});
+
 test('a KV pool that longer conversations filled over 16 minutes, full for the last 4 when the recording ends, is exhausted', () => {
   const full = 2160;
   const kv = (s: number) => (s < 1200 ? 0.3 : Math.min(1, 0.3 + (0.7 * (s - 1200)) / (full - 1200)));

@@ -2,7 +2,7 @@
 import { SIG } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import {
-  cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, queuedBeyond, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 import { idleFloor, kvHeldPerToken, sumArrays } from './shared';
 
@@ -12,6 +12,9 @@ export const kvBloat = defineCause({
   upstream: ['workload_drift'],
   rule,
 });
+
+/** The least pool share at which admission control that reserves whole budgets is read as turning requests away. */
+const BLOCKED_KV = 0.5;
 
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
@@ -25,11 +28,20 @@ function rule(c: CauseContext): RuleResult {
   const floor = idleFloor(c);
   const lastFloor = floor.v.length ? median(floor.v.slice(-3)) : NaN;
   const heldE = medE(c, kvHeldPerToken(c));
+  const wait = medE(c, c.f.wait);
+  const blocked = wait > queuedBeyond(c) && run <= T.bloat_run_share * runB;
   return {
     id: 'kv_bloat',
     missing: [],
     require: [
-      cond(`kv ≥ ${T.bloat_kv} (median over the span)`, kv, kv >= T.bloat_kv, T.bloat_kv),
+      // A pool that reserves each request's whole budget at admission turns the next one away well below full:
+      // n=8 × max_tokens 4096 held one request at 0.68 while 577 waited and the batch fell from 23 to 4.
+      cond(
+        `kv ≥ ${T.bloat_kv} (median over the span), OR kv ≥ ${BLOCKED_KV} turning requests away: waiting above the baseline's while the batch fell to ≤ ${T.bloat_run_share}× its baseline`,
+        `kv ${fmt(kv)}, wait ${fmt(wait)} (baseline ${fmt(medB(c, c.f.wait))}), run ${fmt(run)} vs ${fmt(runB)}`,
+        kv >= T.bloat_kv || (kv >= BLOCKED_KV && blocked),
+        T.bloat_kv,
+      ),
       // Few requests hold the pool: the batch fell to a share of the baseline's, or (read directly, where the
       // pool's size is known) each running request holds several times the KV its tokens need — the
       // baseline's batch is no reference where the recording began in a quiet stretch.
@@ -44,7 +56,7 @@ function rule(c: CauseContext): RuleResult {
     support: [cond('KV growth mode', c.kv?.growth ?? null, c.kv?.growth === 'step' || c.kv?.growth === 'exponential')],
     veto: [cond(`kv floor at idle > ${T.block_leak_floor} (→ kv_block_leak)`, lastFloor, lastFloor > T.block_leak_floor, T.block_leak_floor)],
     evidence: [seriesEvidence(c, SIG.kvUsage, `KV ${fmt(kv)} with ${fmt(run)} running (baseline ${fmt(runB)})`), seriesEvidence(c, SIG.reqRunning, 'few requests hold the pool')],
-    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= T.bloat_kv && c.f.run[i] <= T.bloat_run_share * runB),
+    onset_ms: departureOnset(c, c.f.kv, 1, (i) => c.f.kv[i] >= (kv >= T.bloat_kv ? T.bloat_kv : BLOCKED_KV) && c.f.run[i] <= T.bloat_run_share * runB),
   };
 }
 
