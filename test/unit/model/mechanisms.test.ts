@@ -633,6 +633,16 @@ test('GPU util falling with the batch as traffic thins, nothing waiting, is no s
   }
 });
 
+test('at 1 request/s a TTFT P99 that one slow request a window lifts is no latency alert; the same P99 with every first token slower is', () => {
+  // Ten requests a window: the P99 is the slowest of them. 20 minutes of a tail ×7.5; the body (P50) flat or ×1.5.
+  const tail = (s: number) => s >= 3000 && s < 4200;
+  const run = (p50: number) => analyze({ rps: () => 1, gtok: () => 400, ttft: (s) => (tail(s) ? [p50, 1.5] : [0.08, 0.2]) }, undefined, 7200);
+  const lone = run(0.08);
+  assert.deepEqual([lone.status, lone.alerts.filter((a) => a.family === 'latency').length], ['healthy', 0], JSON.stringify(lone.alerts));
+  const body = run(0.12);
+  assert.ok(body.alerts.some((a) => a.family === 'latency'), JSON.stringify(body.alerts));
+});
+
 test("the day's peak served in step (arrivals x1.5, tokens/s with them, nothing waiting) with the TTFT tail up is healthy; the same tail at flat traffic is not", () => {
   // Four hours: traffic climbs from the morning's level to x1.5 and back; the occasional request queues at the peak.
   const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
