@@ -8,7 +8,7 @@
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. Where nothing explains an abnormal episode, each sustained symptom's own stretch is read in turn
 // (streakSpans). The reported onset is where the top cause's chain began (incidentOnset).
-import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
+import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Evidence, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
 import { evaluateAlerts, forWindows, sustainedSymptoms } from './alerts';
 import { EV } from '../../../common/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
@@ -20,7 +20,7 @@ import { changeOnset } from './change-onset';
 import { buildFrame, frameReads, type Frame } from './frame';
 import { jointOnset, sustainedJointOnset } from './joint-trigger';
 import { latencyBands, latencyMeasured, latencyRise, type LatencyBand } from './latency-bands';
-import { abnormalEvidence } from './unexplained';
+import { abnormalEvidence, isOutageEvidence } from './unexplained';
 import { instanceGroups, mergeFleet, signalsFor } from './fleet';
 import { analyzeKv, type KvAnalysis } from './kvcache';
 import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
@@ -28,7 +28,7 @@ import { normalize, type Dimensions, type References } from './normalize';
 import { quadrantOf, quadrantPath } from './quadrants';
 import { loadSignals, type IncidentSource, type Signals } from './signals-from-store';
 import { signalGrid } from './series-buckets';
-import { windowsWithin } from './windows';
+import { windowAt, windowsWithin } from './windows';
 
 export interface AnalysisDetail {
   diagnosis: Diagnosis;
@@ -131,7 +131,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   // longest first. A day with an evening peak's alerts hours before a 19-minute surge read the surge's
   // arrivals over both (×1.09).
   if (!judged.causes.length && abnormal.length) {
-    for (const at of streakSpans(f, cfg, base, alerts, judged.ctx.span)) {
+    for (const at of [...streakSpans(f, cfg, base, alerts, judged.ctx.span), ...faultSpans(f, base, abnormal, judged.ctx.span)]) {
       const alone = judge({ span: at, episode: true });
       if (alone.causes.length) {
         judged = alone;
@@ -300,6 +300,25 @@ function streakSpans(f: Frame, cfg: ModelConfig, base: Range, alerts: readonly A
     .sort((x, y) => y.ms - x.ms)
     .slice(0, MAX_STREAKS)
     .map((o) => o.span);
+}
+
+/**
+ * From each fault event and outage of the abnormal evidence (an Xid, a crash, the engine silent) to the end,
+ * earliest first, leaving out `whole` and the baseline: the rules that read a fault in their window see it
+ * there. An Xid 94 an hour after a latency alert had resolved lay outside the alert's span, and the bundle
+ * read "unexplained" with the Xid as its evidence.
+ */
+function faultSpans(f: Frame, base: Range, abnormal: readonly Evidence[], whole: Range): Range[] {
+  const n = f.grid.n;
+  const out: Range[] = [];
+  for (const e of abnormal) {
+    if (e.kind !== 'event' && !isOutageEvidence(e)) continue;
+    const from = Math.max(base[1] + 1, windowAt(f.grid, e.start_ms));
+    if (from >= n - 1 || (from === whole[0] && n - 1 === whole[1]) || out.some((o) => o[0] === from)) continue;
+    out.push([from, n - 1]);
+    if (out.length >= MAX_STREAKS) break;
+  }
+  return out;
 }
 
 /** Each stretch costs a run of every rule: a month of alerts is read by its longest few. */

@@ -267,6 +267,22 @@ test('a pool that reserves each request its whole budget turns the next away at 
   assert.ok(fired, JSON.stringify(conditionsOf(d, 'kv_bloat')));
 });
 
+test('an Xid an hour after a latency alert resolved is read where it happened: the rules see the fault in a span of its own', () => {
+  // Slow answers for 10 minutes from 1200 s (resolved, nothing explaining them), then an Xid 94 at 6000 s and the engine down for 5 minutes.
+  const down = (s: number) => s >= 6000 && s < 6300;
+  const d = analyze(
+    {
+      e2e: (s) => (s >= 1200 && s < 1800 ? [4, 9] : [2, 4]),
+      gtok: (s) => (down(s) ? 0 : 2000),
+      rps: (s) => (down(s) ? 0 : 5),
+      running: (s) => (down(s) ? 0 : 20),
+    },
+    (x) => x.event(6000, { kind: 'xid', severity: 'critical', line: 1, text: 'NVRM: Xid (PCI:0000:18:00): 94, pid=501, name=python3, Contained ECC error', attrs: { code: 94, gpu: '0' } }),
+    7200,
+  );
+  assert.equal(d.causes[0]?.id, "gpu_hardware_fault", JSON.stringify({ status: d.status, causes: d.causes.map((c) => c.id), u: d.unexplained?.evidence.map((e) => e.text), c: conditionsOf(d, "gpu_hardware_fault") }));
+});
+
 test('a KV pool that longer conversations filled over 16 minutes, full for the last 4 when the recording ends, is exhausted', () => {
   const full = 2160;
   const kv = (s: number) => (s < 1200 ? 0.3 : Math.min(1, 0.3 + (0.7 * (s - 1200)) / (full - 1200)));
