@@ -121,3 +121,14 @@ test('ranking: precedence, chains, vetoes and the confidence formula', () => {
   assert.deepEqual(chainWith(960_000), ['kv_exhaustion']);
   assert.deepEqual(chainOf('kv_exhaustion', new Map([['kv_exhaustion', { ...full, manifest_ms: undefined }], ['cuda_graph_fallback', { ...graphs, onset_ms: 100_000 }]])), ['kv_exhaustion']);
 });
+
+test("an API server killed at its memory limit drives the pool that its backlog filled after the restart: host_memory_leak is the root", () => {
+  const ranked = rankCauses([rule('host_memory_leak', true, { onset_ms: 2_100_000 }), rule('kv_exhaustion', true, { onset_ms: 8_745_000 })], null);
+  assert.deepEqual(ranked.map((c) => [c.id, c.chain]), [
+    ['host_memory_leak', ['host_memory_leak', 'kv_exhaustion']],
+    ['kv_exhaustion', ['host_memory_leak', 'kv_exhaustion']],
+  ]);
+  // A pool that filled before the leak began is none of its doing.
+  const before = rankCauses([rule('host_memory_leak', true, { onset_ms: 8_000_000 }), rule('kv_exhaustion', true, { onset_ms: 2_000_000 })], null);
+  assert.equal(before[0].id, 'kv_exhaustion');
+});

@@ -10,7 +10,9 @@ export const kvExhaustion = defineCause({
   id: 'kv_exhaustion',
   level: 6,
   // cuda_graph_fallback: eager steps slow every sequence, so more of them are in flight at once, each holding its KV.
-  upstream: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse', 'cuda_graph_fallback'],
+  // host_memory_leak: the API server killed at its memory limit comes back to the backlog and the clients'
+  // retries at once, and they fill the pool.
+  upstream: ['traffic_surge', 'workload_drift', 'kv_block_leak', 'kv_bloat', 'long_prompt_interference', 'prefix_cache_collapse', 'cuda_graph_fallback', 'host_memory_leak'],
   rule,
 });
 

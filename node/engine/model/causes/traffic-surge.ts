@@ -12,6 +12,8 @@ import { BURST_MAX_MS } from '../unexplained';
 export const trafficSurge = defineCause({
   id: 'traffic_surge',
   level: 12,
+  // An API server killed at its memory limit comes back to the backlog and the clients' retries at once.
+  upstream: ['host_memory_leak'],
   rule,
 });
 
