@@ -52,7 +52,8 @@ const FALLEN = /NVRM: GPU (?:at PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]
 const MAX_PENDING = 1_000_000;
 // The process name is the kernel's comm (at most 15 bytes): bounded, so a line repeating "Out of memory:
 // Kill process 1 (" with no ")" is not scanned to its end from every mention (quadratic).
-const OOM_KILL = /Out of memory: Kill(?:ed)? process (\d+) \(([^)\n]{0,64})\)(?:.*?anon-rss:(\d+)kB)?/;
+/** The OOM killer's verdict: `Out of memory: Killed process …`, or a container's `Memory cgroup out of memory: Killed process …`. */
+const OOM_KILL = /[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)\n]{0,64})\)(?:.*?anon-rss:(\d+)kB)?/;
 
 export interface XidFields {
   code: number;

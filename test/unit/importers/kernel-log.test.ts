@@ -66,6 +66,16 @@ test('journald ISO lines and the kernel OOM killer', async () => {
   } finally {
     r.dispose();
   }
+  // A container's memory limit: the cgroup's OOM killer words it in lower case (kernels since 4.19).
+  const cgroup = await runImporter(kernelLogImporter, {
+    text: 'Dec 11 05:17:51 gpu-node-21 kernel: Memory cgroup out of memory: Killed process 936 (python3) total-vm:72351744kB, anon-rss:57671680kB, file-rss:559104kB, shmem-rss:11264kB, UID:0 pgtables:126976kB oom_score_adj:999',
+    mtimeMs: Date.UTC(2026, 11, 12),
+  });
+  try {
+    assert.deepEqual(events(cgroup, 'host_oom_kill').map((e) => e.attrs), [{ pid: 936, name: 'python3', anon_rss_bytes: 57671680 * 1024 }]);
+  } finally {
+    cgroup.dispose();
+  }
   assert.equal(kernelLogImporter.detect(Buffer.from(text), 'kern.log'), 0.9);
   assert.equal(kernelLogImporter.detect(Buffer.from('INFO 05-19 10:13:11 [x.py:1] hi\n'), 'x'), 0);
 });
