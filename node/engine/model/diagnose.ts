@@ -251,8 +251,8 @@ export function evaluationSpan(f: Frame, dims: Dimensions, cfg: ModelConfig, ons
   // A joint trigger that held for less than alerts.incident_min_ms, after a symptom had already been sustained,
   // is a moment inside the episode, not its start: a TTFT alert on for 11 hours from the onset, then a
   // 30-second joint trigger at the end, read every rule over those 30 seconds.
-  const momentary =
-    !jointSustained && sustained.length > 0 && streakStart(sustained[0]) > base[1] && onsetIndex < n && f.t[Math.max(0, streakStart(sustained[0]))] + cfg.alerts.incident_min_ms <= f.t[onsetIndex];
+  const firstStreak = sustained.length ? streakStart(sustained[0]) : -1;
+  const momentary = !jointSustained && firstStreak > base[1] && onsetIndex < n && f.t[firstStreak] + cfg.alerts.incident_min_ms <= f.t[onsetIndex];
   if (onsetIndex >= 0 && onsetIndex < n && !momentary) {
     let end = onsetIndex;
     for (let i = onsetIndex; i < n; i++) if (dims.S[i] >= cfg.theta_S) end = i;

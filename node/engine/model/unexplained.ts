@@ -202,19 +202,20 @@ function countedThrough(sig: Signals, startMs: number, endMs: number): boolean {
   let judged = 0;
   for (const s of sig.series.get(SIG.tokensGeneration) ?? []) {
     if (s.kind !== 'counter') continue;
-    const before: number[] = [];
+    // The first and last readings of the quarter hour before the silence, and the first after it.
+    const before = { n: 0, t0: NaN, v0: NaN, t1: NaN, v1: NaN };
     samplesIn(s, startMs - COUNTED_SPAN_MS, startMs - 1, (t, v) => {
-      if (before.length < 2) before.push(t, v);
-      else before.splice(2, 2, t, v);
+      if (before.n++ === 0) [before.t0, before.v0] = [t, v];
+      [before.t1, before.v1] = [t, v];
     });
-    const after: number[] = [];
-    samplesIn(s, endMs + 1, endMs + COUNTED_SPAN_MS, (t, v) => void (after.length === 0 && after.push(t, v)));
-    if (before.length < 4 || after.length < 2) continue;
-    const [t0, v0, t1, v1] = before;
-    const [t2, v2] = after;
+    const after = { t: NaN, v: NaN };
+    samplesIn(s, endMs + 1, endMs + COUNTED_SPAN_MS, (t, v) => {
+      if (Number.isNaN(after.t)) [after.t, after.v] = [t, v];
+    });
+    if (before.n < 2 || Number.isNaN(after.t)) continue;
     judged++;
-    const paceBefore = (v1 - v0) / (t1 - t0);
-    if (!(t1 > t0 && paceBefore > 0 && v2 >= v1 && (v2 - v1) / (t2 - t1) >= COUNTED_PACE * paceBefore)) return false;
+    const paceBefore = (before.v1 - before.v0) / (before.t1 - before.t0);
+    if (!(before.t1 > before.t0 && paceBefore > 0 && after.v >= before.v1 && (after.v - before.v1) / (after.t - before.t1) >= COUNTED_PACE * paceBefore)) return false;
   }
   return judged > 0;
 }

@@ -48,7 +48,8 @@ function rule(c: CauseContext): RuleResult {
   // Starved is a change, as cpu_frontend_bottleneck reads it: an engine that idled at 0.4 before the surge
   // as during it is lightly loaded per step, not starved.
   const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
-  const served = servedBefore(c);
+  const q0 = queueStart(c);
+  const served = servedBefore(c, q0);
   return {
     id: 'traffic_surge',
     missing: [],
@@ -75,7 +76,7 @@ function rule(c: CauseContext): RuleResult {
       ),
     ],
     evidence: [seriesEvidence(c, SIG.reqWaiting, `queue grows ${fmt(waitSlope)}/min; arrivals ×${fmt(rLam)}`), seriesEvidence(c, SIG.latQueue, `P99 queue time ×${fmt(rQ)}`)],
-    onset_ms: surgeOnset(c),
+    onset_ms: surgeOnset(c, q0),
   };
 }
 
@@ -86,10 +87,9 @@ function rule(c: CauseContext): RuleResult {
  * through the morning passed 1.3× the baseline's at 8349 s, eight thousand seconds before the ×2.55 surge
  * that built the queue.
  */
-function surgeOnset(c: CauseContext): number | null {
+function surgeOnset(c: CauseContext, q0: number): number | null {
   const ratioMin = c.cfg.causes.surge_arrival_ratio;
   const fromBaseline = departureOnset(c, c.f.lamIn, 1, (i) => ratio(c.f.lamIn[i], medB(c, c.f.lamIn)) >= ratioMin, 2);
-  const q0 = queueStart(c);
   // Only a departure from the baseline more than LOCAL_BEFORE_MS before the queue began is read again: nearer,
   // it is the surge's own ramp (a surge just above capacity takes minutes to build a queue).
   if (q0 >= 0 && fromBaseline !== null && fromBaseline < c.f.t[q0] - LOCAL_BEFORE_MS) {
@@ -241,10 +241,9 @@ const QUEUE_START_MS = 5 * 60_000;
  * queue-free stretches are read, not every sliding stretch: linear in the windows. Null where it was not
  * served before, or no queue began.
  */
-function servedBefore(c: CauseContext): { level: number; before: number; ago: number } | null {
+function servedBefore(c: CauseContext, q0: number): { level: number; before: number; ago: number } | null {
   const { wait, lamIn, t } = c.f;
   const beyond = queuedBeyond(c);
-  const q0 = queueStart(c);
   if (q0 < 0) return null;
   const first: number[] = [];
   for (let i = q0; i <= c.span[1] && t[i] < t[q0] + QUEUE_START_MS; i++) if (Number.isFinite(lamIn[i])) first.push(lamIn[i]);
