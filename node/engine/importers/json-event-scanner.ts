@@ -117,8 +117,9 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
   let batchEnd = -1; // end of the last complete event
   let bareArray = false;
   let sawEvents = false;
-  // Whether whole lines may go straight to JSON.parse (see linesBatch); off after the first miss.
+  // Whether whole lines may go straight to JSON.parse (see linesBatch); off after LINE_MISSES misses.
   let byLines = !opts.skipEvents;
+  let misses = 0;
 
   const parseBatch = (from: number, to: number): unknown[] => {
     const text = buf.toString('utf8', from, to);
@@ -154,7 +155,7 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
     const n = buf.length;
     if (mode === 'events' && byLines) {
       const cut = linesBatch(buf, eventStart >= 0 ? eventStart : i, i, n, batchBytes);
-      if (cut === null) byLines = false;
+      if (cut === null) byLines = ++misses < LINE_MISSES;
       else if (cut) {
         yield { kind: 'events', events: cut.events, offset: base + cut.start };
         depth = 0;
@@ -353,21 +354,35 @@ function scanEvents(buf: Buffer, i: number, n: number, st: EventScanState, batch
   return i;
 }
 
+/** Misses of the line fast path (see linesBatch) after which a trace is left to the byte scanner. */
+const LINE_MISSES = 4;
+
 /**
- * The fast path for the usual one-event-per-line trace: from `from` (between events) to the chunk's
- * last newline, which is never inside a string (JSON escapes it), one JSON.parse. It counts only if
- * that text is a comma-separated run of objects, so the array's end, a cut event, extra commas or a
- * non-object all fall back to the byte scanner, which reads (and reports) exactly as before. Answers
- * the events, where they start and where scanning goes on; undefined when there is nothing to try,
- * null when the text was not such a run.
+ * The fast path for the usual layouts, one event a line or one event over several indented lines
+ * (Kineto's own): from `from` (between events) to the chunk's last newline that is followed by
+ * blanks and a "{" (where an event starts in both layouts; a newline is never inside a string, JSON
+ * escapes it), one JSON.parse. It counts only if that text is a comma-separated run of objects, so
+ * the array's end, a cut event (a nested object that starts a line), extra commas or a non-object all
+ * fall back to the byte scanner, which reads (and reports) exactly as before. Answers the events,
+ * where they start and where scanning goes on; undefined when there is nothing to try, null when the
+ * text was not such a run.
  */
 function linesBatch(buf: Buffer, from: number, fresh: number, n: number, batchBytes: number): { events: unknown[]; start: number; end: number } | null | undefined {
   // Only the new chunk is searched: a newline before it was seen by an earlier call (or is past
   // batchBytes from `from`), and searching back through a long open event would be quadratic.
   const lo = Math.max(from, fresh);
   if (lo - from > batchBytes) return undefined;
-  const at = buf.subarray(lo, n).lastIndexOf(0x0a);
-  const nl = at < 0 ? -1 : lo + at;
+  let nl = -1;
+  for (let at = n - 1; at >= lo; at--) {
+    at = buf.lastIndexOf(0x0a, at);
+    if (at < lo) break;
+    let k = at + 1;
+    while (k < n && (buf[k] === 0x20 || buf[k] === 0x09 || buf[k] === 0x0d)) k++;
+    if (k < n && buf[k] === LBRACE) {
+      nl = at;
+      break;
+    }
+  }
   if (nl <= from || nl - from > batchBytes) return undefined;
   let a = from;
   while (a < nl && isSpace(buf[a])) a++;
