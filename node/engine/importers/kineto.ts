@@ -124,6 +124,11 @@ const usNumber = (v: unknown): number => (typeof v === 'number' ? v : typeof v =
 
 /** Only `ts` needs it: a duration's few digits fit a double. */
 const TS_KEY = Buffer.from('"ts"');
+/**
+ * What is searched for: the key less its opening quote, checked after. `"` is every few bytes of a
+ * trace, so a search led by it stops at each one; led by `t` it runs at twice the speed (measured).
+ */
+const TS_TAIL = TS_KEY.subarray(1);
 /** A double holds 15 significant digits for sure: a µs time with more (epoch µs with a ns fraction) is not. */
 const EXACT_DIGITS = 15;
 /**
@@ -182,7 +187,9 @@ function quoteTimes(buf: Buffer, final: boolean): [Buffer, Buffer | null, number
   // A key cut by the chunk's end is looked for again with the next chunk.
   let cut = final ? buf.length : Math.max(0, buf.length - 4);
   let lastEnd = 0;
-  for (let i = buf.indexOf(TS_KEY, 0); i >= 0; i = buf.indexOf(TS_KEY, i + 1)) {
+  for (let hit = buf.indexOf(TS_TAIL, 1); hit >= 0; hit = buf.indexOf(TS_TAIL, hit + 1)) {
+    const i = hit - 1;
+    if (buf[i] !== 0x22 /* " */) continue;
     // What is held back for the next chunk (from a key on) is thus a few hundred bytes at most.
     let j = spaces(buf, i + TS_KEY.length);
     if (j - (i + TS_KEY.length) >= MAX_TIME_CHARS) continue;
@@ -220,7 +227,8 @@ function quoteTimes(buf: Buffer, final: boolean): [Buffer, Buffer | null, number
   for (let k = 0; k < at.length; k += 2) {
     o += buf.copy(out, o, from, at[k]);
     out[o++] = 0x22;
-    o += buf.copy(out, o, at[k], at[k + 1]);
+    // A number is a few bytes: copied here, not through another copy() call.
+    for (let j = at[k]; j < at[k + 1]; j++) out[o++] = buf[j];
     out[o++] = 0x22;
     from = at[k + 1];
   }

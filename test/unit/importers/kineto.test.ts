@@ -274,3 +274,22 @@ test('exact times hold back a few hundred bytes at most: a number or a space run
     assert.ok(Buffer.concat(parts).equals(whole), what);
   }
 });
+
+test('exact times quote the same numbers however the stream is cut: "ts" keys at any depth, not keys that end in ts', async () => {
+  const { exactTimes } = await import('../../../node/engine/importers/kineto');
+  const text =
+    '{"traceEvents":[{"ts":1694039959123456.789,"dur":1},{"ts": 12.5},{"cats":1694039959123456.789,"ts":\n1694039959123457.5},' +
+    '{"name":"a\\"ts\\": 1694039959123456.789","ts":1694039959123458.25,"args":{"ts":1694039959123459.125}}]}';
+  const want =
+    '{"traceEvents":[{"ts":"1694039959123456.789","dur":1},{"ts": 12.5},{"cats":1694039959123456.789,"ts":\n"1694039959123457.5"},' +
+    '{"name":"a\\"ts\\": 1694039959123456.789","ts":"1694039959123458.25","args":{"ts":"1694039959123459.125"}}]}';
+  const whole = Buffer.from(text);
+  for (let size = 1; size <= 48; size++) {
+    const parts: Buffer[] = [];
+    for await (const c of exactTimes((async function* () {
+      for (let at = 0; at < whole.length; at += size) yield whole.subarray(at, at + size);
+    })()))
+      parts.push(c);
+    assert.equal(Buffer.concat(parts).toString(), want, `chunks of ${size}`);
+  }
+});
