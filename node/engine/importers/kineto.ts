@@ -105,6 +105,23 @@ export function usToNs(us: number): bigint {
 /** µs as written (a number, or the decimal text exactTimes kept) → ns, exactly for decimal text. */
 export function usTextToNs(us: number | string): bigint {
   if (typeof us === 'number') return usToNs(us);
+  // The usual text (digits, one dot, digits) read from its char codes, without the slices below.
+  let w = 0;
+  let i = 0;
+  let c = 0;
+  for (; i < us.length && (c = us.charCodeAt(i)) >= 48 && c <= 57; i++) w = w * 10 + (c - 48);
+  // Past 2^53 the sum above is no longer exact, and the text is read as below.
+  if (i > 0 && c === 46 /* . */ && i + 1 < us.length && Number.isSafeInteger(w)) {
+    let frac = 0;
+    let j = i + 1;
+    for (; j < us.length && (c = us.charCodeAt(j)) >= 48 && c <= 57; j++) if (j <= i + 3) frac = frac * 10 + (c - 48);
+    if (j === us.length) {
+      for (let k = j; k <= i + 3; k++) frac *= 10;
+      // Digits past the ns are rounded, half up.
+      if (j > i + 4 && us.charCodeAt(i + 4) >= 53) frac++;
+      return BigInt(w) * 1000n + BigInt(frac);
+    }
+  }
   // Whole µs up to 2^53 (year 2255 in epoch µs) are exact as a double; the fraction is read as ns digits.
   const dot = us.indexOf('.');
   const whole = Number(dot < 0 ? us : us.slice(0, dot));

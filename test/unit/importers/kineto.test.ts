@@ -293,3 +293,20 @@ test('exact times quote the same numbers however the stream is cut: "ts" keys at
     assert.equal(Buffer.concat(parts).toString(), want, `chunks of ${size}`);
   }
 });
+
+test('µs text to ns: exact to the ns, half up past it, the same on the char-code path and the general one', async () => {
+  const { usTextToNs } = await import('../../../node/engine/importers/kineto');
+  const cases: [string, bigint][] = [
+    ['1694039959123456.789', 1694039959123456789n],
+    ['1694039959123456.7895', 1694039959123456790n],
+    ['1694039959123456.7894', 1694039959123456789n],
+    ['1694039959123456.9995', 1694039959123457000n],
+    ['1694039959123456.5', 1694039959123456500n],
+    ['12.', 12000n],
+    ['.5', 500n],
+    ['00012.05', 12050n],
+    // Past 2^53 whole µs: read through a double, as before.
+    ['9007199254740993.5', 9007199254740994000n],
+  ];
+  for (const [text, ns] of cases) assert.equal(usTextToNs(text), ns, text);
+});
