@@ -103,11 +103,15 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0), wholeSpanRiseMs(bands, spread.latencySignal, refs.p99)),
     throughput_drop: Math.max(th.throughput_drop, cfg.trigger_noise_z * (Number.isFinite(tpsSigma) ? tpsSigma : 0)),
   };
-  const dims = normalize(f, refs, cfg, noiseAware);
+  // The P99 the S term and the joint trigger read is backed as the alerts' bands back it: one slow request in a
+  // window of thirty is its P99 (a healthy day's e2e P99 toggled between vLLM's 10 s bucket edge and 13 s,
+  // its mean flat, and sat "contended" in 40% of its windows).
+  const latencyBacked = bands.find((b) => b.family === (spread.latencySignal === 'e2e99' ? 'e2e' : 'ttft'))?.backed ?? null;
+  const dims = normalize(f, refs, cfg, noiseAware, latencyBacked);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
   const latencyHigh = Array.from({ length: grid.n }, (_, i) => (latencyRise(bands, i) !== null ? true : latencyMeasured(bands, i) ? false : null));
   // The joint trigger (§5): e2e P99 beyond θℓ and its noise guard, or TTFT / ITL / queue beyond their bands, with the token rate down.
-  const latRise = Array.from({ length: grid.n }, (_, i) => dims.dP99ms[i] > noiseAware.latency_ms || latencyHigh[i] === true);
+  const latRise = Array.from({ length: grid.n }, (_, i) => (dims.dP99ms[i] > noiseAware.latency_ms && (latencyBacked === null || latencyBacked(i))) || latencyHigh[i] === true);
   const tpsFall = Array.from({ length: grid.n }, (_, i) => dims.dTps[i] < -noiseAware.throughput_drop);
   const onsetIndex = jointOnset(latRise, tpsFall, cfg.trigger_hold_windows, 0, inBase);
 

@@ -59,7 +59,11 @@ export function memoryPressure(used: number, total: number, usedB: number, cfg: 
   return clamp01(share > cfg.memory_absolute_above ? Math.max(p, share) : p);
 }
 
-export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: TriggerThresholds): Dimensions {
+/**
+ * `latencyBacked`: whether window i's P99 rise of the latency the term reads is carried by enough requests
+ * (LatencyBand.backed of its family); a rise it does not back is no degradation, as the alerts read it.
+ */
+export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: TriggerThresholds, latencyBacked: ((i: number) => boolean) | null = null): Dimensions {
   const n = f.grid.n;
   const mk = () => new Float64Array(n);
   const d: Dimensions = {
@@ -89,7 +93,7 @@ export function normalize(f: Frame, ref: References, cfg: ModelConfig, th: Trigg
 
     if (lat && Number.isFinite(lat[i]) && Number.isFinite(ref.p99)) d.dP99ms[i] = (lat[i] - ref.p99) * 1000;
     if (ref.tps > 0 && Number.isFinite(f.gtok[i])) d.dTps[i] = (f.gtok[i] - ref.tps) / ref.tps;
-    d.latencyTerm[i] = clamp01(or0(d.dP99ms[i]) / (2 * th.latency_ms));
+    d.latencyTerm[i] = latencyBacked && !latencyBacked(i) ? 0 : clamp01(or0(d.dP99ms[i]) / (2 * th.latency_ms));
     // Tokens served fall with demand at night and that is no degradation: where requests still finish,
     // the fall is measured against the arrivals' own fall (a hang finishes nothing and keeps the raw fall).
     // An engine with nothing arriving and nothing in flight is idle (the off phase of bursty traffic), not
