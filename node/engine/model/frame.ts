@@ -181,9 +181,14 @@ function combine(parts: Float64Array[], g: WindowGrid, op: 'sum' | 'max' | 'min'
   const out = nan(n);
   if (!parts.length) return out;
   const held = parts.length > 1 ? parts.map((p) => heldWithinCadence(p, g)) : parts;
+  // A sum over the series that reported is another quantity where one that reported before and after the
+  // window is silent in it: that window's sum is unknown. After a scrape gap the replicas' readings came
+  // back one by one over a minute, and their RSS summed 5.6 → 15.0 → 17.6 → 21.0 GiB read as a host leak.
+  const spans = op === 'sum' && held !== parts ? held.map(finiteSpan) : null;
   for (let i = 0; i < n; i++) {
     // A window where no series reported stays unknown, as one series' would.
     if (held !== parts && !parts.some((p) => Number.isFinite(p[i]))) continue;
+    if (spans && held.some((p, k) => !Number.isFinite(p[i]) && spans[k][0] < i && i < spans[k][1])) continue;
     let acc = NaN;
     let cnt = 0;
     for (const p of held) {
@@ -200,11 +205,22 @@ function combine(parts: Float64Array[], g: WindowGrid, op: 'sum' | 'max' | 'min'
   return out;
 }
 
+/** The first and last window with a value, [-1, -1] where none has one. */
+function finiteSpan(p: Float64Array): [number, number] {
+  let a = 0;
+  while (a < p.length && !Number.isFinite(p[a])) a++;
+  if (a === p.length) return [-1, -1];
+  let b = p.length - 1;
+  while (!Number.isFinite(p[b])) b--;
+  return [a, b];
+}
+
 /**
  * A series' windows with each silence no longer than its own cadence filled by the value before it: the
  * cadence is 1.5× the median length of its silences between values (a regular 60 s scrape in 20 s windows
  * leaves runs of the same few empty windows), at most PromQL's 5-minute look-back. A longer silence is
- * not a cadence but an outage or a gap, and stays unknown from its start.
+ * not a cadence but an outage or a gap, and stays unknown from its start. The last reading holds to the data's
+ * end where that is within the cadence.
  */
 export function heldWithinCadence(p: Float64Array, g: WindowGrid): Float64Array {
   const runs: number[] = [];
@@ -224,6 +240,8 @@ export function heldWithinCadence(p: Float64Array, g: WindowGrid): Float64Array 
     if (last >= 0 && i - last - 1 <= hold) out.fill(p[last], last + 1, i);
     last = i;
   }
+  // The data's end is no silence: a series whose last reading came within its cadence of it was still there.
+  if (p.length - 1 - last <= hold) out.fill(p[last], last + 1);
   return out;
 }
 

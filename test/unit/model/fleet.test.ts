@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../../node/engine/store/store';
-import { analyzeIncident } from '../../../node/engine/model/diagnose';
+import { analyzeIncident, analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
 import { mergeFleet } from '../../../node/engine/model/fleet';
 import type { CauseId, CauseResult, Diagnosis } from '../../../common/contract/diagnosis';
 import { SyntheticIncident, T0 } from '../../helpers/synthetic-incident';
@@ -176,6 +176,40 @@ test('replicas scraped every 60 s at their own phases, inside windows timed by 1
     assert.ok((d.window_ms ?? Infinity) <= 30_000, `windows timed by the log lines: W ${d.window_ms} ms`);
     assert.notEqual(d.checked.find((c) => c.id === 'host_memory_leak')?.verdict, 'fired', JSON.stringify(d.causes.map((c) => [c.id, c.require.map((r) => r.value)])));
     assert.equal(d.status, 'healthy', JSON.stringify({ causes: d.causes.map((c) => c.id), u: d.unexplained?.evidence.map((e) => e.text) }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('replicas whose scrapes come back one by one after a gap sum to nothing in between: a fleet sum is over every replica or unknown', () => {
+  // Four replicas scraped every 60 s, their engines logging every 10 s (W = 20 s); nothing is scraped for four
+  // minutes, then each comes back on its own (at 2560, 2580, 2600, 2620 s). A sum over whichever reported
+  // climbed 8.0 → 12.0 → 14.5 → 16.7 GiB in a minute, steps of 15–20% that read as a host leak's climb.
+  const dir = mkdtempSync(join(tmpdir(), 'qs-fleet-return-'));
+  try {
+    const store = new Store(join(dir, 'ws.db'));
+    const x = new SyntheticIncident(store, 3600, 1, 17);
+    const rss = [8.6e9, 4.3e9, 2.6e9, 2.4e9];
+    const back = [2560, 2580, 2600, 2620];
+    ['10.0.0.1:80', '10.0.0.2:80', '10.0.0.3:80', '10.0.0.4:80'].forEach((instance, r) => {
+      const labels = { instance };
+      const up = (s: number) => s < 2300 || s >= back[r];
+      const scraped = (s: number) => (s + 7 * r) % 60 === 0 && up(s);
+      x.gauge('host.rss', (s) => (scraped(s) ? rss[r] + 4e3 * s : null), labels);
+      const logged = (s: number) => s % 10 === 0 && up(s);
+      const log = (metric: string) => ({ ...labels, metric: `vllm-log:${metric}` });
+      x.gauge('tokens.generation_rate', (s) => (logged(s) ? 400 * x.noise(0.05) : null), log('Avg generation throughput'));
+      x.gauge('req.running', (s) => (logged(s) ? Math.round(8 * x.noise(0.2)) : null), log('Running'));
+      x.gauge('req.waiting', (s) => (logged(s) ? 0 : null), log('Waiting'));
+      x.gauge('kv.usage', (s) => (logged(s) ? 0.3 * x.noise(0.1) : null), log('GPU KV cache usage'));
+    });
+    const f = analyzeIncidentDetailed(store, x.done()).frame;
+    store.close();
+    assert.ok(f.grid.W <= 30_000, `windows timed by the log lines: W ${f.grid.W} ms`);
+    const whole = rss.reduce((a, b) => a + b, 0);
+    // From the first minute on, when every replica has been scraped once.
+    const partial = [...f.rss].flatMap((v, i) => (f.t[i] >= T0 + 60_000 && Number.isFinite(v) && v < 0.95 * whole ? [`${(f.t[i] - T0) / 1000} s: ${(v / 2 ** 30).toFixed(1)} GiB`] : []));
+    assert.deepEqual(partial, [], 'windows summing only the replicas that had come back');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
