@@ -659,6 +659,63 @@ test('at 1 request/s a TTFT P99 that one slow request a window lifts is no laten
   assert.ok(body.alerts.some((a) => a.family === 'latency'), JSON.stringify(body.alerts));
 });
 
+test("a healthy day whose e2e P99 jumps a histogram bucket on one slow request a window sits in the healthy quadrant; every request slower leaves it", () => {
+  // 1.8 requests/s: a window's P99 is the slowest of a few dozen requests, read between the 10 and 20 s buckets.
+  const healthyShare = (ws: Diagnosis['windows'], from: number) => {
+    const after = ws.filter((w) => w.t_ms >= T0 + from * 1000);
+    return after.filter((w) => w.quadrant === 'healthy').length / after.length;
+  };
+  const steady = analyze({ rps: () => 1.8, gtok: () => 720, e2e: () => [3.5, 12] }, undefined, 7200).windows;
+  assert.ok(healthyShare(steady, 0) >= 0.95, `healthy share ${healthyShare(steady, 0)}`);
+  // The same request count a window, every request twice as slow from 5400 s: its P99 rise is backed by the mean.
+  const slower = analyze({ rps: () => 1.8, gtok: () => 720, e2e: (s) => (s >= 5400 ? [4, 8] : [2, 4]) }, undefined, 7200).windows;
+  assert.ok(healthyShare(slower, 5700) <= 0.2, `healthy share after the slowdown ${healthyShare(slower, 5700)}`);
+});
+
+test('eight requests queued for three minutes at a busier hour (KV at 8%) are a burst the engine absorbed; the same queue standing for fifteen minutes is a surge', () => {
+  // Arrivals ×1.4 from 7200 s, served; queue time and TTFT up for ten minutes; requests waiting for 3 or 15 min of it.
+  const lam = (s: number) => (s < 7200 ? 2.5 : 3.5);
+  const run = (queueEnd: number) => {
+    const q = (s: number) => s >= 7200 && s < queueEnd;
+    const slow = (s: number) => s >= 7200 && s < 7800;
+    return analyze(
+      {
+        rps: lam,
+        gtok: (s) => 170 * lam(s),
+        kv: () => 0.08,
+        running: (s) => (q(s) ? 14 : 10),
+        waiting: (s) => (q(s) ? 8 : 0),
+        queue: (s) => (slow(s) ? [0.5, 2] : [0.005, 0.02]),
+        ttft: (s) => (slow(s) ? [0.6, 2.2] : [0.08, 0.2]),
+        e2e: () => [3.5, 9.5],
+      },
+      (x) => x.counter('req.arrivals', lam),
+      14_400,
+    );
+  };
+  const burst = run(7380);
+  assert.ok(!burst.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(conditionsOf(burst, 'traffic_surge')));
+  const held = run(8100);
+  assert.equal(held.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(held, 'traffic_surge')));
+});
+
+test('GPU util down x0.65 while SM activity holds is no starved GPU; SM activity down with it is', () => {
+  // Every request twice as slow from 1200 s (its first token not: no front gap), requests waiting; util falls either way (on bursty traffic its
+  // median jumps between the on and off windows), SM activity — the finer reading — only in the second run.
+  for (const [smAfter, expected] of [[0.24, false], [0.14, true]] as const) {
+    const d = analyze(
+      {
+        util: (s) => (after(s) ? 0.55 : 0.85),
+        waiting: (s) => (after(s) ? 4 : 0),
+        e2e: (s) => (after(s) ? [4, 8] : [2, 4]),
+      },
+      (x) => x.gauge('gpu.sm_active', (s) => (after(s) ? smAfter : 0.25), { gpu: '0' }),
+    );
+    const starved = conditionsOf(d, 'cpu_frontend_bottleneck').find((c) => c.condition.startsWith('GPU starved'));
+    assert.equal(d.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), expected, `SM active ${smAfter}: ${JSON.stringify(starved ?? conditionsOf(d, 'cpu_frontend_bottleneck'))}`);
+  }
+});
+
 test("the day's peak served in step (arrivals x1.5, tokens/s with them, nothing waiting) with the TTFT tail up is healthy; the same tail at flat traffic is not", () => {
   // Four hours: traffic climbs from the morning's level to x1.5 and back; the occasional request queues at the peak.
   const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
@@ -681,6 +738,31 @@ test("the day's peak served in step (arrivals x1.5, tokens/s with them, nothing 
   assert.equal(day.status, 'healthy', JSON.stringify({ causes: day.causes.map((c) => c.id), u: day.unexplained?.evidence.map((e) => e.text) }));
   const flat = run(false);
   assert.notEqual(flat.status, 'healthy', JSON.stringify(flat.alerts));
+});
+
+test("the day's peak served in step with two requests waiting beside thirty running is healthy; a backlog as large as the batch is not", () => {
+  // As above, the peak's arrivals x1.5 served, with requests waiting at the peak: a few that the next steps take in, or a pile.
+  const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
+  const run = (waitingAtPeak: number) => {
+    const load = (s: number) => 1 + 0.5 * peak(s);
+    return analyze(
+      {
+        rps: (s) => 5 * load(s),
+        gtok: (s) => 2000 * load(s),
+        ptok: (s) => 4000 * load(s),
+        running: (s) => Math.round(20 * load(s)),
+        waiting: (s) => Math.round(waitingAtPeak * peak(s)),
+        ttft: (s) => [0.08 + 0.02 * peak(s), 0.2 + 0.8 * peak(s)],
+        queue: (s) => [0.005 + 0.01 * peak(s), 0.02 + 0.8 * peak(s)],
+      },
+      undefined,
+      14400,
+    );
+  };
+  const few = run(2);
+  assert.equal(few.status, 'healthy', JSON.stringify({ causes: few.causes.map((c) => c.id), u: few.unexplained?.evidence.map((e) => e.text) }));
+  const pile = run(30);
+  assert.notEqual(pile.status, 'healthy', JSON.stringify(pile.alerts));
 });
 
 test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower (no jump by itself), is read over the life that grew where the restart is known', () => {

@@ -283,6 +283,13 @@ export function queuedBeyond(c: CauseContext): number {
   return Math.max(1, 2 * (Number.isFinite(waitB) ? waitB : 0));
 }
 
+/**
+ * Requests waiting, as a share of those running, that the scheduler takes in within a step or two (as
+ * requests finish, or as the prefill budget of the next step allows): no backlog. One that piles up
+ * outgrows the batch.
+ */
+export const QUEUE_IN_STEP = 0.25;
+
 /** OLS slope of `x` per minute over the span up to its peak: the ramp part of a queue. */
 export function rampSlope(c: CauseContext, x: Float64Array): number {
   let peak = c.span[0];

@@ -51,7 +51,11 @@ function rule(c: CauseContext): RuleResult {
   const rGap = rE(c, gap);
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
-  const starved = (sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio) || rUtil <= T.frontend_util_ratio;
+  // Where SM activity is read it decides: util (any kernel running) is the coarser reading of the same thing,
+  // and on bursty traffic the median of its on/off windows jumps between the two modes (util ×0.69 beside
+  // SM active ×0.91 on a healthy fleet whose bursts came and went).
+  const hasSm = Number.isFinite(sm);
+  const starved = hasSm ? sm <= T.frontend_sm_max && rSm <= T.frontend_util_ratio : rUtil <= T.frontend_util_ratio;
   // Less work is not starvation: where the batch thinned as far as util fell and nothing waits, the GPU idles
   // because traffic did, unless every request got slower (a mean). A thin engine's P99 is its slowest request
   // or two (at 0.5 req/s TTFT P99 read ×1.8 with its mean flat, util ×0.55 beside the batch ×0.55).
@@ -94,7 +98,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}) OR r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's rise; OR the serving process's CPU pinned ≥ ${T.frontend_cpu_pinned} core (below it in the baseline)`,
+        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}), where no SM activity is read r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's rise; OR the serving process's CPU pinned ≥ ${T.frontend_cpu_pinned} core (below it in the baseline)`,
         `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)} (Δ ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s), process CPU ${fmt(cpu)} (baseline ${fmt(cpuB)})`,
         starved || frontGap || pinned,
         T.frontend_util_ratio,

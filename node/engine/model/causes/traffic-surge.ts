@@ -2,7 +2,7 @@
 import { SIG, countOf } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import {
-  cond, defineCause, departureOnset, engineFull, fmt, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type Range, type RuleResult,
+  cond, defineCause, departureOnset, engineFull, fmt, QUEUE_IN_STEP, queuedBeyond, maxE, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type Range, type RuleResult,
 } from './context';
 import { rangeMedian } from '../range-stats';
 import { windowAt } from '../windows';
@@ -50,12 +50,14 @@ function rule(c: CauseContext): RuleResult {
   const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
   const q0 = queueStart(c);
   const served = servedBefore(c, q0);
+  const held = queueHeld(c);
   return {
     id: 'traffic_surge',
     missing: [],
     require: [
       cond(`r(lam_in) ≥ ${T.surge_arrival_ratio}`, rLam, rLam >= T.surge_arrival_ratio, T.surge_arrival_ratio),
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
+      heldCond(held),
       cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
       cond(`r(q99) ≥ ${T.surge_queue_ratio}`, rQ, rQ >= T.surge_queue_ratio, T.surge_queue_ratio),
       cond(`Δq99 (or Δttft99) ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
@@ -164,6 +166,51 @@ function fillingArrivals(c: CauseContext): number {
   return Math.min(ratio(m, lamB), ratio(m, median(before)));
 }
 
+/**
+ * The longest stretch of the span with a backlog — requests waiting beyond the baseline's (queuedBeyond) and
+ * beyond what the next steps take in (QUEUE_IN_STEP of those running) — in ms from its first window's start to
+ * its last window's, and whether it still stood at the last window the queue was read in. Windows with no
+ * reading neither end nor extend a stretch by themselves.
+ */
+function queueHeld(c: CauseContext): { ms: number; open: boolean } {
+  const { wait, t } = c.f;
+  const beyond = queuedBeyond(c);
+  let best = 0;
+  let from = -1;
+  let last = -1;
+  let i = c.span[0];
+  for (; i < wait.length; i++) {
+    if (!Number.isFinite(wait[i])) continue;
+    if (wait[i] > beyond && !(wait[i] <= QUEUE_IN_STEP * c.f.run[i])) {
+      if (from < 0) {
+        if (i > c.span[1]) break;
+        from = i;
+      }
+      last = i;
+      best = Math.max(best, t[last] - t[from] + c.f.grid.step);
+    } else {
+      from = -1;
+      if (i > c.span[1]) break;
+    }
+  }
+  // A stretch still open when the loop ran out of windows stood at the last reading.
+  return { ms: best, open: from >= 0 && i === wait.length };
+}
+
+/**
+ * A surge is arrivals beyond what the engine serves for as long as it lasts: its queue stands for minutes
+ * (BURST_MAX_MS at a stretch) or until the data ends. A queue of a few requests that drains within
+ * minutes is a burst the service absorbed: at the peak of a healthy day (KV at 8%) eight requests waited
+ * for three minutes, queue time P99 ×38 against the quiet morning's, and read as a surge.
+ */
+function heldCond(held: { ms: number; open: boolean }): ReturnType<typeof cond> {
+  return cond(
+    `a backlog (requests waiting beyond the baseline's and beyond ${QUEUE_IN_STEP}× those running) for ≥ ${BURST_MAX_MS / 60_000} min at a stretch, or still at the data's end`,
+    `${Math.round(held.ms / 1000)} s${held.open ? ', still waiting at the end' : ''}`,
+    held.ms >= BURST_MAX_MS || held.open,
+  );
+}
+
 /** How soon after the span's start a surge's queue is full (FULL_SHARE of its peak), and the stretch before the span it is compared with. */
 const FILL_MS = 30 * 60_000;
 const FULL_SHARE = 0.9;
@@ -207,6 +254,7 @@ function fromLogLines(c: CauseContext): RuleResult | null {
       cond(`work served up: r(${served === c.f.ptok ? 'prompt' : 'generation'} tokens/s) ≥ ${T.surge_arrival_ratio} (no request counts: log lines only)`, rServed, rServed >= T.surge_arrival_ratio, T.surge_arrival_ratio),
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
       cond('every slot busy (run at max)', runAtMax, runAtMax),
+      heldCond(queueHeld(c)),
       cond('requests waiting (wait > max(1, 2× the baseline)): no latency measured, the queue is the symptom', `${fmt(waitE)} (baseline ${fmt(waitB)})`, queued),
     ],
     support: [],
