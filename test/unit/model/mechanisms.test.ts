@@ -779,6 +779,23 @@ test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower
   }
 });
 
+test('an ITL step a minute before the batch settles past a logged CUDA-graph cap lines up with it; one ten minutes before does not', () => {
+  // A capture max of 48 in the engine's log; running steps from 30 to 60 at 1300 s; ITL ×1.8 from `stepAt`.
+  const fallback = (stepAt: number) =>
+    analyze(
+      {
+        running: (s) => (s >= 1300 ? 60 : 30),
+        itl: (s) => (s >= stepAt ? [0.036, 0.072] : [0.02, 0.04]),
+        e2e: (s) => (s >= stepAt ? [3.6, 7.2] : [2, 4]),
+      },
+      (x) => x.gauge('engine.cuda_graph_max', () => 48),
+    );
+  const near = fallback(1240);
+  assert.equal(near.causes[0]?.id, 'cuda_graph_fallback', JSON.stringify(conditionsOf(near, 'cuda_graph_fallback')));
+  const far = fallback(700);
+  assert.ok(!far.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(far.causes.map((c) => c.id)));
+});
+
 test('the crossing of a CUDA-graph cap read is the one the ITL step lines up with, not a brush of the cap an hour before it', () => {
   // Windows a minute apart: running brushes a cap of 64 at minute 2, crosses for good at minute 7.
   const runMax = Float64Array.from([40, 48, 70, 48, 45, 50, 52, 120, 130, 125]);

@@ -97,6 +97,14 @@ export function crossingNear(c: CauseContext, cap: number, cpAt: number | null):
   return best;
 }
 
+/**
+ * The least distance, in time, within which the ITL step and the crossing line up. A batch that arrivals carry
+ * toward the cap brushes it and falls back for a minute or two before it stays past it (Poisson swings), and
+ * ITL climbs with the batch on the way: the change-point of the window means lands anywhere in that minute or
+ * two (65 s before the crossing with 10 s windows, a logged cap of 48 and ITL ×1.8 at the same batch across it).
+ */
+const ALIGN_MIN_MS = 2 * 60_000;
+
 /** How far the batch must outgrow demand for a surge's arrivals to leave the slowdown the batch's driver. */
 const RUNAWAY = 2;
 
@@ -115,7 +123,7 @@ function rule(c: CauseContext): RuleResult {
   let cap = known ? c.f.cudaGraphMax : c.cfg.causes.cuda_graph_max_batch;
   if (!known && cp && cp.size >= T.cuda_graph_itl_ratio - 1) cap = median(c.f.runMax.subarray(Math.max(0, cp.index - 4), cp.index));
   const cross = crossingNear(c, cap, cpAt);
-  const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= 2 * c.f.grid.W;
+  const aligned = cross !== null && cpAt !== null && Math.abs(cpAt - cross) <= Math.max(2 * c.f.grid.W, ALIGN_MIN_MS);
   const rItl = rE(c, itl);
   // A cap read off the ITL step lines up with that step by construction, so it needs evidence of its
   // own: eager steps are slower at the *same* batch size, a jump in ITL across the cap that load alone
@@ -152,7 +160,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(`running crosses the CUDA-graph capture max (${fmt(cap)}${known ? '' : ', inferred: the running level at the ITL step'})`, cross, cross !== null),
-      cond('ITL change-point aligned with the crossing (within 2 windows)', cpAt, aligned),
+      cond(`ITL change-point aligned with the crossing (within 2 windows, at least ${ALIGN_MIN_MS / 60_000} min)`, cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
         `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}), prompts did not grow (r(plen mean) < ${PROMPTS_GREW}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
