@@ -1,8 +1,10 @@
 // Quadscope's SQLite extension (native/sqlite/quadscope_sqlite.c, built by `npm run build:native`): the
 // aggregate qs_pack(ts_ms, value), which hands a range of samples to JavaScript as one buffer of float64
-// pairs (issue 20; docs/architecture.md §5). It is an accelerator only: where it is not built or cannot
-// load (Windows, a packaging without it, QUADSCOPE_SQLITE_EXTENSION=off), the reads fall back to SQLite
-// calling a JavaScript function once per row, which gives the same numbers.
+// pairs, and the table-valued qs_rows(data, width), which hands rows of float64 from JavaScript to an
+// INSERT the same way (issue 20; docs/architecture.md §5). It is an accelerator only: where it is not
+// built or cannot load (Windows, a packaging without it, QUADSCOPE_SQLITE_EXTENSION=off), the reads fall
+// back to SQLite calling a JavaScript function once per row and the writes to bound parameters, which
+// give the same numbers.
 //
 // better-sqlite3 opens every connection with the C API's extension loading enabled and SQL's
 // load_extension() disabled (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION), so user SQL cannot load anything;
@@ -56,6 +58,25 @@ export function hasPack(db: Db): boolean {
     }
   }
   loaded.set(db, ok);
+  return ok;
+}
+
+const rowsLoaded = new WeakMap<Db, boolean>();
+
+/** Whether qs_rows is available on `db` (an extension built before it had only qs_pack). */
+export function hasRows(db: Db): boolean {
+  let ok = rowsLoaded.get(db);
+  if (ok !== undefined) return ok;
+  ok = false;
+  if (hasPack(db)) {
+    try {
+      db.prepare("SELECT c0 FROM qs_rows(x'', 1)").all();
+      ok = true;
+    } catch {
+      ok = false;
+    }
+  }
+  rowsLoaded.set(db, ok);
   return ok;
 }
 

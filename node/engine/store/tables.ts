@@ -130,9 +130,9 @@ export function insertSql(table: TableName, opts: { columns?: readonly string[];
  * expression from `exprs` (SQL text); a column left out must be nullable or have a default. Used for
  * copies out of an attached database (nsys exports), so their column lists are the declaration's too.
  */
-export function insertSelectSql(table: TableName, exprs: Readonly<Record<string, string>>, from: string): string {
+export function insertSelectSql(table: TableName, exprs: Readonly<Record<string, string>>, from: string, or?: 'REPLACE' | 'IGNORE'): string {
   const c = insertColumns(table, Object.keys(exprs));
-  return `INSERT INTO ${table} (${c.join(', ')}) SELECT ${c.map((k) => exprs[k]).join(', ')} ${from}`;
+  return `INSERT${or ? ` OR ${or}` : ''} INTO ${table} (${c.join(', ')}) SELECT ${c.map((k) => exprs[k]).join(', ')} ${from}`;
 }
 
 const listed = (): Table[] => Object.values(TABLES).filter((t) => t.listed);

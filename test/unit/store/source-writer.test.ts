@@ -68,3 +68,46 @@ test('samples interleaved over many series: a repeated timestamp keeps the last 
     ts.dispose();
   }
 });
+
+test('samples and tiles written through the SQLite extension (qs_rows) are the rows bound parameters write, type for type', () => {
+  const write = (extension: boolean) => {
+    const ts = tempStore();
+    const saved = process.env.QUADSCOPE_SQLITE_EXTENSION;
+    if (!extension) process.env.QUADSCOPE_SQLITE_EXTENSION = 'off';
+    try {
+      const inc = ts.store.createIncident('q');
+      const w = ts.store.beginSource(inc, { path: 'q', format: 'prometheus-text', bytes: 0 });
+      // Sparse scrapes (one sample a tile, past one statement of rows), dense ones (tiles of many), a
+      // repeated time, a sample back in time, times before 0 and past 1e15, fractions of a ms, -0 and
+      // integral values.
+      const ids = Array.from({ length: 40 }, (_, i) => w.series({ name: 'g', labels: { i: String(i) } }));
+      const r = rng(7);
+      for (let k = 0; k < 1200; k++) {
+        for (let s = 0; s < ids.length; s++) {
+          const step = s % 3 === 0 ? 15_000 : s % 3 === 1 ? 1000 : 2_500.4;
+          const v = s % 5 === 0 ? Math.round(r() * 100) : s % 5 === 1 ? -0 : (r() - 0.5) * 1e9 / 7;
+          w.sample(ids[s], T + k * step, v);
+        }
+        if (k === 600) w.sample(ids[4], T + 1000, 7);
+        if (k === 700) w.sample(ids[5], T, 8);
+      }
+      for (const t of [-25_000, -1, 0, 1e15 + 3, 1e16]) w.sample(ids[1], t, t / 3);
+      w.commit([]);
+      const db = storeSql(ts.store);
+      const rows = (sql: string) => JSON.stringify(db.prepare(sql).raw().all());
+      return {
+        samples: rows('SELECT series_id, ts_ms, typeof(ts_ms), quote(value), typeof(value) FROM samples ORDER BY 1, 2'),
+        tiles: rows('SELECT series_id, tile, typeof(tile), t_first, typeof(t_first), quote(min), quote(max), typeof(min), n, typeof(n) FROM sample_tiles ORDER BY 1, 2'),
+      };
+    } finally {
+      if (saved === undefined) delete process.env.QUADSCOPE_SQLITE_EXTENSION;
+      else process.env.QUADSCOPE_SQLITE_EXTENSION = saved;
+      ts.dispose();
+    }
+  };
+  const packed = write(true);
+  const bound = write(false);
+  assert.ok(packed.samples.length > 1e6);
+  assert.equal(packed.samples, bound.samples);
+  assert.equal(packed.tiles, bound.tiles);
+});
