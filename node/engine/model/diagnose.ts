@@ -99,14 +99,16 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const latencySigmaMs = 1.4826 * mad(b(spread.dP99ms));
   const tpsSigma = 1.4826 * mad(b(spread.dTps));
   const bands = latencyBands(f, base, cfg, th);
+  // The band of the latency the S term and the joint trigger read: e2e, else TTFT.
+  const latencyBand = bands.find((b) => b.family === (spread.latencySignal === 'e2e99' ? 'e2e' : 'ttft'));
   const noiseAware: TriggerThresholds = {
-    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0), wholeSpanRiseMs(bands, spread.latencySignal, refs.p99)),
+    latency_ms: Math.max(th.latency_ms, cfg.trigger_noise_z * (Number.isFinite(latencySigmaMs) ? latencySigmaMs : 0), wholeSpanRiseMs(latencyBand, refs.p99)),
     throughput_drop: Math.max(th.throughput_drop, cfg.trigger_noise_z * (Number.isFinite(tpsSigma) ? tpsSigma : 0)),
   };
   // The P99 the S term and the joint trigger read is backed as the alerts' bands back it: one slow request in a
   // window of thirty is its P99 (a healthy day's e2e P99 toggled between vLLM's 10 s bucket edge and 13 s,
   // its mean flat, and sat "contended" in 40% of its windows).
-  const latencyBacked = bands.find((b) => b.family === (spread.latencySignal === 'e2e99' ? 'e2e' : 'ttft'))?.backed ?? null;
+  const latencyBacked = latencyBand?.backed ?? null;
   const dims = normalize(f, refs, cfg, noiseAware, latencyBacked);
   const quadrants = Array.from({ length: grid.n }, (_, i) => quadrantOf(dims.R[i], dims.S[i], cfg.theta_R, cfg.theta_S));
   const latencyHigh = Array.from({ length: grid.n }, (_, i) => (latencyRise(bands, i) !== null ? true : latencyMeasured(bands, i) ? false : null));
@@ -242,8 +244,7 @@ export function runRulesWatchingSpan(ctx: CauseContext, rules = RULES): { result
 }
 
 /** The rise the whole span's own spread allows (the latency band's floor), ms above the baseline's P99. */
-function wholeSpanRiseMs(bands: readonly LatencyBand[], signal: Dimensions['latencySignal'], baseP99: number): number {
-  const band = bands.find((b) => b.family === (signal === 'e2e99' ? 'e2e' : 'ttft'));
+function wholeSpanRiseMs(band: LatencyBand | undefined, baseP99: number): number {
   return band && Number.isFinite(band.floor_s) && Number.isFinite(baseP99) ? (band.floor_s - baseP99) * 1000 : 0;
 }
 
