@@ -7,7 +7,7 @@
 // exact as long as no `-wal` with content is beside it (a cleanly closed workspace has none). That needs
 // SQLite's URI file names, which better-sqlite3 enables for the process when SQLITE_USE_URI=1 is set
 // before its first connection; only names that start with "file:" are read as URIs.
-import Database from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,6 +57,21 @@ export function migrate(db: Db): void {
 }
 
 /** SQLite's codes for "this file or its folder cannot be written" (and the shared-memory file it needs). */
+const statementCache = new WeakMap<Db, Map<string, Statement>>();
+
+/**
+ * The statement `key` names on `db`, prepared by `build` the first time it is asked for and kept for the
+ * connection's life: for statements run again and again from objects made often (a source writer per
+ * source, a live recording's once a second). `key` must always name the same SQL and mode on a connection.
+ */
+export function cachedStatement(db: Db, key: string, build: () => Statement): Statement {
+  let known = statementCache.get(db);
+  if (!known) statementCache.set(db, (known = new Map()));
+  let st = known.get(key);
+  if (!st) known.set(key, (st = build()));
+  return st;
+}
+
 export function isReadOnlyError(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^(SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_IOERR_(SHMOPEN|SHMSIZE|SHMMAP|LOCK|TRUNCATE|WRITE)|EACCES|EROFS|EPERM)/.test(code);

@@ -4,7 +4,7 @@
 // the rest through the read connection (`db`); see store.ts.
 import { hostname } from 'node:os';
 import type { Incident, IncidentDetail, SourceInfo, SourceStatus } from '../../../common/contract/types';
-import type { Db } from './db';
+import { cachedStatement, type Db } from './db';
 import { parse } from './parse-json';
 import { insertSql } from './tables';
 
@@ -99,7 +99,7 @@ function processAlive(pid: number): boolean {
 
 /** Widens an incident's span to cover [startMs, endMs] (cheap: no scan; refreshIncidentSpan recomputes it). */
 export function extendIncidentSpan(w: Db, incidentId: number, startMs: number, endMs: number): void {
-  w.prepare('UPDATE incidents SET start_ms = MIN(COALESCE(start_ms, @lo), @lo), end_ms = MAX(COALESCE(end_ms, @hi), @hi) WHERE id = @id').run({ id: incidentId, lo: Math.floor(startMs), hi: Math.ceil(endMs) });
+  cachedStatement(w, 'extendIncidentSpan', () => w.prepare('UPDATE incidents SET start_ms = MIN(COALESCE(start_ms, @lo), @lo), end_ms = MAX(COALESCE(end_ms, @hi), @hi) WHERE id = @id')).run({ id: incidentId, lo: Math.floor(startMs), hi: Math.ceil(endMs) });
 }
 
 /** Recomputes an incident's time span from what its sources hold. */

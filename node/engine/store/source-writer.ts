@@ -3,7 +3,7 @@
 // (WAL) never see a half-imported source.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './db';
+import { cachedStatement, type Db } from './db';
 import { canonicalLabelsJson, seriesKeyOf } from './series-key';
 import { hasRows } from './sqlite-extension';
 import { insertSelectSql, insertSql } from './tables';
@@ -172,6 +172,50 @@ const singleTilesCopy = `${insertSelectSql(
 )} ${TILE_CONFLICT}`;
 
 /** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
+/**
+ * The writer's statements, each prepared once per connection, on first use. A writer is made per source —
+ * a live recording's once a second — and preparing all of them each time (batch INSERTs of hundreds of
+ * rows among them) cost more CPU than writing that second's samples: 1.7 ms a writer, most of a live
+ * recording's flush (docs/architecture.md §5).
+ */
+const WRITER_STATEMENTS = {
+  series: (db: Db) => db.prepare(insertSql('series', { columns: ['incident_id', 'source_id', 'name', 'labels_json', 'unit', 'kind'] })),
+  sample: (db: Db) => db.prepare(insertSql('samples', { or: 'REPLACE' })),
+  sampleBatch: (db: Db) => db.prepare(insertSql('samples', { or: 'REPLACE', rows: SAMPLE_BATCH })),
+  histogram: (db: Db) => db.prepare(insertSql('histogram_snapshots', { or: 'IGNORE' })),
+  histogramBatch: (db: Db) => db.prepare(insertSql('histogram_snapshots', { or: 'IGNORE', rows: HISTOGRAM_BATCH })),
+  histogramReplace: (db: Db) => db.prepare(insertSql('histogram_snapshots', { or: 'REPLACE' })),
+  histogramFind: (db: Db) => db.prepare('SELECT l.le_json, h.counts_json FROM histogram_snapshots h JOIN histogram_layouts l ON l.id = h.layout_id WHERE h.series_id = ? AND h.ts_ms = ?').raw(),
+  layoutInsert: (db: Db) => db.prepare(insertSql('histogram_layouts', { or: 'IGNORE', columns: ['le_json'] })),
+  layoutFind: (db: Db) => db.prepare('SELECT id FROM histogram_layouts WHERE le_json = ?').pluck(),
+  layoutById: (db: Db) => db.prepare('SELECT le_json FROM histogram_layouts WHERE id = ?').pluck(),
+  ftsIndex: (db: Db) => db.prepare('INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE id >= ? AND source_id = ?'),
+  event: (db: Db) => db.prepare(insertSql('events', { columns: EVENT_COLUMNS })),
+  eventBatch: (db: Db) => db.prepare(insertSql('events', { columns: EVENT_COLUMNS, rows: RECORD_BATCH })),
+  nextEventId: (db: Db) => db.prepare('SELECT COALESCE(MAX(id), 0) + 1 FROM events').pluck(),
+  span: (db: Db) => db.prepare(insertSql('spans')),
+  spanBatch: (db: Db) => db.prepare(insertSql('spans', { rows: RECORD_BATCH })),
+  kernel: (db: Db) => db.prepare(insertSql('kernels')),
+  kernelBatch: (db: Db) => db.prepare(insertSql('kernels', { rows: RECORD_BATCH })),
+  stackInsert: (db: Db) => db.prepare(insertSql('stacks', { or: 'IGNORE', columns: ['hash', 'frames_json'] })),
+  stackFind: (db: Db) => db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
+  tile: (db: Db) => db.prepare(tileUpsert(1)),
+  tileBatch: (db: Db) => db.prepare(tileUpsert(TILE_BATCH)),
+  singleTiles: (db: Db) => db.prepare(singleTilesCopy),
+  allocation: (db: Db) => db.prepare(insertSql('allocations')),
+  allocationBatch: (db: Db) => db.prepare(insertSql('allocations', { rows: RECORD_BATCH })),
+};
+
+type WriterStatements = { readonly [K in keyof typeof WRITER_STATEMENTS]: ReturnType<(typeof WRITER_STATEMENTS)[K]> };
+
+/** The writer's statements on `db`: each prepared on first use and kept for the connection's life. */
+function writerStatements(db: Db): WriterStatements {
+  const out = {} as Record<string, Statement>;
+  for (const key of Object.keys(WRITER_STATEMENTS) as (keyof typeof WRITER_STATEMENTS)[])
+    Object.defineProperty(out, key, { enumerable: true, get: () => cachedStatement(db, key, () => WRITER_STATEMENTS[key](db)) });
+  return out as WriterStatements;
+}
+
 function writeRows(rows: unknown[], width: number, batch: number, many: Statement, one: Statement): void {
   let i = 0;
   for (; i + batch * width <= rows.length; i += batch * width) many.run(rows.slice(i, i + batch * width));
@@ -207,7 +251,7 @@ export class SourceWriter implements Sink {
   private readonly sampleParams: number[] = new Array<number>(SAMPLE_BATCH * 3).fill(0);
   private readonly tileParams: number[] = new Array<number>(TILE_BATCH * 6).fill(0);
   /** Where qs_rows is loaded: the rows of one statement of samples (3 wide) and of tiles (6 wide), filled in place; else null. */
-  private readonly packed: { samples: Float64Array; tiles: Float64Array } | null;
+  private packed: { samples: Float64Array; tiles: Float64Array } | null;
   /**
    * Runs of one-sample tiles to copy from the samples (series, first and last time, count; see
    * flushSamples): one per series and per bound tile at most, so bounded by the held samples.
@@ -225,7 +269,9 @@ export class SourceWriter implements Sink {
   private readonly kernelRows: unknown[] = [];
   private readonly allocationRows: unknown[] = [];
   private readonly eventRows: unknown[] = [];
-  private readonly stmts;
+  private readonly stmts: WriterStatements;
+  /** With the extension's qs_rows: held samples and their tiles inserted as packed rows. */
+  private readonly packedStmts: { packedSamples: Statement; packedTiles: Statement } | null;
   private minMs = Infinity;
   private maxMs = -Infinity;
   private readonly path: string;
@@ -301,43 +347,22 @@ export class SourceWriter implements Sink {
     try {
       this.sourceId =
         meta.sourceId ??
-        Number(db.prepare(insertSql('sources', { columns: ['incident_id', 'path', 'format', 'bytes', 'rows', 'status'] })).run(incidentId, meta.path, meta.format, meta.bytes, 0, 'ok').lastInsertRowid);
+        Number(cachedStatement(db, 'sourceInsert', () => db.prepare(insertSql('sources', { columns: ['incident_id', 'path', 'format', 'bytes', 'rows', 'status'] }))).run(incidentId, meta.path, meta.format, meta.bytes, 0, 'ok').lastInsertRowid);
     } catch (e) {
       // A full disk can fail the very first write: the connection must not stay inside this transaction.
       this.rollback();
       throw e;
     }
     const packed = hasRows(db);
-    this.packed = packed ? { samples: new Float64Array(PACKED_ROWS * 3), tiles: new Float64Array(PACKED_ROWS * 6) } : null;
-    this.stmts = {
-      series: db.prepare(insertSql('series', { columns: ['incident_id', 'source_id', 'name', 'labels_json', 'unit', 'kind'] })),
-      sample: db.prepare(insertSql('samples', { or: 'REPLACE' })),
-      sampleBatch: db.prepare(insertSql('samples', { or: 'REPLACE', rows: SAMPLE_BATCH })),
-      histogram: db.prepare(insertSql('histogram_snapshots', { or: 'IGNORE' })),
-      histogramBatch: db.prepare(insertSql('histogram_snapshots', { or: 'IGNORE', rows: HISTOGRAM_BATCH })),
-      histogramReplace: db.prepare(insertSql('histogram_snapshots', { or: 'REPLACE' })),
-      histogramFind: db.prepare('SELECT l.le_json, h.counts_json FROM histogram_snapshots h JOIN histogram_layouts l ON l.id = h.layout_id WHERE h.series_id = ? AND h.ts_ms = ?').raw(),
-      layoutInsert: db.prepare(insertSql('histogram_layouts', { or: 'IGNORE', columns: ['le_json'] })),
-      layoutFind: db.prepare('SELECT id FROM histogram_layouts WHERE le_json = ?').pluck(),
-      layoutById: db.prepare('SELECT le_json FROM histogram_layouts WHERE id = ?').pluck(),
-      ftsIndex: db.prepare('INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE id >= ? AND source_id = ?'),
-      event: db.prepare(insertSql('events', { columns: EVENT_COLUMNS })),
-      eventBatch: db.prepare(insertSql('events', { columns: EVENT_COLUMNS, rows: RECORD_BATCH })),
-      nextEventId: db.prepare('SELECT COALESCE(MAX(id), 0) + 1 FROM events').pluck(),
-      span: db.prepare(insertSql('spans')),
-      spanBatch: db.prepare(insertSql('spans', { rows: RECORD_BATCH })),
-      kernel: db.prepare(insertSql('kernels')),
-      kernelBatch: db.prepare(insertSql('kernels', { rows: RECORD_BATCH })),
-      stackInsert: db.prepare(insertSql('stacks', { or: 'IGNORE', columns: ['hash', 'frames_json'] })),
-      stackFind: db.prepare('SELECT id FROM stacks WHERE hash = ?').pluck(),
-      tile: db.prepare(tileUpsert(1)),
-      tileBatch: db.prepare(tileUpsert(TILE_BATCH)),
-      singleTiles: db.prepare(singleTilesCopy),
-      allocation: db.prepare(insertSql('allocations')),
-      allocationBatch: db.prepare(insertSql('allocations', { rows: RECORD_BATCH })),
-      packedSamples: !packed ? null : db.prepare(insertSelectSql('samples', { series_id: 'c0', ts_ms: 'c1', value: 'c2' }, 'FROM qs_rows(?, 3)', 'REPLACE')),
-      packedTiles: !packed ? null : db.prepare(`${insertSelectSql('sample_tiles', { series_id: 'c0', tile: 'c1', t_first: 'c2', min: 'c3', max: 'c4', n: 'c5' }, 'FROM qs_rows(?, 6) WHERE true')} ${TILE_CONFLICT}`),
-    };
+    // Sized at the first flush, by what it holds (a live recording's writer holds a second of samples).
+    this.packed = packed ? { samples: new Float64Array(0), tiles: new Float64Array(0) } : null;
+    this.stmts = writerStatements(db);
+    this.packedStmts = packed
+      ? {
+          packedSamples: cachedStatement(db, 'packedSamples', () => db.prepare(insertSelectSql('samples', { series_id: 'c0', ts_ms: 'c1', value: 'c2' }, 'FROM qs_rows(?, 3)', 'REPLACE'))),
+          packedTiles: cachedStatement(db, 'packedTiles', () => db.prepare(`${insertSelectSql('sample_tiles', { series_id: 'c0', tile: 'c1', t_first: 'c2', min: 'c3', max: 'c4', n: 'c5' }, 'FROM qs_rows(?, 6) WHERE true')} ${TILE_CONFLICT}`)),
+        }
+      : null;
   }
 
   get rows(): number {
@@ -460,6 +485,10 @@ export class SourceWriter implements Sink {
       for (let i = 0; i < CHUNK && h < this.held; i++, h++) order[start[slots[i]]++] = h;
     }
     const timeOf = (h: number): number => chunks[h >>> CHUNK_BITS].ts[h & (CHUNK - 1)];
+    if (this.packed && this.packed.samples.length < 3 * Math.max(1, Math.min(PACKED_ROWS, this.held))) {
+      const rows = Math.min(PACKED_ROWS, Math.max(this.held, 1024));
+      this.packed = { samples: new Float64Array(rows * 3), tiles: new Float64Array(rows * 6) };
+    }
     const packedSamples = this.packed?.samples;
     const packedTiles = this.packed?.tiles;
     const p = packedSamples ?? this.sampleParams;
@@ -490,7 +519,7 @@ export class SourceWriter implements Sink {
       r[q++] = acc.max;
       r[q++] = acc.inTile;
       if (q === fullTiles) {
-        if (packedTiles) this.stmts.packedTiles!.run(bytesOf(packedTiles, q));
+        if (packedTiles) this.packedStmts!.packedTiles.run(bytesOf(packedTiles, q));
         else this.stmts.tileBatch.run(...r);
         q = 0;
       }
@@ -523,7 +552,7 @@ export class SourceWriter implements Sink {
         p[k++] = t;
         p[k++] = value;
         if (k === full) {
-          if (packedSamples) this.stmts.packedSamples!.run(bytesOf(packedSamples, k));
+          if (packedSamples) this.packedStmts!.packedSamples.run(bytesOf(packedSamples, k));
           else this.stmts.sampleBatch.run(...p);
           k = 0;
         }
@@ -548,10 +577,10 @@ export class SourceWriter implements Sink {
       acc.fresh = false;
     }
     if (packedSamples) {
-      if (k) this.stmts.packedSamples!.run(bytesOf(packedSamples, k));
+      if (k) this.packedStmts!.packedSamples.run(bytesOf(packedSamples, k));
     } else writeRest(this.sampleParams, k, 3, this.stmts.sample);
     if (packedTiles) {
-      if (q) this.stmts.packedTiles!.run(bytesOf(packedTiles, q));
+      if (q) this.packedStmts!.packedTiles.run(bytesOf(packedTiles, q));
     } else writeRest(this.tileParams, q, 6, this.stmts.tile);
     for (let m = 0; m < runs.length; m += 4) {
       const changes = this.stmts.singleTiles.run(runs[m], runs[m + 1], runs[m + 2]).changes;
@@ -839,7 +868,8 @@ export class SourceWriter implements Sink {
       this.flushAll();
       if (this.continued) {
         // A later batch of the same source: its rows and bytes add up, its warnings join the first ones.
-        const known = this.db.prepare('SELECT warnings_json FROM sources WHERE id = ?').pluck().get(this.sourceId) as string | undefined;
+        const db = this.db;
+        const known = cachedStatement(db, 'sourceWarnings', () => db.prepare('SELECT warnings_json FROM sources WHERE id = ?').pluck()).get(this.sourceId) as string | undefined;
         let all: string[] = [];
         try {
           all = known ? (JSON.parse(known) as string[]) : [];
@@ -847,8 +877,8 @@ export class SourceWriter implements Sink {
           all = [];
         }
         for (const w of warnings) if (all.length < MAX_SOURCE_WARNINGS && !all.includes(w)) all.push(w);
-        this.db.prepare('UPDATE sources SET rows = rows + ?, bytes = bytes + ?, warnings_json = ? WHERE id = ?').run(this.count, this.bytes, JSON.stringify(all), this.sourceId);
-      } else this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?').run(this.count, JSON.stringify(warnings), this.sourceId);
+        cachedStatement(db, 'sourceAdd', () => db.prepare('UPDATE sources SET rows = rows + ?, bytes = bytes + ?, warnings_json = ? WHERE id = ?')).run(this.count, this.bytes, JSON.stringify(all), this.sourceId);
+      } else cachedStatement(this.db, 'sourceDone', () => this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?')).run(this.count, JSON.stringify(warnings), this.sourceId);
       this.db.exec('COMMIT');
       this.inTx = false;
       this.restorePragmas();

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { tempStore } from '../../helpers/import-file';
 import { rng } from '../../bench/lib';
 import { storeSql } from '../../helpers/store-sql';
@@ -110,4 +111,37 @@ test('samples and tiles written through the SQLite extension (qs_rows) are the r
   assert.ok(packed.samples.length > 1e6);
   assert.equal(packed.samples, bound.samples);
   assert.equal(packed.tiles, bound.tiles);
+});
+
+test("a source writer prepares its statements once per connection: a live recording's next batch prepares none", () => {
+  const ts = tempStore();
+  const proto = Database.prototype as unknown as { prepare: (...args: unknown[]) => unknown };
+  const prepare = proto.prepare;
+  let prepared: string[] = [];
+  proto.prepare = function (this: unknown, ...args: unknown[]) {
+    prepared.push(String(args[0]).slice(0, 60));
+    return prepare.apply(this, args);
+  };
+  try {
+    const inc = ts.store.createIncident('live');
+    const batch = (sourceId: number | null, from: number) => {
+      const meta = { path: 'live:nvml', format: 'live-nvml', bytes: 0 };
+      const w = sourceId === null ? ts.store.beginSource(inc, meta) : ts.store.continueSource(inc, sourceId, meta);
+      const id = sourceId === null ? w.series({ name: 'gpu.util', labels: { gpu: '0' } }) : 1;
+      for (let k = 0; k < 50; k++) w.sample(id, from + k * 100, k);
+      w.commit([]);
+      ts.store.extendIncidentSpan(inc, from, from + 4900);
+      return w.sourceId;
+    };
+    const source = batch(null, T);
+    batch(source, T + 5000); // the first continued batch may prepare what the first batch did not use
+    prepared = [];
+    batch(source, T + 10_000);
+    batch(source, T + 15_000);
+    assert.deepEqual(prepared, [], 'statements prepared again by a later batch');
+    assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 200);
+  } finally {
+    proto.prepare = prepare;
+    ts.dispose();
+  }
 });
