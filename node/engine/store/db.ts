@@ -56,7 +56,6 @@ export function migrate(db: Db): void {
   }
 }
 
-/** SQLite's codes for "this file or its folder cannot be written" (and the shared-memory file it needs). */
 const statementCache = new WeakMap<Db, Map<string, Statement>>();
 
 /**
@@ -72,6 +71,7 @@ export function cachedStatement(db: Db, key: string, build: () => Statement): St
   return st;
 }
 
+/** SQLite's codes for "this file or its folder cannot be written" (and the shared-memory file it needs). */
 export function isReadOnlyError(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^(SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_IOERR_(SHMOPEN|SHMSIZE|SHMMAP|LOCK|TRUNCATE|WRITE)|EACCES|EROFS|EPERM)/.test(code);

@@ -99,7 +99,7 @@ function processAlive(pid: number): boolean {
 
 /** Widens an incident's span to cover [startMs, endMs] (cheap: no scan; refreshIncidentSpan recomputes it). */
 export function extendIncidentSpan(w: Db, incidentId: number, startMs: number, endMs: number): void {
-  cachedStatement(w, 'extendIncidentSpan', () => w.prepare('UPDATE incidents SET start_ms = MIN(COALESCE(start_ms, @lo), @lo), end_ms = MAX(COALESCE(end_ms, @hi), @hi) WHERE id = @id')).run({ id: incidentId, lo: Math.floor(startMs), hi: Math.ceil(endMs) });
+  cachedStatement(w, 'incidents.extendSpan', () => w.prepare('UPDATE incidents SET start_ms = MIN(COALESCE(start_ms, @lo), @lo), end_ms = MAX(COALESCE(end_ms, @hi), @hi) WHERE id = @id')).run({ id: incidentId, lo: Math.floor(startMs), hi: Math.ceil(endMs) });
 }
 
 /** Recomputes an incident's time span from what its sources hold. */

@@ -171,7 +171,6 @@ const singleTilesCopy = `${insertSelectSql(
   'FROM samples WHERE series_id = ? AND ts_ms >= ? AND ts_ms <= ?',
 )} ${TILE_CONFLICT}`;
 
-/** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
 /**
  * The writer's statements, each prepared once per connection, on first use. A writer is made per source —
  * a live recording's once a second — and preparing all of them each time (batch INSERTs of hundreds of
@@ -212,10 +211,11 @@ type WriterStatements = { readonly [K in keyof typeof WRITER_STATEMENTS]: Return
 function writerStatements(db: Db): WriterStatements {
   const out = {} as Record<string, Statement>;
   for (const key of Object.keys(WRITER_STATEMENTS) as (keyof typeof WRITER_STATEMENTS)[])
-    Object.defineProperty(out, key, { enumerable: true, get: () => cachedStatement(db, key, () => WRITER_STATEMENTS[key](db)) });
+    Object.defineProperty(out, key, { enumerable: true, get: () => cachedStatement(db, `writer.${key}`, () => WRITER_STATEMENTS[key](db)) });
   return out as WriterStatements;
 }
 
+/** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
 function writeRows(rows: unknown[], width: number, batch: number, many: Statement, one: Statement): void {
   let i = 0;
   for (; i + batch * width <= rows.length; i += batch * width) many.run(rows.slice(i, i + batch * width));
@@ -347,7 +347,7 @@ export class SourceWriter implements Sink {
     try {
       this.sourceId =
         meta.sourceId ??
-        Number(cachedStatement(db, 'sourceInsert', () => db.prepare(insertSql('sources', { columns: ['incident_id', 'path', 'format', 'bytes', 'rows', 'status'] }))).run(incidentId, meta.path, meta.format, meta.bytes, 0, 'ok').lastInsertRowid);
+        Number(cachedStatement(db, 'writer.sourceInsert', () => db.prepare(insertSql('sources', { columns: ['incident_id', 'path', 'format', 'bytes', 'rows', 'status'] }))).run(incidentId, meta.path, meta.format, meta.bytes, 0, 'ok').lastInsertRowid);
     } catch (e) {
       // A full disk can fail the very first write: the connection must not stay inside this transaction.
       this.rollback();
@@ -359,8 +359,8 @@ export class SourceWriter implements Sink {
     this.stmts = writerStatements(db);
     this.packedStmts = packed
       ? {
-          packedSamples: cachedStatement(db, 'packedSamples', () => db.prepare(insertSelectSql('samples', { series_id: 'c0', ts_ms: 'c1', value: 'c2' }, 'FROM qs_rows(?, 3)', 'REPLACE'))),
-          packedTiles: cachedStatement(db, 'packedTiles', () => db.prepare(`${insertSelectSql('sample_tiles', { series_id: 'c0', tile: 'c1', t_first: 'c2', min: 'c3', max: 'c4', n: 'c5' }, 'FROM qs_rows(?, 6) WHERE true')} ${TILE_CONFLICT}`)),
+          packedSamples: cachedStatement(db, 'writer.packedSamples', () => db.prepare(insertSelectSql('samples', { series_id: 'c0', ts_ms: 'c1', value: 'c2' }, 'FROM qs_rows(?, 3)', 'REPLACE'))),
+          packedTiles: cachedStatement(db, 'writer.packedTiles', () => db.prepare(`${insertSelectSql('sample_tiles', { series_id: 'c0', tile: 'c1', t_first: 'c2', min: 'c3', max: 'c4', n: 'c5' }, 'FROM qs_rows(?, 6) WHERE true')} ${TILE_CONFLICT}`)),
         }
       : null;
   }
@@ -869,7 +869,7 @@ export class SourceWriter implements Sink {
       if (this.continued) {
         // A later batch of the same source: its rows and bytes add up, its warnings join the first ones.
         const db = this.db;
-        const known = cachedStatement(db, 'sourceWarnings', () => db.prepare('SELECT warnings_json FROM sources WHERE id = ?').pluck()).get(this.sourceId) as string | undefined;
+        const known = cachedStatement(db, 'writer.sourceWarnings', () => db.prepare('SELECT warnings_json FROM sources WHERE id = ?').pluck()).get(this.sourceId) as string | undefined;
         let all: string[] = [];
         try {
           all = known ? (JSON.parse(known) as string[]) : [];
@@ -877,8 +877,8 @@ export class SourceWriter implements Sink {
           all = [];
         }
         for (const w of warnings) if (all.length < MAX_SOURCE_WARNINGS && !all.includes(w)) all.push(w);
-        cachedStatement(db, 'sourceAdd', () => db.prepare('UPDATE sources SET rows = rows + ?, bytes = bytes + ?, warnings_json = ? WHERE id = ?')).run(this.count, this.bytes, JSON.stringify(all), this.sourceId);
-      } else cachedStatement(this.db, 'sourceDone', () => this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?')).run(this.count, JSON.stringify(warnings), this.sourceId);
+        cachedStatement(db, 'writer.sourceAdd', () => db.prepare('UPDATE sources SET rows = rows + ?, bytes = bytes + ?, warnings_json = ? WHERE id = ?')).run(this.count, this.bytes, JSON.stringify(all), this.sourceId);
+      } else cachedStatement(this.db, 'writer.sourceDone', () => this.db.prepare('UPDATE sources SET rows = ?, warnings_json = ? WHERE id = ?')).run(this.count, JSON.stringify(warnings), this.sourceId);
       this.db.exec('COMMIT');
       this.inTx = false;
       this.restorePragmas();
