@@ -95,12 +95,21 @@ export const OUTPUT_BYTES_BASE = 16 * 2 ** 20;
 export const OUTPUT_BYTES_PER_BYTE = 32;
 
 /**
- * The page cache (KiB) while a source is written: 128 MiB holds the pages a flush of held samples
- * writes (1.2 M samples and their tiles: 78 MB); the store's 64 MiB spilled them to the WAL mid-flush,
- * to be read back and written again (20 k page reads and 19 k frames more: 3-5% of a wide 100 MB
- * import, measured). The cache grows only as pages are used.
+ * The page cache (KiB) while a source's samples are written: 128 MiB holds the pages a flush of held
+ * samples writes (1.2 M samples and their tiles: 78 MB); the store's 64 MiB spilled them to the WAL
+ * mid-flush, to be read back and written again (20 k page reads and 19 k frames more: 3-5% of a wide
+ * 100 MB import, measured). It is set at a source's first flush of samples and kept to its commit.
  */
-const IMPORT_CACHE_KIB = 128 * 1024;
+const SAMPLES_CACHE_KIB = 128 * 1024;
+
+/**
+ * The page cache (KiB) while a source writes only records (spans, kernels, events, allocations): their
+ * rows are appended in key order, each page written once, so a cache holds nothing they read again. A
+ * 1 GB Kineto trace imports in the same time with 16 MiB as with 128, at 235–268 MB of peak RSS against
+ * 338–344 (327–335 against 445–463 MB with the parse on a worker thread); a 100 MB vLLM log (events and
+ * their full-text index) and a memory snapshot of 1 M entries the same within noise (2026-12-06).
+ */
+const RECORDS_CACHE_KIB = 16 * 1024;
 
 /** Warnings one source keeps over all its batches. */
 const MAX_SOURCE_WARNINGS = 200;
@@ -290,6 +299,8 @@ export class SourceWriter implements Sink {
   private readonly continued: boolean;
   /** The connection's page cache before this source (cache_size's value), given back at commit or rollback. */
   private cacheSize = -2000;
+  /** Whether the page cache was raised for samples and scrapes (SAMPLES_CACHE_KIB). */
+  private samplesCache = false;
   private readonly bytes: number;
 
   constructor(
@@ -331,12 +342,13 @@ export class SourceWriter implements Sink {
     // Foreign keys cost two to three B-tree seeks a row (series, incident, source) for ids this writer
     // made itself; they are checked again, and cascades work, once it is done (restored at commit or rollback). The
     // WAL is folded back by the store's checkpointer after the commit rather than inside it.
-    // Both pragmas are no-ops inside a transaction, so they are set before it. The page cache is doubled
-    // while the source is written (see IMPORT_CACHE_KIB).
+    // Both pragmas are no-ops inside a transaction, so they are set before it. The page cache is the
+    // writer's own while the source is written: small for records, large from its first samples
+    // (RECORDS_CACHE_KIB, SAMPLES_CACHE_KIB; cache_size takes effect inside a transaction too).
     db.pragma('foreign_keys = OFF');
     db.pragma('wal_autocheckpoint = 0');
     this.cacheSize = db.pragma('cache_size', { simple: true }) as number;
-    db.pragma(`cache_size = ${-IMPORT_CACHE_KIB}`);
+    db.pragma(`cache_size = ${-RECORDS_CACHE_KIB}`);
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (e) {
@@ -449,6 +461,13 @@ export class SourceWriter implements Sink {
     if (this.held === SAMPLES_HELD_MAX) this.flushSamples(false);
   }
 
+  /** Samples and scrapes land in every series' own range of the B-tree: from the first, the large cache (SAMPLES_CACHE_KIB). */
+  private cacheForSamples(): void {
+    if (this.samplesCache) return;
+    this.db.pragma(`cache_size = ${-SAMPLES_CACHE_KIB}`);
+    this.samplesCache = true;
+  }
+
   /**
    * Writes every held sample, series after series in id order (see SAMPLES_HELD_MAX), each series' in
    * arrival order (a repeated timestamp still replaces the earlier value), with the tiles they closed;
@@ -470,6 +489,7 @@ export class SourceWriter implements Sink {
    * as one), so the rows stored are the same.
    */
   private flushSamples(closeTiles: boolean): void {
+    if (this.held) this.cacheForSamples();
     const accs = [...this.accs].sort((a, b) => a.series - b.series);
     // Counting sort by series: where each series' samples start, then the held indexes in that order.
     const start = new Int32Array(this.accs.length);
@@ -635,6 +655,7 @@ export class SourceWriter implements Sink {
    * came in two flushes, or two sources: the live recorder keeps series across batches) is merged.
    */
   private flushHistograms(): void {
+    if (this.openHist.size) this.cacheForSamples();
     const rows = this.histRows;
     for (const [series, byTs] of this.openHist) {
       for (const [t, open] of byTs) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { tempStore } from '../../helpers/import-file';
 import { rng } from '../../bench/lib';
-import { storeSql } from '../../helpers/store-sql';
+import { storeSql, storeWriter } from '../../helpers/store-sql';
 
 const T = Date.UTC(2026, 0, 1);
 
@@ -142,6 +142,30 @@ test("a source writer prepares its statements once per connection: a live record
     assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM samples').pluck().get(), 200);
   } finally {
     proto.prepare = prepare;
+    ts.dispose();
+  }
+});
+
+test('a source writing records keeps a small page cache; its first samples or scrapes written raise it; commit gives the connection its own back', () => {
+  const ts = tempStore();
+  try {
+    const inc = ts.store.createIncident('cache');
+    const writer = storeWriter(ts.store);
+    const own = writer.pragma('cache_size', { simple: true });
+    const spans = ts.store.beginSource(inc, { path: 'trace.json', format: 'kineto-json', bytes: 0 });
+    for (let k = 0; k < 500; k++) spans.span({ trace_id: 't', span_id: `s${k}`, name: 'op', start_ns: BigInt(T) * 1_000_000n + BigInt(k) * 1000n, end_ns: BigInt(T) * 1_000_000n + BigInt(k) * 1000n + 500n });
+    assert.equal(writer.pragma('cache_size', { simple: true }), -16 * 1024, 'records alone: 16 MiB');
+    spans.commit([]);
+    assert.equal(writer.pragma('cache_size', { simple: true }), own);
+    const scrapes = ts.store.beginSource(inc, { path: 'metrics.prom', format: 'prometheus-text', bytes: 0 });
+    const h = scrapes.series({ name: 'lat.e2e', kind: 'histogram' });
+    // Past the open-bucket bound the scrapes are written mid-source.
+    for (let k = 0; k < 100_001; k++) scrapes.histogram(h, T + k * 1000, 1, k);
+    assert.equal(writer.pragma('cache_size', { simple: true }), -128 * 1024, 'scrapes written: 128 MiB');
+    scrapes.commit([]);
+    assert.equal(writer.pragma('cache_size', { simple: true }), own);
+    assert.equal(storeSql(ts.store).prepare('SELECT COUNT(*) FROM spans').pluck().get(), 500);
+  } finally {
     ts.dispose();
   }
 });
