@@ -141,6 +141,13 @@ interface SeriesAcc {
   fresh: boolean;
   /** The latest of its times in earlier flushes (brought up to date as a flush reaches the series). */
   maxT: number;
+  /**
+   * Whether the series keeps tiles. A series with at most one sample in every tile keeps none: each tile
+   * would be its one sample's row again, a second B-tree insert per sample for nothing (see TILED).
+   */
+  tiled: boolean;
+  /** The latest time it has in the store (for an untiled series: whether new samples keep it one a tile). */
+  lastT: number;
 }
 
 /** One histogram scrape of one series being gathered, bucket by bucket, in arrival order. */
@@ -224,6 +231,17 @@ function writerStatements(db: Db): WriterStatements {
   return out as WriterStatements;
 }
 
+/**
+ * TILED: the 10 s tiles (sample_tiles) let a chart of a long range read a row per tile instead of every
+ * sample. A series with at most one sample in every tile — scrapes 10 s or more apart, most Prometheus
+ * data — would only repeat each sample as its tile, a second B-tree insert per sample (a third of a
+ * many-series import, measured): it keeps none, and the chart reads its samples, which are as many
+ * (store/downsample.ts reads samples wherever no tile holds two). A series is tiled whole or not at all:
+ * the first time two of its samples share a tile, every sample it has gets its tile (startTiles).
+ * Whether a series keeps tiles is asked of the store by each source that writes to it (one seek), not
+ * remembered: another process may have deleted the series and its id been given to a new one.
+ */
+
 /** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
 function writeRows(rows: unknown[], width: number, batch: number, many: Statement, one: Statement): void {
   let i = 0;
@@ -249,6 +267,8 @@ export class SourceWriter implements Sink {
   private readonly tempTables: string[] = [];
   private count = 0;
   private readonly seriesIds = new Map<string, number>();
+  /** Series this writer made (nothing of them in the store before it). */
+  private readonly ownSeries = new Set<number>();
   private readonly stackIds = new Map<string, number>();
   /** Series with samples since the source began (their open tiles), by id and by slot. */
   private readonly sampleAcc = new Map<number, SeriesAcc>();
@@ -434,6 +454,7 @@ export class SourceWriter implements Sink {
     this.text(key.length);
     const id = Number(this.stmts.series.run(this.incidentId, this.sourceId, def.name, labels, def.unit ?? '', def.kind ?? 'gauge').lastInsertRowid);
     this.seriesIds.set(key, id);
+    this.ownSeries.add(id);
     return id;
   }
 
@@ -445,7 +466,7 @@ export class SourceWriter implements Sink {
     if (++this.count > this.maxRows) this.overBudget();
     let acc = this.sampleAcc.get(series);
     if (!acc) {
-      acc = { series, slot: this.accs.length, n: 0, tile: 0, first: 0, min: 0, max: 0, inTile: 0, fresh: false, maxT: -Infinity };
+      acc = { series, slot: this.accs.length, n: 0, tile: 0, first: 0, min: 0, max: 0, inTile: 0, fresh: false, maxT: -Infinity, ...this.tilingOf(series) };
       this.sampleAcc.set(series, acc);
       this.accs.push(acc);
     }
@@ -459,6 +480,29 @@ export class SourceWriter implements Sink {
     chunk.values[i] = value;
     chunk.slots[i] = acc.slot;
     if (this.held === SAMPLES_HELD_MAX) this.flushSamples(false);
+  }
+
+  /** Whether a series keeps tiles, and its latest time in the store: its first sample in this source asks. */
+  private tilingOf(series: number): { tiled: boolean; lastT: number } {
+    if (this.ownSeries.has(series)) return { tiled: false, lastT: -Infinity };
+    const db = this.db;
+    if (cachedStatement(db, 'writer.hasTiles', () => db.prepare('SELECT EXISTS (SELECT 1 FROM sample_tiles WHERE series_id = ?)').pluck()).get(series)) return { tiled: true, lastT: -Infinity };
+    const last = cachedStatement(db, 'writer.lastSample', () => db.prepare('SELECT MAX(ts_ms) FROM samples WHERE series_id = ?').pluck()).get(series) as number | null;
+    return { tiled: false, lastT: last ?? -Infinity };
+  }
+
+  /**
+   * An untiled series whose next samples share a tile (with each other or with one in the store) gets
+   * tiles from here on: first a tile for each of its samples in the store, one sample each (one a tile, so
+   * far), then this flush's as for any series. The tile it had open covers samples of the store, so it is
+   * dropped from the accumulator: the next sample in it opens it again and its row merges.
+   */
+  private startTiles(acc: SeriesAcc): void {
+    const db = this.db;
+    const rows = cachedStatement(db, 'writer.seriesSamples', () => db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = ? ORDER BY ts_ms').raw()).all(acc.series) as [number, number][];
+    for (const [t, v] of rows) this.stmts.tile.run(acc.series, Math.floor(t / TILE_MS), t, v, v, 1);
+    acc.tiled = true;
+    acc.inTile = 0;
   }
 
   /** Samples and scrapes land in every series' own range of the B-tree: from the first, the large cache (SAMPLES_CACHE_KIB). */
@@ -521,6 +565,7 @@ export class SourceWriter implements Sink {
     const runs = this.tileRuns;
     let inRun = false;
     const closeTile = (acc: SeriesAcc): void => {
+      if (!acc.tiled) return;
       if (acc.inTile === 1 && acc.fresh) {
         if (inRun) {
           runs[runs.length - 2] = acc.first;
@@ -548,6 +593,16 @@ export class SourceWriter implements Sink {
     for (const acc of accs) {
       const series = acc.series;
       const end = j + acc.n;
+      // An untiled series stays so while its samples come one a tile, each later than the last.
+      if (!acc.tiled) {
+        let last = acc.lastT;
+        for (let m = j; m < end && !acc.tiled; m++) {
+          const t = timeOf(order[m]);
+          if (!(t > last) || (last > -Infinity && Math.floor(t / TILE_MS) === Math.floor(last / TILE_MS))) this.startTiles(acc);
+          last = t;
+        }
+      }
+      if (!acc.tiled) for (let m = j; m < end; m++) acc.lastT = Math.max(acc.lastT, timeOf(order[m]));
       // Whether this flush's samples of the series can be copied to tiles (see above): each time past
       // the one before, the first past every earlier flush's. Packed tiles are never copied.
       let copyable = false;

@@ -94,7 +94,7 @@ export const TABLES = {
     notes: 'the latest diagnosis of each incident',
   }),
   sample_tiles: T('sample_tiles', 'series', cols('series_id INTEGER NOT NULL', 'tile INTEGER NOT NULL', 't_first INTEGER NOT NULL', 'min REAL NOT NULL', 'max REAL NOT NULL', 'n INTEGER NOT NULL'), {
-    notes: 'internal: min/max per series per 10 s tile, kept by the writer so a day-long chart reads tiles, not millions of samples',
+    notes: 'internal: min/max per series per 10 s tile, kept by the writer so a day-long chart reads tiles, not millions of samples; a series with at most one sample in every tile keeps none (its samples are its tiles)',
     readme: null,
   }),
   histogram_layouts: T('histogram_layouts', 'series', cols('id INTEGER', 'le_json TEXT NOT NULL'), { notes: '', listed: false, readme: null }),

@@ -58,7 +58,9 @@ test('a full database: each file fails saying the disk is full, nothing partial 
     for (let i = 0; i < 60_000; i++) lines.push(`m{k="${i % 40}"} ${i % 7} ${1_700_000_000_000 + i * 1000}`);
     writeFileSync(join(t.dir, 'a.prom'), lines.join('\n') + '\n');
     writeFileSync(join(t.dir, 'b.prom'), lines.join('\n') + '\n');
-    storeWriter(t.store).pragma('max_page_count = 400');
+    // Room for a few dozen pages past the empty workspace: each file needs hundreds (60 k samples).
+    const w = storeWriter(t.store);
+    w.pragma(`max_page_count = ${(w.pragma('page_count', { simple: true }) as number) + 50}`);
     const r = await importFiles(t.store, [join(t.dir, 'a.prom'), join(t.dir, 'b.prom')]);
     for (const s of r.sources) {
       assert.equal(s.status, 'failed');
