@@ -231,16 +231,14 @@ function writerStatements(db: Db): WriterStatements {
   return out as WriterStatements;
 }
 
-/**
- * TILED: the 10 s tiles (sample_tiles) let a chart of a long range read a row per tile instead of every
- * sample. A series with at most one sample in every tile — scrapes 10 s or more apart, most Prometheus
- * data — would only repeat each sample as its tile, a second B-tree insert per sample (a third of a
- * many-series import, measured): it keeps none, and the chart reads its samples, which are as many
- * (store/downsample.ts reads samples wherever no tile holds two). A series is tiled whole or not at all:
- * the first time two of its samples share a tile, every sample it has gets its tile (startTiles).
- * Whether a series keeps tiles is asked of the store by each source that writes to it (one seek), not
- * remembered: another process may have deleted the series and its id been given to a new one.
- */
+// TILED: the 10 s tiles (sample_tiles) let a chart of a long range read a row per tile instead of every
+// sample. A series with at most one sample in every tile — scrapes 10 s or more apart, most Prometheus
+// data — would only repeat each sample as its tile, a second B-tree insert per sample (a third of a
+// many-series import, measured): it keeps none, and the chart reads its samples, which are as many
+// (store/downsample.ts reads samples wherever no tile holds two). A series is tiled whole or not at all:
+// the first time two of its samples share a tile, every sample it has gets its tile (startTiles).
+// Whether a series keeps tiles is asked of the store by each source that writes to it (tilingOf: one
+// seek), not remembered: another process may have deleted the series and its id been given to a new one.
 
 /** Rows of `width` values: full batches through the multi-row statement, the rest one by one. */
 function writeRows(rows: unknown[], width: number, batch: number, many: Statement, one: Statement): void {
@@ -549,10 +547,8 @@ export class SourceWriter implements Sink {
       for (let i = 0; i < CHUNK && h < this.held; i++, h++) order[start[slots[i]]++] = h;
     }
     const timeOf = (h: number): number => chunks[h >>> CHUNK_BITS].ts[h & (CHUNK - 1)];
-    if (this.packed && this.packed.samples.length < 3 * Math.max(1, Math.min(PACKED_ROWS, this.held))) {
-      const rows = Math.min(PACKED_ROWS, Math.max(this.held, 1024));
-      this.packed = { samples: new Float64Array(rows * 3), tiles: new Float64Array(rows * 6) };
-    }
+    const rows = Math.min(PACKED_ROWS, Math.max(this.held, 1024));
+    if (this.packed && this.packed.samples.length < rows * 3) this.packed = { samples: new Float64Array(rows * 3), tiles: new Float64Array(rows * 6) };
     const packedSamples = this.packed?.samples;
     const packedTiles = this.packed?.tiles;
     const p = packedSamples ?? this.sampleParams;
@@ -593,7 +589,8 @@ export class SourceWriter implements Sink {
     for (const acc of accs) {
       const series = acc.series;
       const end = j + acc.n;
-      // An untiled series stays so while its samples come one a tile, each later than the last.
+      // An untiled series stays so while its samples come one a tile, each later than the last (so the
+      // last one read is its latest).
       if (!acc.tiled) {
         let last = acc.lastT;
         for (let m = j; m < end && !acc.tiled; m++) {
@@ -601,8 +598,8 @@ export class SourceWriter implements Sink {
           if (!(t > last) || (last > -Infinity && Math.floor(t / TILE_MS) === Math.floor(last / TILE_MS))) this.startTiles(acc);
           last = t;
         }
+        if (!acc.tiled) acc.lastT = last;
       }
-      if (!acc.tiled) for (let m = j; m < end; m++) acc.lastT = Math.max(acc.lastT, timeOf(order[m]));
       // Whether this flush's samples of the series can be copied to tiles (see above): each time past
       // the one before, the first past every earlier flush's. Packed tiles are never copied.
       let copyable = false;

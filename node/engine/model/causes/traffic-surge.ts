@@ -50,14 +50,13 @@ function rule(c: CauseContext): RuleResult {
   const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
   const q0 = queueStart(c);
   const served = servedBefore(c, q0);
-  const held = queueHeld(c);
   return {
     id: 'traffic_surge',
     missing: [],
     require: [
       cond(`r(lam_in) ≥ ${T.surge_arrival_ratio}`, rLam, rLam >= T.surge_arrival_ratio, T.surge_arrival_ratio),
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
-      heldCond(held),
+      heldCond(queueHeld(c)),
       cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
       cond(`r(q99) ≥ ${T.surge_queue_ratio}`, rQ, rQ >= T.surge_queue_ratio, T.surge_queue_ratio),
       cond(`Δq99 (or Δttft99) ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
