@@ -21,9 +21,10 @@
 // entries, blocks, segments and frames visited are capped too, at VISIT_BASE + VISIT_PER_BYTE × the
 // file's size, and a file past it fails naming the byte of the memo reference that repeated a container.
 import { ImportError, type Importer, type Sink } from './types';
-import { PickleError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
+import { PickleError, TakenItemError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
 import { toHexAddr } from './hex-address';
-import { SnapshotTimes, blockAddresses, blockFrames } from './memory-snapshot-variants';
+import { SnapshotTimes, blockAddresses, blockFrames, usToNs } from './memory-snapshot-variants';
+import { ACT, TraceColumns, TraceTaker, columnsOf } from './memory-snapshot-trace';
 import { groupDigits } from '../../../common/format';
 
 const PROTO = 0x80;
@@ -61,29 +62,31 @@ export function formatFrame(f: PyValue): string {
   return line > 0 ? `${file}:${line} ${name}` : `${file} ${name}`;
 }
 
+/** An allocation not yet freed; times in µs (SnapshotTimes), made ns when its row is written. */
 interface OpenAlloc {
   size: number;
-  ns: bigint;
+  us: number;
   stack: number | null;
-  freeRequested: bigint | null;
+  freeRequested: number | null;
 }
 
 /** The parts of a snapshot the importer reads, after validation. */
 export interface Snapshot {
   segments: PyDict[];
-  traces: PyDict[][];
+  traces: TraceColumns[];
 }
 
-export function readSnapshot(root: PyValue): Snapshot {
+/** `columns`: a device trace's entries (TraceTaker.columns where the unpickler handed them over). */
+export function readSnapshot(root: PyValue, columns: (list: PyValue[]) => TraceColumns = columnsOf): Snapshot {
   const segsRaw = Array.isArray(root) ? root : isDict(root) ? root.segments : undefined;
   if (!Array.isArray(segsRaw)) throw new Error('not a memory snapshot: no segments list');
   const segments = segsRaw.filter(isDict);
   if (segments.length !== segsRaw.length) throw new Error('not a memory snapshot: a segment is not a dict (key segments)');
   const tracesRaw = isDict(root) ? root.device_traces : undefined;
-  const traces: PyDict[][] = [];
+  const traces: TraceColumns[] = [];
   if (tracesRaw !== undefined && tracesRaw !== null) {
     if (!Array.isArray(tracesRaw)) throw new Error('device_traces is not a list (key device_traces)');
-    for (const t of tracesRaw) traces.push(Array.isArray(t) ? t.filter(isDict) : []);
+    for (const t of tracesRaw) traces.push(columns(Array.isArray(t) ? t : []));
   }
   return { segments, traces };
 }
@@ -144,70 +147,67 @@ class SnapshotWriter {
     return id;
   }
 
-  device(device: number, trace: PyDict[], segments: PyDict[]): void {
+  device(device: number, trace: TraceColumns, segments: PyDict[]): void {
     const sink = this.sink;
     const open = new Map<string, OpenAlloc>();
-    // Deltas (ns, bytes) of allocated and reserved, in trace order.
-    const allocT: bigint[] = [];
+    // Deltas (µs, bytes) of allocated and reserved, in trace order.
+    const allocT: number[] = [];
     const allocD: number[] = [];
-    const resT: bigint[] = [];
+    const resT: number[] = [];
     const resD: number[] = [];
-    const close = (addr: string, a: OpenAlloc, freeNs: bigint) => {
-      sink.allocation({ device, addr, size: a.size, alloc_ns: a.ns, free_ns: freeNs, stack_id: a.stack, source: 'snapshot' });
-      allocT.push(freeNs);
+    const close = (addr: string, a: OpenAlloc, freeUs: number) => {
+      sink.allocation({ device, addr, size: a.size, alloc_ns: usToNs(a.us), free_ns: usToNs(freeUs), stack_id: a.stack, source: 'snapshot' });
+      allocT.push(freeUs);
       allocD.push(-a.size);
     };
 
-    // Each entry's time (memory-snapshot-variants.ts: made up, warned, where time_us is missing).
-    const nsOf = this.times.device(trace, device);
+    // Each entry's time in µs (memory-snapshot-variants.ts: made up, warned, where time_us is missing).
+    const usAt = this.times.device(trace, device);
+    const { action, size: sizes, frames } = trace;
     for (let i = 0; i < trace.length; i++) {
-      const e = trace[i];
-      const action = str(e.action);
-      const ns = nsOf[i];
-      const size = num(e.size);
-      switch (action) {
-        case 'alloc': {
-          const addr = toHexAddr(e.addr);
+      const us = usAt[i];
+      const size = sizes[i];
+      switch (action[i]) {
+        case ACT.alloc: {
+          const addr = toHexAddr(trace.addrOf(i));
           const prev = open.get(addr);
-          if (prev) close(addr, prev, prev.freeRequested ?? ns);
-          open.set(addr, { size, ns, stack: this.stackOf(e.frames), freeRequested: null });
-          allocT.push(ns);
+          if (prev) close(addr, prev, prev.freeRequested ?? us);
+          open.set(addr, { size, us, stack: this.stackOf(frames[i]), freeRequested: null });
+          allocT.push(us);
           allocD.push(size);
           break;
         }
-        case 'free_requested': {
-          const a = open.get(toHexAddr(e.addr));
-          if (a) a.freeRequested = ns;
+        case ACT.freeRequested: {
+          const a = open.get(toHexAddr(trace.addrOf(i)));
+          if (a) a.freeRequested = us;
           break;
         }
-        case 'free_completed':
-        case 'free': {
-          const addr = toHexAddr(e.addr);
+        case ACT.freed: {
+          const addr = toHexAddr(trace.addrOf(i));
           const a = open.get(addr);
           if (a) {
             open.delete(addr);
-            close(addr, a, ns);
+            close(addr, a, us);
           } else {
-            sink.allocation({ device, addr, size, alloc_ns: null, free_ns: ns, stack_id: this.stackOf(e.frames), source: 'snapshot' });
-            allocT.push(ns);
+            sink.allocation({ device, addr, size, alloc_ns: null, free_ns: usToNs(us), stack_id: this.stackOf(frames[i]), source: 'snapshot' });
+            allocT.push(us);
             allocD.push(-size);
           }
           break;
         }
-        case 'segment_alloc':
-        case 'segment_map':
-          resT.push(ns);
+        case ACT.segmentAlloc:
+          resT.push(us);
           resD.push(size);
           break;
-        case 'segment_free':
-        case 'segment_unmap':
-          resT.push(ns);
+        case ACT.segmentFree:
+          resT.push(us);
           resD.push(-size);
           break;
-        case 'oom': {
+        case ACT.oom: {
+          const e = trace.oom.get(i)!;
           const free = num(e.device_free ?? e.addr);
           sink.event({
-            ts_ms: Number(ns / 1000n) / 1000,
+            ts_ms: us / 1000,
             kind: 'oom',
             severity: 'error',
             text: `CUDA out of memory on device ${device}: tried to allocate ${mib(size)} with ${mib(free)} free`,
@@ -225,7 +225,7 @@ class SnapshotWriter {
     for (const [addr, a] of open) {
       if (a.freeRequested !== null) close(addr, a, a.freeRequested);
       else {
-        sink.allocation({ device, addr, size: a.size, alloc_ns: a.ns, free_ns: null, stack_id: a.stack, source: 'snapshot' });
+        sink.allocation({ device, addr, size: a.size, alloc_ns: usToNs(a.us), free_ns: null, stack_id: a.stack, source: 'snapshot' });
         liveAddrs.add(addr);
       }
     }
@@ -253,15 +253,15 @@ class SnapshotWriter {
     }
 
     // Segments without a trace: the totals are known at dump time only.
-    const dumpNs = segments.length && !trace.length ? this.times.dumpNs() : null;
-    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, dumpNs);
-    this.replay('torch.reserved', device, resT, resD, reservedEnd, dumpNs);
+    const dumpUs = segments.length && !trace.length ? this.times.dumpUs() : null;
+    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, dumpUs);
+    this.replay('torch.reserved', device, resT, resD, reservedEnd, dumpUs);
   }
 
-  /** Emits a running total whose last value is `end`; the start is inferred (never below 0). */
-  private replay(name: string, device: number, t: bigint[], d: number[], end: number, dumpNs: bigint | null): void {
+  /** Emits a running total whose last value is `end`; the start is inferred (never below 0). Times in µs. */
+  private replay(name: string, device: number, t: number[], d: number[], end: number, dumpUs: number | null): void {
     if (t.length === 0) {
-      if (dumpNs !== null) this.sink.sample(this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' }), Number(dumpNs / 1000n) / 1000, end);
+      if (dumpUs !== null) this.sink.sample(this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' }), dumpUs / 1000, end);
       return;
     }
     const order = t.map((_, i) => i);
@@ -270,15 +270,15 @@ class SnapshotWriter {
     for (const x of d) net += x;
     let value = Math.max(0, end - net);
     const s = this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' });
-    this.sink.sample(s, Number(t[order[0]] / 1000n) / 1000, value);
+    this.sink.sample(s, t[order[0]] / 1000, value);
     for (const i of order) {
       value += d[i];
-      this.sink.sample(s, Number(t[i] / 1000n) / 1000, value);
+      this.sink.sample(s, t[i] / 1000, value);
     }
   }
 }
 
-function isSorted(t: bigint[]): boolean {
+function isSorted(t: number[]): boolean {
   for (let i = 1; i < t.length; i++) if (t[i] < t[i - 1]) return false;
   return true;
 }
@@ -295,9 +295,19 @@ export const memorySnapshotImporter: Importer = {
   async import(input, sink, ctx) {
     const buf = await readAll(input.stream());
     let root: PyValue;
-    const shared = new Map<object, number>();
+    let shared = new Map<object, number>();
+    // Trace entries are read into columns as they are unpickled, and none of their dicts is kept; a pickle
+    // that refers to an entry a second time (torch's never do) is read again, whole.
+    let taker = new TraceTaker();
     try {
-      root = unpickle(buf, { shared });
+      try {
+        root = unpickle(buf, { shared, take: taker.take });
+      } catch (e) {
+        if (!(e instanceof TakenItemError)) throw e;
+        shared = new Map();
+        taker = new TraceTaker();
+        root = unpickle(buf, { shared });
+      }
     } catch (e) {
       if (e instanceof PickleError) throw new ImportError(ctx.path, { offset: e.offset }, e.message.replace(/ \(byte \d+\)$/, ''));
       throw e;
@@ -307,11 +317,11 @@ export const memorySnapshotImporter: Importer = {
     const tracesRaw = isDict(root) ? root.device_traces : undefined;
     if (Array.isArray(tracesRaw)) {
       budget.take(tracesRaw.length, tracesRaw, 'device traces');
-      for (const t of tracesRaw) if (Array.isArray(t)) budget.take(t.length, t, 'trace entries', tracesRaw);
+      for (const t of tracesRaw) if (Array.isArray(t)) budget.take(taker.lengthOf(t), t, 'trace entries', tracesRaw);
     }
     let snap: Snapshot;
     try {
-      snap = readSnapshot(root);
+      snap = readSnapshot(root, taker.columns);
     } catch (e) {
       throw new ImportError(ctx.path, { key: 'segments' }, (e as Error).message);
     }
@@ -328,7 +338,7 @@ export const memorySnapshotImporter: Importer = {
     const devices = new Set<number>(segmentsOf.keys());
     snap.traces.forEach((t, i) => t.length && devices.add(i));
     for (const d of [...devices].sort((a, b) => a - b)) {
-      writer.device(d, snap.traces[d] ?? [], segmentsOf.get(d) ?? []);
+      writer.device(d, snap.traces[d] ?? new TraceColumns(), segmentsOf.get(d) ?? []);
     }
     times.finish();
     if (writer.computedAddrs > 0) ctx.warn(`${writer.computedAddrs} blocks carry no address (older torch): computed from their segment's address and the sizes of the blocks before them`);

@@ -38,6 +38,14 @@ const REFUSED: Record<number, string> = {
 };
 
 const MARK = Symbol('mark');
+
+/**
+ * A dict's object. Made with `new` so V8 gives it room for its first properties inside the object (a `{}`
+ * literal has four; a trace entry's fifth and sixth went to a separate array, one more allocation an
+ * entry); its prototype is Object.prototype, so it is a plain object in every other respect.
+ */
+const NewDict = function (this: PyDict) {} as unknown as new () => PyDict;
+NewDict.prototype = Object.prototype;
 type Slot = PyValue | typeof MARK;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -118,7 +126,25 @@ export interface UnpickleOptions {
   maxFanout?: number;
   /** Filled with each container fetched by a memo GET and the byte offset of its first fetch. */
   shared?: Map<object, number>;
+  /**
+   * Offered the items of each APPEND and APPENDS before they go into their list; returning true takes
+   * them: they stay out of the list, and the memo forgets those it stored (a later memo GET of one throws
+   * TakenItemError). A caller that reads items as they arrive keeps none of them: the 1 M entry dicts
+   * of a memory snapshot's trace were a quarter of its import in the scavenger, and most of its memory.
+   */
+  take?: (list: PyValue[], items: PyValue[]) => boolean;
 }
+
+/** A memo GET of an item that was taken (UnpickleOptions.take): the caller reads the pickle again without taking. */
+export class TakenItemError extends PickleError {
+  constructor(offset: number, slot: number, opcode: string) {
+    super(offset, `memo key ${slot} names an item already read out of its list`, opcode);
+    this.name = 'TakenItemError';
+  }
+}
+
+/** What a memo slot holds once the item it stored was taken (UnpickleOptions.take). */
+const TAKEN: PyDict = Object.freeze({}) as PyDict;
 
 /** Python's own cap on int/str conversion (sys.int_info.str_digits_check_threshold): parsing is quadratic. */
 export const MAX_TEXT_INT_DIGITS = 4300;
@@ -143,6 +169,13 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
   /** Containers fetched from the memo → how many times. */
   const fetched = new Map<object, number>();
   const sharedAt = opts.shared;
+  const take = opts.take;
+  /**
+   * Per stack position, the memo slot that stored the container there and the container (a slot is
+   * forgotten only while it still holds that item): what lets a taken item leave the memo.
+   */
+  const putSlot: number[] = [];
+  const putItem: PyValue[] = [];
   const spend = (items: number, what: string) => {
     fanout += items;
     if (fanout > maxFanout) {
@@ -217,7 +250,29 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
   };
   const memoGet = (i: number) => {
     if (i >= memo.length || memo[i] === undefined) throw new PickleError(opAt, `memo key ${i} was never stored`, opName(op));
+    if (memo[i] === TAKEN) throw new TakenItemError(opAt, i, opName(op));
     return fetch(memo[i]);
+  };
+  const put = (i: number) => {
+    const v = top();
+    memo[i] = v;
+    if (take && v !== null && typeof v === 'object') {
+      putSlot[stack.length - 1] = i;
+      putItem[stack.length - 1] = v;
+    }
+  };
+  /** Offers `items` of list `l`, which sat on the stack from position `from`, to `take`; true when taken. */
+  const taken = (l: PyValue[], items: PyValue[], from: number): boolean => {
+    if (!take || !take(l, items)) return false;
+    for (let k = 0; k < items.length; k++) {
+      const q = from + k;
+      const v = items[k];
+      if (v !== null && putItem[q] === v) {
+        if (memo[putSlot[q]] === v) memo[putSlot[q]] = TAKEN;
+        putItem[q] = null;
+      }
+    }
+    return true;
   };
   const setItems = (d: PyValue, items: PyValue[]) => {
     if (!isDict(d)) throw new PickleError(opAt, 'SETITEM(S) on something that is not a dict', opName(op));
@@ -258,7 +313,7 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
     } else {
       if (!Array.isArray(c)) throw new PickleError(opAt, 'APPEND(S) on something that is not a list', opName(op));
       grow(c, n);
-      for (let i = m + 1; i < stack.length; i++) c.push(stack[i] as PyValue);
+      if (!take || !taken(c, stack.slice(m + 1) as PyValue[], m + 1)) for (let i = m + 1; i < stack.length; i++) c.push(stack[i] as PyValue);
     }
     stack.length = m;
   };
@@ -402,9 +457,13 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
         stack.push(popMark());
         break;
       case 0x61: {
-        // APPEND
+        // APPEND (Python's pickler writes a batch of one item this way)
         const v = pop();
-        appendItems(top(), [v]);
+        const l = top();
+        if (take && Array.isArray(l)) {
+          grow(l, 1);
+          if (!taken(l, [v], stack.length)) l.push(v);
+        } else appendItems(l, [v]);
         break;
       }
       case 0x65: // APPENDS
@@ -433,11 +492,11 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
         break;
       }
       case 0x7d: // EMPTY_DICT
-        stack.push({} as PyDict);
+        stack.push(new NewDict());
         break;
       case 0x64: {
         // DICT
-        const d = {} as PyDict;
+        const d = new NewDict();
         setItems(d, popMark());
         stack.push(d);
         break;
@@ -465,16 +524,16 @@ export function unpickle(buf: Buffer, opts: UnpickleOptions = {}): PyValue {
         stack.push(popMark());
         break;
       case 0x94: // MEMOIZE
-        memo[memo.length] = top();
+        put(memo.length);
         break;
       case 0x71: // BINPUT
-        memo[u8()] = top();
+        put(u8());
         break;
       case 0x72: // LONG_BINPUT
-        memo[u32()] = top();
+        put(u32());
         break;
       case 0x70: // PUT (text)
-        memo[memoKey()] = top();
+        put(memoKey());
         break;
       case 0x68: // BINGET
         stack.push(memoGet(u8()));

@@ -190,3 +190,51 @@ test("torch 2.0 snapshot, segments only: block addresses from the segment's, tot
     r.dispose();
   }
 });
+
+test('a trace read as it is unpickled gives the rows and warnings it gives when read whole', async () => {
+  const { runImporter } = await import('./run-importer');
+  const { float } = await import('../../../fixtures/lib/pickle-writer');
+  const T = 1_700_000_000_000_000;
+  const stacks = [[frame('a.py', 1, 'f')], [frame('b.py', 2, 'g'), frame('??', 0, 'c10::x')]];
+  const actions = ['alloc', 'alloc', 'free_requested', 'free_completed', 'free', 'segment_alloc', 'segment_unmap', 'snapshot', 'alloc'];
+  // 2,001 entries (two APPENDS of 1,000 and a last APPEND of one), every action, addresses past
+  // 2^53 and as text, a non-dict item, an oom, entries without a time, one whose time is no time.
+  const trace = (timed: boolean): PickleValue[] => {
+    const out: PickleValue[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const addr = i % 97 === 0 ? 2n ** 60n + BigInt(i % 5) : i % 89 === 0 ? `0x${(0x5000 + (i % 7)).toString(16)}` : 0x7f00_0000_0000 + (i % 13) * 0x1000;
+      const e: { [k: string]: PickleValue } = { action: actions[i % actions.length], addr, size: 512 * (1 + (i % 11)), stream: 0, frames: stacks[i % 2] };
+      if (timed && i % 50 !== 7) e.time_us = i === 1234 ? float(1e308) : T + i * 1000;
+      out.push(i === 1500 ? 'not an entry' : i === 1900 ? { action: 'oom', device_free: 77, size: 4096, stream: 0, time_us: T + i * 1000, frames: [] } : e);
+    }
+    out.push({ action: 'alloc', addr: 0x1234, size: 64, stream: 0, time_us: T + 3_000_000, frames: stacks[0] });
+    return out;
+  };
+  const tables = async (body: PickleValue) => {
+    const r = await runImporter(memorySnapshotImporter, { text: pickle(body), name: 'snap.pickle', mtimeMs: Date.UTC(2025, 0, 21) });
+    try {
+      assert.equal(r.error, null, String(r.error));
+      return {
+        allocations: r.all('SELECT device, addr, size, CAST(alloc_ns AS TEXT) a, CAST(free_ns AS TEXT) f, stack_id FROM allocations ORDER BY rowid'),
+        samples: r.all('SELECT r.name, s.ts_ms, s.value FROM samples s JOIN series r ON r.id = s.series_id ORDER BY r.name, s.ts_ms'),
+        events: r.all('SELECT ts_ms, kind, text, attrs_json FROM events ORDER BY id'),
+        stacks: r.all('SELECT frames_json FROM stacks ORDER BY id'),
+        warnings: r.warnings,
+      };
+    } finally {
+      r.dispose();
+    }
+  };
+  const segments = [{ device: 0, address: 0x7f00_0000_0000, total_size: 1 << 20, blocks: [{ address: 0x7f00_0000_0000, size: 512, requested_size: 512, state: 'active_allocated', frames: stacks[0] }] }];
+  for (const timed of [true, false]) {
+    const list = trace(timed);
+    const copies = structuredClone(list.slice(0, 3));
+    // A list arrives in APPENDS batches and is read as it comes; a tuple arrives whole (TUPLE opcode).
+    const whole = await tables({ segments, device_traces: [tuple(...list), tuple(), tuple(...copies)] });
+    const asRead = await tables({ segments, device_traces: [list, [], copies] });
+    assert.ok((asRead.allocations as unknown[]).length > 500 && (asRead.samples as unknown[]).length > (timed ? 1000 : 1), `the trace wrote rows: ${(asRead.allocations as unknown[]).length} allocations, ${(asRead.samples as unknown[]).length} samples`);
+    assert.deepEqual(asRead, whole);
+    // Entries the pickle refers to twice (memoised: the same dicts in two traces) are read again, whole.
+    assert.deepEqual(await tables({ segments, device_traces: [list, [], list.slice(0, 3)] }), whole);
+  }
+});

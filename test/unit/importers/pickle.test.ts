@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PickleError, unpickle } from '../../../node/engine/importers/pickle';
+import { PickleError, TakenItemError, unpickle } from '../../../node/engine/importers/pickle';
 import { float, pickle, rawOp, tuple } from '../../../fixtures/lib/pickle-writer';
 
 test('round-trips plain data through the writer (protocols 2 and 4)', () => {
@@ -52,4 +52,31 @@ test('truncated and malformed pickles fail with the offset', () => {
   assert.throws(() => unpickle(Buffer.from([0x80, 0x04, 0x68, 0x05, 0x2e])), (e: unknown) => e instanceof PickleError && e.offset === 2 && /memo key 5/.test(e.message));
   assert.throws(() => unpickle(Buffer.from([0x80, 0x04, 0xff])), (e: unknown) => e instanceof PickleError && e.offset === 2 && /unknown pickle opcode 0xff/.test(e.message));
   assert.throws(() => unpickle(Buffer.from([0x80, 0x06, 0x4e, 0x2e])), /unsupported pickle protocol 6/);
+});
+
+test('take: items offered batch by batch stay out of their list, and the memo forgets them', () => {
+  // A list of 2,001 dicts, as CPython writes it: two APPENDS of 1,000, then one APPEND; then a dict kept whole.
+  const items = Array.from({ length: 2001 }, (_, i) => ({ i }));
+  const kept = { k: 1 };
+  const buf = pickle({ trace: items, other: [kept] });
+  const batches: number[] = [];
+  const out = unpickle(buf, {
+    take: (list, got) => {
+      if (!got.every((x) => typeof x === 'object' && x !== null && 'i' in x)) return false;
+      batches.push(got.length);
+      assert.equal(list.length, 0);
+      return true;
+    },
+  }) as { trace: unknown[]; other: unknown[] };
+  assert.deepEqual(batches, [1000, 1000, 1]);
+  assert.deepEqual(out.trace, []);
+  // Items not taken go into their list as before.
+  assert.deepEqual(out.other, [kept]);
+  // A memo reference to a taken item fails at its byte (the memo holds it no more): the caller reads again without taking.
+  const again = Buffer.concat([pickle([{ i: 0 }]).subarray(0, -1), Buffer.from([0x68, 1, 0x30, 0x2e])]);
+  assert.deepEqual(unpickle(again), [{ i: 0 }]);
+  assert.throws(
+    () => unpickle(again, { take: () => true }),
+    (e: unknown) => e instanceof TakenItemError && e.offset === again.length - 4 && /memo key 1 names an item already read out of its list/.test(e.message),
+  );
 });
