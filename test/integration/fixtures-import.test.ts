@@ -37,6 +37,10 @@ test('every scenario bundle imports with every source ok', async () => {
         const expected = Object.entries(EXPECTED_FORMAT).find(([k]) => rel.endsWith(k))?.[1];
         assert.equal(src.format, expected, `${s.id}/${src.path} detected as ${src.format}`);
       }
+      // The span set from the rows as they were written is the one the SQL reads back (row-extent.ts).
+      const set = ts.store.incidentSpan(res.incident_id);
+      ts.store.refreshIncidentSpan(res.incident_id);
+      assert.deepEqual(set, ts.store.incidentSpan(res.incident_id), `${s.id}: incident span`);
     }
   } finally {
     ts.dispose();

@@ -11,6 +11,7 @@ import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
 import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
 import type { Store } from '../store/store';
 import { describeStoreError } from '../store/db';
+import { RowExtent } from '../store/row-extent';
 import { nameFromContent } from './incident-name';
 import { runImport } from './parallel-import';
 
@@ -101,7 +102,7 @@ async function importInto(
   for (const entry of bundle.entries) detected.push({ entry, d: await detectEntry(entry, importers) });
   const yearless = (x: { d: Detection }) => 'importer' in x.d && x.d.importer.yearless === true;
   const ordered = [...detected.filter((x) => !yearless(x)), ...detected.filter(yearless)];
-  const span: BundleSpan = { endMs: null };
+  const span: BundleSpan = { endMs: null, rows: new RowExtent() };
 
   let cancelled = false;
   for (const { entry, d } of ordered) {
@@ -125,7 +126,10 @@ async function importInto(
       // Nothing was kept: leave no empty incident behind.
       store.deleteIncidentWriter(incidentId);
     } else {
-      store.refreshIncidentSpan(incidentId);
+      // A new incident holds this import's rows only: their span was gathered as they were written.
+      const known = opts.incidentId === undefined ? span.rows.span() : undefined;
+      if (known) store.setIncidentSpan(incidentId, known);
+      else store.refreshIncidentSpan(incidentId);
       if (opts.incidentId === undefined) {
         try {
           // "bundle.tar.gz" says nothing: the incident is named from what it holds (incident-name.ts).
@@ -150,6 +154,8 @@ type Detection = { importer: Importer } | { failed: string } | { skipped: string
 interface BundleSpan {
   /** The latest time among the sources committed so far (ms), for year-less logs. */
   endMs: number | null;
+  /** The span the committed sources' rows give the incident (RowExtent). */
+  rows: RowExtent;
 }
 
 async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): Promise<Detection> {
@@ -265,6 +271,7 @@ async function runImporter(
     if (signal.aborted) throw new CancelledError();
     if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
     writer.commit(warnings);
+    span.rows.merge(writer.rowExtent);
     const range = writer.timeRange;
     if (range && importer.yearless !== true) span.endMs = Math.max(span.endMs ?? -Infinity, range.end_ms);
     return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };

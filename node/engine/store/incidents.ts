@@ -118,7 +118,12 @@ export function refreshIncidentSpan(w: Db, incidentId: number): void {
        )`,
     )
     .get({ id: incidentId }) as { lo: number | null; hi: number | null };
-  w.prepare('UPDATE incidents SET start_ms = ?, end_ms = ? WHERE id = ?').run(r.lo === null ? null : Math.floor(r.lo), r.hi === null ? null : Math.ceil(r.hi), incidentId);
+  setIncidentSpan(w, incidentId, { start_ms: r.lo === null ? null : Math.floor(r.lo), end_ms: r.hi === null ? null : Math.ceil(r.hi) });
+}
+
+/** Sets an incident's span to what refreshIncidentSpan would compute (row-extent.ts gathers it as rows are written). */
+export function setIncidentSpan(w: Db, incidentId: number, span: { start_ms: number | null; end_ms: number | null }): void {
+  cachedStatement(w, 'incidents.setSpan', () => w.prepare('UPDATE incidents SET start_ms = ?, end_ms = ? WHERE id = ?')).run(span.start_ms, span.end_ms, incidentId);
 }
 
 /** Records a source that imported nothing (failed or skipped) in its own small transaction. */

@@ -7,6 +7,7 @@ import { cachedStatement, type Db } from './db';
 import { canonicalLabelsJson, seriesKeyOf } from './series-key';
 import { hasRows } from './sqlite-extension';
 import { insertSelectSql, insertSql } from './tables';
+import { RowExtent } from './row-extent';
 import { ImportError } from '../importers/types';
 import type {
   AllocationRecord,
@@ -301,6 +302,8 @@ export class SourceWriter implements Sink {
   private readonly packedStmts: { packedSamples: Statement; packedTiles: Statement } | null;
   private minMs = Infinity;
   private maxMs = -Infinity;
+  /** The span the incident's refresh would read back from this source's rows (row-extent.ts). */
+  readonly rowExtent = new RowExtent();
   private readonly path: string;
   private limit: OutputLimit | null = null;
   private maxRows = Infinity;
@@ -461,6 +464,7 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(ts_ms);
     this.seen(t);
+    this.rowExtent.ms(t);
     if (++this.count > this.maxRows) this.overBudget();
     let acc = this.sampleAcc.get(series);
     if (!acc) {
@@ -766,6 +770,7 @@ export class SourceWriter implements Sink {
     this.begin();
     const t = Math.round(e.ts_ms);
     this.seen(t);
+    this.rowExtent.ms(t);
     const attrs = e.attrs ? JSON.stringify(e.attrs) : '{}';
     this.text(e.text.length + attrs.length);
     // The events of this source get ids from here on (the table's largest + 1), indexed for search at commit.
@@ -793,8 +798,11 @@ export class SourceWriter implements Sink {
     this.seenNs(start);
     this.seenNs(end);
     this.text(name.length + attrsJson.length);
+    const s = toInt(start);
+    const e = toInt(end);
+    this.rowExtent.ns(s, e);
     const rows = this.spanRows;
-    rows.push(this.incidentId, this.sourceId, traceId, spanId, parentId, name, toInt(start), toInt(end), attrsJson);
+    rows.push(this.incidentId, this.sourceId, traceId, spanId, parentId, name, s, e, attrsJson);
     if (rows.length === RECORD_BATCH * 9) {
       this.stmts.spanBatch.run(rows);
       rows.length = 0;
@@ -808,8 +816,11 @@ export class SourceWriter implements Sink {
     this.seenNs(start);
     this.seenNs(end);
     this.text(name.length + attrsJson.length);
+    const s = toInt(start);
+    const e = toInt(end);
+    this.rowExtent.ns(s, e);
     const rows = this.kernelRows;
-    rows.push(this.incidentId, this.sourceId, device, stream, name, toInt(start), toInt(end), correlationId, attrsJson);
+    rows.push(this.incidentId, this.sourceId, device, stream, name, s, e, correlationId, attrsJson);
     if (rows.length === RECORD_BATCH * 9) {
       this.stmts.kernelBatch.run(rows);
       rows.length = 0;
@@ -835,8 +846,11 @@ export class SourceWriter implements Sink {
     this.begin();
     if (a.alloc_ns !== null && a.alloc_ns !== undefined) this.seenNs(a.alloc_ns);
     if (a.free_ns !== null && a.free_ns !== undefined) this.seenNs(a.free_ns);
+    const allocNs = toInt(a.alloc_ns);
+    const freeNs = toInt(a.free_ns);
+    this.rowExtent.ns(allocNs, freeNs ?? allocNs);
     const rows = this.allocationRows;
-    rows.push(this.incidentId, this.sourceId, a.device, a.addr, a.size, toInt(a.alloc_ns), toInt(a.free_ns), a.stack_id ?? null, a.source, a.correlation_id ?? null);
+    rows.push(this.incidentId, this.sourceId, a.device, a.addr, a.size, allocNs, freeNs, a.stack_id ?? null, a.source, a.correlation_id ?? null);
     if (rows.length === RECORD_BATCH * 10) {
       this.stmts.allocationBatch.run(rows);
       rows.length = 0;
@@ -860,6 +874,8 @@ export class SourceWriter implements Sink {
 
   attached<T>(fn: (q: AttachedQuery) => T): T {
     if (this.attachedFile === null) throw new Error('this importer did not ask for its file to be attached (needsFile)');
+    // Rows copied by SQL pass through nothing here: the incident's span is read back from them.
+    this.rowExtent.exact = false;
     this.begin();
     this.flushRecords();
     const db = this.db;

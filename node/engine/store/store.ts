@@ -232,6 +232,11 @@ export class Store {
     incidents.refreshIncidentSpan(this.writer, incidentId);
   }
 
+  /** Sets an incident's span to the one its rows give (see RowExtent: what refreshIncidentSpan would read back). */
+  setIncidentSpan(incidentId: number, span: { start_ms: number | null; end_ms: number | null }): void {
+    incidents.setIncidentSpan(this.writer, incidentId, span);
+  }
+
   /** Deletes an incident on the writer connection (the pipeline's own, for an import that kept nothing). */
   deleteIncidentWriter(id: number): void {
     incidents.deleteIncident(this.writer, id);
