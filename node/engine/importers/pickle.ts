@@ -38,6 +38,7 @@ const REFUSED: Record<number, string> = {
 };
 
 const MARK = Symbol('mark');
+type Slot = PyValue | typeof MARK;
 
 /**
  * A dict's object. Made with `new` so V8 gives it room for its first properties inside the object (a `{}`
@@ -46,7 +47,6 @@ const MARK = Symbol('mark');
  */
 const NewDict = function (this: PyDict) {} as unknown as new () => PyDict;
 NewDict.prototype = Object.prototype;
-type Slot = PyValue | typeof MARK;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 

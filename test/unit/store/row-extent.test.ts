@@ -2,12 +2,11 @@
 // with SQL: it must be the span the SQL (refreshIncidentSpan) reads back, for every kind of row and time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Importer, Sink } from '../../../node/engine/importers/types';
 import { CORPUS_DIR } from '../../helpers/corpus';
 import { importFiles, tempStore, type TempStore } from '../../helpers/import-file';
-import { writeFileSync } from 'node:fs';
 
 /** The span the import set, then the one the SQL reads back from the same rows. */
 function spans(t: TempStore, incident: number) {
