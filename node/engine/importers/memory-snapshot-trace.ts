@@ -110,6 +110,13 @@ export class TraceTaker {
     return true;
   };
 
+  /** Whether every list taken is one of `traces` (the snapshot's device_traces): nothing else was emptied. */
+  tookOnly(traces: readonly PyValue[]): boolean {
+    const lists = new Set<PyValue>(traces);
+    for (const l of this.byList.keys()) if (!lists.has(l)) return false;
+    return true;
+  }
+
   /** A device trace's entries: those read as it was unpickled, else its items (O(1), for the visit budget). */
   lengthOf(list: PyValue[]): number {
     return this.byList.get(list)?.length ?? list.length;

@@ -294,16 +294,22 @@ export const memorySnapshotImporter: Importer = {
   yearless: true,
   async import(input, sink, ctx) {
     const buf = await readAll(input.stream());
-    let root: PyValue;
+    let root: PyValue = null;
     let shared = new Map<object, number>();
-    // Trace entries are read into columns as they are unpickled, and none of their dicts is kept; a pickle
-    // that refers to an entry a second time (torch's never do) is read again, whole.
+    // Trace entries are read into columns as they are unpickled, and none of their dicts is kept. A pickle
+    // that refers to an entry a second time, or holds entry-like dicts in a list that is not a device trace
+    // (a list the importer reads whole, emptied), is read again, whole: torch's do neither.
     let taker = new TraceTaker();
     try {
+      let again = false;
       try {
         root = unpickle(buf, { shared, take: taker.take });
+        again = !taker.tookOnly(isDict(root) && Array.isArray(root.device_traces) ? root.device_traces : []);
       } catch (e) {
         if (!(e instanceof TakenItemError)) throw e;
+        again = true;
+      }
+      if (again) {
         shared = new Map();
         taker = new TraceTaker();
         root = unpickle(buf, { shared });

@@ -237,4 +237,11 @@ test('a trace read as it is unpickled gives the rows and warnings it gives when 
     // Entries the pickle refers to twice (memoised: the same dicts in two traces) are read again, whole.
     assert.deepEqual(await tables({ segments, device_traces: [list, [], list.slice(0, 3)] }), whole);
   }
+  // Entry-like dicts (a text `action`) in a list that is no device trace: the list is not left emptied (its
+  // blocks would be lost); the pickle is read again, whole.
+  const blocks = (b: PickleValue) => [{ ...segments[0], blocks: b }];
+  const actionBlocks = [0, 1].map((k) => ({ action: 'kept', address: 0x7f00_0000_0000 + k * 512, size: 512, requested_size: 500, state: 'active_allocated', frames: stacks[k] }));
+  const inList = await tables({ segments: blocks(actionBlocks), device_traces: [trace(true)] });
+  assert.deepEqual(inList, await tables({ segments: blocks(tuple(...actionBlocks)), device_traces: [tuple(...trace(true))] }));
+  assert.equal((inList.allocations as { a: string | null }[]).filter((x) => x.a === null).length >= 2, true, 'the blocks were read');
 });
