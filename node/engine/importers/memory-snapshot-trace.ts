@@ -21,7 +21,8 @@ const ACTION_CODES: Record<string, number> = {
   oom: ACT.oom,
 };
 
-const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0);
+/** A number the snapshot gives (an int past 2^53 as the nearest double); 0 where it gives none. */
+export const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0);
 
 /** One device trace's entries, in order. */
 export class TraceColumns {
@@ -97,7 +98,10 @@ export function columnsOf(list: readonly PyValue[]): TraceColumns {
  * importer drops them from a trace it reads whole.
  */
 export class TraceTaker {
+  /** The lists taken, as they were unpickled. */
   private readonly byList = new Map<PyValue[], TraceColumns>();
+  /** Device traces that were not taken, read after unpickling (once a list). */
+  private readonly whole = new Map<PyValue[], TraceColumns>();
 
   readonly take = (list: PyValue[], items: PyValue[]): boolean => {
     let cols = this.byList.get(list);
@@ -124,8 +128,8 @@ export class TraceTaker {
 
   /** A device trace's columns: those read as it was unpickled, else read now from its items (once a list). */
   readonly columns = (list: PyValue[]): TraceColumns => {
-    let cols = this.byList.get(list);
-    if (!cols) this.byList.set(list, (cols = columnsOf(list)));
+    let cols = this.byList.get(list) ?? this.whole.get(list);
+    if (!cols) this.whole.set(list, (cols = columnsOf(list)));
     return cols;
   };
 }

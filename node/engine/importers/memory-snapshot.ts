@@ -24,7 +24,7 @@ import { ImportError, type Importer, type Sink } from './types';
 import { PickleError, TakenItemError, isDict, unpickle, type PyDict, type PyValue } from './pickle';
 import { toHexAddr } from './hex-address';
 import { SnapshotTimes, blockAddresses, blockFrames, usToNs } from './memory-snapshot-variants';
-import { ACT, TraceColumns, TraceTaker, columnsOf } from './memory-snapshot-trace';
+import { ACT, TraceColumns, TraceTaker, num } from './memory-snapshot-trace';
 import { groupDigits } from '../../../common/format';
 
 const PROTO = 0x80;
@@ -49,7 +49,6 @@ async function readAll(src: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-const num = (v: PyValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0);
 const str = (v: PyValue | undefined): string => (typeof v === 'string' ? v : '');
 
 export function formatFrame(f: PyValue): string {
@@ -77,7 +76,7 @@ export interface Snapshot {
 }
 
 /** `columns`: a device trace's entries (TraceTaker.columns where the unpickler handed them over). */
-export function readSnapshot(root: PyValue, columns: (list: PyValue[]) => TraceColumns = columnsOf): Snapshot {
+export function readSnapshot(root: PyValue, columns: (list: PyValue[]) => TraceColumns): Snapshot {
   const segsRaw = Array.isArray(root) ? root : isDict(root) ? root.segments : undefined;
   if (!Array.isArray(segsRaw)) throw new Error('not a memory snapshot: no segments list');
   const segments = segsRaw.filter(isDict);
