@@ -10,6 +10,8 @@
 // Text is decoded in pieces of about DECODE_PIECE bytes, cut at newlines; a piece that is all ASCII (most
 // of any log) as Latin-1: the same string, without the UTF-8 decoder's work (the check is a SIMD scan).
 // linePieces hands out those pieces unsplit, for an importer that finds the lines itself.
+// A UTF-8 byte-order mark at the start of the file (Windows editors and PowerShell write one) is not
+// text: it is dropped, so the first line reads as the same line without it.
 import { isAscii } from 'node:buffer';
 import type { Position } from './types';
 import { formatBytes } from '../../../common/format';
@@ -79,14 +81,19 @@ async function* batches(src: AsyncIterable<Buffer>, ctx: LineWarn | undefined, o
     kept += b.length;
   };
 
-  for await (const chunk of src) {
+  let first = true;
+  for await (let chunk of src) {
+    if (first && chunk.length) {
+      first = false;
+      if (startsWithBom(chunk)) chunk = chunk.subarray(3);
+    }
     const nl = chunk.lastIndexOf(0x0a);
     if (nl < 0) {
       hold(chunk);
       continue;
     }
     // The open line ends at the chunk's first newline; whole lines follow up to its last.
-    const first = chunk.indexOf(0x0a);
+    const firstNl = chunk.indexOf(0x0a);
     let lines: string[];
     let firstLong = -1;
     // Where the lines read straight from the chunk begin, and their index in `lines`.
@@ -95,9 +102,9 @@ async function* batches(src: AsyncIterable<Buffer>, ctx: LineWarn | undefined, o
     if (parts.length === 0 && dropped === 0) {
       lines = [];
     } else {
-      own = first + 1;
+      own = firstNl + 1;
       ownIndex = 1;
-      hold(chunk.subarray(0, first));
+      hold(chunk.subarray(0, firstNl));
       lines = [decode(Buffer.concat(parts, kept), 0, kept)];
       if (dropped) firstLong = kept + dropped;
     }
@@ -174,9 +181,14 @@ function stripCr(lines: string[]): string[] {
   return lines;
 }
 
-/** The head's lines for detection; a cut last line is dropped unless it is the only one. */
+/** Whether `b` starts with the UTF-8 byte-order mark (EF BB BF); a chunk shorter than it is taken as not. */
+export function startsWithBom(b: Buffer): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+}
+
+/** The head's lines for detection (a byte-order mark dropped); a cut last line is dropped unless it is the only one. */
 export function headLines(head: Buffer, max = 200): string[] {
-  const text = head.toString('utf8');
+  const text = head.toString('utf8', startsWithBom(head) ? 3 : 0);
   const lines = text.split('\n');
   if (lines.length > 1) lines.pop();
   return stripCr(lines.slice(0, max));

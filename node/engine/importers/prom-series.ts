@@ -36,8 +36,10 @@ const SUFFIXES = ['_bucket', '_count', '_sum', '_created', '_total', '_info', '_
 /**
  * The family and role of a sample: `# TYPE` decides (vllm:iteration_tokens_total is a histogram
  * whatever its suffix says), except that `_created` is skipped unless typed as something other than a
- * gauge; without a TYPE, `_bucket` with `le` is a histogram bucket and the rest are of kind 'unknown'
- * (the canonical table, else 'gauge', decides later).
+ * gauge; without a TYPE (or typed untyped/unknown), `_bucket` with `le` is a histogram bucket, and
+ * `_sum`/`_count` are its parts once the caller's typeOf says the family is a histogram (the text reader
+ * says so after its first bucket); the rest are of kind 'unknown' (the canonical table, else 'gauge',
+ * decides later).
  */
 export function classify(name: string, labels: Labels, typeOf: (family: string) => PromType | undefined): Classified {
   const own = typeOf(name);
@@ -46,7 +48,10 @@ export function classify(name: string, labels: Labels, typeOf: (family: string) 
   if (name.endsWith('_created') && (own === undefined || own === 'gauge' || own === 'unknown' || own === 'untyped')) {
     return { family: name.slice(0, -8), role: 'skip', kind: 'gauge' };
   }
-  if (own && own !== 'histogram' && own !== 'gaugehistogram') return { family: name, role: 'value', kind: SERIES_KIND[own] };
+  // An untyped sample name may still be a histogram's part: Prometheus' /federate types every sample
+  // name `untyped` (`# TYPE x_bucket untyped`), and its buckets carry `le` all the same.
+  const loose = own === undefined || own === 'untyped' || own === 'unknown';
+  if (!loose && own !== 'histogram' && own !== 'gaugehistogram') return { family: name, role: 'value', kind: SERIES_KIND[own] };
   for (const suf of SUFFIXES) {
     if (!name.endsWith(suf)) continue;
     const family = name.slice(0, -suf.length);

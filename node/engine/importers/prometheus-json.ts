@@ -11,36 +11,56 @@ import { classify, parsePromNumber, PromSeriesMapper, type PromType } from './pr
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 import { MAX_VALUE_DEPTH, jsonErrorOffset, jsonTooDeep } from './json-error-offset';
 import { lineOf } from './read-text';
+import { startsWithBom } from './line-reader';
 
 interface Result {
   metric?: Record<string, unknown>;
   values?: unknown[];
   value?: unknown;
+  /** Native histograms: [[t, {count, sum, buckets}]…] in a matrix, one [t, {…}] in a vector. */
+  histograms?: unknown;
+  histogram?: unknown;
 }
 
-async function readAll(input: EntryInput): Promise<string> {
+/** The answer's text, without the UTF-8 byte-order mark a Windows editor puts first (`bom`: its bytes, for offsets). */
+async function readAll(input: EntryInput): Promise<{ text: string; bom: number }> {
   const parts: Buffer[] = [];
   for await (const c of input.stream()) parts.push(c);
-  return Buffer.concat(parts).toString('utf8');
+  const all = Buffer.concat(parts);
+  const bom = startsWithBom(all) ? 3 : 0;
+  return { text: all.toString('utf8', bom), bom };
+}
+
+/** A native histogram's point ([t, {count, sum, buckets}]): its time in s, count and sum, or null. */
+function nativePoint(p: unknown): [number, number, number] | null {
+  if (!Array.isArray(p) || p.length < 2 || typeof p[0] !== 'number' || !isObj(p[1])) return null;
+  const count = Number(p[1].count);
+  const sum = Number(p[1].sum);
+  return Number.isFinite(count) && !Number.isNaN(sum) ? [p[0], count, sum] : null;
 }
 
 export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   let doc: unknown;
-  const text = await readAll(input);
+  const { text, bom } = await readAll(input);
   const deep = jsonTooDeep(text, MAX_VALUE_DEPTH);
-  if (deep >= 0) throw new ImportError(ctx.path, { line: lineOf(text, deep), offset: Buffer.byteLength(text.slice(0, deep)) }, `nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
+  if (deep >= 0) throw new ImportError(ctx.path, { line: lineOf(text, deep), offset: bom + Buffer.byteLength(text.slice(0, deep)) }, `nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
   try {
     doc = JSON.parse(text);
   } catch (e) {
     const offset = jsonErrorOffset(text);
     // V8's own position is in characters and not always given: the byte and line, as other importers say them.
     const message = (e as Error).message.replace(/ in JSON at position \d+( \(line \d+ column \d+\))?/, '');
-    throw new ImportError(ctx.path, { line: lineOf(text, offset), offset: Buffer.byteLength(text.slice(0, offset)) }, `not JSON: ${message}`);
+    throw new ImportError(ctx.path, { line: lineOf(text, offset), offset: bom + Buffer.byteLength(text.slice(0, offset)) }, `not JSON: ${message}`);
   }
   // Grafana's query inspector ("Download data") wraps the answer: {request: {url …}, response: {…}}.
   const wrapped = isObj(doc) && isObj(doc.response) && isObj(doc.response.data) ? doc : null;
-  const root = (wrapped ? wrapped.response : doc) as { status?: unknown; data?: { resultType?: unknown; result?: unknown }; error?: unknown };
+  const root = (wrapped ? wrapped.response : doc) as { status?: unknown; data?: { resultType?: unknown; result?: unknown }; error?: unknown; warnings?: unknown; infos?: unknown };
   if (root?.status === 'error') throw new ImportError(ctx.path, { key: 'error' }, `the Prometheus answer is an error: ${String(root.error ?? '')}`);
+  // What the server said about its own answer (partial data, a query limit hit): the user's to know.
+  for (const k of ['warnings', 'infos'] as const) {
+    const said = root?.[k];
+    if (Array.isArray(said)) for (const m of said.slice(0, 20)) ctx.warn(`the server's answer ${k === 'warnings' ? 'warns' : 'notes'}: ${String(m)}`, { key: k });
+  }
   const type = root?.data?.resultType;
   const results = root?.data?.result;
   if ((type !== 'matrix' && type !== 'vector') || !Array.isArray(results)) {
@@ -50,11 +70,37 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
   const histograms = new Set<string>();
   for (const r of results as Result[]) {
     const name = r?.metric?.__name__;
-    if (typeof name === 'string' && name.endsWith('_bucket') && r.metric?.le !== undefined) histograms.add(name.slice(0, -7));
+    if (typeof name !== 'string') continue;
+    if (name.endsWith('_bucket') && r.metric?.le !== undefined) histograms.add(name.slice(0, -7));
+    else if (r.histograms !== undefined || r.histogram !== undefined) histograms.add(name);
   }
+  let native = 0;
   const typeOf = (f: string): PromType | undefined => (histograms.has(f) ? 'histogram' : undefined);
   const mapper = new PromSeriesMapper(sink);
   let unnamed: { name: string; from: string } | null = null;
+
+  // A native histogram (`histograms: [[t, {count, sum, buckets}]]`, or `histogram` in a vector): its
+  // count and sum as the classic `_count` and `_sum` would be.
+  function nativeHistogram(r: Result, name: string, labels: Labels, key: string): void {
+    const points = type === 'matrix' ? r.histograms : [r.histogram];
+    if (!Array.isArray(points)) {
+      ctx.warn(`no ${type === 'matrix' ? 'histograms' : 'histogram'} array, skipped`, { key });
+      return;
+    }
+    const count = mapper.target(`${name}_count`, labels, classify(`${name}_count`, labels, typeOf));
+    const sum = mapper.target(`${name}_sum`, labels, classify(`${name}_sum`, labels, typeOf));
+    let bad = 0;
+    for (const p of points) {
+      const x = nativePoint(p);
+      if (!x) {
+        bad++;
+        continue;
+      }
+      mapper.write(count, x[0] * 1000, x[1]);
+      mapper.write(sum, x[0] * 1000, x[2]);
+    }
+    if (bad) ctx.warn(`${bad} malformed native histogram points skipped`, { key });
+  }
 
   results.forEach((r: Result, i: number) => {
     const key = `data.result[${i}]`;
@@ -73,6 +119,11 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
       unnamed ??= expressionOf(doc, wrapped) ?? fileStem(ctx.path);
       name = unnamed.name;
       labels.expr = unnamed.name;
+    }
+    if (r.histograms !== undefined || r.histogram !== undefined) {
+      native++;
+      nativeHistogram(r, name, labels, key);
+      return;
     }
     let target;
     try {
@@ -104,6 +155,7 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
     if (bad) ctx.warn(`${bad} malformed points skipped`, { key });
   });
   mapper.flush();
+  if (native) ctx.warn(`${native} native histogram series: their count and sum are kept, their sparse buckets are not read`, { key: 'data.result' });
   // (Set inside the callback above, which the compiler does not follow.)
   const named = unnamed as { name: string; from: string } | null;
   if (named) ctx.warn(`results without __name__ (the answer to an expression) are named after ${named.from}: "${named.name}"`);
@@ -152,7 +204,10 @@ function fileStem(path: string): { name: string; from: string } {
 export function detectPrometheusJson(head: Buffer): number {
   const text = head.toString('utf8').trimStart();
   if (!text.startsWith('{')) return 0;
-  return /"resultType"\s*:\s*"(matrix|vector)"/.test(text) ? 0.95 : 0;
+  if (/"resultType"\s*:\s*"(matrix|vector)"/.test(text)) return 0.95;
+  // Keys sorted (`jq -S`, json.dumps(sort_keys=True)): `result` comes before `resultType`, which a long
+  // answer pushes out of the head.
+  return /^\{\s*"data"\s*:\s*\{\s*"result"\s*:\s*\[\s*(\]|\{\s*"(histograms?|metric)"\s*:)/.test(text) ? 0.9 : 0;
 }
 
 export const prometheusJsonImporter: Importer = {

@@ -23,8 +23,13 @@ export function scrapeHeader(tsMs: number): string {
   return `${SCRAPE_HEADER_PREFIX}${Math.round(tsMs)}\n`;
 }
 
-/** The time of a scrape header line (either form), or null when the line is not one. */
+/** The time of a scrape header line (either form, or a bare RFC 3339 time: `date -u +%FT%TZ` between `curl`s), or null when the line is not one. */
 export function parseScrapeHeader(line: string): number | null {
+  const c = line.charCodeAt(0);
+  if (c >= 48 && c <= 57) {
+    const t = parseIsoZoned(line.trim());
+    return Number.isFinite(t) ? t : null;
+  }
   if (line.startsWith(SCRAPE_HEADER_PREFIX)) {
     const n = Number(line.slice(SCRAPE_HEADER_PREFIX.length).trim());
     return Number.isFinite(n) ? n : null;
@@ -39,39 +44,71 @@ export function parseScrapeHeader(line: string): number | null {
 const TYPES = new Set<PromType>(['counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset', 'unknown', 'untyped']);
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const SAMPLE_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})?\s+[-+0-9.eEInfNa]+(\s+-?[0-9.eE+]+)?\s*$/;
+/** A sample whose name is inside its label set: `promtool tsdb dump` (`{__name__="x", …}`) and Prometheus 3's quoted UTF-8 names (`{"x.y", …}`). */
+const NAME_INSIDE_RE = /^\{\s*(__name__\s*=\s*"|")[^"]+".*\}\s+[-+0-9.eEInfNa]+(\s+-?[0-9.eE+]+)?\s*$/;
 
-/** Parses `{a="x",b="y\"z"}` starting at `start` (the `{`); answers the labels. */
+/** Reads the quoted string that starts at `s[i]` (a `"`) up to `end`; answers its text and where it ended (its closing quote). */
+function quoted(s: string, i: number, end: number, what: string): [string, number] {
+  let j = i + 1;
+  let value = '';
+  let chunkStart = j;
+  for (;;) {
+    if (j >= end) throw new Error(`${what} is not closed`);
+    const ch = s.charCodeAt(j);
+    if (ch === 34 /* " */) break;
+    if (ch === 92 /* \ */) {
+      value += s.slice(chunkStart, j);
+      const next = s[j + 1];
+      value += next === 'n' ? '\n' : next === '\\' ? '\\' : next === '"' ? '"' : `\\${next ?? ''}`;
+      j += 2;
+      chunkStart = j;
+      continue;
+    }
+    j++;
+  }
+  return [value + s.slice(chunkStart, j), j];
+}
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+
+/**
+ * Parses `{a="x",b="y\"z"}` starting at `start` (the `{`); answers the labels. Blanks and tabs may stand
+ * around names, `=` and `,` (the format's tokens are separated by any number of them). Prometheus 3's
+ * UTF-8 names come quoted: a quoted label name before its `=`, and the metric's own name as a quoted
+ * string alone in the set (`{"my.metric", "a.b"="x"}`), answered as `__name__`.
+ */
 export function parseLabels(s: string, start: number, end: number): Labels {
   const labels: Labels = {};
   let i = start + 1;
   while (i < end) {
-    while (i < end && (s[i] === ' ' || s[i] === ',')) i++;
+    while (i < end && (isBlank(s[i]) || s[i] === ',')) i++;
     if (i >= end || s[i] === '}') break;
-    const eq = s.indexOf('=', i);
-    if (eq < 0 || eq >= end) throw new Error(`label without "=" at column ${i + 1}`);
-    const key = s.slice(i, eq).trim();
-    if (!NAME_RE.test(key)) throw new Error(`bad label name "${key}"`);
-    if (s[eq + 1] !== '"') throw new Error(`label ${key} value is not quoted`);
-    let j = eq + 2;
-    let value = '';
-    let chunkStart = j;
-    for (;;) {
-      if (j >= end) throw new Error(`label ${key} value is not closed`);
-      const ch = s.charCodeAt(j);
-      if (ch === 34 /* " */) break;
-      if (ch === 92 /* \ */) {
-        value += s.slice(chunkStart, j);
-        const next = s[j + 1];
-        value += next === 'n' ? '\n' : next === '\\' ? '\\' : next === '"' ? '"' : `\\${next ?? ''}`;
-        j += 2;
-        chunkStart = j;
+    let key: string;
+    let eq: number;
+    if (s[i] === '"') {
+      const [name, close] = quoted(s, i, end, 'quoted name');
+      let k = close + 1;
+      while (k < end && isBlank(s[k])) k++;
+      if (s[k] !== '=') {
+        // A quoted string alone: the metric's name.
+        labels.__name__ = name;
+        i = k;
         continue;
       }
-      j++;
+      key = name;
+      eq = k;
+    } else {
+      eq = s.indexOf('=', i);
+      if (eq < 0 || eq >= end) throw new Error(`label without "=" at column ${i + 1}`);
+      key = s.slice(i, eq).trim();
+      if (!NAME_RE.test(key)) throw new Error(`bad label name "${key}"`);
     }
-    value += s.slice(chunkStart, j);
+    let q = eq + 1;
+    while (q < end && isBlank(s[q])) q++;
+    if (s[q] !== '"') throw new Error(`label ${key} value is not quoted`);
+    const [value, close] = quoted(s, q, end, `label ${key} value`);
     labels[key] = value;
-    i = j + 1;
+    i = close + 1;
   }
   return labels;
 }
@@ -105,7 +142,9 @@ function sampleKeyEnd(l: string, brace: number): number {
   const last = l.lastIndexOf('}');
   if (last < 0) throw new Error('label set is not closed');
   const hash = l.indexOf('#', brace);
-  if (hash < 0 || hash > last) return last + 1;
+  // A second `{` may open a native histogram's value (`x{a="b"} {count:3,…}`), or stand in a label value.
+  const open = l.indexOf('{', brace + 1);
+  if ((hash < 0 || hash > last) && (open < 0 || open > last)) return last + 1;
   let inQuote = false;
   for (let i = brace + 1; i < l.length; i++) {
     const c = l.charCodeAt(i);
@@ -116,6 +155,13 @@ function sampleKeyEnd(l: string, brace: number): number {
     else if (c === 125 /* } */) return i + 1;
   }
   throw new Error('label set is not closed');
+}
+
+/** Whether the value after a sample's key (at `keyEnd`) is a native histogram's `{…}`. */
+function nativeValue(l: string, keyEnd: number): boolean {
+  let i = keyEnd;
+  while (l.charCodeAt(i) === 32 || l.charCodeAt(i) === 9) i++;
+  return l.charCodeAt(i) === 123 /* { */;
 }
 
 /** 10^k for the digits after a decimal point (exact doubles up to 10^22). */
@@ -191,6 +237,12 @@ class TextParser {
   private readonly typeLines = new Set<string>();
   private pos = 0;
   private defaultTs: number | null = null;
+  /** Whether a sample of the scrape being read was placed at defaultTs (it had no time of its own). */
+  private untimed = false;
+  /** Scrapes that came again with no time of their own: each replaced the one before at the same time. */
+  private untimedRepeats = 0;
+  /** Native histogram samples (`{count:…, …}` values), not read. */
+  private natives = 0;
   private readonly typeOf = (f: string) => this.types.get(f);
 
   constructor(sink: Sink, private readonly ctx: ImportContext) {
@@ -243,15 +295,30 @@ class TextParser {
 
   /** A sample at `ts`, or where that is NaN (the line has no timestamp) at its scrape's time. */
   private write(target: Target, value: number, ts: number, no: number): void {
-    this.mapper.write(target, ts === ts ? ts : (this.scrapeTs ?? (this.defaultTs ??= this.clock.fallback(no))), value);
+    this.mapper.write(target, ts === ts ? ts : (this.scrapeTs ?? this.untimedTs(no)), value);
+  }
+
+  /** The time of a sample with none of its own and no scrape header above it: the file's, one for all. */
+  private untimedTs(no: number): number {
+    this.untimed = true;
+    return (this.defaultTs ??= this.clock.fallback(no));
   }
 
   line(l: string, no: number): void {
     if (l.length === 0) return;
-    if (l.charCodeAt(0) === 35 /* # */) {
+    const c = l.charCodeAt(0);
+    if (c === 35 /* # */) {
       this.comment(l);
       this.guard.ok();
       return;
+    }
+    if (c >= 48 && c <= 57) {
+      const ts = parseScrapeHeader(l);
+      if (ts !== null) {
+        this.header(ts);
+        this.guard.ok();
+        return;
+      }
     }
     try {
       this.sample(l, no);
@@ -276,13 +343,19 @@ class TextParser {
     }
     const ts = parseScrapeHeader(l);
     if (ts !== null) {
-      this.mapper.flush();
-      this.scrapeTs = ts;
-      this.pos = 0;
+      this.header(ts);
     } else if (l.startsWith('# EOF')) {
       this.mapper.flush();
       this.pos = 0;
     }
+  }
+
+  /** A scrape header: the samples below it without a time of their own are at `ts`. */
+  private header(ts: number): void {
+    this.mapper.flush();
+    this.scrapeTs = ts;
+    this.pos = 0;
+    this.untimed = false;
   }
 
   private sample(l: string, no: number): void {
@@ -303,6 +376,12 @@ class TextParser {
     if (target === undefined) {
       const brace = l.indexOf('{');
       keyEnd = sampleKeyEnd(l, brace);
+      if (nativeValue(l, keyEnd)) {
+        // A native histogram's sample (`{count:59,sum:…,buckets…}`): its sparse buckets are not read,
+        // and no series is made for it.
+        this.natives++;
+        return;
+      }
       const key = l.slice(0, keyEnd);
       target = this.targets.get(key);
       if (target === undefined) {
@@ -314,6 +393,9 @@ class TextParser {
       if (pos > 0 && this.order[0]?.key === key) {
         pos = 0;
         this.pos = 1;
+        // Scrapes appended with no time at all (`curl … >> file` in a loop) land on one time, each
+        // replacing the one before: said at the end, as only the last one is kept.
+        if (this.untimed) this.untimedRepeats++;
       }
       if (pos < ORDER_MAX) this.order[pos] = { key, target };
     }
@@ -329,7 +411,7 @@ class TextParser {
       if (sp < 0) {
         const v = Number(l.slice(keyEnd + 1));
         if (!Number.isNaN(v) && keyEnd + 1 < l.length) {
-          this.mapper.write(target, this.scrapeTs ?? (this.defaultTs ??= this.clock.fallback(no)), v);
+          this.mapper.write(target, this.scrapeTs ?? this.untimedTs(no), v);
           return;
         }
       } else if (sp > keyEnd + 1 && sp + 1 < l.length && l.indexOf(' ', sp + 1) < 0) {
@@ -341,34 +423,53 @@ class TextParser {
         }
       }
     }
-    let rest = l.slice(keyEnd);
+    let rest = l.slice(keyEnd).trim();
     const hash = rest.indexOf('#');
-    if (hash >= 0) rest = rest.slice(0, hash); // OpenMetrics exemplar
-    rest = rest.trim();
-    const sp = rest.indexOf(' ');
-    const value = parsePromNumber(sp < 0 ? rest : rest.slice(0, sp));
+    if (hash >= 0) rest = rest.slice(0, hash).trim(); // OpenMetrics exemplar
+    // Value and timestamp, apart by any blanks or tabs.
+    const parts = rest.split(/[ \t]+/);
+    if (parts.length > 2) throw new Error(`unexpected "${parts.slice(2).join(' ')}" after the value and timestamp`);
+    const value = parsePromNumber(parts[0]);
     let ts: number;
-    if (sp >= 0) {
-      const n = Number(rest.slice(sp + 1).trim());
-      if (!Number.isFinite(n)) throw new Error(`bad timestamp "${rest.slice(sp + 1).trim()}"`);
+    if (parts.length === 2) {
+      const n = Number(parts[1]);
+      if (!Number.isFinite(n)) throw new Error(`bad timestamp "${parts[1]}"`);
       ts = n < 1e11 ? n * 1000 : n;
     } else if (this.scrapeTs !== null) {
       ts = this.scrapeTs;
     } else {
-      ts = this.defaultTs ??= this.clock.fallback(no);
+      ts = this.untimedTs(no);
     }
     this.mapper.write(target, ts, value);
   }
 
   private resolve(key: string, brace: number): Target {
-    const name = brace >= 0 ? key.slice(0, brace) : key;
-    if (!NAME_RE.test(name)) throw new Error(`bad metric name "${name}"`);
+    let name = brace >= 0 ? key.slice(0, brace).trimEnd() : key;
     const labels = brace >= 0 ? parseLabels(key, brace, key.length) : {};
-    return this.mapper.target(name, labels, classify(name, labels, this.typeOf));
+    if (name === '' && labels.__name__ !== undefined) {
+      // The name inside the set: quoted (Prometheus 3's UTF-8 names) or as `__name__` (promtool tsdb dump).
+      name = labels.__name__;
+      delete labels.__name__;
+      if (!name) throw new Error('empty metric name');
+    } else if (!NAME_RE.test(name)) throw new Error(`bad metric name "${name}"`);
+    const cls = classify(name, labels, this.typeOf);
+    // A bucket of a family with no type of its own (federation types each sample name `untyped`) makes the
+    // family a histogram, so that its `_sum` and `_count` (after the buckets in name order) are its parts.
+    if (cls.role === 'bucket') {
+      const t = this.types.get(cls.family);
+      if (t === undefined || t === 'untyped' || t === 'unknown') this.types.set(cls.family, 'histogram');
+    }
+    return this.mapper.target(name, labels, cls);
   }
 
   finish(lastLine: number): void {
     this.mapper.flush();
+    if (this.natives) this.ctx.warn(`${this.natives} native histogram samples ({count:…} values) are not read: Quadscope keeps classic histograms (_bucket with le)`);
+    if (this.untimedRepeats) {
+      this.ctx.warn(
+        `the same scrape comes ${this.untimedRepeats + 1} times with no time of its own (no timestamps, no "# time:" lines): all are placed at one time and only the last one is kept — put a "# time: <RFC 3339>" line (or the output of date -u +%FT%TZ) before each scrape`,
+      );
+    }
     this.guard.finish(lastLine);
   }
 }
@@ -391,7 +492,7 @@ export function detectPrometheusText(head: Buffer): number {
   for (const l of lines) {
     if (l.startsWith('# TYPE ') || l.startsWith('# HELP ') || parseScrapeHeader(l) !== null) typed++;
     else if (l.startsWith('#')) comments++;
-    else if (SAMPLE_RE.test(l)) samples++;
+    else if (SAMPLE_RE.test(l) || NAME_INSIDE_RE.test(l)) samples++;
   }
   if (samples === 0) return 0;
   const share = (typed + comments + samples) / lines.length;

@@ -99,3 +99,56 @@ test("Grafana's query inspector download: the answer inside, named by the query 
     r.dispose();
   }
 });
+
+test('a byte-order mark, keys sorted (result before resultType, past the head), the server\'s warnings, native histograms as count and sum', async () => {
+  // json.dumps(sort_keys=True): "data" first, "result" before "resultType"; long enough to push resultType past 64 KiB.
+  const many = Array.from({ length: 600 }, (_, i) => ({ metric: { __name__: 'vllm:num_requests_running', model_name: 'm', engine: String(i) }, values: [[1717000000, '1'], [1717000015, '2']] }));
+  const sorted = JSON.stringify({ data: { result: many, resultType: 'matrix' }, status: 'success' });
+  assert.ok(sorted.indexOf('resultType') > 64 * 1024);
+  assert.equal(prometheusJsonImporter.detect(Buffer.from(sorted.slice(0, 64 * 1024)), 'x.json'), 0.9);
+  assert.equal(prometheusJsonImporter.detect(Buffer.from('{"data": {"items": []}}'), 'x.json'), 0);
+
+  const answer = {
+    status: 'success',
+    warnings: ['PromQL warning: encountered a mix of histograms and floats'],
+    infos: ['PromQL info: metric might not be a counter'],
+    data: {
+      resultType: 'matrix',
+      result: [
+        { metric: { __name__: 'vllm:kv_cache_usage_perc', model_name: 'm' }, values: [[1717000000, '0.5']] },
+        {
+          metric: { __name__: 'vllm:time_to_first_token_seconds', model_name: 'm' },
+          histograms: [
+            [1717000000, { count: '8', sum: '0.4', buckets: [[0, '0.01', '0.02', '8']] }],
+            [1717000015, { count: '12', sum: '0.6', buckets: [[0, '0.01', '0.02', '12']] }],
+            [1717000030, 'bad'],
+          ],
+        },
+      ],
+    },
+  };
+  const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(answer))]);
+  assert.equal(prometheusJsonImporter.detect(text, 'x.json'), 0.95);
+  const r = await runImporter(prometheusJsonImporter, { text });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'kv.usage'), [{ ts: 1717000000000, v: 0.5 }]);
+    assert.deepEqual(values(r, 'lat.ttft.count').map((s) => s.v), [8, 12]);
+    assert.deepEqual(values(r, 'lat.ttft.sum').map((s) => s.v), [0.4, 0.6]);
+    assert.equal(seriesRows(r).some((s) => s.name === 'lat.ttft'), false, 'no empty histogram series');
+    assert.ok(r.warnings.some((w) => /\(key warnings\): the server's answer warns: PromQL warning/.test(w)), r.warnings.join('\n'));
+    assert.ok(r.warnings.some((w) => /\(key infos\): the server's answer notes/.test(w)));
+    assert.ok(r.warnings.some((w) => /1 native histogram series: their count and sum are kept/.test(w)));
+    assert.ok(r.warnings.some((w) => /1 malformed native histogram points skipped/.test(w)));
+  } finally {
+    r.dispose();
+  }
+  // A BOM before broken JSON: the offset named is the file's own byte.
+  const broken = await runImporter(prometheusJsonImporter, { text: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"status": "success", "data": {"resultType": "matrix", "result": [}}')]) });
+  try {
+    // The `}` after `[` is character 66 of the JSON, byte 69 of the file.
+    assert.match(broken.error!.message, /byte 69\b/);
+  } finally {
+    broken.dispose();
+  }
+});

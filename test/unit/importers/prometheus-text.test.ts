@@ -325,3 +325,102 @@ test('vllm:lora_requests_info: every label set since start-up is listed; only th
     r.dispose();
   }
 });
+
+test('federation: histograms typed untyped per sample name (or not typed) keep their buckets, sum and count', async () => {
+  const scrape = (t: number, inf: number) =>
+    [
+      '# TYPE vllm:e2e_request_latency_seconds_bucket untyped',
+      `vllm:e2e_request_latency_seconds_bucket{instance="a",le="0.5",model_name="m"} 3 ${t}`,
+      `vllm:e2e_request_latency_seconds_bucket{instance="a",le="+Inf",model_name="m"} ${inf} ${t}`,
+      '# TYPE vllm:e2e_request_latency_seconds_count untyped',
+      `vllm:e2e_request_latency_seconds_count{instance="a",model_name="m"} ${inf} ${t}`,
+      '# TYPE vllm:e2e_request_latency_seconds_sum untyped',
+      `vllm:e2e_request_latency_seconds_sum{instance="a",model_name="m"} ${inf / 2} ${t}`,
+      '# TYPE vllm:num_requests_running untyped',
+      `vllm:num_requests_running{instance="a",model_name="m"} 2 ${t}`,
+    ].join('\n');
+  const typed = [scrape(1717000000000, 6), scrape(1717000015000, 8)].join('\n');
+  // VictoriaMetrics' /federate: no TYPE lines at all.
+  const bare = typed.split('\n').filter((l) => !l.startsWith('#')).join('\n');
+  for (const text of [typed, bare]) {
+    const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+    try {
+      assert.equal(r.error, null);
+      const e2e = seriesRows(r).find((s) => s.name === 'lat.e2e')!;
+      assert.equal(e2e.kind, 'histogram');
+      assert.deepEqual(
+        r.all('SELECT ts_ms, le, count FROM histograms WHERE series_id = ? ORDER BY ts_ms, le', e2e.id).map((x) => Object.values(x)),
+        [[1717000000000, 0.5, 3], [1717000000000, Infinity, 6], [1717000015000, 0.5, 3], [1717000015000, Infinity, 8]],
+      );
+      assert.deepEqual(values(r, 'lat.e2e.count').map((s) => s.v), [6, 8]);
+      assert.deepEqual(values(r, 'lat.e2e.sum').map((s) => s.v), [3, 4]);
+      assert.equal(seriesRows(r).some((s) => s.name.includes('_bucket') || s.name.includes('_count')), false);
+      assert.deepEqual(values(r, 'req.running').map((s) => s.v), [2, 2]);
+    } finally {
+      r.dispose();
+    }
+  }
+});
+
+test('separators, names inside the label set, byte-order mark and native histogram values', async () => {
+  const text = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from(
+      [
+        'tab_sep{a="x"}\t4\t1717000000000',
+        'spaced{ a = "x" ,\tb="y" }  5   1717000000000',
+        // promtool tsdb dump
+        '{__name__="vllm:num_requests_waiting", model_name="m"} 7 1717000000000',
+        // Prometheus 3 UTF-8 names
+        '{"my.dotted.metric", "error.message"="Not Found"} 1 1717000000000',
+        '# TYPE vllm:time_to_first_token_seconds histogram',
+        'vllm:time_to_first_token_seconds{model_name="m"} {count:59,sum:120.0,schema:3,zero_threshold:1e-4,zero_count:2,positive_spans:[0:3],positive_buckets:[10,15,12]} 1717000000',
+        'nativehistogram {count:24,sum:100,schema:0} 1717000000',
+        '',
+      ].join('\r\n'),
+    ),
+  ]);
+  assert.equal(prometheusTextImporter.detect(text, 'x'), 0.9);
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'tab_sep'), [{ ts: 1717000000000, v: 4 }]);
+    assert.deepEqual(seriesRows(r).find((s) => s.name === 'spaced')?.labels, { a: 'x', b: 'y' });
+    assert.deepEqual(values(r, 'spaced'), [{ ts: 1717000000000, v: 5 }]);
+    assert.deepEqual(values(r, 'req.waiting'), [{ ts: 1717000000000, v: 7 }]);
+    assert.deepEqual(seriesRows(r).find((s) => s.name === 'my.dotted.metric')?.labels, { 'error.message': 'Not Found' });
+    // A native histogram's `{…}` is never read as a label set or a value: no series, no bogus number.
+    assert.equal(seriesRows(r).some((s) => s.name === 'lat.ttft' || s.name === 'nativehistogram'), false);
+    assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
+    assert.match(r.warnings[0], /2 native histogram samples \(\{count:…\} values\) are not read/);
+  } finally {
+    r.dispose();
+  }
+  // Only a promtool dump: detected all the same.
+  assert.equal(prometheusTextImporter.detect(Buffer.from('{__name__="up", job="a"} 1 1717000000000\n{__name__="up", job="b"} 0 1717000000000\n{__name__="up", job="c"} 1 1717000000000\n'), 'x'), 0.7);
+});
+
+test('scrapes appended with no time: a bare RFC 3339 line heads a scrape; without one, the repeats are said, not silently collapsed', async () => {
+  const scrape = (n: number) => `# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m"} ${n}\nvllm:num_requests_waiting{model_name="m"} ${n * 10}\n`;
+  const dated = `2025-01-15T10:00:00Z\n${scrape(1)}2025-01-15T10:00:15+00:00\n${scrape(2)}2025-01-15T10:00:30Z\n${scrape(3)}`;
+  const r = await runImporter(prometheusTextImporter, { text: dated, mtimeMs: 1 });
+  try {
+    assert.equal(r.error, null);
+    const t0 = Date.UTC(2025, 0, 15, 10, 0, 0);
+    assert.deepEqual(values(r, 'req.running'), [
+      { ts: t0, v: 1 },
+      { ts: t0 + 15000, v: 2 },
+      { ts: t0 + 30000, v: 3 },
+    ]);
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+  const bare = await runImporter(prometheusTextImporter, { text: scrape(1) + scrape(2) + scrape(3), mtimeMs: 1717000000000 });
+  try {
+    assert.deepEqual(values(bare, 'req.running'), [{ ts: 1717000000000, v: 3 }]);
+    assert.ok(bare.warnings.some((w) => /the same scrape comes 3 times with no time of its own/.test(w)), bare.warnings.join('\n'));
+  } finally {
+    bare.dispose();
+  }
+});
