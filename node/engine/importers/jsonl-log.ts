@@ -1,11 +1,11 @@
 // JSON-lines logs (one object per line: structlog, pino, bunyan, Docker's json-file driver, Fluent Bit,
 // Loki exports …) as events. TGI's --json-output, where most lines are TGI's own, goes to the engine-log
 // importer (vllm-log.ts: request timings become latency series); a mixed file with a few TGI lines stays here.
-//   time: ts | time | timestamp | @timestamp | t | asctime — an ISO string (with a zone; without one it is
+//   time: ts | time | timestamp | @timestamp | t | asctime | __REALTIME_TIMESTAMP | date — an ISO string (with a zone; without one it is
 //         local time in ctx.options.tzOffsetMinutes, UTC by default) or an epoch number, its unit told by
 //         its size (< 1e11 s, < 1e14 ms, < 1e17 µs, else ns);
-//   text: message | msg | log | fields.message (TGI) | event — trailing newline trimmed;
-//   level: level | severity | levelname | lvl | log.level (names or syslog/pino numbers) → Severity.
+//   text: message | msg | log | fields.message (TGI) | event | MESSAGE — trailing newline trimmed;
+//   level: level | severity | levelname | lvl | PRIORITY | log.level (names, or syslog/pino numbers, also as text) → Severity.
 // Kinds: 'oom' (attrs of oom-text.ts) for CUDA OOM messages, 'xid' (attrs of kernel-log.ts) for NVRM
 // Xid messages, else 'log'; the object's other scalar fields go into attrs (nested objects as JSON).
 // A line that is not a JSON object with a time is malformed (warned, skipped; a majority fails the file).
@@ -19,9 +19,11 @@ import { isOomLine, parseOom } from './oom-text';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 import { xidInfo } from './xid-codes';
 
-const TIME_KEYS = ['ts', 'time', 'timestamp', '@timestamp', 't', 'asctime'];
-const TEXT_KEYS = ['message', 'msg', 'log', 'event'];
-const LEVEL_KEYS = ['level', 'severity', 'levelname', 'lvl'];
+// journalctl -o json: __REALTIME_TIMESTAMP (µs, as text), MESSAGE, PRIORITY (syslog, as text); Fluent
+// Bit's default time key is `date` (epoch seconds).
+const TIME_KEYS = ['ts', 'time', 'timestamp', '@timestamp', 't', 'asctime', '__REALTIME_TIMESTAMP', 'date'];
+const TEXT_KEYS = ['message', 'msg', 'log', 'event', 'MESSAGE'];
+const LEVEL_KEYS = ['level', 'severity', 'levelname', 'lvl', 'PRIORITY'];
 
 const LEVELS: Record<string, Severity> = {
   trace: 'debug',
@@ -47,6 +49,7 @@ export function severityOf(level: unknown): Severity {
     if (level >= 10) return level >= 60 ? 'critical' : level >= 50 ? 'error' : level >= 40 ? 'warning' : level >= 30 ? 'info' : 'debug';
     return level <= 2 ? 'critical' : level === 3 ? 'error' : level === 4 ? 'warning' : level <= 6 ? 'info' : 'debug';
   }
+  if (typeof level === 'string' && /^\d{1,2}$/.test(level.trim())) return severityOf(Number(level));
   return typeof level === 'string' ? (LEVELS[level.trim().toLowerCase()] ?? 'info') : 'info';
 }
 

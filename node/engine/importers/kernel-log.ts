@@ -252,7 +252,9 @@ export function detectKernelLog(head: Buffer): number {
     const bare = l.replace(DECODE, '').replace(PRIORITY, '');
     if (DMESG_REL_STRICT.test(bare) || DMESG_T.test(bare) || DMESG_ISO.test(bare) || KMSG.test(l) || / kernel: /.test(l)) prefixed++;
   }
-  if (nvrm > 0) return 0.9;
+  // NVRM text inside JSON objects (a log shipper's lines, journalctl -o json) is the JSON-lines reader's.
+  if (nvrm > 0 && lines.filter((l) => l.trimStart().startsWith('{')).length * 2 < lines.length) return 0.9;
+  if (nvrm > 0) return 0;
   return prefixed / lines.length >= 0.5 ? 0.6 : 0;
 }
 

@@ -2,7 +2,8 @@
 //   ≥ 2.1: "Tried to allocate <sz>. GPU <i> has a total capacity of <sz> of which <sz> is free.
 //           [Process <pid> has <sz> memory in use. | Including non-PyTorch memory, this process has <sz>
 //           memory in use.] Of the allocated memory <sz> is allocated by PyTorch, and <sz> is reserved by
-//           PyTorch but unallocated."   (~2.1 spells "total capacty")
+//           PyTorch but unallocated."   (~2.1 spells "total capacty"; ≥ 2.4 adds ", with <sz> allocated in
+//           private pools (e.g., CUDA Graphs)," after "by PyTorch")
 //   ≤ 2.0: "Tried to allocate <sz> (GPU <i>; <sz> total capacity; <sz> already allocated; <sz> free;
 //           <sz> reserved in total by PyTorch)"   (1.0: "<sz> cached" instead of "reserved in total")
 // Sizes are binary units as PyTorch prints them (1 MiB = 2^20 bytes; 1.x wrote "MiB" too).
@@ -33,7 +34,9 @@ const TRIED = rx(`Tried to allocate ${SZ}`);
 const NEW_CAP = rx(`GPU (\\d+) has a total capac(?:i)?ty of ${SZ} of which ${SZ} is free`);
 const PROCESS = rx(`Process (\\d+) has ${SZ} memory in use`);
 const THIS_PROCESS = rx(`this process has ${SZ} memory in use`);
-const ALLOCATED = rx(`Of the allocated memory ${SZ} is allocated by PyTorch, and ${SZ} is reserved by PyTorch but unallocated`);
+// torch ≥ 2.4 names the CUDA graphs' share between the two: "…is allocated by PyTorch, with 1.10 GiB allocated
+// in private pools (e.g., CUDA Graphs), and …" (part of the allocated figure, not added to it).
+const ALLOCATED = rx(`Of the allocated memory ${SZ} is allocated by PyTorch,(?: with [0-9.]+ ?[KMGT]?i?B allocated in private pools \\([^)]{0,40}\\),)? and ${SZ} is reserved by PyTorch but unallocated`);
 const OLD = rx(`\\(GPU (\\d+); ${SZ} total capacity; ${SZ} already allocated; ${SZ} free;(?: ${SZ} reserved in total by PyTorch| ${SZ} cached)`);
 /**
  * The exception named right before "CUDA out of memory", read from a bounded window before each mention:

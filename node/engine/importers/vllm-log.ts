@@ -84,7 +84,8 @@ import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
 const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
-const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\)\s+/;
+/** One space after it: what follows is the line as printed, a traceback frame's indentation included. */
+const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\) /;
 /** SGLang with a time of day only: `[04:40:55 TP0] `, `[04:40:55] `. */
 const BRACKET_TIME = /^\[(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
 /** torchrun's per-rank prefix (`[rank0]:`), behind an optional `[80746] ` a paste or launcher put there. */
@@ -113,6 +114,31 @@ function accessLine(s: string): RegExpExecArray | null {
   return s.length < 2000 && s.includes(' - "') ? ACCESS.exec(s) : null;
 }
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+/** The kubelet's CRI log line (/var/log/pods/…): `<RFC 3339> stdout|stderr F|P <line>`. */
+const CRI_LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:stdout|stderr) [FP] /;
+
+/**
+ * A container runtime's wrapping of a line, undone into `docker logs -t`'s form (`<RFC 3339> <line>`, which
+ * prefix() reads): Docker's json-file driver (`{"log":"…\n","stream":"stdout","time":"…"}`) and the CRI
+ * format Kubernetes nodes keep. Any other line comes back as it is.
+ */
+export function unwrapContainerLine(line: string): string {
+  const c0 = line.charCodeAt(0);
+  if (c0 === 123 /* { */ && line.startsWith('{"log":')) {
+    try {
+      const o = JSON.parse(line) as { log?: unknown; time?: unknown };
+      if (typeof o.log === 'string' && typeof o.time === 'string' && RFC3339_PREFIX.test(`${o.time} `)) return `${o.time} ${o.log.replace(/\r?\n$/, '')}`;
+    } catch {
+      // not Docker's: read as it is
+    }
+    return line;
+  }
+  if (c0 >= 48 && c0 <= 57) {
+    const m = CRI_LINE.exec(line);
+    if (m) return `${m[1]} ${line.slice(m[0].length)}`;
+  }
+  return line;
+}
 /** `<first digit>xx`, one string each (the http counters' status labels). */
 const STATUS_CLASS = Array.from({ length: 10 }, (_, d) => `${d}xx`);
 
@@ -212,6 +238,7 @@ const CPP_THROW = /^terminate called after throwing an instance of '([^']+)'/;
 const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
 const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
 const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error/;
+const NCCL_WARN = /(?:^|\s)NCCL WARN /;
 
 /**
  * NCCL_ERROR, or "ProcessGroupNCCL" with "error" or "abort" after it. That was `ProcessGroupNCCL.*(?:error|abort)`,
@@ -223,7 +250,7 @@ function ncclError(body: string): boolean {
   const i = body.indexOf('ProcessGroupNCCL');
   return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
 }
-const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed/;
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already/;
 interface Banner {
   engine: string;
   version: string | null;
@@ -263,6 +290,8 @@ const LIMITS: { re: RegExp; name: string; metric: string }[] = [
 ];
 const CAPTURE_SIZES = /"?cudagraph_capture_sizes"?['"]?:\s*\[([\d,\s]+)\]/;
 const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|$)/;
+/** What may follow an exception line inside one chained traceback. */
+const TB_CHAIN = /^(?:\s*$|During handling of the above exception|The above exception was the direct cause)/;
 const MAX_TRACEBACK_LINES = 500;
 const MAX_UNTIMED = 10_000;
 
@@ -295,6 +324,8 @@ interface Traceback {
   frames: number;
   /** torchrun's `[rankN]:` of its lines: another rank's line ends it. */
   rank: number | null;
+  /** Its exception line, once read: the traceback ends at the next line unless Python chains another to it. */
+  closedBy: string | null;
 }
 
 /** Where a second log line starts inside a stats line's body (two glued without a newline), or -1. */
@@ -338,6 +369,7 @@ class LogParser {
   }
 
   line(line: string, no: number): void {
+    line = unwrapContainerLine(line);
     if (line.includes('\x1b')) line = line.replace(ANSI, '');
     if (line.length === 0 || line.trim().length === 0) return;
     if (line.includes('\u0000') || line.includes('\uFFFD')) {
@@ -502,7 +534,17 @@ class LogParser {
       }
       this.endCppTrace();
     }
-    if (this.tb && p.rank !== this.tb.rank) this.endTraceback(null);
+    if (this.tb && p.rank !== this.tb.rank) this.endTraceback(this.tb.closedBy);
+    if (this.tb && this.tb.closedBy !== null) {
+      // After its exception line, a traceback goes on only where Python chains the next one to it
+      // (a blank line, then "During handling of the above exception…" and the next "Traceback").
+      if (TB_CHAIN.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
+        this.tb.lines.push(body);
+        this.tb.closedBy = null;
+        return;
+      }
+      this.endTraceback(this.tb.closedBy);
+    }
     if (this.tb) {
       if (TB_CONT.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
         this.tb.lines.push(body);
@@ -510,12 +552,13 @@ class LogParser {
         return;
       }
       const closing = !TB_CONT.test(body);
-      if (closing) this.tb.lines.push(body);
-      this.endTraceback(closing ? body : null);
       if (closing) {
+        this.tb.lines.push(body);
+        this.tb.closedBy = body;
         if (isOomLine(body)) this.oom(p, no);
         return;
       }
+      this.endTraceback(null);
     }
     // An access line that prefix() matched, with no more after its status than a reason phrase (the longest,
     // 511's, is 31 characters): none of the tests below can match it, and it is most lines of a busy server's
@@ -530,12 +573,12 @@ class LogParser {
       return;
     }
     if (body.startsWith('Traceback (most recent call last)')) {
-      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0, rank: p.rank };
+      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0, rank: p.rank, closedBy: null };
       return;
     }
     if ((body.charCodeAt(0) === 69 /* E */ || body.charCodeAt(0) === 102) /* f */ && CPP_TRACE_START.test(body)) {
       const from = /^Exception raised from (\S+)/.exec(body)?.[1] ?? null;
-      this.cpp = { ts: p.ts, line: no, lines: [body], ctx: { ...this.procAttrs(p), raised_from: from }, frames: CPP_FRAME.test(body) ? 1 : 0, rank: p.rank };
+      this.cpp = { ts: p.ts, line: no, lines: [body], ctx: { ...this.procAttrs(p), raised_from: from }, frames: CPP_FRAME.test(body) ? 1 : 0, rank: p.rank, closedBy: null };
       return;
     }
     const thrown = CPP_THROW.exec(body);
@@ -735,7 +778,8 @@ class LogParser {
       if (spans.length) attrs.span = spans.join(':');
     }
     Object.assign(attrs, extra);
-    const sev = p.level ? SEVERITY[p.level] : 'info';
+    // NCCL's own debug lines (`host:pid:tid [rank] NCCL WARN …`) carry their level in the text.
+    const sev = p.level ? SEVERITY[p.level] : NCCL_WARN.test(p.body) ? 'warning' : 'info';
     if (sev === 'error' || sev === 'critical') this.activity = true;
     this.sink.event({ ts_ms: p.ts, kind: 'log', severity: sev, line: no, text: p.body, attrs });
   }
@@ -773,6 +817,11 @@ class LogParser {
       attrs: { ...tb.ctx, exception: exc?.[1] ?? null, message: last ?? null, frames: tb.frames },
     });
     this.activity = true;
+    // A traceback that ends in the engine's death (vLLM's EngineDeadError / AsyncEngineDeadError as the
+    // raised exception) is the crash itself, as the same words on a line of their own are.
+    if (last !== null && CRASH.test(last)) {
+      this.sink.event({ ts_ms: tb.ts, kind: 'engine_crash', severity: 'critical', line: tb.line, text: last, attrs: { ...tb.ctx, exception: exc?.[1] ?? null } });
+    }
   }
 
   private id(name: string, unit: string, kind: 'gauge' | 'counter', labels: Record<string, string>): number {
@@ -878,7 +927,7 @@ class LogParser {
   finish(lastLine: number): void {
     this.resolveUntimed();
     if (this.args) this.endArgs();
-    if (this.tb) this.endTraceback(null);
+    if (this.tb) this.endTraceback(this.tb.closedBy);
     if (this.cpp) this.endCppTrace();
     this.flushHttp();
     this.reqs.flush(this.sink);
@@ -991,6 +1040,8 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],
   ['torch', /^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: \d+)? ?[\w.-]+\.(?:cpp|cc|h|hpp|py):\d+\]/],
   ['torch', /^(?:frame #\d+: |Exception raised from \S+ at |terminate called after throwing an instance of )/],
+  // NCCL_DEBUG output: `node1:2606:2706 [3] NCCL INFO …`.
+  ['torch', /^[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE) /],
 ];
 const DIALECT_ORDER: LogDialect[] = ['vllm', 'sglang', 'tgi', 'torch'];
 
@@ -999,7 +1050,7 @@ export function detectEngineLog(head: Buffer): { score: number; dialect: LogDial
   const cached = detected.get(head);
   if (cached) return cached;
   const lines = headLines(head)
-    .map((l) => (l.includes('\x1b') ? l.replace(ANSI, '') : l))
+    .map((l) => unwrapContainerLine(l.includes('\x1b') ? l.replace(ANSI, '') : l))
     .filter((l) => l.trim());
   const counts: Record<LogDialect, number> = { vllm: 0, sglang: 0, tgi: 0, torch: 0 };
   let hits = 0;

@@ -1,0 +1,167 @@
+// Engine and node logs as they reach an incident in practice: wrapped by the container runtime (Docker's
+// json-file driver, the kubelet's CRI files), tracebacks under vLLM's process prefix or chained by Python,
+// the engine's death as a traceback's last line, NCCL's own debug lines, and node messages shipped as JSON.
+// The texts are the project's own, written in the shape of lines pasted in public vLLM, PyTorch and NCCL
+// issues.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { detectImporter } from '../../../node/engine/importers/registry';
+import { jsonlLogImporter } from '../../../node/engine/importers/jsonl-log';
+import { parseOom } from '../../../node/engine/importers/oom-text';
+import { torchLogImporter, unwrapContainerLine, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
+import { events, runImporter, values } from './run-importer';
+
+const V1_LINES = [
+  'INFO 05-12 01:46:12 [api_server.py:1090] vLLM API server version 0.10.1',
+  '(APIServer pid=1) INFO 05-12 01:47:02 [loggers.py:123] Engine 000: Avg prompt throughput: 75.3 tokens/s, Avg generation throughput: 34.4 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 33.7%, Prefix cache hit rate: 96.3%',
+  '(APIServer pid=1) INFO 05-12 01:47:12 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 92.3 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 20.0%, Prefix cache hit rate: 96.4%',
+  '(EngineCore_DP0 pid=213) ERROR 05-12 01:48:02 [core.py:700] EngineCore failed',
+  '(EngineCore_DP0 pid=213) Traceback (most recent call last):',
+  '(EngineCore_DP0 pid=213)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 691, in run_engine_core',
+  '(EngineCore_DP0 pid=213)     engine_core.run_busy_loop()',
+  '(EngineCore_DP0 pid=213)   File "/usr/local/lib/python3.12/dist-packages/torch/utils/_contextlib.py", line 116, in decorate_context',
+  '(EngineCore_DP0 pid=213)     return func(*args, **kwargs)',
+  '(EngineCore_DP0 pid=213) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 77.68 GiB memory in use. Of the allocated memory 71.22 GiB is allocated by PyTorch, with 1.10 GiB allocated in private pools (e.g., CUDA Graphs), and 2.41 GiB is reserved by PyTorch but unallocated.',
+  '(APIServer pid=1) ERROR 05-12 01:48:03 [async_llm.py:430] AsyncLLM output_handler failed.',
+];
+
+const t = (min: number, s: number, ms = 0) => Date.UTC(2025, 4, 12, 1, min, s, ms);
+
+test("a container runtime's wrapping is undone: Docker json-file and CRI lines read as the engine's own", async () => {
+  const docker = V1_LINES.map((l, i) => JSON.stringify({ log: `${l}\n`, stream: i % 2 ? 'stderr' : 'stdout', time: new Date(t(46, 12) + i * 1000).toISOString() })).join('\n');
+  const cri = V1_LINES.map((l, i) => `${new Date(t(46, 12) + i * 1000).toISOString().replace('Z', '123456Z')} ${i % 2 ? 'stderr' : 'stdout'} F ${l}`).join('\n');
+  assert.equal(unwrapContainerLine('{"log":"x\\n","stream":"stdout","time":"2025-05-12T01:46:12.5Z"}'), '2025-05-12T01:46:12.5Z x');
+  assert.equal(unwrapContainerLine('2025-05-12T01:46:12.123456789Z stderr P part'), '2025-05-12T01:46:12.123456789Z part');
+  assert.equal(unwrapContainerLine('{"log": 3}'), '{"log": 3}');
+  for (const text of [docker, cri]) {
+    assert.equal(detectImporter(Buffer.from(text), 'container.log')?.format, 'vllm-log');
+    const r = await runImporter(vllmLogImporter, { text, options: { year: 2025 } });
+    try {
+      assert.equal(r.error, null);
+      // The runtime's own time of each line (ms-exact), not the engine's whole seconds.
+      assert.deepEqual(values(r, 'kv.usage'), [
+        { ts: t(46, 13), v: 0.337 },
+        { ts: t(46, 14), v: 0.2 },
+      ]);
+      const [tb] = events(r, 'traceback');
+      assert.equal(tb.attrs.exception, 'torch.OutOfMemoryError');
+      assert.equal(tb.attrs.frames, 2);
+      assert.equal(events(r, 'oom').length, 1);
+      assert.ok(!events(r, 'log').some((e) => /stdout|stderr/.test(e.text)));
+    } finally {
+      r.dispose();
+    }
+  }
+});
+
+test("a traceback under vLLM's process prefix keeps its frames' indentation: one traceback, the OOM's numbers with torch 2.4's private pools", async () => {
+  const r = await runImporter(vllmLogImporter, { text: V1_LINES.join('\n'), options: { year: 2025 } });
+  try {
+    const tbs = events(r, 'traceback');
+    assert.equal(tbs.length, 1, JSON.stringify(events(r)));
+    assert.equal(tbs[0].attrs.frames, 2);
+    assert.equal(tbs[0].attrs.process, 'EngineCore_DP0');
+    assert.equal(events(r, 'log').some((e) => e.text.includes('File "')), false);
+    const [oom] = events(r, 'oom');
+    assert.equal(oom.attrs.allocated_bytes, Math.round(71.22 * 2 ** 30));
+    assert.equal(oom.attrs.reserved_unallocated_bytes, Math.round(2.41 * 2 ** 30));
+  } finally {
+    r.dispose();
+  }
+  // The older wording still parses.
+  assert.equal(parseOom('CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 8 GiB of which 1 MiB is free. Of the allocated memory 6.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.')?.reserved_bytes, 7 * 2 ** 30);
+});
+
+test("Python's chained tracebacks are one; one that ends in the engine's death is an engine crash", async () => {
+  const p = 'ERROR 08-29 02:12:22 async_llm_engine.py:56]';
+  const text = [
+    'INFO 08-29 02:12:02 metrics.py:406] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 27 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 2.9%, CPU KV cache usage: 0.0%.',
+    `${p} Engine background task failed`,
+    `${p} Traceback (most recent call last):`,
+    `${p}   File "/usr/local/lib/python3.10/dist-packages/vllm/engine/async_llm_engine.py", line 631, in run_engine_loop`,
+    `${p}     done, _ = await asyncio.wait(`,
+    `${p} asyncio.exceptions.CancelledError`,
+    `${p} `,
+    `${p} During handling of the above exception, another exception occurred:`,
+    `${p} `,
+    `${p} Traceback (most recent call last):`,
+    `${p}   File "/usr/local/lib/python3.10/dist-packages/vllm/engine/async_llm_engine.py", line 630, in run_engine_loop`,
+    `${p}     async with asyncio_timeout(ENGINE_ITERATION_TIMEOUT_S):`,
+    `${p} asyncio.exceptions.TimeoutError`,
+    'INFO:     10.0.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+    'Traceback (most recent call last):',
+    '  File "/usr/local/lib/python3.10/dist-packages/uvicorn/protocols/http/httptools_impl.py", line 399, in run_asgi',
+    '    result = await app(  # type: ignore[func-returns-value]',
+    'vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has errored already.',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, options: { year: 2025 } });
+  try {
+    const tbs = events(r, 'traceback');
+    assert.deepEqual(
+      tbs.map((e) => [e.line, e.attrs.exception, e.attrs.frames]),
+      [
+        [3, 'asyncio.exceptions.TimeoutError', 2],
+        [15, 'vllm.engine.async_llm_engine.AsyncEngineDeadError', 1],
+      ],
+    );
+    assert.equal(events(r, 'log').filter((e) => e.text.trim() === '' || e.text.startsWith('During handling')).length, 0);
+    const crash = events(r, 'engine_crash');
+    assert.equal(crash.length, 1);
+    assert.equal(crash[0].severity, 'critical');
+    assert.equal(crash[0].attrs.exception, 'vllm.engine.async_llm_engine.AsyncEngineDeadError');
+  } finally {
+    r.dispose();
+  }
+});
+
+test("NCCL's debug output: a log of its own is claimed, and its WARN lines are warnings", async () => {
+  const text = [
+    'gpu004:2200689:2200706 [3] NCCL INFO NCCL_IB_HCA set to mlx5_0',
+    'gpu004:2200689:2200706 [3] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer gpu005<52870>',
+    'gpu004:2200689:2200706 [3] NCCL INFO misc/socket.cc:749 -> 6',
+    'gpu004:2200689:2200706 [3] proxy.cc:1143 NCCL WARN Socket recv failed while polling for opId=0x7f4774cc9620',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'nccl.log')?.format, 'torch-log');
+  const r = await runImporter(torchLogImporter, { text, mtimeMs: Date.UTC(2025, 0, 1) });
+  try {
+    assert.deepEqual(
+      events(r).map((e) => e.severity),
+      ['info', 'warning', 'info', 'warning'],
+    );
+  } finally {
+    r.dispose();
+  }
+});
+
+test('node messages shipped as JSON lines (a log shipper, journalctl -o json) are JSON-lines, not a kernel log, with their own times', async () => {
+  const shipped = [
+    JSON.stringify({ date: 1739509421.123, kernel: 'node-7', message: 'mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE' }),
+    JSON.stringify({ date: 1739509422.654, kernel: 'node-7', message: 'NVRM: Xid (PCI:0000:2b:00): 79, pid=2911, name=python3, GPU has fallen off the bus.' }),
+  ].join('\n');
+  const journal = [
+    JSON.stringify({ __REALTIME_TIMESTAMP: '1739509422654321', PRIORITY: '4', _TRANSPORT: 'kernel', MESSAGE: 'NVRM: Xid (PCI:0000:3b:00): 94, pid=2911, name=python3, Contained ECC error' }),
+    JSON.stringify({ __REALTIME_TIMESTAMP: '1739509423000000', PRIORITY: '3', _TRANSPORT: 'kernel', MESSAGE: 'nvidia-nvswitch0: link 3 down' }),
+  ].join('\n');
+  for (const text of [shipped, journal]) assert.equal(detectImporter(Buffer.from(text), 'node.log')?.format, 'jsonl-log');
+  const a = await runImporter(jsonlLogImporter, { text: shipped, mtimeMs: 1 });
+  const b = await runImporter(jsonlLogImporter, { text: journal, mtimeMs: 1 });
+  try {
+    assert.deepEqual(
+      events(a).map((e) => [e.ts_ms, e.kind]),
+      [
+        [1739509421123, 'log'],
+        [1739509422654, 'xid'],
+      ],
+    );
+    assert.deepEqual(
+      events(b).map((e) => [e.ts_ms, e.kind, e.severity, e.text.slice(0, 20)]),
+      [
+        [1739509422654, 'xid', 'error', 'NVRM: Xid (PCI:0000:'],
+        [1739509423000, 'log', 'error', 'nvidia-nvswitch0: li'],
+      ],
+    );
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+});
