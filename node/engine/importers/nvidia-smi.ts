@@ -314,8 +314,25 @@ class QueryTable {
   }
 }
 
-const QUERY_GPU_RE = /--query-gpu=([A-Za-z0-9_.,]+)/;
-const QUERY_APPS_RE = /--query-compute-apps=([A-Za-z0-9_.,]+)/;
+// The field list of a command line as people write it: `--query-gpu=a,b`, `--query-gpu "a,b"`, quoted or not.
+const QUERY_GPU_RE = /--query-gpu[= ]["']?([A-Za-z0-9_.,]+)/;
+const QUERY_APPS_RE = /--query-compute-apps[= ]["']?([A-Za-z0-9_.,]+)/;
+/** The nvidia-smi command itself on a line of its own, as pasted or traced: `$ nvidia-smi …`, `+ nvidia-smi …` (set -x), `sudo nvidia-smi …`. */
+const COMMAND_LINE = /^\s*(?:[$#+>]\s*)?(?:sudo\s+)?(?:\S*\/)?nvidia-smi\s/;
+
+/**
+ * The unit nvidia-smi prints a field in (`--format=csv` writes it in the header, `nounits` nowhere): a
+ * header taken from the command line gets it, so that `noheader,nounits` rows read as the header would
+ * have said. A cell's own unit ("32362 MiB") still wins.
+ */
+function defaultUnit(field: string): string {
+  if (/^memory\.(used|total|free|reserved)$/.test(field) || field === 'used_gpu_memory' || field === 'used_memory') return 'MiB';
+  if (field.startsWith('utilization.') || field === 'fan.speed') return '%';
+  if (/^clocks\.(?!.*reasons)/.test(field)) return 'MHz';
+  if (field.startsWith('power.') || field.endsWith('power.limit')) return 'W';
+  if (field.startsWith('temperature.')) return 'C';
+  return '';
+}
 
 async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const clock = new LogClock(ctx);
@@ -335,7 +352,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
         inBlock = false;
         continue;
       }
-      if (line.startsWith('#')) {
+      if (line.startsWith('#') || COMMAND_LINE.test(line)) {
         inBlock = false;
         const q = (apps ? QUERY_APPS_RE : QUERY_GPU_RE).exec(line);
         if (q) commandFields = q[1].split(',');
@@ -369,7 +386,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
         if (!commandFields) {
           throw new ImportError(ctx.path, { line: no }, 'CSV without a header: export with --format=csv (with the header), or keep the nvidia-smi command line (--query-gpu=…) above the rows');
         }
-        table.header(commandFields.map((field) => ({ field, unit: '' })));
+        table.header(commandFields.map((field) => ({ field, unit: defaultUnit(field) })));
       }
       if (table.row(line, no)) guard.ok();
       else guard.malformed(no, 'row does not match the CSV header');
@@ -526,8 +543,22 @@ async function importMonitor(pmon: boolean, input: EntryInput, sink: Sink, ctx: 
 }
 
 function firstContentLine(head: Buffer): string {
-  return headLines(head, 50).find((l) => l.trim() && !l.startsWith('#')) ?? '';
+  return headLines(head, 50).find((l) => l.trim() && !l.startsWith('#') && !COMMAND_LINE.test(l)) ?? '';
 }
+
+/** Cells of a CSV row as nvidia-smi writes them (", " apart; "," where a tool re-wrote it). */
+const cellCount = (row: string) => Math.max(row.split(', ').length, row.split(',').length);
+
+/** Whether a headerless first row fits the field list of a command line in the head (same number of cells). */
+function fitsCommand(lines: string[], re: RegExp, first: string): boolean {
+  for (const l of lines) {
+    const q = re.exec(l);
+    if (q) return first.includes(',') && q[1].split(',').length === cellCount(first);
+  }
+  return false;
+}
+
+const SMI_TIME_CELL = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d\.\d{3}, /;
 
 export function detectQueryGpuCsv(head: Buffer): number {
   const lines = headLines(head, 20);
@@ -538,12 +569,15 @@ export function detectQueryGpuCsv(head: Buffer): number {
     if (fields.includes('pid')) return 0;
     return fields.some((f) => f in GPU_FIELDS || f === 'pci.bus_id' || f === 'uuid' || f.startsWith('clocks')) ? 0.9 : 0;
   }
-  return /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d\.\d{3}, /.test(first) && lines.some((l) => QUERY_GPU_RE.test(l)) ? 0.8 : 0;
+  if (fitsCommand(lines, QUERY_GPU_RE, first)) return 0.8;
+  // nvidia-smi's own time first and no field list anywhere: claimed, so that the import says what is
+  // missing instead of the file being skipped unexplained.
+  return SMI_TIME_CELL.test(first) ? 0.5 : 0;
 }
 
 export function detectAppsCsv(head: Buffer): number {
   const first = firstContentLine(head);
-  if (!isHeader(first)) return 0;
+  if (!isHeader(first)) return fitsCommand(headLines(head, 20), QUERY_APPS_RE, first) ? 0.8 : 0;
   const fields = parseHeader(first).map((c) => c.field);
   return fields.includes('pid') && (fields.includes('used_gpu_memory') || fields.includes('used_memory')) ? 0.9 : 0;
 }

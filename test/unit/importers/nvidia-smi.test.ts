@@ -243,3 +243,52 @@ test('per-cell series cache: GPUs told apart by index, uuid or (without either) 
     r.dispose();
   }
 });
+
+test('the command line as people paste or trace it (`$ `, `+ `, quoted fields): noheader,nounits rows in the units nvidia-smi prints', async () => {
+  const fields = 'timestamp,index,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,clocks.sm,fan.speed';
+  const rows = ['2024/01/15 10:00:00.123, 0, 87, 61440, 81920, 312.5, 41, 1410, 30', '2024/01/15 10:00:01.124, 0, 90, 61442, 81920, 320.1, 42, 1410, 31'];
+  const t0 = Date.UTC(2024, 0, 15, 10, 0, 0, 123);
+  for (const command of [
+    `$ nvidia-smi --query-gpu=${fields} --format=csv,noheader,nounits -l 1`,
+    `+ nvidia-smi --query-gpu=${fields} --format=csv,noheader,nounits`,
+    `# sudo /usr/bin/nvidia-smi --query-gpu="${fields}" --format=csv,noheader,nounits`,
+    `nvidia-smi --query-gpu '${fields}' --format=csv,noheader,nounits`,
+  ]) {
+    const text = `${command}\n${rows.join('\n')}\n`;
+    assert.equal(detectImporter(Buffer.from(text), 'gpu.csv')?.format, 'nvidia-smi-csv', command);
+    const r = await runImporter(nvidiaSmiCsvImporter, { text });
+    try {
+      assert.equal(r.error, null, command);
+      assert.deepEqual(values(r, 'gpu.util'), [
+        { ts: t0, v: 0.87 },
+        { ts: t0 + 1001, v: 0.9 },
+      ]);
+      assert.deepEqual(values(r, 'gpu.mem.used').map((s) => s.v), [61440 * MIB, 61442 * MIB]);
+      assert.deepEqual(values(r, 'gpu.power').map((s) => s.v), [312.5, 320.1]);
+      assert.deepEqual(values(r, 'gpu.fan').map((s) => s.v), [0.3, 0.31]);
+      assert.deepEqual(values(r, 'gpu.sm_clock').map((s) => s.v), [1410, 1410]);
+    } finally {
+      r.dispose();
+    }
+  }
+  // With units left in the cells (noheader alone), the cell's unit is read, not added to.
+  const withUnits = `$ nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv,noheader\n2024/01/15 10:00:00.123, 0, 87 %, 61440 MiB\n`;
+  const u = await runImporter(nvidiaSmiCsvImporter, { text: withUnits });
+  try {
+    assert.deepEqual(values(u, 'gpu.util').map((s) => s.v), [0.87]);
+    assert.deepEqual(values(u, 'gpu.mem.used').map((s) => s.v), [61440 * MIB]);
+  } finally {
+    u.dispose();
+  }
+  // Headerless rows with nvidia-smi's time and no field list anywhere: claimed, and the import says why it cannot read them.
+  assert.equal(detectImporter(Buffer.from(`${rows.join('\n')}\n`), 'gpu.csv')?.format, 'nvidia-smi-csv');
+  // The compute-apps table under its command line, without a header.
+  const apps = '$ nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits\n1234, 2048\n5678, 512\n';
+  assert.equal(detectImporter(Buffer.from(apps), 'apps.csv')?.format, 'nvidia-smi-apps-csv');
+  const a = await runImporter(nvidiaSmiAppsCsvImporter, { text: apps, mtimeMs: 1 });
+  try {
+    assert.deepEqual(values(a, 'proc.gpu_mem.used', { pid: '1234' }).map((s) => s.v), [2048 * MIB]);
+  } finally {
+    a.dispose();
+  }
+});
