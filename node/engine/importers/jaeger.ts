@@ -1,5 +1,5 @@
 // Jaeger JSON: the query API / UI download `{data: [trace…]}`, one bare trace `{traceID, spans,
-// processes}`, or a bare array of spans as stored one by one (each with its own `process`) or of traces. startTime/duration are µs; the first CHILD_OF reference is the parent. Read as a stream
+// processes}`, or a bare array of spans as stored one by one (each with its own `process`) or of traces. startTime/duration are µs; the parent is the first CHILD_OF reference within the trace, else its first FOLLOWS_FROM (Jaeger's rule). Read as a stream
 // (json-path-scanner.ts), with no size limit: see JaegerStream for what is held.
 //
 // spans: trace_id / span_id as written (lower-case hex), attrs = tags, plus service.name (from the
@@ -57,7 +57,10 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   const endNs = dur === null ? null : nsSum(start, dur);
   if (endNs === null) warn('span whose duration is no time in µs (or ends past 2^63 ns): ends where it starts', where('duration'));
   const refs = Array.isArray(sp.references) ? sp.references.filter(isObj) : [];
-  const parentRef = refs.find((r) => r.refType === 'CHILD_OF') ?? null;
+  // Jaeger's own rule (model.Span.ParentSpanID): the first CHILD_OF within the span's trace, else the
+  // first FOLLOWS_FROM within it; a reference into another trace is never the parent.
+  const sameTrace = (r: Json) => r.traceID === undefined || traceId === null || String(r.traceID).toLowerCase() === traceId;
+  const parentRef = refs.find((r) => r.refType === 'CHILD_OF' && sameTrace(r)) ?? refs.find((r) => r.refType === 'FOLLOWS_FROM' && sameTrace(r)) ?? null;
   const own = tags(sp.tags);
   // A span of a trace names its process by id; a span stored on its own (a bare array) embeds it.
   const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : isObj(sp.process) ? sp.process : null;

@@ -266,8 +266,12 @@ export function detectKineto(head: Buffer): number {
   const s = head.toString('latin1');
   const t = s.trimStart();
   if (t.startsWith('{')) {
-    if (!s.includes('"traceEvents"')) return 0;
     const kineto = /"(schemaVersion|deviceProperties|distributedInfo|baseTimeNanoseconds)"|"cat":\s*"(cpu_op|cuda_runtime|kernel|Operator|Runtime|Kernel|ac2g)"/.test(s);
+    if (!s.includes('"traceEvents"')) {
+      // libkineto writes its header members first: a large `distributedInfo` (a pg_config of every process
+      // group and rank) pushes `traceEvents` past the head. Its first member alone says whose file it is.
+      return /^\{\s*"(schemaVersion|distributedInfo|deviceProperties)"\s*:/.test(t) ? 0.9 : 0;
+    }
     return kineto ? 0.95 : 0.6;
   }
   if (t.startsWith('[') && /^\[\s*\{/.test(t) && /"ph"\s*:/.test(s) && /"ts"\s*:/.test(s)) return 0.5;

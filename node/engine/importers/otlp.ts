@@ -22,7 +22,24 @@ import { SkippedSpans } from './skipped-spans';
 
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
-  return /"resourceSpans"\s*:/.test(s) ? 0.95 : 0;
+  if (/"resourceSpans"\s*:/.test(s)) return 0.95;
+  // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
+  return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
+}
+
+/** OTLP's SpanKind enum; protobuf JSON writers may give the name (`SPAN_KIND_SERVER`) instead of the number. */
+const SPAN_KINDS: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+
+/** A span's kind as OTLP/JSON's number, whichever way it was written; anything else as it came. */
+function spanKind(k: unknown): unknown {
+  return typeof k === 'string' && k in SPAN_KINDS ? SPAN_KINDS[k] : k;
 }
 
 type Json = Record<string, unknown>;
@@ -94,7 +111,7 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
   const attrs: Record<string, unknown> = {
     ...own,
     'service.name': resource['service.name'],
-    'otel.kind': sp.kind,
+    'otel.kind': spanKind(sp.kind),
     'otel.scope': typeof scope.name === 'string' ? scope.name : undefined,
     'otel.status_code': code,
     'otel.status_message': typeof status.message === 'string' ? status.message : undefined,
@@ -153,18 +170,21 @@ class RequestStream implements JsonVisitor {
     private readonly warn: Warn,
   ) {}
 
-  /** Jaeger's api/v3 answers wrap the request: `{"result": {"resourceSpans": …}}`. */
-  private wrapped = false;
+  /**
+   * The member that wraps the request, if any: Jaeger's api/v3 answers `{"result": {"resourceSpans": …}}`,
+   * Grafana Tempo's v2 answers `{"trace": {"resourceSpans": …}}`.
+   */
+  private wrapper: string | null = null;
 
-  /** The path within the request (without api/v3's `result`), or null for a value outside it. */
+  /** The path within the request (without its wrapper), or null for a value outside it. */
   private inner(path: JsonPath): JsonPath | null {
-    if (!this.wrapped) return path;
-    return path.length === 0 ? path : path[0] === 'result' ? path.slice(1) : null;
+    if (this.wrapper === null) return path;
+    return path.length === 0 ? path : path[0] === this.wrapper ? path.slice(1) : null;
   }
 
   enter(outer: JsonPath, kind: ValueKind): Take {
-    if (outer.length === 1 && outer[0] === 'result' && kind === 'object' && !this.sawResourceSpans) {
-      this.wrapped = true;
+    if (outer.length === 1 && (outer[0] === 'result' || outer[0] === 'trace') && kind === 'object' && !this.sawResourceSpans && this.wrapper === null) {
+      this.wrapper = outer[0] as string;
       return 'walk';
     }
     const path = this.inner(outer);
@@ -174,7 +194,8 @@ class RequestStream implements JsonVisitor {
       case 0:
         return kind === 'object' ? 'walk' : 'skip';
       case 1:
-        if (path[0] !== 'resourceSpans' || kind !== 'array') return 'skip';
+        // Tempo's v1 answer names the resource spans `batches`.
+        if ((path[0] !== 'resourceSpans' && path[0] !== 'batches') || kind !== 'array') return 'skip';
         this.sawResourceSpans = true;
         return 'walk';
       case 2:
@@ -216,7 +237,7 @@ class RequestStream implements JsonVisitor {
 
   leave(outer: JsonPath): void {
     const path = this.inner(outer);
-    if (path === null || (this.wrapped && outer.length < 2)) return;
+    if (path === null || (this.wrapper !== null && outer.length < 2)) return;
     if (path.length === 4) {
       this.scope.of ??= {};
       this.flush();

@@ -20,11 +20,12 @@ test('corpus Jaeger trace (bare trace object): spans, µs times, parents, tags',
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
     const rows = storeSql(t.store).prepare('SELECT trace_id, span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY rowid').safeIntegers().all() as Record<string, unknown>[];
     assert.equal(rows.length, doc.spans.length);
-    doc.spans.forEach((sp: { operationName: string; startTime: number; duration: number; references: { refType: string; spanID: string }[]; tags: { key: string; value: unknown }[]; processID: string }, i: number) => {
+    doc.spans.forEach((sp: { traceID: string; operationName: string; startTime: number; duration: number; references: { refType: string; traceID: string; spanID: string }[]; tags: { key: string; value: unknown }[]; processID: string }, i: number) => {
       assert.equal(rows[i].name, sp.operationName);
       assert.equal(rows[i].start_ns, BigInt(sp.startTime) * 1000n);
       assert.equal(rows[i].end_ns, BigInt(sp.startTime + sp.duration) * 1000n);
-      const parent = sp.references.find((x) => x.refType === 'CHILD_OF');
+      // Jaeger's rule: the first CHILD_OF within the span's own trace (span 4 also points into trace 0xff first).
+      const parent = sp.references.find((x) => x.refType === 'CHILD_OF' && x.traceID === sp.traceID) ?? sp.references.find((x) => x.refType === 'FOLLOWS_FROM' && x.traceID === sp.traceID);
       assert.equal(rows[i].parent_id, parent ? parent.spanID : null);
       const attrs = JSON.parse(rows[i].attrs_json as string);
       for (const tag of sp.tags) assert.deepEqual(attrs[tag.key], tag.value);
@@ -94,6 +95,44 @@ test('a bare array of Jaeger spans, each with its own process: detected and read
         ['0000000000000002', '0000000000000001', 'llm_request', 'vllm', 1_240_000_000],
       ],
     );
+  } finally {
+    t.dispose();
+  }
+});
+
+test("the parent by Jaeger's own rule: the first CHILD_OF within the trace, else the first FOLLOWS_FROM; a reference into another trace never", async () => {
+  const trace = 'a1b2c3d4e5f60718';
+  const span = (id: string, references: unknown[], start: number) => ({ traceID: trace, spanID: id, operationName: `op${id}`, references, startTime: start, duration: 10, tags: [], processID: 'p1' });
+  const doc = {
+    data: [
+      {
+        traceID: trace,
+        spans: [
+          span('1111111111111111', [], 1717000000000000),
+          span('2222222222222222', [{ refType: 'CHILD_OF', traceID: 'ffffffffffffffff', spanID: '9999999999999999' }, { refType: 'CHILD_OF', traceID: trace, spanID: '1111111111111111' }], 1717000000000001),
+          span('3333333333333333', [{ refType: 'FOLLOWS_FROM', traceID: trace, spanID: '2222222222222222' }], 1717000000000002),
+        ],
+        processes: { p1: { serviceName: 'vllm', tags: [] } },
+      },
+    ],
+  };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'refs.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = storeSql(t.store).prepare('SELECT span_id, parent_id, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; attrs_json: string }[];
+    assert.deepEqual(
+      rows.map((x) => [x.span_id, x.parent_id]),
+      [
+        ['1111111111111111', null],
+        ['2222222222222222', '1111111111111111'],
+        ['3333333333333333', '2222222222222222'],
+      ],
+    );
+    // The other trace's reference is kept beside it.
+    assert.deepEqual(JSON.parse(rows[1].attrs_json)['jaeger.references'], [{ refType: 'CHILD_OF', traceID: 'ffffffffffffffff', spanID: '9999999999999999' }]);
   } finally {
     t.dispose();
   }

@@ -310,3 +310,13 @@ test('µs text to ns: exact to the ns, half up past it, the same on the char-cod
   ];
   for (const [text, ns] of cases) assert.equal(usTextToNs(text), ns, text);
 });
+
+test("libkineto's header members first: a distributedInfo too large for the head (traceEvents past it) is still a Kineto trace", () => {
+  const groups = Array.from({ length: 32 }, (_, g) => ({ pg_name: String(g), backend_config: 'cuda:nccl', pg_size: 1024, ranks: Array.from({ length: 1024 }, (_, r) => r) }));
+  const text = JSON.stringify({ schemaVersion: 1, distributedInfo: { backend: 'nccl', rank: 0, world_size: 1024, pg_count: 32, pg_config: groups }, traceEvents: [] });
+  const head = Buffer.from(text).subarray(0, 65536);
+  assert.equal(head.includes('"traceEvents"'), false);
+  assert.equal(detectImporter(head, 'rank0.json')?.format, 'kineto-json');
+  // Another JSON document with neither is not claimed.
+  assert.equal(detectImporter(Buffer.from('{"data": {"items": [1, 2, 3]}}'), 'x.json'), null);
+});

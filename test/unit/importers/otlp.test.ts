@@ -148,3 +148,42 @@ test('a single api/v3 answer over several lines (pretty-printed) is read as one 
     t.dispose();
   }
 });
+
+test("Grafana Tempo's trace answers ({trace: {resourceSpans}} of v2, {batches: […]} of v1) are OTLP; a kind written by name is the kind", async () => {
+  const resourceSpans = [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'gateway' } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'x' },
+          spans: [
+            { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '1111111111111111', name: 'POST /v1/completions', kind: 'SPAN_KIND_SERVER', startTimeUnixNano: '1717000000000000000', endTimeUnixNano: '1717000001000000000' },
+            { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '2222222222222222', parentSpanId: '1111111111111111', name: 'upstream', kind: 'SPAN_KIND_CLIENT', startTimeUnixNano: '1717000000100000000', endTimeUnixNano: '1717000000900000000' },
+            { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '3333333333333333', parentSpanId: '2222222222222222', name: 'tokenize', kind: 1, startTimeUnixNano: '1717000000200000000', endTimeUnixNano: '1717000000300000000' },
+          ],
+        },
+      ],
+    },
+  ];
+  for (const doc of [{ trace: { resourceSpans } }, { batches: resourceSpans }]) {
+    const t = tempStore();
+    try {
+      const file = join(t.dir, 'tempo.json');
+      writeFileSync(file, JSON.stringify(doc, null, 1));
+      assert.ok(otlpImporter.detect(readFileSync(file), 'tempo.json') >= 0.9);
+      const r = await importFiles(t.store, [file], { importers });
+      assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+      const rows = storeSql(t.store).prepare('SELECT span_id, parent_id, attrs_json FROM spans ORDER BY start_ns').all() as { span_id: string; parent_id: string | null; attrs_json: string }[];
+      assert.deepEqual(
+        rows.map((x) => [x.span_id, x.parent_id, JSON.parse(x.attrs_json)['otel.kind'], JSON.parse(x.attrs_json)['service.name']]),
+        [
+          ['1111111111111111', null, 2, 'gateway'],
+          ['2222222222222222', '1111111111111111', 3, 'gateway'],
+          ['3333333333333333', '2222222222222222', 1, 'gateway'],
+        ],
+      );
+    } finally {
+      t.dispose();
+    }
+  }
+});
