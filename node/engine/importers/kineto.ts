@@ -360,6 +360,8 @@ class KinetoReader {
   /** CPU intervals and, index for index with `pending`, the points whose stacks are wanted. */
   private readonly stacks = new OpStacks();
   private readonly memSeries = new Map<string, { allocated: number; reserved: number }>();
+  /** The memory series' value of the ms being read (peakSample). */
+  private readonly msPeaks = new Map<number, { ms: number; v: number }>();
   private minUs = Infinity;
   private maxUs = -Infinity;
   private flows = 0;
@@ -518,8 +520,8 @@ class KinetoReader {
     const bytes = Number(a.Bytes);
     const ms = Number(ns / 1000n) / 1000;
     const totals = this.seriesFor(device);
-    if (typeof a['Total Allocated'] === 'number') this.sink.sample(totals.allocated, ms, a['Total Allocated']);
-    if (typeof a['Total Reserved'] === 'number') this.sink.sample(totals.reserved, ms, a['Total Reserved']);
+    if (typeof a['Total Allocated'] === 'number') this.peakSample(totals.allocated, ms, a['Total Allocated']);
+    if (typeof a['Total Reserved'] === 'number') this.peakSample(totals.reserved, ms, a['Total Reserved']);
     if (a.Addr === undefined || !Number.isFinite(bytes)) {
       this.memNoAddr++;
       return;
@@ -559,6 +561,26 @@ class KinetoReader {
     }
   }
 
+  /**
+   * One value a ms for a memory series (the store keeps one, at the ms it rounds to): the largest seen in
+   * it, so an allocation freed within the ms is still seen (the last event alone hid a 512 MiB spike
+   * between two 1 MiB points). Events of one device come in time order; one that goes back to a ms
+   * already written replaces it, as before.
+   */
+  private peakSample(id: number, ms: number, v: number): void {
+    const at = Math.round(ms);
+    const p = this.msPeaks.get(id);
+    if (p !== undefined && p.ms === at) {
+      if (v > p.v) p.v = v;
+      return;
+    }
+    if (p !== undefined) {
+      this.sink.sample(id, p.ms, p.v);
+      p.ms = at;
+      p.v = v;
+    } else this.msPeaks.set(id, { ms: at, v });
+  }
+
   private seriesFor(device: number): { allocated: number; reserved: number } {
     const key = String(device);
     let s = this.memSeries.get(key);
@@ -573,6 +595,8 @@ class KinetoReader {
   }
 
   finish(): void {
+    for (const [id, p] of this.msPeaks) this.sink.sample(id, p.ms, p.v);
+    this.msPeaks.clear();
     this.open.clear();
     this.writeAllocations();
     if (this.memNoAddr > 0) this.ctx.warn(`${this.memNoAddr} CUDA [memory] events carry no Addr (older profiler): allocations cannot be paired`);

@@ -4,17 +4,87 @@
 // timestamp). Categories (torch's _CATEGORY_TO_INDEX): 0 parameter, 1 optimizer_state, 2 input,
 // 3 temporary, 4 activation, 5 gradient, 6 autograd_detail, 7 unknown.
 //
+// `export_memory_timeline` to any other name (`x.json`, `x.json.gz`, and the docs' own `x.raw.gz`) writes
+// torch's coalesced form instead: `[times, sizes]`, times in µs, and per time the live bytes of each
+// category at index category + 1 (index 0 is unused), the same categories.
+//
 // series: torch.allocated {from: 'memory_timeline'} = live tensor bytes (the sum), and
 // torch.category_bytes {category} per category; one point per distinct timestamp. The file names no
 // device, so there is no gpu label.
-import { ImportError, type Importer } from './types';
+import { ImportError, type Importer, type Sink } from './types';
 import { lineOf, readText } from './read-text';
 import { jsonErrorOffset } from './json-error-offset';
 
 const CATEGORIES = ['parameter', 'optimizer_state', 'input', 'temporary', 'activation', 'gradient', 'autograd_detail', 'unknown'];
 
+/** The coalesced form's start: a list of epoch µs (13 to 17 digits), then (where the head reaches it) rows of 9 sizes. */
+const COALESCED = /^\s*\[\s*\[\s*\d{13,17}\s*(?:,\s*\d{13,17}\s*)*(?:\]\s*,\s*\[\s*\[\s*-?\d+(?:\s*,\s*-?\d+){8}\s*\]|,?\s*$)/;
+
 export function detectMemoryTimeline(head: Buffer): number {
-  return /^\s*\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*\d+\s*\]\s*,/.test(head.toString('latin1')) ? 0.85 : 0;
+  const s = head.toString('latin1');
+  if (/^\s*\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*\d+\s*\]\s*,/.test(s)) return 0.85;
+  // The head cut inside a long list of times says less: claimed with less certainty.
+  const m = COALESCED.exec(s);
+  return m ? (m[0].trimEnd().endsWith(']') ? 0.85 : 0.6) : 0;
+}
+
+/**
+ * Writes the points of one timeline, one per ms (what the store keeps): where several fall in one ms, the
+ * one with the most live bytes, so a spike freed within the ms is still seen (the last one alone hid a
+ * 512 MiB peak between two 1 MiB points).
+ */
+class PeakPerMs {
+  private ms = NaN;
+  private peak = -Infinity;
+  private split: number[] = [];
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly total: number,
+    private readonly cats: number[],
+  ) {}
+
+  /** A point: its time in ms (grouped by the whole ms the store rounds it to), live bytes, and bytes per category (by index into `cats`). */
+  add(ms: number, live: number, split: number[]): void {
+    const at = Math.round(ms);
+    if (at !== this.ms) {
+      this.flush();
+      this.ms = at;
+    }
+    if (live > this.peak) {
+      this.peak = live;
+      this.split = split;
+    }
+  }
+
+  flush(): void {
+    if (Number.isNaN(this.ms)) return;
+    this.sink.sample(this.total, this.ms, this.peak);
+    this.split.forEach((b, c) => this.sink.sample(this.cats[c], this.ms, b));
+    this.ms = NaN;
+    this.peak = -Infinity;
+  }
+}
+
+/** The coalesced form `[times µs, sizes]`: one point per time, the sum and each category. */
+function importCoalesced(doc: unknown[], sink: Sink, path: string): void {
+  const [times, sizes] = doc as [unknown, unknown];
+  if (!Array.isArray(times) || !Array.isArray(sizes) || times.length !== sizes.length) {
+    throw new ImportError(path, { key: '[1]' }, 'expected [times, sizes] of the same length (export_memory_timeline)');
+  }
+  const total = sink.series({ name: 'torch.allocated', labels: { from: 'memory_timeline' }, unit: 'bytes', kind: 'gauge' });
+  const cats = CATEGORIES.map((name) => sink.series({ name: 'torch.category_bytes', labels: { category: name }, unit: 'bytes', kind: 'gauge' }));
+  const out = new PeakPerMs(sink, total, cats);
+  for (let k = 0; k < times.length; k++) {
+    const t = times[k];
+    const row = sizes[k];
+    if (typeof t !== 'number' || !Array.isArray(row) || row.length !== CATEGORIES.length + 1 || !row.every((x) => typeof x === 'number')) {
+      throw new ImportError(path, { key: `[1][${k}]` }, `not a time and ${CATEGORIES.length + 1} sizes`);
+    }
+    const split = (row as number[]).slice(1);
+    out.add(t / 1000, split.reduce((a, b) => a + b, 0), split);
+  }
+  out.flush();
 }
 
 export const memoryTimelineImporter: Importer = {
@@ -30,6 +100,10 @@ export const memoryTimelineImporter: Importer = {
       throw new ImportError(ctx.path, { line: lineOf(text, offset), offset }, `malformed JSON: ${(e as Error).message}`);
     }
     if (!Array.isArray(rows)) throw new ImportError(ctx.path, { offset: 0 }, 'expected a JSON list of [ts, action, bytes, category]');
+    if (rows.length === 2 && Array.isArray(rows[0]) && Array.isArray(rows[1]) && (rows[0].length === 0 || typeof rows[0][0] === 'number') && (rows[1].length === 0 || Array.isArray(rows[1][0]))) {
+      importCoalesced(rows, sink, ctx.path);
+      return;
+    }
     const events: [number, number, number][] = [];
     let firstTs = Infinity;
     rows.forEach((r, i) => {
@@ -56,17 +130,33 @@ export const memoryTimelineImporter: Importer = {
       return s;
     };
     let live = 0;
+    // The peak of each ms, as in the coalesced form (PeakPerMs): the categories met so far, by series id.
+    let ms = NaN;
+    let peak = -Infinity;
+    let split: [number, number][] = [];
+    const flush = () => {
+      if (Number.isNaN(ms)) return;
+      sink.sample(total, ms, peak);
+      for (const [id, v] of split) sink.sample(id, ms, v);
+    };
     for (let i = 0; i < events.length; i++) {
       const [ts, bytes, cat] = events[i];
       live += bytes;
       const s = catSeries(cat);
       s.value += bytes;
       const last = i === events.length - 1 || events[i + 1][0] !== ts;
-      if (last) {
-        const ms = ts / 1e6;
-        sink.sample(total, ms, live);
-        for (const c of perCat.values()) sink.sample(c.id, ms, c.value);
+      if (!last) continue;
+      const at = Math.round(ts / 1e6);
+      if (at !== ms) {
+        flush();
+        ms = at;
+        peak = -Infinity;
+      }
+      if (live > peak) {
+        peak = live;
+        split = [...perCat.values()].map((c) => [c.id, c.value]);
       }
     }
+    flush();
   },
 };

@@ -90,8 +90,11 @@ test('corpus [memory] events: allocations paired by address, torch.allocated/res
     const db = storeSql(t.store);
     assert.equal(db.prepare("SELECT COUNT(*) FROM allocations WHERE alloc_ns IS NOT NULL AND source = 'kineto'").pluck().get(), allocs);
     const lastOf = (name: string) => db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ? AND labels_json = '{\"gpu\":\"1\"}') ORDER BY ts_ms DESC LIMIT 1").pluck().get(name);
-    assert.equal(lastOf('torch.allocated'), last.args!['Total Allocated']);
-    assert.equal(lastOf('torch.reserved'), last.args!['Total Reserved']);
+    // One value a ms, the ms's peak: an allocation freed within the last ms is seen (the last event alone hid it).
+    const lastMs = mem.filter((e) => e.args!['Device Id'] === 1 && Math.round(e.ts! / 1000) === Math.round(last.ts! / 1000));
+    const peakOf = (k: string) => Math.max(...lastMs.map((e) => e.args![k] as number));
+    assert.equal(lastOf('torch.allocated'), peakOf('Total Allocated'));
+    assert.equal(lastOf('torch.reserved'), peakOf('Total Reserved'));
     const total = db.prepare("SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = 'gpu.mem.total' AND labels_json = '{\"gpu\":\"1\"}') LIMIT 1").pluck().get();
     const props = (JSON.parse(gunzipSync(readFileSync(corpusFile(MEM)!)).toString()).deviceProperties as { id: number; totalGlobalMem: number }[]).find((d) => d.id === 1)!;
     assert.equal(total, props.totalGlobalMem);
@@ -319,4 +322,27 @@ test("libkineto's header members first: a distributedInfo too large for the head
   assert.equal(detectImporter(head, 'rank0.json')?.format, 'kineto-json');
   // Another JSON document with neither is not claimed.
   assert.equal(detectImporter(Buffer.from('{"data": {"items": [1, 2, 3]}}'), 'x.json'), null);
+});
+
+test('[memory] events inside one ms: the ms keeps its peak (a spike allocated and freed within it was lost)', async () => {
+  const t0 = 1700000000000000; // µs, a whole ms
+  const mem = (us: number, addr: number, bytes: number, allocated: number) => ({
+    ph: 'i', cat: 'cpu_instant_event', name: '[memory]', pid: 1, tid: 1, s: 't', ts: t0 + us,
+    args: { 'Device Type': 1, 'Device Id': 0, Addr: addr, Bytes: bytes, 'Total Allocated': allocated, 'Total Reserved': 1024 * 2 ** 20 },
+  });
+  const doc = { schemaVersion: 1, traceEvents: [mem(0, 1, 2 ** 20, 2 ** 20), mem(50, 2, 512 * 2 ** 20, 513 * 2 ** 20), mem(100, 2, -512 * 2 ** 20, 2 ** 20), mem(1200, 3, 2 * 2 ** 20, 3 * 2 ** 20)] };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'spike.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = storeSql(t.store).prepare("SELECT ts_ms, value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = 'torch.allocated') ORDER BY ts_ms").all();
+    assert.deepEqual(rows, [
+      { ts_ms: t0 / 1000, value: 513 * 2 ** 20 },
+      { ts_ms: t0 / 1000 + 1, value: 3 * 2 ** 20 },
+    ]);
+  } finally {
+    t.dispose();
+  }
 });
