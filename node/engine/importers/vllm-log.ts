@@ -10,7 +10,8 @@
 //     `(SGLangEngine pid=41820) ` (also before a bracket prefix; `, ip=…` allowed)
 //   `[80746] [rank0]:`                      torchrun's rank (the number before it is dropped)
 //   `[E1025 07:00:43.721857 ProcessGroupNCCL.cpp:632] ` PyTorch C++ (c10): level I/W/E/F, month-day without
-//     a leading zero, own time (year-less), file; `[E ProcessGroupNCCL.cpp:458] ` (no time)
+//     a leading zero, own time (year-less), file; `[E ProcessGroupNCCL.cpp:458] ` (no time); PyTorch ≥ 2.2's
+//     Python logs the same without the bracket, with a pid: `E0325 20:57:27.620000 2606 …/api.py:869] `
 //   `INFO 05-19 10:13:11 [loggers.py:271] ` (new) / `INFO 05-09 00:49:33 scheduler.py:1057] ` (old)
 //   `  INFO text_generation_router::server: …` (TGI after its RFC 3339 time; spans before the target:
 //     `  INFO generate{parameters=… total_time="…"}: text_generation_router::server: …`)
@@ -94,6 +95,11 @@ const RANK_PREFIX = /^(?:\[\d+\] )?\[rank(\d+)\]: ?/;
  * leading zero (`E321` = 03-21), up to ns; older `[E ProcessGroupNCCL.cpp:458] ` carries no time. */
 const C10_PREFIX = /^\[([IWEF])(?:(\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?: \d+)? )?\s*([\w.-]+):(\d+)\]\s?/;
 const C10_LEVEL: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'CRITICAL' };
+/**
+ * PyTorch ≥ 2.2's Python logs (torch.distributed.elastic, torchrun) in the same glog shape without the
+ * bracket: `E0325 20:57:27.620000 2606 site-packages/torch/…/api.py:869] …`; groups as C10_PREFIX's.
+ */
+const GLOG_PREFIX = /^([IWEF])(\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? +\d+ ([\w./-]+):(\d+)\]\s?/;
 /** Where a second line begins inside one (two stats lines glued without their newline). */
 const GLUED = /(?:\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]]*\] (?:Decode|Prefill) batch/;
 const VLLM_PREFIX = /^(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:\[([^\]:]+):(\d+)\]|([^\s:]+\.py):(\d+)\]?) ?/;
@@ -116,6 +122,11 @@ function accessLine(s: string): RegExpExecArray | null {
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** The kubelet's CRI log line (/var/log/pods/…): `<RFC 3339> stdout|stderr F|P <line>`. */
 const CRI_LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:stdout|stderr) [FP] /;
+/**
+ * journald / syslog around a service's line (`journalctl -u vllm`): `Aug 19 18:34:10 host vllm[8707]: `,
+ * or short-iso's `2025-08-19T18:34:10+0000 host vllm[8707]: ` (its time kept: it has a year and a zone).
+ */
+const SYSLOG_LINE = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))) [\w.-]+ [\w.@/-]+\[\d+\]: /;
 
 /**
  * A container runtime's wrapping of a line, undone into `docker logs -t`'s form (`<RFC 3339> <line>`, which
@@ -124,6 +135,11 @@ const CRI_LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)
  */
 export function unwrapContainerLine(line: string): string {
   const c0 = line.charCodeAt(0);
+  if (c0 >= 65 && c0 <= 90 /* A-Z: a syslog month */) {
+    const m = SYSLOG_LINE.exec(line);
+    // The classic form's time has no year: the engine's own line behind it has its time.
+    if (m) return line.slice(m[0].length);
+  }
   if (c0 === 123 /* { */ && line.startsWith('{"log":')) {
     try {
       const o = JSON.parse(line) as { log?: unknown; time?: unknown };
@@ -134,7 +150,7 @@ export function unwrapContainerLine(line: string): string {
     return line;
   }
   if (c0 >= 48 && c0 <= 57) {
-    const m = CRI_LINE.exec(line);
+    const m = CRI_LINE.exec(line) ?? SYSLOG_LINE.exec(line);
     if (m) return `${m[1]} ${line.slice(m[0].length)}`;
   }
   return line;
@@ -250,7 +266,7 @@ function ncclError(body: string): boolean {
   const i = body.indexOf('ProcessGroupNCCL');
   return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
 }
-const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already/;
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError/;
 interface Banner {
   engine: string;
   version: string | null;
@@ -439,7 +455,8 @@ class LogParser {
     let level: string | null = null;
     let file: string | null = null;
     let access: RegExpExecArray | undefined;
-    if (rest.charCodeAt(0) === 91 /* [ */ && (m = C10_PREFIX.exec(rest))) {
+    const c = rest.charCodeAt(0);
+    if ((c === 91 /* [ */ && (m = C10_PREFIX.exec(rest))) || ((c === 69 || c === 73 || c === 70 || c === 87) /* E I F W */ && (m = GLOG_PREFIX.exec(rest)))) {
       level = C10_LEVEL[m[1]];
       file = `${m[8]}:${m[9]}`;
       if (!Number.isFinite(ts) && m[2] !== undefined) {
@@ -1039,6 +1056,7 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.
   ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],
   ['torch', /^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: \d+)? ?[\w.-]+\.(?:cpp|cc|h|hpp|py):\d+\]/],
+  ['torch', /^[IWEF]\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+\.py:\d+\] /],
   ['torch', /^(?:frame #\d+: |Exception raised from \S+ at |terminate called after throwing an instance of )/],
   // NCCL_DEBUG output: `node1:2606:2706 [3] NCCL INFO …`.
   ['torch', /^[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE) /],

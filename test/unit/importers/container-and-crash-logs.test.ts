@@ -165,3 +165,42 @@ test('node messages shipped as JSON lines (a log shipper, journalctl -o json) ar
     b.dispose();
   }
 });
+
+test("journald around the engine's lines (journalctl -u, classic and short-iso) and PyTorch ≥ 2.2's bracket-less glog lines", async () => {
+  const journal = V1_LINES.slice(0, 3)
+    .map((l, i) => `May 12 01:4${6 + i}:12 gpu-node-3 vllm[213]: ${l}`)
+    .concat(V1_LINES.slice(3, 5).map((l) => `2025-05-12T01:48:02+0000 gpu-node-3 vllm[213]: ${l}`))
+    .join('\n');
+  assert.equal(detectImporter(Buffer.from(journal), 'vllm.journal')?.format, 'vllm-log');
+  const r = await runImporter(vllmLogImporter, { text: journal, options: { year: 2025 } });
+  try {
+    assert.deepEqual(values(r, 'kv.usage').map((x) => x.ts), [t(47, 2), t(47, 12)]);
+    assert.equal(events(r, 'version').length, 1);
+    assert.ok(!events(r).some((e) => e.text.includes('gpu-node-3')));
+  } finally {
+    r.dispose();
+  }
+  const torchrun = [
+    'W0325 20:57:27.610000 2606 site-packages/torch/distributed/elastic/multiprocessing/api.py:897] Sending process 2631 closing signal SIGTERM',
+    'E0325 20:57:27.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 2630) of binary: /usr/bin/python',
+    'Traceback (most recent call last):',
+    '  File "/usr/local/bin/torchrun", line 8, in <module>',
+    '    sys.exit(main())',
+    'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(torchrun), 'torchrun.log')?.format, 'torch-log');
+  const g = await runImporter(torchLogImporter, { text: torchrun, options: { year: 2025 } });
+  try {
+    const lines = events(g, 'log');
+    assert.deepEqual(
+      lines.map((e) => [e.ts_ms, e.severity, e.attrs.file]),
+      [
+        [Date.UTC(2025, 2, 25, 20, 57, 27, 610), 'warning', 'site-packages/torch/distributed/elastic/multiprocessing/api.py:897'],
+        [Date.UTC(2025, 2, 25, 20, 57, 27, 620), 'error', 'site-packages/torch/distributed/elastic/multiprocessing/api.py:869'],
+      ],
+    );
+    assert.equal(events(g, 'engine_crash').length, 1);
+  } finally {
+    g.dispose();
+  }
+});
