@@ -93,6 +93,8 @@ export const EV = {
   hostOomKill: 'host_oom_kill',
   xid: 'xid',
   gpuFallenOff: 'gpu_fallen_off',
+  /** An NVSwitch error (SXid); not read by the model. */
+  sxid: 'sxid',
   /** Live NVML recording: a device stopped answering. */
   gpuLost: 'gpu_lost',
   engineStart: 'engine_start',

@@ -3,7 +3,8 @@
 // "kern  :warn  : " or a `<4>` priority (pstore dumps, after their "Panic#1 Part1" header), /dev/kmsg
 // records ("4,1234,1126630000,-;msg": µs since boot; " KEY=value" continuation lines skipped), syslog /
 // journald short ("May 18 19:02:39 host kernel: msg", host optional), journald short-iso
-// ("2024-05-18T19:02:39+0000 host kernel: msg") and bare lines (no prefix). A line's level (--decode,
+// ("2024-05-18T19:02:39+0000 host kernel: msg") and short-full ("Fri 2025-02-14 05:03:41 UTC host kernel: msg"),
+// RFC 5424 syslog ("<4>1 2025-02-14T05:03:42.654321+00:00 host kernel - - - msg") and bare lines (no prefix). A line's level (--decode,
 // <N>, kmsg) sets its event's severity (attr level 0–7); driver (NVRM/nvidia) lines are at least warnings.
 // Detection reads every line of the head: a pstore dump's NVRM lines come after hundreds of boot lines.
 // Times: -T/--ctime and syslog are local time (ctx.options.tzOffsetMinutes, default UTC); syslog has no
@@ -17,7 +18,9 @@
 //   message (the driver's text after the code), gpu_uuid (from an earlier "NVRM: GPU at PCI:… GPU-…"
 //   line, when there is one);
 //   host_oom_kill — error — pid, name, anon_rss_bytes (the kernel OOM killer: host RAM, not GPU);
-//   gpu_fallen_off — critical — bus_id ("GPU has fallen off the bus" without an Xid);
+//   gpu_fallen_off — critical — bus_id ("GPU has fallen off the bus" without an Xid, or newer drivers'
+//     three lines "The NVIDIA GPU <bus>" … "fallen off the bus");
+//   sxid — critical (Fatal) / warning — code, bus_id, fatal, message: NVSwitch SXid errors;
 //   log — info ('warning' for lines naming NVRM/nvidia) — every other non-empty line.
 // Samples: gpu.xid (value = the Xid code, label bus_id, metric "kernel-log:NVRM Xid") at each Xid.
 import type { Severity } from '../../../common/contract/types';
@@ -49,6 +52,15 @@ const ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:
 const XID = /NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+),\s*(.*)$/;
 const GPU_AT = /NVRM: GPU at (?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: (GPU-[0-9a-fA-F-]+)/;
 const FALLEN = /NVRM: GPU (?:at PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: GPU has fallen off the bus/;
+/** Newer drivers say it over three lines: `NVRM: The NVIDIA GPU 0000:b3:00.0` / `… installed in this system has` / `… fallen off the bus and is not responding to commands.` */
+const FALLEN_FIRST = /NVRM: The NVIDIA GPU ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\s*$/;
+const FALLEN_LAST = /NVRM: fallen off the bus/;
+/** NVSwitch errors: `nvidia-nvswitch3: SXid (PCI:0000:c3:00.0): 20034, Fatal, Link 62 LTSSM Fault Up`. */
+const SXID = /SXid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+), (?:(Fatal|Non-fatal), )?(.*)$/;
+/** RFC 5424 syslog after its `<PRI>`: `1 <time> <host> <app> <procid> <msgid> <structured data or -> `. */
+const RFC5424 = /^1 (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) \S+ \S+ \S+ \S+ (?:-|(?:\[[^\]]*\])+) ?/;
+/** journalctl -o short-full: `Fri 2025-02-14 05:03:41 UTC host kernel: `; a zone other than UTC/GMT or ±hhmm is read as local time. */
+const SHORT_FULL = /^\w{3} (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (UTC|GMT|[+-]\d{4}|[A-Z]{2,5}) (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
 const MAX_PENDING = 1_000_000;
 // The process name is the kernel's comm (at most 15 bytes): bounded, so a line repeating "Out of memory:
 // Kill process 1 (" with no ")" is not scanned to its end from every mention (quadratic).
@@ -100,6 +112,8 @@ class KernelParser {
   private readonly xidSeries = new Map<string, number>();
   /** The file is /dev/kmsg records. */
   private kmsg = false;
+  /** The bus and line of a three-line "The NVIDIA GPU … fallen off the bus" being read. */
+  private fallen: { bus: string; no: number } | null = null;
 
   constructor(private readonly sink: Sink, private readonly ctx: ImportContext) {
     this.clock = new LogClock(ctx);
@@ -149,6 +163,16 @@ class KernelParser {
     } else if ((m = ISO.exec(body))) {
       ts = parseIsoZoned(m[1]);
       body = body.slice(m[0].length);
+    } else if ((m = RFC5424.exec(body))) {
+      ts = parseIsoZoned(m[1]);
+      body = body.slice(m[0].length);
+    } else if ((m = SHORT_FULL.exec(body))) {
+      const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+      const zone = m[8];
+      if (zone === 'UTC' || zone === 'GMT') ts = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms);
+      else if (zone[0] === '+' || zone[0] === '-') ts = parseIsoZoned(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${zone}`) + ms;
+      else ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], ms);
+      body = body.slice(m[0].length);
     } else if ((m = SYSLOG.exec(body)) && monthNumber(m[1])) {
       ts = this.clock.yearless(monthNumber(m[1])!, +m[2], +m[3], +m[4], +m[5], m[6] ? Number((m[6] + '00').slice(0, 3)) : 0, no);
       body = body.slice(m[0].length);
@@ -180,6 +204,19 @@ class KernelParser {
     if (at) this.uuids.set(at[1].toLowerCase(), at[2]);
     const fallen = FALLEN.exec(body);
     if (fallen) return { event: { ts_ms: 0, kind: 'gpu_fallen_off', severity: 'critical', line: no, text: body, attrs: { bus_id: fallen[1].toLowerCase() } }, xid: null };
+    const first = FALLEN_FIRST.exec(body);
+    if (first) this.fallen = { bus: first[1].toLowerCase(), no };
+    else if (this.fallen && no - this.fallen.no <= 3 && FALLEN_LAST.test(body)) {
+      const bus = this.fallen.bus;
+      this.fallen = null;
+      return { event: { ts_ms: 0, kind: 'gpu_fallen_off', severity: 'critical', line: no, text: body.trim(), attrs: { bus_id: bus } }, xid: null };
+    }
+    const sx = SXID.exec(body);
+    if (sx && !sx[4].startsWith('Data {')) {
+      // NVSwitch errors: Fatal ones take the fabric's links down; the model does not read them (yet).
+      const attrs = { code: Number(sx[2]), bus_id: sx[1].toLowerCase(), fatal: sx[3] === undefined ? null : sx[3] === 'Fatal', message: sx[4].trim() };
+      return { event: { ts_ms: 0, kind: 'sxid', severity: sx[3] === 'Fatal' ? 'critical' : 'warning', line: no, text: body, attrs }, xid: null };
+    }
     const oom = OOM_KILL.exec(body);
     if (oom) {
       const attrs = { pid: Number(oom[1]), name: oom[2], anon_rss_bytes: oom[3] ? Number(oom[3]) * 1024 : null };
@@ -250,7 +287,7 @@ export function detectKernelLog(head: Buffer): number {
   for (const l of lines) {
     if (l.includes('NVRM:')) nvrm++;
     const bare = l.replace(DECODE, '').replace(PRIORITY, '');
-    if (DMESG_REL_STRICT.test(bare) || DMESG_T.test(bare) || DMESG_ISO.test(bare) || KMSG.test(l) || / kernel: /.test(l)) prefixed++;
+    if (DMESG_REL_STRICT.test(bare) || DMESG_T.test(bare) || DMESG_ISO.test(bare) || KMSG.test(l) || / kernel(?::| - )/.test(l)) prefixed++;
   }
   // NVRM text inside JSON objects (a log shipper's lines, journalctl -o json) is the JSON-lines reader's.
   if (nvrm > 0 && lines.filter((l) => l.trimStart().startsWith('{')).length * 2 < lines.length) return 0.9;

@@ -1,6 +1,7 @@
 // Wall-clock times of log lines. Many logs print local time without a year (vLLM "MM-DD HH:MM:SS",
 // syslog "May 18 19:02:39"); the year and zone then come from, in order:
-//   1. ctx.options.year / ctx.options.tzOffsetMinutes (the user said so);
+//   1. ctx.options.year / ctx.options.tzOffsetMinutes (the user said so; the year is the one the log starts
+//      in, and one that runs across New Year goes on in the next);
 //   2. the bundle's own time span (ctx.bundleEndMs: metrics and traces imported before the logs carry
 //      absolute times), else the file's mtime: that instant's year, one year earlier when the date
 //      would fall after it (a log written across New Year, or an old file copied late, still lands
@@ -46,6 +47,9 @@ export class LogClock {
   /** timeOfDay(): the epoch ms of the current day's local midnight, and the last time of day seen. */
   private dayStart = NaN;
   private lastTod = 0;
+  /** yearless() with the user's year: the month of the line before, and the New Years passed since the first. */
+  private lastMonth = 0;
+  private yearsOn = 0;
 
   constructor(private readonly ctx: ImportContext) {
     this.tzMs = (ctx.options.tzOffsetMinutes ?? 0) * 60_000;
@@ -59,7 +63,13 @@ export class LogClock {
   /** A local wall-clock time without a year, as epoch ms (year chosen by the rules above). */
   yearless(month: number, day: number, h: number, m: number, s: number, ms = 0, line?: number): number {
     const given = this.ctx.options.year;
-    if (given !== undefined) return this.local(given, month, day, h, m, s, ms);
+    if (given !== undefined) {
+      // The year the user gave is the one the log starts in: a log that runs across New Year (its month
+      // falling back by more than half a year, December to January) goes on in the next one.
+      if (month < this.lastMonth - 6) this.yearsOn++;
+      this.lastMonth = month;
+      return this.local(given + this.yearsOn, month, day, h, m, s, ms);
+    }
     const mtime = instantMs(this.ctx.bundleEndMs) ?? instantMs(this.ctx.mtimeMs);
     if (mtime !== null) {
       // Asked once a line: the anchor's year is worked out once.

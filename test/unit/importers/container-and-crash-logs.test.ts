@@ -204,3 +204,16 @@ test("journald around the engine's lines (journalctl -u, classic and short-iso) 
     g.dispose();
   }
 });
+
+test('a log that runs across New Year under the year the user gave goes on in the next year', async () => {
+  const text = [
+    'INFO 12-31 23:59:50 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 10.0%, Prefix cache hit rate: 0.0%',
+    'INFO 01-01 00:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 20.0%, Prefix cache hit rate: 0.0%',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, options: { year: 2025 } });
+  try {
+    assert.deepEqual(values(r, 'kv.usage').map((x) => x.ts), [Date.UTC(2025, 11, 31, 23, 59, 50), Date.UTC(2026, 0, 1)]);
+  } finally {
+    r.dispose();
+  }
+});

@@ -147,3 +147,50 @@ test('a bare number in brackets ([80746], not dmesg seconds) does not make a ker
   const text = '[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout\n[80747] [rank1]: Traceback (most recent call last):\n';
   assert.equal(kernelLogImporter.detect(Buffer.from(text), 'train.log'), 0);
 });
+
+test('RFC 5424 syslog and journalctl short-full at their own times; NVSwitch SXid errors; the three-line "fallen off the bus"', async () => {
+  const rfc5424 = [
+    '<6>1 2025-02-14T05:03:41.123456+00:00 gpu-node-17 kernel - - - mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE',
+    '<4>1 2025-02-14T05:03:42.654321+00:00 gpu-node-17 kernel - - [meta sequenceId="7"] NVRM: Xid (PCI:0000:2b:00): 79, pid=2911, name=python3, GPU has fallen off the bus.',
+  ].join('\n');
+  const shortFull = [
+    'Fri 2025-02-14 05:03:42 UTC gpu-node-17 kernel: NVRM: Xid (PCI:0000:2b:00): 79, pid=2911, name=python3, GPU has fallen off the bus.',
+    'Fri 2025-02-14 06:03:43 +0100 gpu-node-17 kernel: NVRM: Xid (PCI:0000:2b:00): 48, pid=2911, name=python3, An uncorrectable double bit error (DBE) has been detected.',
+  ].join('\n');
+  for (const text of [rfc5424, shortFull]) assert.equal(detectImporter(Buffer.from(text), 'kern.log')?.format, 'kernel-log');
+  const a = await runImporter(kernelLogImporter, { text: rfc5424, mtimeMs: MTIME });
+  const b = await runImporter(kernelLogImporter, { text: shortFull, mtimeMs: MTIME });
+  try {
+    assert.deepEqual(a.warnings, []);
+    assert.deepEqual(events(a).map((e) => [e.ts_ms, e.kind, e.text.slice(0, 9)]), [
+      [Date.UTC(2025, 1, 14, 5, 3, 41, 123), 'log', 'mlx5_core'],
+      [Date.UTC(2025, 1, 14, 5, 3, 42, 654), 'xid', 'NVRM: Xid'],
+    ]);
+    // Two Xids on one bus a second apart: both kept (at the mtime, one replaced the other).
+    assert.deepEqual(values(b, 'gpu.xid').map((x) => [x.ts, x.v]), [
+      [Date.UTC(2025, 1, 14, 5, 3, 42), 79],
+      [Date.UTC(2025, 1, 14, 5, 3, 43), 48],
+    ]);
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+  const nvswitch = [
+    'kern  :err   : 2025-01-25T10:34:54,859532+00:00 nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error (First)',
+    'kern  :err   : 2025-01-25T10:34:54,859540+00:00 nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0, 0x00bd5c8a}',
+    'kern  :err   : 2025-01-25T10:34:55,000100+00:00 nvidia-nvswitch3: SXid (PCI:0000:c3:00.0): 20034, Fatal, Link 62 LTSSM Fault Up',
+    '[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0',
+    '               NVRM: (PCI ID: 10de:26b5) installed in this system has',
+    '               NVRM: fallen off the bus and is not responding to commands.',
+  ].join('\n');
+  const c = await runImporter(kernelLogImporter, { text: nvswitch, mtimeMs: MTIME });
+  try {
+    assert.deepEqual(events(c, 'sxid').map((e) => [e.severity, e.attrs.code, e.attrs.bus_id, e.attrs.fatal]), [
+      ['warning', 12028, '0000:84:00', false],
+      ['critical', 20034, '0000:c3:00', true],
+    ]);
+    assert.deepEqual(events(c, 'gpu_fallen_off').map((e) => [e.severity, e.attrs.bus_id]), [['critical', '0000:b3:00']]);
+  } finally {
+    c.dispose();
+  }
+});
