@@ -8,6 +8,7 @@ import type { FormatId, ImportOptions, ImportProgress, ImportResult, ImportSourc
 import { openBundle } from '../bundle/open';
 import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
 import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
+import { asUtf8, headAsUtf8, utf16Of, type Utf16 } from './utf16';
 import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
 import type { Store } from '../store/store';
 import { describeStoreError } from '../store/db';
@@ -149,7 +150,8 @@ async function importInto(
   return result;
 }
 
-type Detection = { importer: Importer } | { failed: string } | { skipped: string };
+/** What reads an entry: its importer, and where the file is UTF-16 text, that encoding (read as UTF-8). */
+type Detection = { importer: Importer; utf16: Utf16 | null } | { failed: string } | { skipped: string };
 
 interface BundleSpan {
   /** The latest time among the sources committed so far (ms), for year-less logs. */
@@ -166,8 +168,10 @@ async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): 
     return { failed: errorText(e, entry.path) };
   }
   if (head.length === 0) return { failed: `${entry.path}${formatPosition({ offset: 0 })}: empty file (0 bytes)` };
-  const importer = detectImporter(head, basename(entry.path), importers);
-  return importer ? { importer } : { skipped: 'not a format Quadscope reads' };
+  const utf16 = utf16Of(head);
+  const importer = detectImporter(utf16 ? headAsUtf8(head, utf16) : head, basename(entry.path), importers);
+  if (importer) return { importer, utf16 };
+  return { skipped: utf16 ? `UTF-16 text (${utf16.toUpperCase()}) that is not a format Quadscope reads` : 'not a format Quadscope reads' };
 }
 
 async function importEntry(
@@ -189,7 +193,7 @@ async function importEntry(
     recordQuietly(store, incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: detection.skipped });
     return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: detection.skipped };
   }
-  const importer = detection.importer;
+  const { importer, utf16 } = detection;
 
   const warnings: string[] = [];
   let warningCount = 0;
@@ -211,12 +215,16 @@ async function importEntry(
     },
   };
   const input: EntryInput = {
-    stream: () => counted(entry.stream(), signal, (n) => {
-      bytesDone += n;
-      progress(bytesDone, importer.format);
-    }),
+    stream: () => {
+      const bytes = counted(entry.stream(), signal, (n) => {
+        bytesDone += n;
+        progress(bytesDone, importer.format);
+      });
+      return utf16 ? asUtf8(bytes, utf16) : bytes;
+    },
     file: () => entry.file(),
   };
+  if (utf16) ctx.warn(`${utf16.toUpperCase()} text (as Windows PowerShell writes it): read as UTF-8; byte offsets in messages count the UTF-8 text`);
 
   let attachFile: string | undefined;
   let attachDir: string | undefined;
