@@ -4,6 +4,8 @@
 //
 // Line prefixes understood, in the order they nest:
 //   `2026-05-12T08:01:39.331095044Z `     docker logs -t (RFC 3339 with zone: absolute time)
+//   `2025-07-08 17:24:00 - vllm.engine.metrics - INFO - ` / `2025-07-08 17:24:11,526 name 458 INFO  `
+//                                          Python's own logging around the engine (local time, a year)
 //   `[2024-07-08 15:17:34] ` / `[2024-11-12 05:53:23 TP0] `   docker/SGLang (local time, has a year)
 //   `[04:40:55 TP0] `                      SGLang with a time of day only (date from the bundle, warned)
 //   `(APIServer pid=3646) `, `(EngineCore_0 pid=1) `, `(VllmWorker rank=1 pid=194255) `, Ray actors'
@@ -84,6 +86,12 @@ import { messageOf, tgiJsonRequest, tgiTextRequest, type TgiRequest } from './tg
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
+/**
+ * The engine run under another program's Python logging (Xinference, a user's own script): the standard
+ * `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, or `asctime name pid LEVEL  message`. Local
+ * time with a year; groups: date and time 1–7, logger 8 or 10, level 9 or 11.
+ */
+const PY_LOGGING = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:,(\d+))? (?:- ([\w.]+) - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - |([\w.]+) \d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) +)/;
 const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
 /** One space after it: what follows is the line as printed, a traceback frame's indentation included. */
 const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\) /;
@@ -415,8 +423,17 @@ class LogParser {
     // Each prefix is tried only where its first character can start it: most lines have one or two.
     const c0 = rest.charCodeAt(0);
     let m = c0 >= 48 && c0 <= 57 ? RFC3339_PREFIX.exec(rest) : null;
+    let pyLevel: string | null = null;
+    let pyLogger: string | null = null;
     if (m) {
       ts = parseIsoZoned(m[1]);
+      rest = rest.slice(m[0].length);
+      known = true;
+    } else if (c0 >= 48 && c0 <= 57 && (m = PY_LOGGING.exec(rest))) {
+      ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+      coarse = !m[7];
+      pyLevel = m[9] ?? m[11];
+      pyLogger = m[8] ?? m[10];
       rest = rest.slice(m[0].length);
       known = true;
     }
@@ -452,8 +469,8 @@ class LogParser {
       rest = rest.slice(m[0].length);
       known = true;
     }
-    let level: string | null = null;
-    let file: string | null = null;
+    let level: string | null = pyLevel;
+    let file: string | null = pyLogger;
     let access: RegExpExecArray | undefined;
     const c = rest.charCodeAt(0);
     if ((c === 91 /* [ */ && (m = C10_PREFIX.exec(rest))) || ((c === 69 || c === 73 || c === 70 || c === 87) /* E I F W */ && (m = GLOG_PREFIX.exec(rest)))) {
@@ -1047,6 +1064,9 @@ export type LogDialect = 'vllm' | 'sglang' | 'tgi' | 'torch';
 /** A line in a dialect's own shape; the first that matches names the line's dialect. */
 const DETECT_LINE: [LogDialect, RegExp][] = [
   ['vllm', /^(?:\S+\s+)?(?:\[[^\]]+\]\s*)?(?:\([\w-]+(?: rank=\d+)? pid=\d+(?:, ip=[^)]*)?\)\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/],
+  // Under another program's Python logging (PY_LOGGING), by the engine's own logger names.
+  ['vllm', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)? (?:- )?vllm[\w.]* (?:- |\d+ )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) /],
+  ['sglang', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)? (?:- )?sglang[\w.]* (?:- |\d+ )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) /],
   // SGLang: its batch lines and banner under a date-time, time-only or no bracket (and a Ray actor's prefix).
   ['sglang', /^(?:\S+Z\s+)?(?:\([\w-]+ pid=\d+\)\s+)?(?:\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z]+\d+[^\]]*)?\]\s*)?(?:(?:Decode|Prefill) batch[.,] |server_args=ServerArgs\()/],
   ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],

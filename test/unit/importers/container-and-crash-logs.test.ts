@@ -217,3 +217,29 @@ test('a log that runs across New Year under the year the user gave goes on in th
     r.dispose();
   }
 });
+
+test("the engine under another program's Python logging (`asctime - name - LEVEL - msg`, `asctime name pid LEVEL msg`): its stats and events", async () => {
+  const text = [
+    '2025-07-08 17:23:59 - vllm.engine.async_llm_engine - INFO - Added request 47d63068.',
+    '2025-07-08 17:24:00 - vllm.engine.metrics - INFO - Avg prompt throughput: 2.8 tokens/s, Avg generation throughput: 0.1 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.2%, CPU KV cache usage: 0.0%.',
+    '2025-07-08 17:24:10 - vllm.core.scheduler - WARNING - Sequence group 12 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space.',
+    '2025-07-08 17:24:11,526 xinference.model.llm.vllm.core 458 INFO     Generate finished, request_id: 17e8, stop reason: stop',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'worker.log')?.format, 'vllm-log');
+  const r = await runImporter(vllmLogImporter, { text, mtimeMs: 1 });
+  try {
+    assert.deepEqual(values(r, 'kv.usage'), [{ ts: Date.UTC(2025, 6, 8, 17, 24), v: 0.002 }]);
+    assert.equal(events(r, 'preemption').length, 1);
+    const logs = events(r, 'log');
+    assert.deepEqual(
+      logs.map((e) => [e.ts_ms, e.attrs.level, e.attrs.file]),
+      [
+        [Date.UTC(2025, 6, 8, 17, 23, 59), 'INFO', 'vllm.engine.async_llm_engine'],
+        [Date.UTC(2025, 6, 8, 17, 24, 11, 526), 'INFO', 'xinference.model.llm.vllm.core'],
+      ],
+    );
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
