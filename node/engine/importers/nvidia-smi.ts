@@ -13,6 +13,8 @@
 // (`-l 1 >> file` run several times) is one table, said in one warning.
 // Values: units in the header ("memory.used [MiB]") or on the value ("32362 MiB") are converted to
 // canonical units; "[N/A]", "[Not Supported]", "N/A", "[…deprecated]" and dmon's "-" are no reading.
+// A GPU nvidia-smi cannot reach — a row of `[Unknown Error]` / `[GPU requires reset]` cells, or its own
+// "Unable to determine the device handle for GPU…" line — is a gpu_lost event (critical), once each time.
 // Throttle reasons: clocks_event_reasons.active (older clocks_throttle_reasons.active), a hex bitmask,
 // else the bitmask built from the per-reason Active/Not Active columns.
 // CSV without a header needs the field list: it is read from a `--query-gpu=a,b,…` command line
@@ -182,6 +184,11 @@ function planOf(c: Column, apps: boolean): Plan {
 
 const GPU_NAMING = new Set(['gpu', 'gpu_uuid', 'bus_id']);
 
+/** Cells nvidia-smi writes for a GPU it lost (as against `[N/A]` / `[Not Supported]`: a reading it does not have). */
+const LOST_CELL = /^\[(?:Unknown Error|GPU requires reset|GPU is lost|GPU Lost)\]$/i;
+/** nvidia-smi's own line (stderr, often redirected with the CSV) for a GPU it cannot open. */
+const LOST_LINE = /^\s*Unable to determine the device handle for (?:GPU)?\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\s*:\s*(.+)$/;
+
 const sameColumns = (a: Column[], b: Column[]) => a.length === b.length && a.every((c, i) => c.field === b[i].field && c.unit === b[i].unit);
 
 /** One --query-gpu or --query-compute-apps table: a header, then rows of cells. */
@@ -201,6 +208,10 @@ class QueryTable {
   private lastTsValue = NaN;
   /** Header lines repeated in the body (runs appended to one file with `-l … >> log`). */
   repeats = 0;
+  /** Identity keys of the GPUs whose rows now say the GPU is lost (one gpu_lost event each time it goes). */
+  private readonly lost = new Set<string>();
+  /** The time of the last row read (a lost-GPU line of nvidia-smi's own comes between rows and has none). */
+  lastRowTs = NaN;
 
   constructor(private readonly apps: boolean, private readonly sink: Sink, private readonly ctx: ImportContext, private readonly clock: LogClock) {}
 
@@ -262,6 +273,8 @@ class QueryTable {
     // A GPU without index, uuid or bus id is told apart by its place among the rows of one timestamp.
     if (!this.apps && !named) key += String(this.ordinal);
     this.ordinal++;
+    this.lastRowTs = ts;
+    this.lostRow(cells, key, ids, ts, no);
     let slots = this.series.get(key);
     if (slots === undefined) {
       slots = new Int32Array(this.cols.length + 1).fill(-1);
@@ -300,6 +313,41 @@ class QueryTable {
       if (slots[k] < 0) slots[k] = this.sink.series({ name: 'gpu.throttle_reasons', labels: { ...this.labels(ids), metric: 'nvidia-smi:clocks_event_reasons' }, unit: 'bitmask', kind: 'gauge' });
       this.sink.sample(slots[k], ts, mask);
     }
+    return true;
+  }
+
+  /**
+   * A row whose readings are mostly `[Unknown Error]` / `[GPU requires reset]` / `[GPU is lost]` is the GPU
+   * gone (an Xid 79, a fallen-off bus): one gpu_lost event when it goes, again only after it came back.
+   */
+  private lostRow(cells: string[], key: string, ids: string[], ts: number, no: number): void {
+    if (this.apps) return;
+    let values = 0;
+    let lost = 0;
+    for (let i = 0; i < cells.length; i++) {
+      const p = this.plans[i].t;
+      if (p === 'identity' || p === 'time' || p === 'skip') continue;
+      values++;
+      if (LOST_CELL.test(cells[i].trim())) lost++;
+    }
+    if (values === 0 || lost * 2 < values) {
+      this.lost.delete(key);
+      return;
+    }
+    if (this.lost.has(key)) return;
+    this.lost.add(key);
+    const labels = this.labels(ids);
+    const what = labels.bus_id ?? labels.gpu_uuid ?? labels.gpu ?? '?';
+    this.sink.event({ ts_ms: ts, kind: 'gpu_lost', severity: 'critical', line: no, text: `nvidia-smi: GPU ${what} answers no query (${lost} of ${values} readings: ${[...new Set(cells.map((c) => c.trim()).filter((c) => LOST_CELL.test(c)))].join(', ')})`, attrs: { ...labels, source: 'nvidia-smi' } });
+  }
+
+  /** nvidia-smi's own line for a GPU it cannot reach (`Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error`), as a gpu_lost event. */
+  lostLine(line: string, no: number, clock: LogClock): boolean {
+    const m = LOST_LINE.exec(line);
+    if (!m || this.apps) return false;
+    const bus = m[1];
+    const ts = Number.isFinite(this.lastRowTs) ? this.lastRowTs : clock.fallback(no, 'no timestamp before the lost GPU line');
+    this.sink.event({ ts_ms: ts, kind: 'gpu_lost', severity: 'critical', line: no, text: line.trim(), attrs: { bus_id: bus, error: m[2].trim(), source: 'nvidia-smi' } });
     return true;
   }
 
@@ -388,7 +436,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
         }
         table.header(commandFields.map((field) => ({ field, unit: defaultUnit(field) })));
       }
-      if (table.row(line, no)) guard.ok();
+      if (table.row(line, no) || table.lostLine(line, no, clock)) guard.ok();
       else guard.malformed(no, 'row does not match the CSV header');
     }
   }

@@ -292,3 +292,32 @@ test('the command line as people paste or trace it (`$ `, `+ `, quoted fields): 
     a.dispose();
   }
 });
+
+test('a GPU nvidia-smi cannot reach (rows of [Unknown Error] / [GPU requires reset], its own "Unable to determine the device handle" line) is a gpu_lost event, not [N/A]', async () => {
+  const text = [
+    'timestamp, index, pci.bus_id, utilization.gpu [%], memory.used [MiB], power.draw [W], temperature.gpu',
+    '2023/02/07 06:28:24.512, 0, 00000000:31:00.0, 10 %, 39 MiB, 42.11 W, 31',
+    '2023/02/07 06:28:24.515, 1, 00000000:B1:00.0, [N/A], 39 MiB, 45.02 W, 39',
+    'Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error',
+    '2023/02/07 06:28:25.512, 0, 00000000:31:00.0, 11 %, 39 MiB, 42.40 W, 31',
+    '2023/02/07 06:28:25.515, 1, 00000000:B1:00.0, [Unknown Error], [Unknown Error], [GPU requires reset], [Unknown Error]',
+    '2023/02/07 06:28:26.515, 1, 00000000:B1:00.0, [Unknown Error], [Unknown Error], [GPU requires reset], [Unknown Error]',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    const lost = r.all<{ ts_ms: number; severity: string; attrs_json: string }>("SELECT ts_ms, severity, attrs_json FROM events WHERE kind = 'gpu_lost' ORDER BY ts_ms");
+    assert.deepEqual(
+      lost.map((e) => [e.ts_ms, e.severity, JSON.parse(e.attrs_json).bus_id]),
+      [
+        [Date.UTC(2023, 1, 7, 6, 28, 24, 515), 'critical', '0000:B1:00.0'],
+        [Date.UTC(2023, 1, 7, 6, 28, 25, 515), 'critical', '00000000:B1:00.0'],
+      ],
+    );
+    // [N/A] alone is a missing reading, not a lost GPU; GPU 0 reads on.
+    assert.deepEqual(values(r, 'gpu.util', { gpu: '0' }).map((s) => s.v), [0.1, 0.11]);
+  } finally {
+    r.dispose();
+  }
+});
