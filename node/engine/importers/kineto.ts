@@ -137,6 +137,9 @@ export function usTextToNs(us: number | string): bigint {
   return BigInt(whole) * 1000n + BigInt(frac);
 }
 
+/** `B` events waiting for their `E` at once: past this, a trace that never closes them stops holding more. */
+const MAX_OPEN_BEGINS = 100_000;
+
 const usNumber = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN);
 
 /** Only `ts` needs it: a duration's few digits fit a double. */
@@ -360,6 +363,10 @@ class KinetoReader {
   /** CPU intervals and, index for index with `pending`, the points whose stacks are wanted. */
   private readonly stacks = new OpStacks();
   private readonly memSeries = new Map<string, { allocated: number; reserved: number }>();
+  /** Open `B` events by pid and tid (begin/end), how many, and the halves that found no other. */
+  private readonly begins = new Map<string, { e: TraceEvent; offset: number }[]>();
+  private openBegins = 0;
+  private unpaired = 0;
   /** The memory series' value of the ms being read (peakSample). */
   private readonly msPeaks = new Map<number, { ms: number; v: number }>();
   private minUs = Infinity;
@@ -424,9 +431,46 @@ class KinetoReader {
       case 't':
         this.flows++;
         return;
+      case 'B':
+        return this.begin(e, offset);
+      case 'E':
+        return this.end(e, offset);
       default:
         return;
     }
+  }
+
+  /**
+   * Chrome's duration events in two halves (`B` then `E` on one pid and tid, nested as a stack), as other
+   * tools than Kineto write them: each pair is read as the `X` event it stands for (its args both halves').
+   */
+  private begin(e: TraceEvent, offset: number): void {
+    if (this.openBegins >= MAX_OPEN_BEGINS || usNumber(e.ts) !== usNumber(e.ts)) {
+      this.unpaired++;
+      return;
+    }
+    const key = `${e.pid}\u0000${e.tid}`;
+    let stack = this.begins.get(key);
+    if (!stack) this.begins.set(key, (stack = []));
+    stack.push({ e, offset });
+    this.openBegins++;
+  }
+
+  private end(e: TraceEvent, offset: number): void {
+    const b = this.begins.get(`${e.pid}\u0000${e.tid}`)?.pop();
+    if (!b || usNumber(e.ts) !== usNumber(e.ts)) {
+      this.unpaired++;
+      return;
+    }
+    this.openBegins--;
+    const ns = usTextToNs(e.ts!) - usTextToNs(b.e.ts!);
+    if (ns < 0n) {
+      this.unpaired++;
+      return;
+    }
+    // The duration as exact µs text, as exactTimes keeps long numbers, so complete() reads it to the ns.
+    const dur = `${ns / 1000n}.${String(ns % 1000n).padStart(3, '0')}`;
+    this.complete({ ...b.e, ph: 'X', dur, name: b.e.name ?? e.name, args: e.args ? { ...b.e.args, ...e.args } : b.e.args }, b.offset);
   }
 
   private complete(e: TraceEvent, offset: number): void {
@@ -595,6 +639,9 @@ class KinetoReader {
   }
 
   finish(): void {
+    const open = this.unpaired + this.openBegins;
+    if (open > 0) this.ctx.warn(`${open} duration event halves (B/E) found no other half (or came past ${MAX_OPEN_BEGINS} open): not read`);
+    this.begins.clear();
     for (const [id, p] of this.msPeaks) this.sink.sample(id, p.ms, p.v);
     this.msPeaks.clear();
     this.open.clear();

@@ -346,3 +346,41 @@ test('[memory] events inside one ms: the ms keeps its peak (a spike allocated an
     t.dispose();
   }
 });
+
+test("Chrome's B/E duration events: paired per pid and tid as a stack into spans (exact to the ns), the halves without a pair said", async () => {
+  const doc = {
+    traceEvents: [
+      { ph: 'B', cat: 'user_annotation', name: 'generate', pid: 1, tid: 1, ts: 1700000000000000.5, args: { a: 1 } },
+      { ph: 'B', cat: 'user_annotation', name: 'decode', pid: 1, tid: 1, ts: 1700000000000010 },
+      { ph: 'B', cat: 'user_annotation', name: 'other thread', pid: 1, tid: 2, ts: 1700000000000020 },
+      { ph: 'E', pid: 1, tid: 1, ts: 1700000000000050 },
+      { ph: 'E', pid: 1, tid: 2, ts: 1700000000000060, args: { b: 2 } },
+      { ph: 'E', pid: 1, tid: 1, ts: 1700000000000100.25 },
+      { ph: 'E', pid: 1, tid: 3, ts: 1700000000000100 },
+      { ph: 'B', cat: 'user_annotation', name: 'never closed', pid: 1, tid: 1, ts: 1700000000000200 },
+    ],
+  };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'chrome.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const rows = storeSql(t.store).prepare('SELECT name, start_ns, end_ns, attrs_json FROM spans ORDER BY start_ns').safeIntegers().all() as { name: string; start_ns: bigint; end_ns: bigint; attrs_json: string }[];
+    assert.deepEqual(
+      rows.map((x) => [x.name, x.end_ns - x.start_ns]),
+      [
+        // (.25 is written .2 by JSON.stringify: the shortest text that reads back as the same double)
+        ['generate', 99_700n],
+        ['decode', 40_000n],
+        ['other thread', 40_000n],
+      ],
+    );
+    assert.equal(rows[0].start_ns, 1700000000000000500n);
+    assert.equal(JSON.parse(rows[2].attrs_json).b, 2);
+    const warnings = JSON.parse(storeSql(t.store).prepare('SELECT warnings_json FROM sources').pluck().get() as string) as string[];
+    assert.ok(warnings.some((w) => /2 duration event halves \(B\/E\) found no other half/.test(w)), warnings.join('\n'));
+  } finally {
+    t.dispose();
+  }
+});
