@@ -434,7 +434,7 @@ class KinetoReader {
       case 'B':
         return this.begin(e, offset);
       case 'E':
-        return this.end(e, offset);
+        return this.end(e);
       default:
         return;
     }
@@ -456,7 +456,7 @@ class KinetoReader {
     this.openBegins++;
   }
 
-  private end(e: TraceEvent, offset: number): void {
+  private end(e: TraceEvent): void {
     const b = this.begins.get(`${e.pid}\u0000${e.tid}`)?.pop();
     if (!b || usNumber(e.ts) !== usNumber(e.ts)) {
       this.unpaired++;
