@@ -243,6 +243,8 @@ class TextParser {
   private untimedRepeats = 0;
   /** Native histogram samples (`{count:…, …}` values), not read. */
   private natives = 0;
+  /** Inside the HTTP response headers `curl -i` puts before a scrape. */
+  private inHttpHeaders = false;
   private readonly typeOf = (f: string) => this.types.get(f);
 
   constructor(sink: Sink, private readonly ctx: ImportContext) {
@@ -320,6 +322,10 @@ class TextParser {
         return;
       }
     }
+    if (this.httpHeader(l)) {
+      this.guard.ok();
+      return;
+    }
     try {
       this.sample(l, no);
       this.guard.ok();
@@ -350,8 +356,37 @@ class TextParser {
     }
   }
 
+  /**
+   * `curl -i`'s response headers before a scrape (`HTTP/1.1 200 OK`, `date: …`, … up to the blank line):
+   * skipped, each status line starting a scrape, and its `Date` header the scrape's time, so that
+   * `curl -i … >> file` in a loop is a series of scrapes. Answers whether the line was one of them.
+   */
+  private httpHeader(l: string): boolean {
+    if (l.startsWith('HTTP/')) {
+      this.mapper.flush();
+      this.pos = 0;
+      this.inHttpHeaders = true;
+      return true;
+    }
+    if (!this.inHttpHeaders) return false;
+    const m = /^([A-Za-z0-9-]+):\s(.*)$/.exec(l);
+    if (!m) {
+      this.inHttpHeaders = false;
+      return false;
+    }
+    if (m[1].toLowerCase() === 'date') {
+      const t = Date.parse(m[2]);
+      if (Number.isFinite(t)) {
+        this.header(t);
+        this.inHttpHeaders = true;
+      }
+    }
+    return true;
+  }
+
   /** A scrape header: the samples below it without a time of their own are at `ts`. */
   private header(ts: number): void {
+    this.inHttpHeaders = false;
     this.mapper.flush();
     this.scrapeTs = ts;
     this.pos = 0;
@@ -489,15 +524,25 @@ export function detectPrometheusText(head: Buffer): number {
   let typed = 0;
   let samples = 0;
   let comments = 0;
+  // `curl -i`'s response headers count for nothing either way.
+  let headers = 0;
+  let inHeaders = false;
   for (const l of lines) {
+    if (l.startsWith('HTTP/') || (inHeaders && /^[A-Za-z0-9-]+:\s/.test(l))) {
+      inHeaders = true;
+      headers++;
+      continue;
+    }
+    inHeaders = false;
     if (l.startsWith('# TYPE ') || l.startsWith('# HELP ') || parseScrapeHeader(l) !== null) typed++;
     else if (l.startsWith('#')) comments++;
     else if (SAMPLE_RE.test(l) || NAME_INSIDE_RE.test(l)) samples++;
   }
   if (samples === 0) return 0;
-  const share = (typed + comments + samples) / lines.length;
+  const n = lines.length - headers;
+  const share = (typed + comments + samples) / n;
   if (typed > 0 && share >= 0.7) return 0.9;
-  if (samples >= 3 && (samples + comments) / lines.length >= 0.9) return 0.7;
+  if (samples >= 3 && (samples + comments) / n >= 0.9) return 0.7;
   return 0;
 }
 

@@ -424,3 +424,22 @@ test('scrapes appended with no time: a bare RFC 3339 line heads a scrape; withou
     bare.dispose();
   }
 });
+
+test('`curl -i … >> file` in a loop: the HTTP headers are skipped and each response\'s Date is its scrape\'s time', async () => {
+  const response = (date: string, n: number) =>
+    ['HTTP/1.1 200 OK', `date: ${date}`, 'server: uvicorn', 'content-type: text/plain; version=0.0.4; charset=utf-8', '', '# TYPE vllm:num_requests_running gauge', `vllm:num_requests_running{model_name="m"} ${n}`, ''].join('\r\n');
+  const text = response('Sun, 01 Dec 2024 10:00:00 GMT', 3) + response('Sun, 01 Dec 2024 10:00:15 GMT', 4);
+  assert.ok(prometheusTextImporter.detect(Buffer.from(text), 'x') > 0);
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    assert.deepEqual(values(r, 'req.running'), [
+      { ts: Date.UTC(2024, 11, 1, 10), v: 3 },
+      { ts: Date.UTC(2024, 11, 1, 10, 0, 15), v: 4 },
+    ]);
+    assert.deepEqual(seriesRows(r).map((s) => s.name), ['req.running']);
+  } finally {
+    r.dispose();
+  }
+});
