@@ -3,9 +3,11 @@
 // and the program's own output before the header are skipped; rows may be ragged (trailing comma);
 // numbers may carry thousands separators ("1,234.5").
 //
-// ncu profiles kernels one at a time and records no wall-clock time: kernels are laid back to back in
-// ID order, starting at the file's mtime (0 when unknown), each as long as its "Duration" metric (1 µs
-// when absent); attrs.time_synthetic = true says so and attrs.ordinal holds the ID.
+// ncu profiles kernels one at a time: kernels are laid back to back in ID order, each as long as its
+// "Duration" metric (1 µs when absent), starting at the first kernel's "Kernel Time" where the export has
+// that column (older versions: "2020-Apr-07 17:01:05", local time, whole seconds; each kernel keeps its
+// own as attrs.kernel_time), else at the file's mtime (0 when unknown); attrs.time_synthetic = true says
+// the layout is Quadscope's and attrs.ordinal holds the ID.
 // kernels attrs: kind 'kernel', source 'ncu', ordinal, pid, process, host, context, block, grid, cc,
 // metrics {name: value} (numbers where numeric; a name repeated in two sections becomes "section/name"),
 // units {name: unit}, rules [{section, rule, type, speedup_type, speedup}].
@@ -14,7 +16,14 @@ import type { Severity } from '../../../common/contract/types';
 import { ImportError, type Importer } from './types';
 import { readText } from './read-text';
 import { nsOfNumber, nsSum } from './ns-time';
-import { instantMs } from './log-time';
+import { instantMs, LogClock, monthNumber } from './log-time';
+
+/** Older ncu's "Kernel Time" ("2020-Apr-07 17:01:05", local time) as epoch ms, or null. */
+function kernelTime(v: string | undefined, clock: LogClock): number | null {
+  const m = /^(\d{4})-([A-Za-z]{3})-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(v?.trim() ?? '');
+  const month = m ? monthNumber(m[2]) : undefined;
+  return m && month ? clock.local(+m[1], month, +m[3], +m[4], +m[5], +m[6]) : null;
+}
 
 const HEADER_START = /^"ID","Process ID","Process Name","Host Name","Kernel Name"/m;
 
@@ -157,9 +166,12 @@ export const ncuCsvImporter: Importer = {
     }
     if (kernels.size === 0) throw new ImportError(ctx.path, { line: h + 1 }, 'the CSV has a header but no kernel rows');
 
+    const ordered = [...kernels.values()].sort((a, b) => a.id - b.id);
+    const clock = new LogClock(ctx);
+    const firstTime = kernelTime(ordered[0].row['Kernel Time'], clock);
     // NaN or a base-256 tar mtime past any date would throw in BigInt() or overflow: 0 (1970) then.
-    let t = BigInt(Math.round(instantMs(ctx.mtimeMs) ?? 0)) * 1_000_000n;
-    for (const k of [...kernels.values()].sort((a, b) => a.id - b.id)) {
+    let t = BigInt(Math.round(firstTime ?? instantMs(ctx.mtimeMs) ?? 0)) * 1_000_000n;
+    for (const k of ordered) {
       const durKey = Object.keys(k.metrics).find(isDuration);
       const d = durKey ? k.metrics[durKey] : undefined;
       const scale = durKey ? DURATION_NS[k.units[durKey]] ?? (durKey === 'gpu__time_duration.sum' ? 1 : undefined) : undefined;
@@ -187,6 +199,7 @@ export const ncuCsvImporter: Importer = {
           source: 'ncu',
           time_synthetic: true,
           ordinal: k.id,
+          ...(r['Kernel Time'] ? { kernel_time: r['Kernel Time'] } : {}),
           pid: Number(r['Process ID']) || null,
           process: r['Process Name'],
           host: r['Host Name'],

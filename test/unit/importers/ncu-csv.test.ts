@@ -70,3 +70,29 @@ test('raw page: one row per kernel, units row, program output and ==PROF== lines
     t.dispose();
   }
 });
+
+test('older ncu with a "Kernel Time" column: the layout starts at the first kernel\'s time (local, the zone option applied), each keeping its own', async () => {
+  const header = '"ID","Process ID","Process Name","Host Name","Kernel Name","Kernel Time","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"';
+  const rows = [
+    '"0","21524","euler3d","host","cuda_compute_step_factor","2020-Apr-07 17:01:05","1","7","GPU Speed Of Light","Duration","usecond","5.40"',
+    '"1","21524","euler3d","host","cuda_compute_flux","2020-Apr-07 17:01:06","1","7","GPU Speed Of Light","Duration","usecond","20.00"',
+  ];
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'ncu.csv');
+    writeFileSync(file, [header, ...rows, ''].join('\n'));
+    const r = await importFiles(t.store, [file], { importers, options: { tzOffsetMinutes: 120 } });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const k = storeSql(t.store).prepare('SELECT name, start_ns, end_ns, attrs_json FROM kernels ORDER BY start_ns').safeIntegers().all() as { name: string; start_ns: bigint; end_ns: bigint; attrs_json: string }[];
+    const t0 = BigInt(Date.UTC(2020, 3, 7, 15, 1, 5)) * 1_000_000n;
+    assert.deepEqual(
+      k.map((x) => [x.name, x.start_ns - t0, x.end_ns - x.start_ns, JSON.parse(x.attrs_json).kernel_time]),
+      [
+        ['cuda_compute_step_factor', 0n, 5_400n, '2020-Apr-07 17:01:05'],
+        ['cuda_compute_flux', 5_400n, 20_000n, '2020-Apr-07 17:01:06'],
+      ],
+    );
+  } finally {
+    t.dispose();
+  }
+});
