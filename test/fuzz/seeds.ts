@@ -87,6 +87,68 @@ export function fuzzSeeds(dir: string): string[] {
     ['trace.json.gz', gzipSync(JSON.stringify({ schemaVersion: 1, traceEvents: Array.from({ length: 30 }, (_, i) => ({ ph: 'X', cat: 'kernel', name: `k${i % 3}`, pid: 0, tid: 7, ts: 1000 + i * 10, dur: 5, args: { correlation: i, device: 0, stream: 7 } })) }))],
     ['vllm.log', Buffer.from(Array.from({ length: 40 }, (_, i) => `INFO 03-14 10:00:${String(i).padStart(2, '0')} [loggers.py:123] Avg prompt throughput: ${i}.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: ${i}.0%, Prefix cache hit rate: 0.0%`).join('\n') + '\n')],
     ['snapshot.pickle', snapshotSeed()],
+    // The shapes real files take that the first seeds lack: curl -i headers, federation's untyped histograms,
+    // quoted UTF-8 names, a promtool dump line, tabs, a native histogram.
+    [
+      'variants.prom',
+      Buffer.from(
+        [
+          'HTTP/1.1 200 OK',
+          'date: Sun, 01 Dec 2024 10:00:00 GMT',
+          'content-type: text/plain',
+          '',
+          '# TYPE vllm:e2e_request_latency_seconds_bucket untyped',
+          ...Array.from({ length: 8 }, (_, i) => `vllm:e2e_request_latency_seconds_bucket{le="${i === 7 ? '+Inf' : 0.1 * 2 ** i}",model_name="m"} ${i * 3}`),
+          'vllm:e2e_request_latency_seconds_count{model_name="m"} 21',
+          'vllm:e2e_request_latency_seconds_sum{model_name="m"} 9.5',
+          '{"my.dotted.metric", "error.message"="Not Found"}	1	1733047200000',
+          '{__name__="vllm:num_requests_waiting", model_name="m"} 7 1733047200000',
+          'nativehistogram {count:24,sum:100,schema:0,positive_spans:[0:2],positive_deltas:[2,1]} 1733047200',
+          '2024-12-01T10:00:15Z',
+          'vllm:num_requests_running{ model_name = "m" } 3',
+        ].join('\n') + '\n',
+      ),
+    ],
+    // Engine lines as runtimes and loggers wrap them: Docker json-file, CRI, journald, Python logging, bracket-less glog.
+    [
+      'wrapped.log',
+      Buffer.from(
+        [
+          ...Array.from({ length: 10 }, (_, i) => JSON.stringify({ log: `INFO 03-14 10:00:${String(i).padStart(2, '0')} [loggers.py:123] Engine 000: Avg prompt throughput: ${i}.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: ${i}.0%\n`, stream: 'stdout', time: `2025-03-14T10:00:${String(i).padStart(2, '0')}.5Z` })),
+          '2025-03-14T10:00:11.123456789Z stderr F (EngineCore_DP0 pid=7) Traceback (most recent call last):',
+          '2025-03-14T10:00:11.123456789Z stderr F (EngineCore_DP0 pid=7)   File "core.py", line 1, in run',
+          '2025-03-14T10:00:11.123456789Z stderr F (EngineCore_DP0 pid=7) vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.',
+          'Mar 14 10:00:12 node vllm[7]: ERROR 03-14 10:00:12 [core.py:9] EngineCore failed',
+          '2025-03-14 10:00:13 - vllm.engine.metrics - INFO - Avg prompt throughput: 2.8 tokens/s, Avg generation throughput: 0.1 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.2%, CPU KV cache usage: 0.0%.',
+          'E0314 10:00:14.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 5',
+          'node:2606:2706 [3] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer',
+        ].join('\n') + '\n',
+      ),
+    ],
+    ['chrome.json', Buffer.from(JSON.stringify({ traceEvents: Array.from({ length: 30 }, (_, i) => ({ ph: i % 2 ? 'E' : 'B', cat: 'user_annotation', name: `r${i >> 1}`, pid: 1, tid: 1 + (i % 4 >> 1), ts: 1773478800000000 + i * 10 })) }))],
+    [
+      'smi-lost.csv',
+      Buffer.from(
+        [
+          '$ nvidia-smi --query-gpu=timestamp,index,pci.bus_id,utilization.gpu,memory.used --format=csv,noheader,nounits -l 1',
+          ...Array.from({ length: 20 }, (_, i) => `2025/03/14 10:00:${String(i).padStart(2, '0')}.123, ${i % 2}, 00000000:${i % 2 ? 'B1' : '31'}:00.0, ${i % 2 && i > 10 ? '[Unknown Error]' : 50 + i}, ${i % 2 && i > 10 ? '[GPU requires reset]' : 1000 + i}`),
+          'Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error',
+        ].join('\n') + '\n',
+      ),
+    ],
+    [
+      'syslog5424.log',
+      Buffer.from(
+        [
+          '<4>1 2025-02-14T05:03:42.654321+00:00 gpu-node-17 kernel - - - NVRM: Xid (PCI:0000:2b:00): 79, pid=2911, name=python3, GPU has fallen off the bus.',
+          'Fri 2025-02-14 05:03:43 UTC gpu-node-17 kernel: nvidia-nvswitch3: SXid (PCI:0000:c3:00.0): 20034, Fatal, Link 62 LTSSM Fault Up',
+          '[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0',
+          '               NVRM: (PCI ID: 10de:26b5) installed in this system has',
+          '               NVRM: fallen off the bus and is not responding to commands.',
+        ].join('\n') + '\n',
+      ),
+    ],
+    ['powershell.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('timestamp, index, utilization.gpu [%]\r\n' + Array.from({ length: 20 }, (_, i) => `2025/03/14 10:00:${String(i).padStart(2, '0')}.123, 0, ${i} %`).join('\r\n') + '\r\n', 'utf16le')])],
     ['kern.log', Buffer.from(Array.from({ length: 20 }, (_, i) => `May 18 19:02:${String(i + 10)} gpu-node-3 kernel: ${i % 4 === 3 ? `Out of memory: Killed process ${4000 + i} (python3) total-vm:81234567kB, anon-rss:${60000000 + i}kB, file-rss:0kB` : i % 4 === 1 ? `NVRM: Xid (PCI:0000:3b:00): 79, pid=${4000 + i}, name=python3, GPU has fallen off the bus.` : 'usb 1-1: new high-speed USB device'}`).join('\n') + '\n')],
   ];
   const paths = own.map(([name, bytes]) => {

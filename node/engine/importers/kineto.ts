@@ -445,7 +445,7 @@ class KinetoReader {
    * tools than Kineto write them: each pair is read as the `X` event it stands for (its args both halves').
    */
   private begin(e: TraceEvent, offset: number): void {
-    if (this.openBegins >= MAX_OPEN_BEGINS || usNumber(e.ts) !== usNumber(e.ts)) {
+    if (this.openBegins >= MAX_OPEN_BEGINS || !(Math.abs(usNumber(e.ts)) < MAX_US)) {
       this.unpaired++;
       return;
     }
@@ -458,14 +458,15 @@ class KinetoReader {
 
   private end(e: TraceEvent): void {
     const b = this.begins.get(`${e.pid}\u0000${e.tid}`)?.pop();
-    if (!b || usNumber(e.ts) !== usNumber(e.ts)) {
+    if (!b) {
       this.unpaired++;
       return;
     }
     this.openBegins--;
-    const ns = usTextToNs(e.ts!) - usTextToNs(b.e.ts!);
+    // An end that is no time (NaN, 1e400, past 2^63 ns) or before its begin: neither half is read.
+    const ns = Math.abs(usNumber(e.ts)) < MAX_US ? usTextToNs(e.ts!) - usTextToNs(b.e.ts!) : -1n;
     if (ns < 0n) {
-      this.unpaired++;
+      this.unpaired += 2;
       return;
     }
     // The duration as exact µs text, as exactTimes keeps long numbers, so complete() reads it to the ns.

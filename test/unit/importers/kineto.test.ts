@@ -384,3 +384,19 @@ test("Chrome's B/E duration events: paired per pid and tid as a stack into spans
     t.dispose();
   }
 });
+
+test('B/E halves with a time that is no time (1e400) pair with nothing and fail nothing (the fuzzer found a BigInt of Infinity)', async () => {
+  const text = '{"traceEvents": [{"ph": "B", "name": "a", "pid": 1, "tid": 9, "ts": 1700000000000000}, {"ph": "E", "pid": 1, "tid": 9, "ts": 1e400}, {"ph": "B", "name": "b", "pid": 1, "tid": 8, "ts": 1e400}, {"ph": "X", "cat": "cpu_op", "name": "ok", "pid": 1, "tid": 1, "ts": 1700000000000000, "dur": 1}]}';
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'huge.json');
+    writeFileSync(file, text);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    assert.deepEqual(storeSql(t.store).prepare('SELECT name FROM spans').pluck().all(), ['ok']);
+    const warnings = storeSql(t.store).prepare('SELECT warnings_json FROM sources').pluck().get() as string;
+    assert.match(warnings, /3 duration event halves \(B\/E\) found no other half/);
+  } finally {
+    t.dispose();
+  }
+});
