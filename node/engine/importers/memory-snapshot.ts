@@ -3,7 +3,8 @@
 // Tables written (source 'snapshot'):
 // - allocations from the device trace: `alloc` paired with the next `free_completed` at the same
 //   device+address (or its `free_requested` when no completion follows, or when the address is
-//   reused first: addresses are versioned, every allocation is its own row). A free whose alloc fell
+//   reused first: addresses are versioned, every allocation is its own row; one whose block is still
+//   active at dump time, its free pending, stays open). A free whose alloc fell
 //   before the trace started gets alloc_ns null. Allocations still open at the end have free_ns null.
 // - allocations from the segments' blocks that are still active at dump time (active_allocated,
 //   active_pending_free) but not already open in the trace: alloc_ns null (before the trace), free_ns null,
@@ -12,7 +13,8 @@
 // - series torch.allocated / torch.reserved {gpu} (bytes), replayed from the trace (reserved from
 //   segment_alloc/map − segment_free/unmap), anchored so that the last value equals the dump-time state
 //   from the segments (allocated = requested bytes of active blocks, as trace sizes are requested sizes;
-//   reserved = segment bytes).
+//   reserved = segment bytes); a total the trace never changed held from its first entry to the dump
+//   (the last entry of every device's trace).
 // - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream).
 // Times: trace `time_us` is epoch µs → ns. Older snapshots (no time_us, blocks without addresses, segments
 // without a trace) are completed by memory-snapshot-variants.ts, with warnings.
@@ -132,7 +134,6 @@ class SnapshotWriter {
   constructor(
     private readonly sink: Sink,
     private readonly budget: VisitBudget,
-    private readonly times: SnapshotTimes,
   ) {}
 
   stackOf(frames: PyValue | undefined): number | null {
@@ -146,7 +147,11 @@ class SnapshotWriter {
     return id;
   }
 
-  device(device: number, trace: TraceColumns, segments: PyDict[]): void {
+  /**
+   * One device: its trace (`usAt`: each entry's µs, SnapshotTimes.device) and its segments at dump time
+   * (`dumpUs`: when the snapshot was taken, the same for every device).
+   */
+  device(device: number, trace: TraceColumns, usAt: Float64Array, segments: PyDict[], dumpUs: () => number): void {
     const sink = this.sink;
     const open = new Map<string, OpenAlloc>();
     // Deltas (µs, bytes) of allocated and reserved, in trace order.
@@ -160,8 +165,6 @@ class SnapshotWriter {
       allocD.push(-a.size);
     };
 
-    // Each entry's time in µs (memory-snapshot-variants.ts: made up, warned, where time_us is missing).
-    const usAt = this.times.device(trace, device);
     const { action, size: sizes, frames } = trace;
     for (let i = 0; i < trace.length; i++) {
       const us = usAt[i];
@@ -219,18 +222,10 @@ class SnapshotWriter {
       }
     }
 
-    // Open allocations: those that asked to be freed and never completed end there; the rest live on.
-    const liveAddrs = new Set<string>();
-    for (const [addr, a] of open) {
-      if (a.freeRequested !== null) close(addr, a, a.freeRequested);
-      else {
-        sink.allocation({ device, addr, size: a.size, alloc_ns: usToNs(a.us), free_ns: null, stack_id: a.stack, source: 'snapshot' });
-        liveAddrs.add(addr);
-      }
-    }
-
+    // The blocks still active at dump time (active_allocated, active_pending_free), by address.
     let allocatedEnd = 0;
     let reservedEnd = 0;
+    const active = new Map<string, { size: number; block: PyDict }>();
     for (const seg of segments) {
       reservedEnd += num(seg.total_size);
       if (Array.isArray(seg.blocks)) this.budget.take(seg.blocks.length, seg.blocks, 'blocks', seg);
@@ -245,22 +240,42 @@ class SnapshotWriter {
         // Trace entries carry the requested size; blocks the rounded one: count like the trace.
         const size = num(b.requested_size ?? b.size) || num(b.size);
         allocatedEnd += size;
-        const addr = addrs[k];
-        if (liveAddrs.has(addr)) continue;
-        sink.allocation({ device, addr, size, alloc_ns: null, free_ns: null, stack_id: this.stackOf(blockFrames(b)), source: 'snapshot' });
+        active.set(addrs[k], { size, block: b });
       }
     }
 
-    // Segments without a trace: the totals are known at dump time only.
-    const dumpUs = segments.length && !trace.length ? this.times.dumpUs() : null;
-    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, dumpUs);
-    this.replay('torch.reserved', device, resT, resD, reservedEnd, dumpUs);
+    // Open allocations: one that asked to be freed and never completed ends there, unless its block is
+    // still active at dump time (a free pending on another stream): then it lives on, as the block says,
+    // and it is one row, counted once. The rest live on.
+    for (const [addr, a] of open) {
+      if (a.freeRequested !== null && !active.has(addr)) close(addr, a, a.freeRequested);
+      else {
+        sink.allocation({ device, addr, size: a.size, alloc_ns: usToNs(a.us), free_ns: null, stack_id: a.stack, source: 'snapshot' });
+        active.delete(addr);
+      }
+    }
+    // Active blocks the trace did not open: allocated before it began.
+    for (const [addr, { size, block }] of active) sink.allocation({ device, addr, size, alloc_ns: null, free_ns: null, stack_id: this.stackOf(blockFrames(block)), source: 'snapshot' });
+
+    // With segments, the totals at dump time are known; where the trace changed nothing (no segment
+    // events: history recorded after the model loaded, or a ring buffer that wrapped), they held over the
+    // whole trace, from its first entry.
+    const firstUs = trace.length ? minOf(usAt) : null;
+    const held = segments.length ? { from: firstUs, to: dumpUs() } : null;
+    this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, held);
+    this.replay('torch.reserved', device, resT, resD, reservedEnd, held);
   }
 
-  /** Emits a running total whose last value is `end`; the start is inferred (never below 0). Times in µs. */
-  private replay(name: string, device: number, t: number[], d: number[], end: number, dumpUs: number | null): void {
+  /**
+   * Emits a running total whose last value is `end`; the start is inferred (never below 0). Times in µs.
+   * With no change in the trace, `held` says over what time the dump's `end` held (null: not known).
+   */
+  private replay(name: string, device: number, t: number[], d: number[], end: number, held: { from: number | null; to: number } | null): void {
     if (t.length === 0) {
-      if (dumpUs !== null) this.sink.sample(this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' }), dumpUs / 1000, end);
+      if (held === null) return;
+      const s = this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' });
+      if (held.from !== null && held.from < held.to) this.sink.sample(s, held.from / 1000, end);
+      this.sink.sample(s, held.to / 1000, end);
       return;
     }
     const order = t.map((_, i) => i);
@@ -275,6 +290,12 @@ class SnapshotWriter {
       this.sink.sample(s, t[i] / 1000, value);
     }
   }
+}
+
+function minOf(t: Float64Array): number {
+  let m = Infinity;
+  for (const x of t) if (x < m) m = x;
+  return m;
 }
 
 function isSorted(t: number[]): boolean {
@@ -332,7 +353,7 @@ export const memorySnapshotImporter: Importer = {
     }
     budget.take(snap.segments.length, snap.segments, 'segments');
     const times = new SnapshotTimes(ctx);
-    const writer = new SnapshotWriter(sink, budget, times);
+    const writer = new SnapshotWriter(sink, budget);
     const segmentsOf = new Map<number, PyDict[]>();
     for (const s of snap.segments) {
       const d = num(s.device);
@@ -342,9 +363,14 @@ export const memorySnapshotImporter: Importer = {
     }
     const devices = new Set<number>(segmentsOf.keys());
     snap.traces.forEach((t, i) => t.length && devices.add(i));
-    for (const d of [...devices].sort((a, b) => a - b)) {
-      writer.device(d, snap.traces[d] ?? new TraceColumns(), segmentsOf.get(d) ?? []);
-    }
+    const order = [...devices].sort((a, b) => a - b);
+    // Every device's entry times first (memory-snapshot-variants.ts: made up, warned, where time_us is
+    // missing), so the dump time is the last of all of them, whichever device has a trace.
+    const traceOf = (d: number) => snap.traces[d] ?? new TraceColumns();
+    const usAt = new Map(order.map((d) => [d, times.device(traceOf(d), d)]));
+    let dump: number | null = null;
+    const dumpUs = () => (dump ??= times.dumpUs());
+    for (const d of order) writer.device(d, traceOf(d), usAt.get(d)!, segmentsOf.get(d) ?? [], dumpUs);
     times.finish();
     if (writer.computedAddrs > 0) ctx.warn(`${writer.computedAddrs} blocks carry no address (older torch): computed from their segment's address and the sizes of the blocks before them`);
   },

@@ -245,3 +245,55 @@ test('a trace read as it is unpickled gives the rows and warnings it gives when 
   assert.deepEqual(inList, await tables({ segments: blocks(tuple(...actionBlocks)), device_traces: [tuple(...trace(true))] }));
   assert.equal((inList.allocations as { a: string | null }[]).filter((x) => x.a === null).length >= 2, true, 'the blocks were read');
 });
+
+test('a free still pending at dump time is one open allocation, counted once; totals the trace never changed hold over its span; every device shares the dump time', async () => {
+  const T = 1_750_000_000_000_000; // µs
+  const frames = [{ filename: 'train.py', line: 5, name: 'step' }];
+  const block = (address: number, state: string) => ({ address, size: 1 << 20, requested_size: 1 << 20, state, frames });
+  const body = {
+    segments: [
+      // Device 0: history recorded after these were made; one block's free is pending on another stream.
+      { device: 0, address: 0x7f0000000000, total_size: 4 << 20, stream: 0, segment_type: 'large', blocks: [block(0x7f0000000000, 'active_allocated'), block(0x7f0000100000, 'active_pending_free'), { address: 0x7f0000200000, size: 2 << 20, state: 'inactive' }] },
+      // Device 1: segments and no trace at all.
+      { device: 1, address: 0x7e0000000000, total_size: 2 << 20, stream: 0, segment_type: 'large', blocks: [block(0x7e0000000000, 'active_allocated')] },
+    ],
+    device_traces: [
+      [
+        { action: 'alloc', addr: 0x7f0000100000, size: 1 << 20, stream: 0, time_us: T + 3000, frames },
+        { action: 'free_requested', addr: 0x7f0000100000, size: 1 << 20, stream: 0, time_us: T + 4000, frames },
+        { action: 'alloc', addr: 0x7f0000200000, size: 1 << 20, stream: 0, time_us: T + 5000, frames },
+        { action: 'free_completed', addr: 0x7f0000200000, size: 1 << 20, stream: 0, time_us: T + 9000, frames },
+      ],
+      [],
+    ],
+  };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'snap.pickle');
+    writeFileSync(file, pickle(body));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const db = storeSql(t.store);
+    const rows = db.prepare('SELECT device, addr, alloc_ns, free_ns FROM allocations ORDER BY device, addr').all() as { device: number; addr: string; alloc_ns: number | null; free_ns: number | null }[];
+    assert.deepEqual(
+      rows.map((x) => [x.device, x.addr, x.alloc_ns === null ? null : x.alloc_ns / 1e6 - T / 1000, x.free_ns === null ? null : x.free_ns / 1e6 - T / 1000]),
+      [
+        [0, '0x7f0000000000', null, null],
+        [0, '0x7f0000100000', 3, null],
+        [0, '0x7f0000200000', 5, 9],
+        [1, '0x7e0000000000', null, null],
+      ],
+    );
+    const series = (name: string, gpu: string) => db.prepare('SELECT ts_ms, value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ? AND labels_json = ?) ORDER BY ts_ms').all(name, `{"gpu":"${gpu}"}`) as { ts_ms: number; value: number }[];
+    const ms = T / 1000;
+    // Never above what the segments held: 1 MiB before the trace, 2 with the pending one, 3 while the other lived.
+    assert.deepEqual(series('torch.allocated', '0').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[3, 2], [5, 3], [9, 2]]);
+    // No segment event in the trace: the dump's 4 MiB held from its first entry to the dump.
+    assert.deepEqual(series('torch.reserved', '0').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[3, 4], [9, 4]]);
+    // Device 1 has no trace: its totals at the dump time of device 0's trace, not at the file's mtime, and no "segments only" warning.
+    assert.deepEqual(series('torch.reserved', '1').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[9, 2]]);
+    assert.doesNotMatch(db.prepare('SELECT warnings_json FROM sources').pluck().get() as string, /no trace/);
+  } finally {
+    t.dispose();
+  }
+});
