@@ -88,9 +88,9 @@ export class RequestSeries {
     for (const h of this.hists) {
       if (h.values.size === 0) continue;
       const labels = this.labels(h.name);
-      const hist = sink.series({ name: h.name, labels, unit: 's', kind: 'histogram' });
-      const count = sink.series({ name: `${h.name}.count`, labels, unit: '', kind: 'counter' });
-      const sum = sink.series({ name: `${h.name}.sum`, labels, unit: 's', kind: 'counter' });
+      const hist = sink.series({ name: h.name, labels, unit: 'seconds', kind: 'histogram' });
+      const count = sink.series({ name: `${h.name}.count`, labels, unit: 'count', kind: 'counter' });
+      const sum = sink.series({ name: `${h.name}.sum`, labels, unit: 'seconds', kind: 'counter' });
       const cum = new Array<number>(h.bounds.length + 1).fill(0);
       let n = 0;
       let total = 0;
@@ -111,8 +111,8 @@ export class RequestSeries {
         sink.sample(sum, w, total);
       }
     }
-    const finished = sink.series({ name: 'req.finished', labels: this.labels('req.finished'), unit: '', kind: 'counter' });
-    const errors = sink.series({ name: 'req.errors', labels: this.labels('req.errors'), unit: '', kind: 'counter' });
+    const finished = sink.series({ name: 'req.finished', labels: this.labels('req.finished'), unit: 'count', kind: 'counter' });
+    const errors = sink.series({ name: 'req.errors', labels: this.labels('req.errors'), unit: 'count', kind: 'counter' });
     let f = 0;
     let e = 0;
     for (const w of windows) {

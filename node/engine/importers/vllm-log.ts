@@ -205,6 +205,8 @@ const SPEC: Field[] = [
   f(/Mean acceptance length: ([\d.]+)/, 'spec.accept_len', 'tokens', 'Mean acceptance length'),
   f(/Avg Draft acceptance rate: ([\d.]+)%/, 'spec.acceptance_rate', 'fraction', 'Avg Draft acceptance rate', 0.01),
   f(/(?<!Avg )Draft acceptance rate: ([\d.]+)(?![\d.%])/, 'spec.acceptance_rate', 'fraction', 'Draft acceptance rate'),
+  // vLLM 0.8–0.9's V1 `SpecDecoding metrics: Draft acceptance rate: 69.2%, …` (a percentage).
+  f(/(?<!Avg )Draft acceptance rate: ([\d.]+)%/, 'spec.acceptance_rate', 'fraction', 'Draft acceptance rate', 0.01),
 ];
 const SGLANG_BATCH: Field[] = [
   f(/#running-req: (\d+)/, 'req.running', 'count', '#running-req'),
@@ -274,7 +276,7 @@ function ncclError(body: string): boolean {
   const i = body.indexOf('ProcessGroupNCCL');
   return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
 }
-const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError/;
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError|Shard \d+ crashed/;
 interface Banner {
   engine: string;
   version: string | null;

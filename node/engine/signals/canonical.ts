@@ -165,6 +165,12 @@ const SGLANG: Record<string, Rule> = {
   inter_token_latency_seconds: h('lat.itl', 'seconds'),
   e2e_request_latency_seconds: h('lat.e2e', 'seconds'),
   queue_time_seconds: h('lat.queue', 'seconds'),
+  // SGLang ~0.3's names (docs/references/production_metrics.md of then).
+  num_requests_running: g('req.running', 'count'),
+  num_requests_waiting: g('req.waiting', 'count'),
+  waiting_request_latency_seconds: h('lat.queue', 'seconds'),
+  request_prompt_tokens: h('req.prompt_len', 'tokens'),
+  request_generation_tokens: h('req.gen_len', 'tokens'),
 };
 
 /** TGI names without the `tgi_` prefix; durations are seconds without a `_seconds` suffix. */

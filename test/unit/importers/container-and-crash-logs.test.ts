@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { detectImporter } from '../../../node/engine/importers/registry';
 import { jsonlLogImporter } from '../../../node/engine/importers/jsonl-log';
 import { parseOom } from '../../../node/engine/importers/oom-text';
-import { torchLogImporter, unwrapContainerLine, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
+import { tgiLogImporter, torchLogImporter, unwrapContainerLine, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, values } from './run-importer';
 
 const V1_LINES = [
@@ -241,5 +241,26 @@ test("the engine under another program's Python logging (`asctime - name - LEVEL
     assert.deepEqual(r.warnings, []);
   } finally {
     r.dispose();
+  }
+});
+
+test("vLLM 0.8–0.9's spec-decoding percentage and TGI's crashed shard: a fraction and an engine crash", async () => {
+  const vllm = 'INFO 03-20 10:00:00 [metrics.py:87] SpecDecoding metrics: Draft acceptance rate: 69.2%, Mean acceptance length: 3.08, Accepted: 1234 tokens, Drafted: 1800 tokens';
+  const r = await runImporter(vllmLogImporter, { text: vllm, options: { year: 2025 } });
+  try {
+    assert.deepEqual(values(r, 'spec.acceptance_rate').map((x) => Math.round(x.v * 1000) / 1000), [0.692]);
+  } finally {
+    r.dispose();
+  }
+  const tgi = [
+    '2025-03-20T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0',
+    '2025-03-20T10:05:00.000000Z ERROR text_generation_launcher: Shard 1 crashed',
+    '2025-03-20T10:05:00.100000Z ERROR text_generation_launcher: Shard process was signaled to shutdown with signal 9',
+  ].join('\n');
+  const g = await runImporter(tgiLogImporter, { text: tgi });
+  try {
+    assert.deepEqual(events(g, 'engine_crash').map((e) => e.ts_ms), [Date.UTC(2025, 2, 20, 10, 5)]);
+  } finally {
+    g.dispose();
   }
 });

@@ -443,3 +443,25 @@ test('`curl -i … >> file` in a loop: the HTTP headers are skipped and each res
     r.dispose();
   }
 });
+
+test("SGLang ~0.3's metric names land on the same signals as today's", async () => {
+  const text = [
+    '# TYPE sglang:num_requests_running gauge',
+    'sglang:num_requests_running{name="google/gemma-2-9b-it"} 5',
+    '# TYPE sglang:num_requests_waiting gauge',
+    'sglang:num_requests_waiting{name="google/gemma-2-9b-it"} 2',
+    '# TYPE sglang:waiting_request_latency_seconds histogram',
+    'sglang:waiting_request_latency_seconds_bucket{name="google/gemma-2-9b-it",le="0.5"} 3',
+    'sglang:waiting_request_latency_seconds_bucket{name="google/gemma-2-9b-it",le="+Inf"} 4',
+    'sglang:waiting_request_latency_seconds_sum{name="google/gemma-2-9b-it"} 1.5',
+    'sglang:waiting_request_latency_seconds_count{name="google/gemma-2-9b-it"} 4',
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1717000000000 });
+  try {
+    assert.deepEqual(values(r, 'req.running').map((s) => s.v), [5]);
+    assert.deepEqual(values(r, 'req.waiting').map((s) => s.v), [2]);
+    assert.deepEqual(values(r, 'lat.queue.count').map((s) => s.v), [4]);
+  } finally {
+    r.dispose();
+  }
+});
