@@ -22,10 +22,12 @@
 // - series gpu.mem.total {gpu} (bytes) from TARGET_INFO_GPU.totalMemory, sampled at the first and last
 //   timestamp; one 'gpu_info' event per GPU.
 // Times: ns since session start + TARGET_INFO_SESSION_START_TIME.utcEpochNs (else a start time from the
-// META_DATA tables; else the times stay relative, with a warning).
+// META_DATA tables; else, relative to the capture's start, the capture is placed to end at the bundle's
+// time or the file's mtime, with a warning).
 import { ImportError, type AttachedQuery, type ImportContext, type Importer, type Sink } from './types';
 import { setImmediate as turn } from 'node:timers/promises';
 import { unitsToNs } from './ns-time';
+import { LogClock } from './log-time';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
@@ -299,8 +301,12 @@ async function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext):
     at.table = 'TARGET_INFO_SESSION_START_TIME';
     let base = baseTimeSql(q, schema);
     if (base === null) {
-      ctx.warn('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start', { key: 'TARGET_INFO_SESSION_START_TIME' });
-      base = '0';
+      // Times relative to the capture's start, and no start: the capture is placed so that it ends at the
+      // bundle's time, else the file's mtime (warned). Left at 1970 it set the bundle's span, and year-less
+      // logs beside it were dated 1969.
+      const endMs = new LogClock(ctx).anchor('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start, and its end');
+      const ends = data.map((t) => `SELECT MAX("${schema.columns(t).has('end') ? 'end' : 'start'}") AS e FROM ext.${t}`);
+      base = `(${BigInt(Math.round(endMs)) * 1_000_000n} - COALESCE((SELECT MAX(e) FROM (${ends.join(' UNION ALL ')})), 0))`;
     }
     await copy(q, schema, base, at, ctx.signal);
     await allocations(q, sink, schema, base, at, ctx);

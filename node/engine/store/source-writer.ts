@@ -302,6 +302,8 @@ export class SourceWriter implements Sink {
   private readonly packedStmts: { packedSamples: Statement; packedTiles: Statement } | null;
   private minMs = Infinity;
   private maxMs = -Infinity;
+  /** Rows were copied by SQL from an attached file (they pass through nothing that sees their times). */
+  private copiedBySql = false;
   /** The span the incident's refresh would read back from this source's rows (row-extent.ts). */
   readonly rowExtent = new RowExtent();
   private readonly path: string;
@@ -876,6 +878,7 @@ export class SourceWriter implements Sink {
     if (this.attachedFile === null) throw new Error('this importer did not ask for its file to be attached (needsFile)');
     // Rows copied by SQL pass through nothing here: the incident's span is read back from them.
     this.rowExtent.exact = false;
+    this.copiedBySql = true;
     this.begin();
     this.flushRecords();
     const db = this.db;
@@ -955,6 +958,21 @@ export class SourceWriter implements Sink {
   commit(warnings: string[]): void {
     if (this.inTx) {
       this.flushAll();
+      if (this.copiedBySql) {
+        // The time range of what SQL copied, read back once, so that it counts for the bundle's time (the
+        // year of year-less logs beside an Nsight export) like rows written one by one.
+        const r = this.db
+          .prepare(
+            `SELECT MIN(lo) AS lo, MAX(hi) AS hi FROM (
+               SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE source_id = @id
+               UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = @id)`,
+          )
+          .get({ id: this.sourceId }) as { lo: number | null; hi: number | null };
+        if (r.lo !== null && r.hi !== null) {
+          this.seen(Math.floor(r.lo / 1e6));
+          this.seen(Math.ceil(r.hi / 1e6));
+        }
+      }
       if (this.continued) {
         // A later batch of the same source: its rows and bytes add up, its warnings join the first ones.
         const db = this.db;

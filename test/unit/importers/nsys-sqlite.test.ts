@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -69,13 +69,12 @@ test('the 2022 export with its extra ALTER TABLE columns names runtime calls fro
   }
 });
 
-function syntheticExport(file: string, withMemory: boolean): void {
+function syntheticExport(file: string, withMemory: boolean, withStart = true): void {
   const db = new Database(file);
   db.exec(`
     ${NSYS_DDL.strings};
     ${NSYS_DDL.someStrings};
-    ${NSYS_DDL.session};
-    INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000001, '', '');
+    ${withStart ? `${NSYS_DDL.session}; INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000001, '', '');` : ''}
     ${NSYS_DDL.runtime};
     INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, ${(42 << 24) + 7}, 10, 1, 0), (300, 350, 0, ${(42 << 24) + 7}, 11, 2, 0), (900, 950, 0, ${(42 << 24) + 7}, 12, 5, 0);
     ${NSYS_DDL.kernel};
@@ -147,4 +146,28 @@ test('detects exports from the head, not plain SQLite files', { skip: skipUnless
   assert.equal(detectImporter(head, 'x.sqlite', importers)?.format, 'nsys-sqlite');
   const plain = Buffer.concat([Buffer.from('SQLite format 3\u0000'), Buffer.alloc(200)]);
   assert.equal(detectImporter(plain, 'x.sqlite', importers), null);
+});
+
+test('an export with no session start: the capture is placed to end at the file\'s mtime (warned), never at 1970, and year-less logs beside it keep their year', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'nostart.sqlite');
+    syntheticExport(file, false, false);
+    const mtime = Date.UTC(2025, 4, 12, 8, 0, 0);
+    utimesSync(file, mtime / 1000, mtime / 1000);
+    const log = join(t.dir, 'vllm.log');
+    writeFileSync(log, 'INFO 05-12 07:59:00 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 10.0%, Prefix cache hit rate: 0.0%\n');
+    const r = await importFiles(t.store, [file, log]);
+    assert.deepEqual(r.sources.map((x) => x.status), ['ok', 'ok']);
+    const db = storeSql(t.store);
+    const [lo, hi] = db.prepare('SELECT MIN(start_ns), MAX(end_ns) FROM (SELECT start_ns, end_ns FROM kernels UNION ALL SELECT start_ns, end_ns FROM spans)').raw().safeIntegers().get() as [bigint, bigint];
+    const end = BigInt(mtime) * 1_000_000n;
+    // The relative times keep their spacing (100 … 950 ns), the last end at the mtime.
+    assert.deepEqual([lo - end, hi - end], [-850n, 0n]);
+    assert.match(db.prepare("SELECT warnings_json FROM sources WHERE path = 'nostart.sqlite'").pluck().get() as string, /no session start time.*placed at/);
+    // The log's year is the export's (the bundle's time), not its own file's (written now).
+    assert.equal(new Date(db.prepare('SELECT MIN(ts_ms) FROM samples').pluck().get() as number).getUTCFullYear(), 2025);
+  } finally {
+    t.dispose();
+  }
 });
