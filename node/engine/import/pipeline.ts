@@ -9,6 +9,7 @@ import { openBundle } from '../bundle/open';
 import type { Bundle, BundleEntry, BundleLimits } from '../bundle/types';
 import { HEAD_BYTES, IMPORTERS, detectImporter } from '../importers/registry';
 import { asUtf8, headAsUtf8, utf16Of, type Utf16 } from './utf16';
+import { sniffContainer } from '../bundle/sniff';
 import { formatPosition, type EntryInput, type ImportContext, type Importer, type Position } from '../importers/types';
 import type { Store } from '../store/store';
 import { describeStoreError } from '../store/db';
@@ -160,6 +161,25 @@ interface BundleSpan {
   rows: RowExtent;
 }
 
+/**
+ * What an unclaimed file is packed in, said so the user can unpack it: compressions Quadscope does not read,
+ * and archives or gzip inside what it already opened (it expands one level: an archive in the bundle, a
+ * gzip around a file). Null for anything else.
+ */
+function packedAs(head: Buffer): string | null {
+  const starts = (...b: number[]) => b.every((x, i) => head[i] === x);
+  if (starts(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00)) return 'xz-compressed: Quadscope reads gzip, zip and tar; unpack it first (xz -d, or tar -xJf for a .tar.xz)';
+  if (starts(0x42, 0x5a, 0x68) && head[3] >= 0x31 && head[3] <= 0x39) return 'bzip2-compressed: Quadscope reads gzip, zip and tar; unpack it first (bunzip2, or tar -xjf for a .tar.bz2)';
+  if (starts(0x28, 0xb5, 0x2f, 0xfd)) return 'zstd-compressed: Quadscope reads gzip, zip and tar; unpack it first (zstd -d, or tar --zstd -xf)';
+  if (starts(0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c)) return 'a 7-Zip archive: Quadscope reads zip, tar and gzip; extract it first (7z x)';
+  if (starts(0x52, 0x61, 0x72, 0x21, 0x1a, 0x07)) return 'a RAR archive: Quadscope reads zip, tar and gzip; extract it first';
+  // The bundle reader opens gzip, zip and tar by their bytes (sniff.ts): one that reaches here is nested deeper.
+  const c = sniffContainer(head);
+  if (c === 'gzip') return 'gzip inside gzip (or inside an archive inside the bundle): Quadscope expands one level; gunzip it first';
+  if (c === 'zip' || c === 'tar') return 'an archive nested deeper than Quadscope expands (an archive inside an archive inside the bundle): extract it first';
+  return null;
+}
+
 async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): Promise<Detection> {
   let head: Buffer;
   try {
@@ -171,6 +191,8 @@ async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): 
   const utf16 = utf16Of(head);
   const importer = detectImporter(utf16 ? headAsUtf8(head, utf16) : head, basename(entry.path), importers);
   if (importer) return { importer, utf16 };
+  const packed = packedAs(head);
+  if (packed) return { failed: `${entry.path}: ${packed}` };
   return { skipped: utf16 ? `UTF-16 text (${utf16.toUpperCase()}) that is not a format Quadscope reads` : 'not a format Quadscope reads' };
 }
 
