@@ -5,6 +5,11 @@ import { UsageError } from '../errors';
 import { existsSync } from 'node:fs';
 import { writeSync } from 'node:fs';
 import { streamReadOnlySql } from '../../engine/store/user-sql';
+import { randomUUID } from 'node:crypto';
+
+/** The placeholder of a bigint in --json output: a random token, so no value of the answer can be it. */
+const BIG = `qs-bigint-${randomUUID()}-`;
+const BIG_RE = new RegExp(`"${BIG}(\\d+)"`, 'g');
 
 export const command: Command = {
   summary: 'run read-only SQL over a workspace database (tables: incidents, sources, series, samples, events, …)',
@@ -32,7 +37,11 @@ export const command: Command = {
         },
         (row) => {
           if (flags.json) {
-            out.write(`${first ? '' : ','}${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i]])))}`);
+            // An integer past 2^53 (ns times) is written with all its digits (JSON numbers have no limit):
+            // JSON.stringify cannot, so it writes a placeholder no value can hold, then replaced.
+            const big: string[] = [];
+            const json = JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i]])), (_k, v: unknown) => (typeof v === 'bigint' ? `${BIG}${big.push(v.toString()) - 1}` : v));
+            out.write(`${first ? '' : ','}${big.length ? json.replace(BIG_RE, (_m, i: string) => big[Number(i)]) : json}`);
             first = false;
           } else out.write(`${row.map((v) => (v === null ? 'NULL' : String(v))).join('\t')}\n`);
         },

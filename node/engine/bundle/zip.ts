@@ -282,7 +282,9 @@ function unixMtime(extra: Buffer): number | null {
 }
 
 function dosTime(date: number, time: number): number | null {
-  if (date === 0) return null;
+  // 0, and 1980-01-01 00:00:00 (the DOS epoch, which writers that stream or know no time put there,
+  // Python's zipfile among them): no time, not a time in 1980.
+  if (date === 0 || (date === 0x21 && time === 0)) return null;
   return new Date((date >> 9) + 1980, ((date >> 5) & 0xf) - 1, date & 0x1f, time >> 11, (time >> 5) & 0x3f, (time & 0x1f) * 2).getTime();
 }
 

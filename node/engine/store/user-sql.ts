@@ -63,6 +63,12 @@ function rowBytes(row: unknown[]): number {
  * Streams every row of a read-only query to `onRow` without holding them (`quadscope query`): only the
  * time cap applies. Answers the column names before the first row via `onColumns`.
  */
+/** An integer as a number where a double holds it exactly, else as the bigint it is. */
+function exactNumber(v: bigint): number | bigint {
+  return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+}
+
+/** Streams the rows of a read-only query; integers past 2^53 come as bigint (the caller prints them whole). */
 export function streamReadOnlySql(file: string, sql: string, limit: number, onColumns: (columns: string[]) => void, onRow: (row: unknown[]) => void, opts: SqlOptions = {}): { rows: number; truncated: boolean } {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS;
   if (FORBIDDEN.test(sql)) throw new EngineError('sql_refused', 'only queries that read the workspace are allowed (no ATTACH, VACUUM or extensions)');
@@ -74,11 +80,12 @@ export function streamReadOnlySql(file: string, sql: string, limit: number, onCo
     let rows = 0;
     let inCallback = false;
     try {
-      for (const row of stmt.raw().iterate() as IterableIterator<unknown[]>) {
+      // Integers read exactly (a time in ns is past 2^53): a number where it fits one, else a bigint.
+      for (const row of stmt.raw().safeIntegers(true).iterate() as IterableIterator<unknown[]>) {
         if (Date.now() > deadline) throw new EngineError('sql_timeout', `the query ran longer than ${timeoutMs} ms and was stopped: narrow it (WHERE, LIMIT) and run it again`);
         if (rows >= limit) return { rows, truncated: true };
         inCallback = true;
-        onRow(row.map((v) => (typeof v === 'bigint' ? Number(v) : Buffer.isBuffer(v) ? `<${v.length} bytes>` : v)));
+        onRow(row.map((v) => (typeof v === 'bigint' ? exactNumber(v) : Buffer.isBuffer(v) ? `<${v.length} bytes>` : v)));
         inCallback = false;
         rows++;
       }

@@ -234,3 +234,23 @@ test('a "zip" whose directory points outside the file is a clear failure', async
   assert.deepEqual(b.entries, []);
   assert.deepEqual(b.failures.map((f) => f.error), [`broken.zip (byte ${zip.length - 22}): the central directory lies outside the file — corrupt or truncated`]);
 });
+
+test("an entry dated at the DOS epoch (1980-01-01 00:00, what Python's streaming zipfile writes) has no time, not a time in 1980", async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(
+    join(dir, 'dated.zip'),
+    makeZip([
+      { name: 'epoch.log', data: Buffer.from('x\n'), mtime: new Date(1980, 0, 1, 0, 0, 0) },
+      { name: 'real.log', data: Buffer.from('y\n'), mtime: new Date(2024, 4, 17, 10, 30, 42) },
+    ]),
+  );
+  const b = await openBundle([join(dir, 'dated.zip')]);
+  t.after(() => b.close());
+  assert.deepEqual(
+    b.entries.map((e) => [e.path, e.mtimeMs]),
+    [
+      ['epoch.log', null],
+      ['real.log', new Date(2024, 4, 17, 10, 30, 42).getTime()],
+    ],
+  );
+});

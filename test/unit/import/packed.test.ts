@@ -7,6 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { importFiles, tempStore } from '../../helpers/import-file';
+import { makeZip } from '../../helpers/make-zip';
+import { openBundle } from '../../../node/engine/bundle/open';
+import { importBundle } from '../../../node/engine/import/pipeline';
 
 test('compressions and nesting Quadscope does not open fail naming what to do; a gzip it opens is read', async () => {
   const t = tempStore();
@@ -35,6 +38,27 @@ test('compressions and nesting Quadscope does not open fail naming what to do; a
         assert.equal(s.status, 'failed', name);
         assert.match(s.error ?? '', said, name);
       }
+    }
+  } finally {
+    t.dispose();
+  }
+});
+
+test('an archive three levels down reaches the importers unopened and fails saying it is nested too deep', async () => {
+  const t = tempStore();
+  try {
+    const innermost = makeZip([{ name: 'deep.log', data: Buffer.from('deep\n') }]);
+    const inner = makeZip([{ name: 'nested.zip', data: innermost, method: 0 }]);
+    const outer = join(t.dir, 'collect.zip');
+    writeFileSync(outer, makeZip([{ name: 'more.zip', data: inner, method: 0 }]));
+    const bundle = await openBundle([outer]);
+    try {
+      const r = await importBundle(t.store, bundle);
+      const s = r.sources.find((x) => x.path === 'more.zip/nested.zip');
+      assert.equal(s?.status, 'failed', JSON.stringify(r.sources));
+      assert.match(s?.error ?? '', /archive nested deeper than Quadscope expands/);
+    } finally {
+      await bundle.close();
     }
   } finally {
     t.dispose();
