@@ -88,10 +88,11 @@ import type { EntryInput, ImportContext, Importer, Sink } from './types';
 const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\s+/;
 /**
  * The engine run under another program's Python logging (Xinference, a user's own script): the standard
- * `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, or `asctime name pid LEVEL  message`. Local
- * time with a year; groups: date and time 1–7, logger 8 or 10, level 9 or 11.
+ * `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, `asctime name pid LEVEL  message`, or
+ * `asctime LEVEL pid [file.py:N] message` (SGLang's scheduler under a trainer's logging). Local time with a
+ * year; groups: date and time 1–7, logger (or file) 8, 10 or 13, level 9, 11 or 12.
  */
-const PY_LOGGING = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:,(\d+))? (?:- ([\w.]+) - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - |([\w.]+) \d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) +)/;
+const PY_LOGGING = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:,(\d+))? (?:- ([\w.]+) - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - |([\w.]+) \d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) +|(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d+ \[([\w.-]+:\d+)\] )/;
 const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
 /** One space after it: what follows is the line as printed, a traceback frame's indentation included. */
 const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\) /;
@@ -434,8 +435,8 @@ class LogParser {
     } else if (c0 >= 48 && c0 <= 57 && (m = PY_LOGGING.exec(rest))) {
       ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
       coarse = !m[7];
-      pyLevel = m[9] ?? m[11];
-      pyLogger = m[8] ?? m[10];
+      pyLevel = m[9] ?? m[11] ?? m[12];
+      pyLogger = m[8] ?? m[10] ?? m[13];
       rest = rest.slice(m[0].length);
       known = true;
     }
@@ -1069,6 +1070,7 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   // Under another program's Python logging (PY_LOGGING), by the engine's own logger names.
   ['vllm', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)? (?:- )?vllm[\w.]* (?:- |\d+ )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) /],
   ['sglang', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)? (?:- )?sglang[\w.]* (?:- |\d+ )(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) /],
+  ['sglang', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)? (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d+ \[[\w.-]+:\d+\] (?:Decode|Prefill) batch[.,] /],
   // SGLang: its batch lines and banner under a date-time, time-only or no bracket (and a Ray actor's prefix).
   ['sglang', /^(?:\S+Z\s+)?(?:\([\w-]+ pid=\d+\)\s+)?(?:\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z]+\d+[^\]]*)?\]\s*)?(?:(?:Decode|Prefill) batch[.,] |server_args=ServerArgs\()/],
   ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { detectImporter } from '../../../node/engine/importers/registry';
 import { jsonlLogImporter } from '../../../node/engine/importers/jsonl-log';
 import { parseOom } from '../../../node/engine/importers/oom-text';
-import { tgiLogImporter, torchLogImporter, unwrapContainerLine, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
+import { sglangLogImporter, tgiLogImporter, torchLogImporter, unwrapContainerLine, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, values } from './run-importer';
 
 const V1_LINES = [
@@ -262,5 +262,22 @@ test("vLLM 0.8–0.9's spec-decoding percentage and TGI's crashed shard: a fract
     assert.deepEqual(events(g, 'engine_crash').map((e) => e.ts_ms), [Date.UTC(2025, 2, 20, 10, 5)]);
   } finally {
     g.dispose();
+  }
+});
+
+test("SGLang's scheduler under a trainer's logging (`asctime LEVEL pid [file:N] Decode batch…`): its stats at their own time", async () => {
+  const text = [
+    '2025-12-04 20:35:53 INFO 151972 [scheduler_metrics_mixin.py:287] Decode batch. #running-req: 48, #token: 21000, token usage: 0.31, gen throughput (token/s): 1503.2, #queue-req: 3,',
+    '2025-12-04 20:35:54 INFO 151972 [scheduler_metrics_mixin.py:287] Decode batch. #running-req: 50, #token: 21500, token usage: 0.32, gen throughput (token/s): 1510.0, #queue-req: 1,',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'trainer.log')?.format, 'sglang-log');
+  const r = await runImporter(sglangLogImporter, { text, mtimeMs: 1 });
+  try {
+    assert.deepEqual(values(r, 'req.running'), [
+      { ts: Date.UTC(2025, 11, 4, 20, 35, 53), v: 48 },
+      { ts: Date.UTC(2025, 11, 4, 20, 35, 54), v: 50 },
+    ]);
+  } finally {
+    r.dispose();
   }
 });
