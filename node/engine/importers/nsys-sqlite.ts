@@ -305,7 +305,11 @@ async function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext):
       // bundle's time, else the file's mtime (warned). Left at 1970 it set the bundle's span, and year-less
       // logs beside it were dated 1969.
       const endMs = new LogClock(ctx).anchor('no session start time (TARGET_INFO_SESSION_START_TIME): times are relative to the capture start, and its end');
-      const ends = data.map((t) => `SELECT MAX("${schema.columns(t).has('end') ? 'end' : 'start'}") AS e FROM ext.${t}`);
+      // Integers only: a damaged row's 1e300 is warned where it is read, and must not move every other row.
+      const ends = data.map((t) => {
+        const c = `"${schema.columns(t).has('end') ? 'end' : 'start'}"`;
+        return `SELECT MAX(CASE WHEN typeof(${c}) = 'integer' THEN ${c} END) AS e FROM ext.${t}`;
+      });
       base = `(${BigInt(Math.round(endMs)) * 1_000_000n} - COALESCE((SELECT MAX(e) FROM (${ends.join(' UNION ALL ')})), 0))`;
     }
     await copy(q, schema, base, at, ctx.signal);
