@@ -33,6 +33,8 @@ export async function walkFolder(root: string, prefix: string, label: string, li
   const stack: { abs: string; rel: string; depth: number }[] = [{ abs: root, rel: '', depth: 0 }];
   const bundlePath = (rel: string) => (prefix ? `${prefix}/${rel}` : rel);
   const refuse = (rel: string, why: string) => failures.push({ path: bundlePath(rel), error: `${bundlePath(rel)}: ${why}` });
+  /** device:inode of the hard-linked files listed so far. */
+  const linked = new Set<string>();
 
   while (stack.length) {
     const dir = stack.pop()!;
@@ -57,6 +59,13 @@ export async function walkFolder(root: string, prefix: string, label: string, li
           throw new ArchiveRefused(label, `has more than ${limits.maxEntries} files (maxEntries) — refused`);
         }
         const st = lstatSync(abs);
+        // A file hard-linked under two names (a sosreport's copies, rotated logs) is one file: listed once,
+        // as a tar's hard links are, or its rows would be imported twice.
+        if (st.nlink > 1) {
+          const key = `${st.dev}:${st.ino}`;
+          if (linked.has(key)) continue;
+          linked.add(key);
+        }
         files.push({ path: bundlePath(rel), mtimeMs: st.mtimeMs, stored: new DiskFile(abs, st.size, true) });
         if (files.length % YIELD_EVERY === 0) await new Promise(setImmediate);
       } else {

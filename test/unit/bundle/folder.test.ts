@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openBundle } from '../../../node/engine/bundle/open';
@@ -120,4 +120,17 @@ test('the kineto corpus folder: every .json.gz is an entry decompressed on read'
   assert.equal(json.schemaVersion, 1);
   assert.ok(Array.isArray(json.traceEvents) && json.traceEvents.length > 0);
   assert.equal(e.storedBytes, statSync(join(dir, 'hta_cuda_event_sync_trace.json.gz')).size);
+});
+
+test('a file hard-linked under two names in a folder is listed once (it was imported twice)', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'var/log'), { recursive: true });
+  writeFileSync(join(dir, 'var/log/messages'), 'May 18 19:02:39 node kernel: hello\n');
+  linkSync(join(dir, 'var/log/messages'), join(dir, 'var/log/messages.hard'));
+  writeFileSync(join(dir, 'other.log'), 'x\n');
+  const b = await openBundle([dir]);
+  t.after(() => b.close());
+  const paths = b.entries.map((e) => e.path);
+  assert.equal(paths.filter((p) => p.startsWith('var/log/messages')).length, 1, paths.join(', '));
+  assert.ok(paths.includes('other.log'));
 });
