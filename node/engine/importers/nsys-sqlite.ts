@@ -312,6 +312,9 @@ async function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext):
       });
       base = `(${BigInt(Math.round(endMs)) * 1_000_000n} - COALESCE((SELECT MAX(e) FROM (${ends.join(' UNION ALL ')})), 0))`;
     }
+    // Names of kernels, calls and ranges are ids into StringIds: without it every row would be a
+    // placeholder ("kernel", "cuda call"), which the user should know is not the profile's own naming.
+    if (!schema.has('StringIds')) ctx.warn('no StringIds table: kernel, CUDA call and NVTX names cannot be resolved and are stored as placeholders', { key: 'StringIds' });
     await copy(q, schema, base, at, ctx.signal);
     await allocations(q, sink, schema, base, at, ctx);
     at.table = 'TARGET_INFO_GPU';

@@ -171,3 +171,19 @@ test('an export with no session start: the capture is placed to end at the file\
     t.dispose();
   }
 });
+
+test('an export without StringIds says its names are placeholders', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'nostrings.sqlite');
+    syntheticExport(file, false);
+    const db = new Database(file);
+    db.exec('DROP TABLE StringIds');
+    db.close();
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    assert.match(storeSql(t.store).prepare('SELECT warnings_json FROM sources').pluck().get() as string, /\(key StringIds\): no StringIds table: kernel, CUDA call and NVTX names cannot be resolved/);
+  } finally {
+    t.dispose();
+  }
+});
