@@ -212,9 +212,11 @@ class KernelParser {
       return { event: { ts_ms: 0, kind: 'gpu_fallen_off', severity: 'critical', line: no, text: body.trim(), attrs: { bus_id: bus } }, xid: null };
     }
     const sx = SXID.exec(body);
-    if (sx && !sx[4].startsWith('Data {')) {
+    // An SXid is one line with its Fatal / Non-fatal verdict; the lines after it with the same code
+    // (`Data {…}`, `Severity 5 Engine instance …`) are its details, kept as log lines.
+    if (sx && sx[3] !== undefined) {
       // NVSwitch errors: Fatal ones take the fabric's links down; the model does not read them (yet).
-      const attrs = { code: Number(sx[2]), bus_id: sx[1].toLowerCase(), fatal: sx[3] === undefined ? null : sx[3] === 'Fatal', message: sx[4].trim() };
+      const attrs = { code: Number(sx[2]), bus_id: sx[1].toLowerCase(), fatal: sx[3] === 'Fatal', message: sx[4].trim() };
       return { event: { ts_ms: 0, kind: 'sxid', severity: sx[3] === 'Fatal' ? 'critical' : 'warning', line: no, text: body, attrs }, xid: null };
     }
     const oom = OOM_KILL.exec(body);

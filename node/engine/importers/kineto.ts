@@ -273,7 +273,8 @@ export function detectKineto(head: Buffer): number {
     if (!s.includes('"traceEvents"')) {
       // libkineto writes its header members first: a large `distributedInfo` (a pg_config of every process
       // group and rank) pushes `traceEvents` past the head. Its first member alone says whose file it is.
-      return /^\{\s*"(schemaVersion|distributedInfo|deviceProperties)"\s*:/.test(t) ? 0.9 : 0;
+      // (schemaVersion alone is not enough: OCI and Docker manifests open with it too.)
+      return /^\{\s*"(schemaVersion|distributedInfo|deviceProperties)"\s*:/.test(t) && /"(distributedInfo|deviceProperties)"\s*:/.test(s) ? 0.9 : 0;
     }
     return kineto ? 0.95 : 0.6;
   }

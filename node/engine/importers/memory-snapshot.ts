@@ -13,8 +13,8 @@
 // - series torch.allocated / torch.reserved {gpu} (bytes), replayed from the trace (reserved from
 //   segment_alloc/map − segment_free/unmap), anchored so that the last value equals the dump-time state
 //   from the segments (allocated = requested bytes of active blocks, as trace sizes are requested sizes;
-//   reserved = segment bytes); a total the trace never changed held from its first entry to the dump
-//   (the last entry of every device's trace).
+//   reserved = segment bytes); segments without a trace give the totals at the dump time (the last
+//   entry of every device's trace).
 // - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream).
 // Times: trace `time_us` is epoch µs → ns. Older snapshots (no time_us, blocks without addresses, segments
 // without a trace) are completed by memory-snapshot-variants.ts, with warnings.
@@ -257,11 +257,11 @@ class SnapshotWriter {
     // Active blocks the trace did not open: allocated before it began.
     for (const [addr, { size, block }] of active) sink.allocation({ device, addr, size, alloc_ns: null, free_ns: null, stack_id: this.stackOf(blockFrames(block)), source: 'snapshot' });
 
-    // With segments, the totals at dump time are known; where the trace changed nothing (no segment
-    // events: history recorded after the model loaded, or a ring buffer that wrapped), they held over the
-    // whole trace, from its first entry.
-    const firstUs = trace.length ? minOf(usAt) : null;
-    const held = segments.length ? { from: firstUs, to: dumpUs() } : null;
+    // Segments without a trace: the totals are known at dump time only (the dump time of every device's
+    // trace). A trace that changed a total not at all (no segment events: history recorded after the
+    // model loaded) writes no series for it: a flat reserved line from the trace's start would read the
+    // cache's headroom before the allocations as fragmentation, and hide a leak growing inside it.
+    const held = segments.length && !trace.length ? { from: null, to: dumpUs() } : null;
     this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, held);
     this.replay('torch.reserved', device, resT, resD, reservedEnd, held);
   }
@@ -290,12 +290,6 @@ class SnapshotWriter {
       this.sink.sample(s, t[i] / 1000, value);
     }
   }
-}
-
-function minOf(t: Float64Array): number {
-  let m = Infinity;
-  for (const x of t) if (x < m) m = x;
-  return m;
 }
 
 function isSorted(t: number[]): boolean {

@@ -21,7 +21,7 @@
 // earlier in the file, else the file fails with an error saying so.
 // Captures ("# nvidia_gpu_exporter GPU capture"): their --query-gpu and --query-compute-apps CSV
 // sections are imported; the other sections (-q, pmon, dmon without times, help text) are skipped.
-import { canonicalLabels, MIB, type Labels } from '../signals/canonical';
+import { canonicalLabels, kernelBusId, MIB, type Labels } from '../signals/canonical';
 import { SIG } from '../../../common/names';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
@@ -208,7 +208,11 @@ class QueryTable {
   private lastTsValue = NaN;
   /** Header lines repeated in the body (runs appended to one file with `-l … >> log`). */
   repeats = 0;
-  /** Identity keys of the GPUs whose rows now say the GPU is lost (one gpu_lost event each time it goes). */
+  /**
+   * The GPUs now lost, by bus (kernelBusId; by row identity where a row names no bus), so that each loss is
+   * one gpu_lost event whether the rows or nvidia-smi's own line says it, at every poll; a row that reads
+   * again ends it.
+   */
   private readonly lost = new Set<string>();
   /** The time of the last row read (a lost-GPU line of nvidia-smi's own comes between rows and has none). */
   lastRowTs = NaN;
@@ -330,22 +334,26 @@ class QueryTable {
       values++;
       if (LOST_CELL.test(cells[i].trim())) lost++;
     }
+    const labels = this.labels(ids);
+    const gone = labels.bus_id !== undefined ? kernelBusId(labels.bus_id) : `row:${key}`;
     if (values === 0 || lost * 2 < values) {
-      this.lost.delete(key);
+      this.lost.delete(gone);
       return;
     }
-    if (this.lost.has(key)) return;
-    this.lost.add(key);
-    const labels = this.labels(ids);
+    if (this.lost.has(gone)) return;
+    this.lost.add(gone);
     const what = labels.bus_id ?? labels.gpu_uuid ?? labels.gpu ?? '?';
-    this.sink.event({ ts_ms: ts, kind: 'gpu_lost', severity: 'critical', line: no, text: `nvidia-smi: GPU ${what} answers no query (${lost} of ${values} readings: ${[...new Set(cells.map((c) => c.trim()).filter((c) => LOST_CELL.test(c)))].join(', ')})`, attrs: { ...labels, source: 'nvidia-smi' } });
+    const attrs = { ...labels, ...(labels.bus_id !== undefined ? { bus_id: kernelBusId(labels.bus_id) } : {}), source: 'nvidia-smi' };
+    this.sink.event({ ts_ms: ts, kind: 'gpu_lost', severity: 'critical', line: no, text: `nvidia-smi: GPU ${what} answers no query (${lost} of ${values} readings: ${[...new Set(cells.map((c) => c.trim()).filter((c) => LOST_CELL.test(c)))].join(', ')})`, attrs });
   }
 
   /** nvidia-smi's own line for a GPU it cannot reach (`Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error`), as a gpu_lost event. */
   lostLine(line: string, no: number, clock: LogClock): boolean {
     const m = LOST_LINE.exec(line);
     if (!m || this.apps) return false;
-    const bus = m[1];
+    const bus = kernelBusId(m[1]);
+    if (this.lost.has(bus)) return true;
+    this.lost.add(bus);
     const ts = Number.isFinite(this.lastRowTs) ? this.lastRowTs : clock.fallback(no, 'no timestamp before the lost GPU line');
     this.sink.event({ ts_ms: ts, kind: 'gpu_lost', severity: 'critical', line: no, text: line.trim(), attrs: { bus_id: bus, error: m[2].trim(), source: 'nvidia-smi' } });
     return true;

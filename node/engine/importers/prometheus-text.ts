@@ -245,6 +245,8 @@ class TextParser {
   private natives = 0;
   /** Inside the HTTP response headers `curl -i` puts before a scrape. */
   private inHttpHeaders = false;
+  /** A scrape boundary (`# EOF`, a response's status line) came after a scrape with no time of its own. */
+  private untimedBoundary = false;
   private readonly typeOf = (f: string) => this.types.get(f);
 
   constructor(sink: Sink, private readonly ctx: ImportContext) {
@@ -302,6 +304,11 @@ class TextParser {
 
   /** The time of a sample with none of its own and no scrape header above it: the file's, one for all. */
   private untimedTs(no: number): number {
+    // Another scrape with no time after one: it lands on the same time (see untimedRepeats).
+    if (this.untimedBoundary) {
+      this.untimedRepeats++;
+      this.untimedBoundary = false;
+    }
     this.untimed = true;
     return (this.defaultTs ??= this.clock.fallback(no));
   }
@@ -353,6 +360,7 @@ class TextParser {
     } else if (l.startsWith('# EOF')) {
       this.mapper.flush();
       this.pos = 0;
+      this.untimedBoundary ||= this.untimed;
     }
   }
 
@@ -366,6 +374,7 @@ class TextParser {
       this.mapper.flush();
       this.pos = 0;
       this.inHttpHeaders = true;
+      this.untimedBoundary ||= this.untimed;
       return true;
     }
     if (!this.inHttpHeaders) return false;
@@ -387,6 +396,7 @@ class TextParser {
   /** A scrape header: the samples below it without a time of their own are at `ts`. */
   private header(ts: number): void {
     this.inHttpHeaders = false;
+    this.untimedBoundary = false;
     this.mapper.flush();
     this.scrapeTs = ts;
     this.pos = 0;

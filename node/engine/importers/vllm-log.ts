@@ -434,7 +434,9 @@ class LogParser {
     let pyLogger: string | null = null;
     if (m) {
       ts = parseIsoZoned(m[1]);
-      rest = rest.slice(m[0].length);
+      // The runtime's time is followed by one space and the line as printed: inside a traceback its
+      // frames' indentation is the line's own (TGI pads its levels, which LEVEL_WORD takes anyway).
+      rest = rest.slice(this.tb !== null && m[0].length > m[1].length + 1 ? m[1].length + 1 : m[0].length);
       known = true;
     } else if (c0 >= 48 && c0 <= 57 && (m = PY_LOGGING.exec(rest))) {
       ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
@@ -580,10 +582,11 @@ class LogParser {
     if (this.tb && p.rank !== this.tb.rank) this.endTraceback(this.tb.closedBy);
     if (this.tb && this.tb.closedBy !== null) {
       // After its exception line, a traceback goes on only where Python chains the next one to it
-      // (a blank line, then "During handling of the above exception…" and the next "Traceback").
+      // (a blank line, then "During handling of the above exception…" and the next "Traceback"): a blank
+      // line keeps it on trial, the chaining sentence reopens it, anything else ends it.
       if (TB_CHAIN.test(body) && this.tb.lines.length < MAX_TRACEBACK_LINES) {
         this.tb.lines.push(body);
-        this.tb.closedBy = null;
+        if (body.trim() !== '') this.tb.closedBy = null;
         return;
       }
       this.endTraceback(this.tb.closedBy);
@@ -850,6 +853,8 @@ class LogParser {
   private endTraceback(last: string | null): void {
     const tb = this.tb!;
     this.tb = null;
+    // Blank lines read on trial after the exception are not part of it.
+    while (tb.lines.length > 1 && tb.lines[tb.lines.length - 1].trim() === '') tb.lines.pop();
     const exc = last !== null ? /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?::\s?(.*))?$/.exec(last) : null;
     this.sink.event({
       ts_ms: tb.ts,

@@ -6,6 +6,7 @@ import type { NvmlDeviceSample, NvmlSample, NvmlSession } from '../../../native/
 import type { SeriesDef } from '../importers/types';
 import type { LiveStream } from './recorder';
 import { xidInfo } from '../importers/xid-codes';
+import { kernelBusId } from '../signals/canonical';
 
 export const DEFAULT_RATE_HZ = 1;
 export const MAX_RATE_HZ = 50;
@@ -57,11 +58,6 @@ const SIGNALS: readonly Signal[] = [
   { name: 'gpu.ecc_dbe', unit: 'count', kind: 'counter', read: (d) => d.ecc_dbe_volatile },
 ];
 
-/** NVML's "00000000:3B:00.0" in the kernel log's spelling ("0000:3b:00"), so Xids from either source join. */
-export function kernelBusId(pciBusId: string): string {
-  const m = /^(?:[0-9a-f]{4})?([0-9a-f]{4}):([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-7])?$/i.exec(pciBusId);
-  return m ? `${m[1]}:${m[2]}:${m[3]}`.toLowerCase() : pciBusId.toLowerCase();
-}
 
 function deviceLabels(d: { index: number; uuid: string; name: string }): Record<string, string> {
   return { gpu: String(d.index), gpu_uuid: d.uuid, gpu_model: d.name, metric: 'nvml' };

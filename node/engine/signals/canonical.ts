@@ -300,3 +300,9 @@ export function isBlankSentinel(metric: string, value: number): boolean {
   if (!metric.startsWith('DCGM_')) return false;
   return (value >= 2147483632 && value <= 2147483647) || value >= 140737488355328;
 }
+
+/** NVML's and nvidia-smi's "00000000:3B:00.0" in the kernel log's spelling ("0000:3b:00"), so GPU faults from any source join. */
+export function kernelBusId(pciBusId: string): string {
+  const m = /^(?:[0-9a-f]{4})?([0-9a-f]{4}):([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-7])?$/i.exec(pciBusId);
+  return m ? `${m[1]}:${m[2]}:${m[3]}`.toLowerCase() : pciBusId.toLowerCase();
+}

@@ -897,14 +897,7 @@ export class SourceWriter implements Sink {
     };
     const q: AttachedQuery = {
       all: (sql, ...params) => statement(sql).all(...params) as Record<string, unknown>[],
-      copiedSpanMs: () =>
-        db
-          .prepare(
-            `SELECT MIN(lo) / 1e6 AS lo, MAX(hi) / 1e6 AS hi FROM (
-               SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE source_id = @id
-               UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = @id)`,
-          )
-          .get({ id: this.sourceId }) as { lo: number | null; hi: number | null },
+      copiedSpanMs: () => this.copiedSpanMs(),
       copy: (table, columns, from, signal) => this.copyAttached(table, columns, from, signal, counted),
       indexed: (table, column) => {
         // The plan of a lookup says whether the file's own keys serve it (a real export's StringIds.id is its rowid).
@@ -954,6 +947,17 @@ export class SourceWriter implements Sink {
     }
   }
 
+  /** The time range (ms) of the kernels and spans this source wrote, as SQL reads it back (rows copied by SQL). */
+  private copiedSpanMs(): { lo: number | null; hi: number | null } {
+    return this.db
+      .prepare(
+        `SELECT MIN(lo) / 1e6 AS lo, MAX(hi) / 1e6 AS hi FROM (
+           SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE incident_id = @incident AND source_id = @id
+           UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE incident_id = @incident AND source_id = @id)`,
+      )
+      .get({ id: this.sourceId, incident: this.incidentId }) as { lo: number | null; hi: number | null };
+  }
+
   /** Makes the source visible, with its final row count and warnings. */
   commit(warnings: string[]): void {
     if (this.inTx) {
@@ -961,16 +965,10 @@ export class SourceWriter implements Sink {
       if (this.copiedBySql) {
         // The time range of what SQL copied, read back once, so that it counts for the bundle's time (the
         // year of year-less logs beside an Nsight export) like rows written one by one.
-        const r = this.db
-          .prepare(
-            `SELECT MIN(lo) AS lo, MAX(hi) AS hi FROM (
-               SELECT MIN(start_ns) AS lo, MAX(end_ns) AS hi FROM main.kernels WHERE source_id = @id
-               UNION ALL SELECT MIN(start_ns), MAX(end_ns) FROM main.spans WHERE source_id = @id)`,
-          )
-          .get({ id: this.sourceId }) as { lo: number | null; hi: number | null };
+        const r = this.copiedSpanMs();
         if (r.lo !== null && r.hi !== null) {
-          this.seen(Math.floor(r.lo / 1e6));
-          this.seen(Math.ceil(r.hi / 1e6));
+          this.seen(Math.floor(r.lo));
+          this.seen(Math.ceil(r.hi));
         }
       }
       if (this.continued) {

@@ -281,3 +281,34 @@ test("SGLang's scheduler under a trainer's logging (`asctime LEVEL pid [file:N] 
     r.dispose();
   }
 });
+
+test('review: a blank line after an exception only keeps a traceback on trial; a runtime-wrapped traceback keeps its frames', async () => {
+  // A blank body (a prefix alone) then a stats line: the traceback ends at its exception, the stats line is read.
+  const text = [
+    '(APIServer pid=1) Traceback (most recent call last):',
+    '(APIServer pid=1)   File "a.py", line 1, in run',
+    '(APIServer pid=1) ValueError: boom',
+    '(APIServer pid=1) ',
+    '(APIServer pid=1) INFO 05-19 10:13:20 [loggers.py:271] Engine 000: Avg prompt throughput: 5.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 10.0%, Prefix cache hit rate: 0.0%',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, options: { year: 2025 } });
+  try {
+    assert.deepEqual(events(r, 'traceback').map((e) => [e.attrs.exception, e.attrs.frames]), [['ValueError', 1]]);
+    assert.deepEqual(values(r, 'kv.usage').map((x) => x.v), [0.1]);
+  } finally {
+    r.dispose();
+  }
+  const lines = ['Traceback (most recent call last):', '  File "a.py", line 1, in <module>', '    foo()', 'vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.'];
+  const docker = lines.map((l) => JSON.stringify({ log: `${l}\n`, stream: 'stderr', time: '2025-05-12T01:48:02.5Z' })).join('\n');
+  const cri = lines.map((l) => `2025-05-12T01:48:02.500000000Z stderr F ${l}`).join('\n');
+  for (const wrapped of [docker, cri]) {
+    const w = await runImporter(vllmLogImporter, { text: wrapped, options: { year: 2025 } });
+    try {
+      assert.deepEqual(events(w, 'traceback').map((e) => [e.attrs.exception, e.attrs.frames]), [['vllm.v1.engine.exceptions.EngineDeadError', 1]]);
+      assert.equal(events(w, 'engine_crash').length, 1);
+      assert.equal(events(w, 'log').length, 0);
+    } finally {
+      w.dispose();
+    }
+  }
+});

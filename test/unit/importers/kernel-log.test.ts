@@ -194,3 +194,17 @@ test('RFC 5424 syslog and journalctl short-full at their own times; NVSwitch SXi
     c.dispose();
   }
 });
+
+test("review: an SXid's detail lines (Severity … Engine instance …, Data {…}) are not second SXids", async () => {
+  const text = [
+    '[ 1200.000001] nvidia-nvswitch3: SXid (PCI:0000:c3:00.0): 20034, Fatal, Link 62 LTSSM Fault Up',
+    '[ 1200.000002] nvidia-nvswitch3: SXid (PCI:0000:c3:00.0): 20034, Severity 5 Engine instance 62 Sub-engine instance 00',
+    '[ 1200.000003] nvidia-nvswitch3: SXid (PCI:0000:c3:00.0): 20034, Data {0x00000000, 0x00000001}',
+  ].join('\n');
+  const r = await runImporter(kernelLogImporter, { text, mtimeMs: MTIME });
+  try {
+    assert.deepEqual(events(r, 'sxid').map((e) => [e.attrs.code, e.attrs.fatal]), [[20034, true]]);
+  } finally {
+    r.dispose();
+  }
+});

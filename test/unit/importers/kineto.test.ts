@@ -400,3 +400,8 @@ test('B/E halves with a time that is no time (1e400) pair with nothing and fail 
     t.dispose();
   }
 });
+
+test('review: a JSON document that opens with schemaVersion alone (an OCI image manifest) is not a Kineto trace', () => {
+  const manifest = JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: { digest: 'sha256:0', size: 1 }, layers: [] });
+  assert.equal(detectImporter(Buffer.from(manifest), 'index.json'), null);
+});

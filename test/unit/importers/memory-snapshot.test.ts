@@ -246,7 +246,7 @@ test('a trace read as it is unpickled gives the rows and warnings it gives when 
   assert.equal((inList.allocations as { a: string | null }[]).filter((x) => x.a === null).length >= 2, true, 'the blocks were read');
 });
 
-test('a free still pending at dump time is one open allocation, counted once; totals the trace never changed hold over its span; every device shares the dump time', async () => {
+test('a free still pending at dump time is one open allocation, counted once; every device shares the dump time', async () => {
   const T = 1_750_000_000_000_000; // µs
   const frames = [{ filename: 'train.py', line: 5, name: 'step' }];
   const block = (address: number, state: string) => ({ address, size: 1 << 20, requested_size: 1 << 20, state, frames });
@@ -288,8 +288,9 @@ test('a free still pending at dump time is one open allocation, counted once; to
     const ms = T / 1000;
     // Never above what the segments held: 1 MiB before the trace, 2 with the pending one, 3 while the other lived.
     assert.deepEqual(series('torch.allocated', '0').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[3, 2], [5, 3], [9, 2]]);
-    // No segment event in the trace: the dump's 4 MiB held from its first entry to the dump.
-    assert.deepEqual(series('torch.reserved', '0').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[3, 4], [9, 4]]);
+    // No segment event in the trace: no reserved series (a flat one from the trace's start would read the
+    // cache's headroom as fragmentation and hide a leak growing inside the cache).
+    assert.deepEqual(series('torch.reserved', '0'), []);
     // Device 1 has no trace: its totals at the dump time of device 0's trace, not at the file's mtime, and no "segments only" warning.
     assert.deepEqual(series('torch.reserved', '1').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[9, 2]]);
     assert.doesNotMatch(db.prepare('SELECT warnings_json FROM sources').pluck().get() as string, /no trace/);

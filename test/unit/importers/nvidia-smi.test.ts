@@ -310,13 +310,40 @@ test('a GPU nvidia-smi cannot reach (rows of [Unknown Error] / [GPU requires res
     const lost = r.all<{ ts_ms: number; severity: string; attrs_json: string }>("SELECT ts_ms, severity, attrs_json FROM events WHERE kind = 'gpu_lost' ORDER BY ts_ms");
     assert.deepEqual(
       lost.map((e) => [e.ts_ms, e.severity, JSON.parse(e.attrs_json).bus_id]),
-      [
-        [Date.UTC(2023, 1, 7, 6, 28, 24, 515), 'critical', '0000:B1:00.0'],
-        [Date.UTC(2023, 1, 7, 6, 28, 25, 515), 'critical', '00000000:B1:00.0'],
-      ],
+      // The line first, then rows that say the same loss: one event, the bus spelled as the kernel log does.
+      [[Date.UTC(2023, 1, 7, 6, 28, 24, 515), 'critical', '0000:b1:00']],
     );
     // [N/A] alone is a missing reading, not a lost GPU; GPU 0 reads on.
     assert.deepEqual(values(r, 'gpu.util', { gpu: '0' }).map((s) => s.v), [0.1, 0.11]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("review: nvidia-smi's lost-GPU line at every poll is one gpu_lost until the GPU reads again, its bus in the kernel log's spelling", async () => {
+  const row = (s: number, gpu1: string) => [`2023/02/07 06:28:${s}.512, 0, 00000000:31:00.0, 10 %`, gpu1 ? `2023/02/07 06:28:${s}.515, 1, 00000000:B1:00.0, ${gpu1}` : ''].filter(Boolean);
+  const text = [
+    'timestamp, index, pci.bus_id, utilization.gpu [%]',
+    ...row(20, '5 %'),
+    ...row(21, ''),
+    'Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error',
+    ...row(22, ''),
+    'Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error',
+    ...row(23, '[Unknown Error]'),
+    ...row(24, '7 %'),
+    ...row(25, ''),
+    'Unable to determine the device handle for GPU0000:B1:00.0: Unknown Error',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text });
+  try {
+    const lost = r.all<{ ts_ms: number; attrs_json: string }>("SELECT ts_ms, attrs_json FROM events WHERE kind = 'gpu_lost' ORDER BY ts_ms");
+    assert.deepEqual(
+      lost.map((e) => [new Date(e.ts_ms).getUTCSeconds(), JSON.parse(e.attrs_json).bus_id]),
+      [
+        [21, '0000:b1:00'],
+        [25, '0000:b1:00'],
+      ],
+    );
   } finally {
     r.dispose();
   }

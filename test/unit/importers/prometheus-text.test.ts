@@ -465,3 +465,16 @@ test("SGLang ~0.3's metric names land on the same signals as today's", async () 
     r.dispose();
   }
 });
+
+test('review: untimed scrapes apart by `curl -i` status lines without a Date, or by # EOF, are said to collapse', async () => {
+  const scrape = (n: number) => `# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m"} ${n}\n`;
+  for (const text of [`HTTP/1.1 200 OK\nserver: uvicorn\n\n${scrape(1)}HTTP/1.1 200 OK\nserver: uvicorn\n\n${scrape(2)}`, `${scrape(1)}# EOF\n${scrape(2)}# EOF\n`]) {
+    const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1717000000000 });
+    try {
+      assert.deepEqual(values(r, 'req.running'), [{ ts: 1717000000000, v: 2 }]);
+      assert.ok(r.warnings.some((w) => /the same scrape comes 2 times with no time of its own/.test(w)), r.warnings.join('\n'));
+    } finally {
+      r.dispose();
+    }
+  }
+});

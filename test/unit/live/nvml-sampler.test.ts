@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { tempLiveStore as tempStore } from './temp-store';
 import { STUB_LIBRARY, openNvml, type NvmlSession } from '../../../native/nvml/index';
 import { LiveRecorder } from '../../../node/engine/live/recorder';
-import { NvmlSampler, kernelBusId } from '../../../node/engine/live/nvml-sampler';
+import { NvmlSampler } from '../../../node/engine/live/nvml-sampler';
+import { kernelBusId } from '../../../node/engine/signals/canonical';
 
 const skip = existsSync(STUB_LIBRARY) ? false : 'the NVML stub is not built (node scripts/build-native.mjs)';
 
