@@ -299,6 +299,8 @@ class TextParser {
 
   /** A sample at `ts`, or where that is NaN (the line has no timestamp) at its scrape's time. */
   private write(target: Target, value: number, ts: number, no: number): void {
+    // A skipped sample (`_created`) has no time to find: asking would warn of a file without timestamps.
+    if (target.role === 'skip') return;
     this.mapper.write(target, ts === ts ? ts : (this.scrapeTs ?? this.untimedTs(no)), value);
   }
 
@@ -444,6 +446,7 @@ class TextParser {
       }
       if (pos < ORDER_MAX) this.order[pos] = { key, target };
     }
+    if (target.role === 'skip') return;
     // The usual ` <value>` and ` <value> <timestamp>` tails (single spaces), read in place where both are
     // plain decimals (plainTail), else through Number() (which trims as trim() does); anything else (an
     // exemplar, a value Number() cannot read, like +Inf) takes the general path below.

@@ -478,3 +478,14 @@ test('review: untimed scrapes apart by `curl -i` status lines without a Date, or
     }
   }
 });
+
+test('OpenMetrics `_created` lines without a timestamp do not make a timed file warn that it has none', async () => {
+  const text = ['# TYPE requests counter', 'requests_total 5 1717000000', 'requests_created 1716990000', '# EOF', ''].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+  try {
+    assert.deepEqual(values(r, 'requests'), [{ ts: 1717000000000, v: 5 }]);
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
