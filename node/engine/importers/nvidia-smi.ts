@@ -456,6 +456,8 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
 const DMON: Record<string, { name: string; unit: string; scale: number; kind?: SeriesKind }> = {
   pwr: { name: 'gpu.power', unit: 'W', scale: 1 },
   gtemp: { name: 'gpu.temp', unit: 'C', scale: 1 },
+  // Older drivers' one temperature column.
+  temp: { name: 'gpu.temp', unit: 'C', scale: 1 },
   mtemp: { name: 'gpu.mem_temp', unit: 'C', scale: 1 },
   sm: { name: 'gpu.util', unit: 'fraction', scale: 0.01 },
   mem: { name: 'gpu.mem_util', unit: 'fraction', scale: 0.01 },
@@ -469,7 +471,12 @@ const DMON: Record<string, { name: string; unit: string; scale: number; kind?: S
   rxpci: { name: 'gpu.pcie_rx', unit: 'bytes/s', scale: 1e6 },
   txpci: { name: 'gpu.pcie_tx', unit: 'bytes/s', scale: 1e6 },
   pviol: { name: 'gpu.power_violation', unit: 'fraction', scale: 0.01 },
-  tviol: { name: 'gpu.thermal_violation', unit: 'fraction', scale: 0.01 },
+  // tviol is a flag (its units row says `bool`), not a percentage as pviol is.
+  tviol: { name: 'gpu.thermal_violation', unit: 'fraction', scale: 1 },
+  enc: { name: 'gpu.enc_util', unit: 'fraction', scale: 0.01 },
+  dec: { name: 'gpu.dec_util', unit: 'fraction', scale: 0.01 },
+  jpg: { name: 'gpu.jpg_util', unit: 'fraction', scale: 0.01 },
+  ofa: { name: 'gpu.ofa_util', unit: 'fraction', scale: 0.01 },
 };
 
 /** pmon columns → per-process series (labels gpu, pid, process); % → fraction, MB (MiB) → bytes. */

@@ -348,3 +348,21 @@ test("review: nvidia-smi's lost-GPU line at every poll is one gpu_lost until the
     r.dispose();
   }
 });
+
+test('dmon -s pucvmet of older drivers: `temp` is the GPU temperature, tviol a flag, enc/dec percentages', async () => {
+  const text = [
+    '# gpu   pwr  temp    sm   mem   enc   dec  mclk  pclk pviol tviol    fb  bar1',
+    '# Idx     W     C     %     %     %     %   MHz   MHz     %  bool    MB    MB',
+    '    0   111    83    25     7    12     3  4513  1683    40     1 11651     2',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiDmonImporter, { text, mtimeMs: Date.UTC(2025, 0, 1) });
+  try {
+    assert.deepEqual(values(r, 'gpu.temp').map((s) => s.v), [83]);
+    assert.deepEqual(values(r, 'gpu.thermal_violation').map((s) => s.v), [1]);
+    assert.deepEqual(values(r, 'gpu.power_violation').map((s) => s.v), [0.4]);
+    assert.deepEqual(values(r, 'gpu.enc_util').map((s) => s.v), [0.12]);
+    assert.equal(seriesRows(r).some((x) => x.name.startsWith('dmon.')), false);
+  } finally {
+    r.dispose();
+  }
+});
