@@ -6,7 +6,7 @@
 // process), jaeger.logs (count), jaeger.references (non-parent references) and the request facts of
 // span-attributes.ts.
 import { ImportError, type Importer, type Position, type Sink } from './types';
-import { requestFacts } from './span-attributes';
+import { identityOf, requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
 import { nsSum, unitsToNs } from './ns-time';
 import { SkippedSpans } from './skipped-spans';
@@ -65,6 +65,7 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   // A span of a trace names its process by id; a span stored on its own (a bare array) embeds it.
   const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : isObj(sp.process) ? sp.process : null;
   const attrs: Record<string, unknown> = {
+    ...(proc ? identityOf(tags(proc.tags)) : {}),
     ...own,
     'service.name': proc?.serviceName,
     'jaeger.logs': Array.isArray(sp.logs) ? sp.logs.length : 0,

@@ -13,7 +13,7 @@
 // flattened), plus service.name (from the resource), otel.kind, otel.scope, otel.status_code,
 // otel.status_message, otel.events (count), and the request facts of span-attributes.ts.
 import { ImportError, type Importer, type Position, type Sink } from './types';
-import { requestFacts } from './span-attributes';
+import { identityOf, requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
@@ -109,6 +109,7 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
   const status = isObj(sp.status) ? sp.status : {};
   const code = status.code === 2 || status.code === 'STATUS_CODE_ERROR' ? 2 : status.code === 1 || status.code === 'STATUS_CODE_OK' ? 1 : 0;
   const attrs: Record<string, unknown> = {
+    ...identityOf(resource),
     ...own,
     'service.name': resource['service.name'],
     'otel.kind': spanKind(sp.kind),

@@ -92,3 +92,18 @@ export function requestFacts(attrs: Record<string, unknown>, span: SpanOutcome):
   }
   return facts;
 }
+
+/**
+ * The resource attributes (OTLP) or process tags (Jaeger) that say which process, host or pod a span came
+ * from: kept on each span (the span's own attributes win), so a slow span is traced to its replica. The
+ * rest (SDK versions, command lines) is left out: it would be repeated on every span. Jaeger clients name
+ * the host `hostname`.
+ */
+export const RESOURCE_IDENTITY = ['service.namespace', 'service.instance.id', 'service.version', 'host.name', 'k8s.pod.name', 'k8s.namespace.name', 'k8s.node.name', 'container.id'] as const;
+
+export function identityOf(resource: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of RESOURCE_IDENTITY) if (resource[k] !== undefined && resource[k] !== null) out[k] = resource[k];
+  if (out['host.name'] === undefined && typeof resource.hostname === 'string') out['host.name'] = resource.hostname;
+  return out;
+}

@@ -137,3 +137,19 @@ test("the parent by Jaeger's own rule: the first CHILD_OF within the trace, else
     t.dispose();
   }
 });
+
+test("a Jaeger process's host names its spans (hostname as host.name)", async () => {
+  const doc = { data: [{ traceID: 'a1', spans: [{ traceID: 'a1', spanID: 'b1', operationName: 'op', references: [], startTime: 1717000000000000, duration: 10, tags: [], processID: 'p1' }], processes: { p1: { serviceName: 'vllm', tags: [{ key: 'hostname', type: 'string', value: 'gpu-node-3' }, { key: 'jaeger.version', type: 'string', value: 'Go-2.30.0' }] } } }] };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'p.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const attrs = JSON.parse(storeSql(t.store).prepare('SELECT attrs_json FROM spans').pluck().get() as string);
+    assert.equal(attrs['host.name'], 'gpu-node-3');
+    assert.equal(attrs['jaeger.version'], undefined);
+  } finally {
+    t.dispose();
+  }
+});

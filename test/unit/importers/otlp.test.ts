@@ -187,3 +187,37 @@ test("Grafana Tempo's trace answers ({trace: {resourceSpans}} of v2, {batches: [
     }
   }
 });
+
+test('the resource attributes that name a replica (host, pod, instance) are kept on its spans; SDK details are not', async () => {
+  const kv = (key: string, v: string) => ({ key, value: { stringValue: v } });
+  const doc = {
+    resourceSpans: [
+      {
+        resource: { attributes: [kv('service.name', 'vllm'), kv('host.name', 'gpu-node-3'), kv('k8s.pod.name', 'vllm-7f9c-2'), kv('telemetry.sdk.version', '1.27.0')] },
+        scopeSpans: [
+          {
+            scope: { name: 'x' },
+            spans: [
+              { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '1111111111111111', name: 'a', startTimeUnixNano: '1717000000000000000', endTimeUnixNano: '1717000001000000000' },
+              { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '2222222222222222', name: 'b', startTimeUnixNano: '1717000000000000000', endTimeUnixNano: '1717000001000000000', attributes: [kv('host.name', 'own-host')] },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'r.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const attrs = (storeSql(t.store).prepare('SELECT attrs_json FROM spans ORDER BY span_id').pluck().all() as string[]).map((x) => JSON.parse(x));
+    assert.equal(attrs[0]['host.name'], 'gpu-node-3');
+    assert.equal(attrs[0]['k8s.pod.name'], 'vllm-7f9c-2');
+    assert.equal(attrs[0]['telemetry.sdk.version'], undefined);
+    assert.equal(attrs[1]['host.name'], 'own-host');
+  } finally {
+    t.dispose();
+  }
+});
