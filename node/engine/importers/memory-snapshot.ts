@@ -15,7 +15,8 @@
 //   from the segments (allocated = requested bytes of active blocks, as trace sizes are requested sizes;
 //   reserved = segment bytes); segments without a trace give the totals at the dump time (the last
 //   entry of every device's trace).
-// - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream).
+// - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream, stack_id
+//   where the entry has frames; the text names the innermost Python frame).
 // Times: trace `time_us` is epoch µs → ns. Older snapshots (no time_us, blocks without addresses, segments
 // without a trace) are completed by memory-snapshot-variants.ts, with warnings.
 // Bounds: memo references let a few bytes stand for a container many times over (a 12 KB pickle of
@@ -208,12 +209,17 @@ class SnapshotWriter {
         case ACT.oom: {
           const e = trace.oom.get(i)!;
           const free = num(e.device_free ?? e.addr);
+          // Where the failed allocation was asked for: its stack (the stacks table), and in the text the
+          // innermost Python frame, past the allocator's and the unwinder's C++ frames.
+          const f = frames[i];
+          const stack = this.stackOf(f);
+          const py = Array.isArray(f) ? f.map(formatFrame).find((x) => /\.py:\d+ /.test(x)) : undefined;
           sink.event({
             ts_ms: us / 1000,
             kind: 'oom',
             severity: 'error',
-            text: `CUDA out of memory on device ${device}: tried to allocate ${mib(size)} with ${mib(free)} free`,
-            attrs: { device, size, device_free: free, stream: num(e.stream) },
+            text: `CUDA out of memory on device ${device}: tried to allocate ${mib(size)} with ${mib(free)} free${py ? `, at ${py}` : ''}`,
+            attrs: { device, size, device_free: free, stream: num(e.stream), ...(stack !== null ? { stack_id: stack } : {}) },
           });
           break;
         }

@@ -298,3 +298,26 @@ test('a free still pending at dump time is one open allocation, counted once; ev
     t.dispose();
   }
 });
+
+test("an oom trace entry's frames: its stack, and the Python frame that asked in the event's text", async () => {
+  const T = 1_750_000_000_000_000;
+  const frames = [
+    { filename: '??', line: 0, name: 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc' },
+    { filename: '/app/model.py', line: 42, name: 'forward' },
+    { filename: '/app/train.py', line: 7, name: 'step' },
+  ];
+  const body = { segments: [], device_traces: [[{ action: 'oom', addr: 1234, device_free: 1234, size: 4 * 2 ** 30, stream: 0, time_us: T, frames }]] };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'oom.pickle');
+    writeFileSync(file, pickle(body));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const [oom] = t.store.queryEvents({ incident_id: r.incident_id, kinds: ['oom'] }).rows;
+    assert.match(oom.text, /tried to allocate 4096\.00 MiB with 0\.00 MiB free, at \/app\/model\.py:42 forward$/);
+    const stack = storeSql(t.store).prepare('SELECT frames_json FROM stacks WHERE id = ?').pluck().get(oom.attrs.stack_id) as string;
+    assert.deepEqual(JSON.parse(stack).slice(1), ['/app/model.py:42 forward', '/app/train.py:7 step']);
+  } finally {
+    t.dispose();
+  }
+});
