@@ -98,6 +98,8 @@ const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+
 const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\) /;
 /** SGLang with a time of day only: `[04:40:55 TP0] `, `[04:40:55] `. */
 const BRACKET_TIME = /^\[(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
+/** SGLang 0.1–0.2's worker prefix: `[gpu=0] `, `[gpu_id=0] `. */
+const SGLANG_GPU = /^\[gpu(?:_id)?=(\d+)\] /;
 /** torchrun's per-rank prefix (`[rank0]:`), behind an optional `[80746] ` a paste or launcher put there. */
 const RANK_PREFIX = /^(?:\[\d+\] )?\[rank(\d+)\]: ?/;
 /** PyTorch's C++ (c10) log prefix: `[E1025 07:00:43.721857 ProcessGroupNCCL.cpp:632] `, month without a
@@ -475,6 +477,11 @@ class LogParser {
     if (pm) known = true;
     if (rest.charCodeAt(0) === 91 /* [ */ && (m = RANK_PREFIX.exec(rest))) {
       rank = Number(m[1]);
+      rest = rest.slice(m[0].length);
+      known = true;
+    } else if (rest.charCodeAt(0) === 91 /* [ */ && (m = SGLANG_GPU.exec(rest))) {
+      // SGLang 0.1–0.2's worker prefix: its GPU stands where later versions print TP0.
+      tp = `TP${m[1]}`;
       rest = rest.slice(m[0].length);
       known = true;
     }
@@ -1086,6 +1093,7 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   ['sglang', /^(?:\S+Z\s+)?(?:\([\w-]+ pid=\d+\)\s+)?(?:\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z]+\d+[^\]]*)?\]\s*)?(?:(?:Decode|Prefill) batch[.,] |server_args=ServerArgs\()/],
   ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],
   ['sglang', /^\[\d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] /],
+  ['sglang', /^\[gpu(?:_id)?=\d+\] (?:Decode|Prefill) batch[.,] /],
   ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: )?text_generation_\w*(?:::\w+)*: /],
   ['tgi', /^\{"timestamp":"[^"]+",.*"target":"text_generation_/],
   // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.

@@ -312,3 +312,17 @@ test('review: a blank line after an exception only keeps a traceback on trial; a
     }
   }
 });
+
+test("SGLang 0.1–0.2's `[gpu=N]` worker prefix: its batch lines are stats, the GPU as tp", async () => {
+  const text = [
+    '[gpu=0] Decode batch. #running-req: 3, #token: 1200, token usage: 0.05, gen throughput (token/s): 27.94, #queue-req: 1',
+    '[gpu_id=0] Decode batch. #running-req: 4, #token: 1300, token usage: 0.06, gen throughput (token/s): 28.10, #queue-req: 0',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'sglang.log')?.format, 'sglang-log');
+  const r = await runImporter(sglangLogImporter, { text, mtimeMs: Date.UTC(2024, 5, 1) });
+  try {
+    assert.deepEqual(values(r, 'req.running', { tp: 'TP0' }).map((x) => x.v), [3, 4]);
+  } finally {
+    r.dispose();
+  }
+});
