@@ -36,16 +36,23 @@ export function detectMemoryTimeline(head: Buffer): number {
 class PeakPerMs {
   private ms = NaN;
   private peak = -Infinity;
-  private split: number[] = [];
+  private split: [number, number][] = [];
+  private readonly total: number;
 
-  constructor(
-    private readonly sink: Sink,
-    private readonly total: number,
-    private readonly cats: number[],
-  ) {}
+  constructor(private readonly sink: Sink) {
+    this.total = sink.series({ name: 'torch.allocated', labels: { from: 'memory_timeline' }, unit: 'bytes', kind: 'gauge' });
+  }
 
-  /** A point: its time in ms (grouped by the whole ms the store rounds it to), live bytes, and bytes per category (by index into `cats`). */
-  add(ms: number, live: number, split: number[]): void {
+  /** A category's series. */
+  category(name: string): number {
+    return this.sink.series({ name: 'torch.category_bytes', labels: { category: name }, unit: 'bytes', kind: 'gauge' });
+  }
+
+  /**
+   * A point: its time in ms (grouped by the whole ms the store rounds it to), live bytes, and bytes per
+   * category ([series, bytes]), asked for only where the point is the ms's peak so far.
+   */
+  add(ms: number, live: number, split: () => [number, number][]): void {
     const at = Math.round(ms);
     if (at !== this.ms) {
       this.flush();
@@ -53,14 +60,14 @@ class PeakPerMs {
     }
     if (live > this.peak) {
       this.peak = live;
-      this.split = split;
+      this.split = split();
     }
   }
 
   flush(): void {
     if (Number.isNaN(this.ms)) return;
     this.sink.sample(this.total, this.ms, this.peak);
-    this.split.forEach((b, c) => this.sink.sample(this.cats[c], this.ms, b));
+    for (const [id, b] of this.split) this.sink.sample(id, this.ms, b);
     this.ms = NaN;
     this.peak = -Infinity;
   }
@@ -72,17 +79,16 @@ function importCoalesced(doc: unknown[], sink: Sink, path: string): void {
   if (!Array.isArray(times) || !Array.isArray(sizes) || times.length !== sizes.length) {
     throw new ImportError(path, { key: '[1]' }, 'expected [times, sizes] of the same length (export_memory_timeline)');
   }
-  const total = sink.series({ name: 'torch.allocated', labels: { from: 'memory_timeline' }, unit: 'bytes', kind: 'gauge' });
-  const cats = CATEGORIES.map((name) => sink.series({ name: 'torch.category_bytes', labels: { category: name }, unit: 'bytes', kind: 'gauge' }));
-  const out = new PeakPerMs(sink, total, cats);
+  const out = new PeakPerMs(sink);
+  const cats = CATEGORIES.map((name) => out.category(name));
   for (let k = 0; k < times.length; k++) {
     const t = times[k];
     const row = sizes[k];
     if (typeof t !== 'number' || !Array.isArray(row) || row.length !== CATEGORIES.length + 1 || !row.every((x) => typeof x === 'number')) {
       throw new ImportError(path, { key: `[1][${k}]` }, `not a time and ${CATEGORIES.length + 1} sizes`);
     }
-    const split = (row as number[]).slice(1);
-    out.add(t / 1000, split.reduce((a, b) => a + b, 0), split);
+    const split = cats.map((id, c): [number, number] => [id, row[c + 1] as number]);
+    out.add(t / 1000, split.reduce((a, [, b]) => a + b, 0), () => split);
   }
   out.flush();
 }
@@ -119,44 +125,23 @@ export const memoryTimelineImporter: Importer = {
     for (const e of events) if (e[0] < 0) e[0] = firstTs;
     events.sort((a, b) => a[0] - b[0]);
 
-    const total = sink.series({ name: 'torch.allocated', labels: { from: 'memory_timeline' }, unit: 'bytes', kind: 'gauge' });
+    const out = new PeakPerMs(sink);
+    // The categories met so far: their series and live bytes.
     const perCat = new Map<number, { id: number; value: number }>();
     const catSeries = (c: number) => {
       let s = perCat.get(c);
-      if (!s) {
-        const name = CATEGORIES[c] ?? String(c);
-        perCat.set(c, (s = { id: sink.series({ name: 'torch.category_bytes', labels: { category: name }, unit: 'bytes', kind: 'gauge' }), value: 0 }));
-      }
+      if (!s) perCat.set(c, (s = { id: out.category(CATEGORIES[c] ?? String(c)), value: 0 }));
       return s;
     };
     let live = 0;
-    // The peak of each ms, as in the coalesced form (PeakPerMs): the categories met so far, by series id.
-    let ms = NaN;
-    let peak = -Infinity;
-    let split: [number, number][] = [];
-    const flush = () => {
-      if (Number.isNaN(ms)) return;
-      sink.sample(total, ms, peak);
-      for (const [id, v] of split) sink.sample(id, ms, v);
-    };
     for (let i = 0; i < events.length; i++) {
       const [ts, bytes, cat] = events[i];
       live += bytes;
-      const s = catSeries(cat);
-      s.value += bytes;
-      const last = i === events.length - 1 || events[i + 1][0] !== ts;
-      if (!last) continue;
-      const at = Math.round(ts / 1e6);
-      if (at !== ms) {
-        flush();
-        ms = at;
-        peak = -Infinity;
-      }
-      if (live > peak) {
-        peak = live;
-        split = [...perCat.values()].map((c) => [c.id, c.value]);
-      }
+      catSeries(cat).value += bytes;
+      // A point per distinct time, once its last change is in.
+      if (i < events.length - 1 && events[i + 1][0] === ts) continue;
+      out.add(ts / 1e6, live, () => [...perCat.values()].map((c): [number, number] => [c.id, c.value]));
     }
-    flush();
+    out.flush();
   },
 };
