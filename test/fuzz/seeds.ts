@@ -149,6 +149,32 @@ export function fuzzSeeds(dir: string): string[] {
       ),
     ],
     ['powershell.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('timestamp, index, utilization.gpu [%]\r\n' + Array.from({ length: 20 }, (_, i) => `2025/03/14 10:00:${String(i).padStart(2, '0')}.123, 0, ${i} %`).join('\r\n') + '\r\n', 'utf16le')])],
+    // The collector's file exporter: a metrics request (gauge, counter, histogram, summary) then spans in snake_case.
+    [
+      'otelcol.jsonl',
+      Buffer.from(
+        [
+          JSON.stringify({
+            resourceMetrics: [
+              {
+                resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm' } }] },
+                scopeMetrics: [
+                  {
+                    metrics: [
+                      { name: 'vllm:num_requests_running', gauge: { dataPoints: Array.from({ length: 10 }, (_, i) => ({ timeUnixNano: String(1773478800000000000n + BigInt(i) * 5000000000n), asDouble: i })) } },
+                      { name: 'vllm:prompt_tokens', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: '1773478800000000000', asInt: '12' }] } },
+                      { name: 'vllm:e2e_request_latency', unit: 's', histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: '1773478800000000000', count: '6', sum: 2.5, bucketCounts: ['1', '2', '3'], explicitBounds: [0.5, 1] }] } },
+                      { name: 'rpc', summary: { dataPoints: [{ timeUnixNano: '1773478800000000000', count: '2', sum: 1, quantileValues: [{ quantile: 0.5, value: 0.4 }] }] } },
+                    ],
+                  },
+                ],
+              },
+            ],
+          }),
+          JSON.stringify({ resource_spans: [{ scope_spans: [{ spans: Array.from({ length: 5 }, (_, i) => ({ trace_id: Buffer.alloc(16, i + 1).toString('base64'), span_id: Buffer.alloc(8, i + 1).toString('base64'), name: 'llm_request', start_time_unix_nano: String(1773478800000000000n + BigInt(i) * 1000000n), end_time_unix_nano: String(1773478800500000000n + BigInt(i) * 1000000n) })) }] }] }),
+        ].join('\n') + '\n',
+      ),
+    ],
     ['kern.log', Buffer.from(Array.from({ length: 20 }, (_, i) => `May 18 19:02:${String(i + 10)} gpu-node-3 kernel: ${i % 4 === 3 ? `Out of memory: Killed process ${4000 + i} (python3) total-vm:81234567kB, anon-rss:${60000000 + i}kB, file-rss:0kB` : i % 4 === 1 ? `NVRM: Xid (PCI:0000:3b:00): 79, pid=${4000 + i}, name=python3, GPU has fallen off the bus.` : 'usb 1-1: new high-speed USB device'}`).join('\n') + '\n')],
   ];
   const paths = own.map(([name, bytes]) => {

@@ -1,7 +1,10 @@
 // OTLP/JSON traces: one ExportTraceServiceRequest document, or the collector file exporter's JSON lines
 // (one request per line), or Jaeger's api/v3 answer (`{"result": {"resourceSpans": …}}`, one per line when
 // streamed). Old files say `instrumentationLibrarySpans`; ids are hex or base64; times are decimal strings
-// or numbers.
+// or numbers; field names are lowerCamelCase or, as protobuf's JSON mapping also allows (Python's
+// MessageToJson(preserving_proto_field_name=True)), the .proto's snake_case. Metrics requests
+// (`resourceMetrics`, which the collector's file exporter writes into the same file or a file of their
+// own) are read by otlp-metrics.ts; logs requests are counted and warned.
 //
 // Read as a stream, with no size limit: the first request a span at a time (json-path-scanner.ts), so
 // a multi-gigabyte single document never becomes one string; each later line, if any, whole (a line is
@@ -19,10 +22,12 @@ import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 import { unitsToNs } from './ns-time';
 import { SkippedSpans } from './skipped-spans';
+import { attributes } from './otlp-values';
+import { OtlpMetrics } from './otlp-metrics';
 
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
-  if (/"resourceSpans"\s*:/.test(s)) return 0.95;
+  if (/"resource_?[sS]pans"\s*:/.test(s) || /^\s*\{\s*"resource_?[mM]etrics"\s*:/.test(s)) return 0.95;
   // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
   return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
 }
@@ -44,29 +49,6 @@ function spanKind(k: unknown): unknown {
 
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
-
-/** An OTLP AnyValue as plain JSON. */
-export function anyValue(v: unknown): unknown {
-  if (!isObj(v)) return v;
-  if ('stringValue' in v) return v.stringValue;
-  if ('boolValue' in v) return v.boolValue;
-  if ('intValue' in v) {
-    const n = Number(v.intValue);
-    return Number.isSafeInteger(n) ? n : String(v.intValue);
-  }
-  if ('doubleValue' in v) return Number(v.doubleValue);
-  if ('bytesValue' in v) return v.bytesValue;
-  if (isObj(v.arrayValue)) return (Array.isArray(v.arrayValue.values) ? v.arrayValue.values : []).map(anyValue);
-  if (isObj(v.kvlistValue)) return attributes(v.kvlistValue.values);
-  return null;
-}
-
-export function attributes(list: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!Array.isArray(list)) return out;
-  for (const kv of list) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
-  return out;
-}
 
 /** A trace/span id as lower-case hex: OTLP/JSON writes hex, protobuf's JSON mapping base64. */
 export function hexId(id: unknown, bytes: number): string | null {
@@ -127,11 +109,41 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
   return true;
 }
 
-const NOT_A_REQUEST = 'not an OTLP trace request (no resourceSpans)';
+const NOT_A_REQUEST = 'not an OTLP request (no resourceSpans or resourceMetrics)';
+
+/** `resource_spans` → `resourceSpans`: protobuf's JSON mapping accepts the .proto's own field names. */
+const camel = (k: string): string => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A parsed value with every object key in lowerCamelCase (only for files written with snake_case names). */
+function camelKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(camelKeys);
+  if (!isObj(v)) return v;
+  const out: Json = {};
+  for (const k in v) out[k.includes('_') ? camel(k) : k] = camelKeys(v[k]);
+  return out;
+}
+
+/** Whether a request names its parts in snake_case. */
+const isSnake = (doc: Json): boolean => 'resource_spans' in doc || 'resource_metrics' in doc || 'resource_logs' in doc;
+
+/** What a file holds besides spans: its metric points (read), its log requests (counted). */
+interface Others {
+  metrics: OtlpMetrics;
+  logs: number;
+}
 
 /** One parsed request (a line of the collector's file, or of Jaeger's api/v3 answer stream). */
-function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, where: Position, warn: Warn): number {
+function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, others: Others, where: Position, warn: Warn): number {
   if (isObj(doc) && isObj(doc.result) && !('resourceSpans' in doc)) doc = doc.result;
+  if (isObj(doc) && isSnake(doc)) doc = camelKeys(doc);
+  if (isObj(doc) && Array.isArray(doc.resourceMetrics)) {
+    for (const rm of doc.resourceMetrics) if (isObj(rm)) others.metrics.resourceMetrics(rm, attributes(isObj(rm.resource) ? rm.resource.attributes : undefined), where);
+    return 0;
+  }
+  if (isObj(doc) && Array.isArray(doc.resourceLogs)) {
+    others.logs++;
+    return 0;
+  }
   if (!isObj(doc) || !Array.isArray(doc.resourceSpans)) {
     warn(NOT_A_REQUEST, { ...where, key: 'resourceSpans' });
     return 0;
@@ -160,7 +172,12 @@ function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, where: Pos
  */
 class RequestStream implements JsonVisitor {
   spans = 0;
-  sawResourceSpans = false;
+  /** Whether the request had resourceSpans, resourceMetrics or resourceLogs. */
+  sawRequest = false;
+  /** Which of them the value being read is under. */
+  private section: 'spans' | 'metrics' | null = null;
+  /** Field names in snake_case (`resource_spans`, …): paths and parsed values are read in lowerCamelCase. */
+  private snake = false;
   private resource: Record<string, unknown> | null = null;
   private scope: { of: Json | null } = { of: null };
   private readonly pending: { sp: Json; scope: { of: Json | null }; at: JsonPlace }[] = [];
@@ -168,6 +185,7 @@ class RequestStream implements JsonVisitor {
   constructor(
     private readonly sink: Sink,
     private readonly reqs: RequestSeries,
+    private readonly others: Others,
     private readonly warn: Warn,
   ) {}
 
@@ -178,13 +196,13 @@ class RequestStream implements JsonVisitor {
   private wrapper: string | null = null;
 
   /** The path within the request (without its wrapper), or null for a value outside it. */
-  private inner(path: JsonPath): JsonPath | null {
-    if (this.wrapper === null) return path;
-    return path.length === 0 ? path : path[0] === this.wrapper ? path.slice(1) : null;
+  private inner(outer: JsonPath): JsonPath | null {
+    const path = this.wrapper === null ? outer : outer.length === 0 ? outer : outer[0] === this.wrapper ? outer.slice(1) : null;
+    return path && this.snake ? path.map((k) => (typeof k === 'string' && k.includes('_') ? camel(k) : k)) : path;
   }
 
   enter(outer: JsonPath, kind: ValueKind): Take {
-    if (outer.length === 1 && (outer[0] === 'result' || outer[0] === 'trace') && kind === 'object' && !this.sawResourceSpans && this.wrapper === null) {
+    if (outer.length === 1 && (outer[0] === 'result' || outer[0] === 'trace') && kind === 'object' && !this.sawRequest && this.wrapper === null) {
       this.wrapper = outer[0] as string;
       return 'walk';
     }
@@ -194,13 +212,26 @@ class RequestStream implements JsonVisitor {
     switch (path.length) {
       case 0:
         return kind === 'object' ? 'walk' : 'skip';
-      case 1:
+      case 1: {
+        if (kind !== 'array' || typeof path[0] !== 'string') return 'skip';
+        if (!this.sawRequest && /^resource_(spans|metrics|logs)$/.test(path[0])) {
+          this.snake = true;
+          return this.enter(outer, kind);
+        }
         // Tempo's v1 answer names the resource spans `batches`.
-        if ((path[0] !== 'resourceSpans' && path[0] !== 'batches') || kind !== 'array') return 'skip';
-        this.sawResourceSpans = true;
+        this.section = path[0] === 'resourceSpans' || path[0] === 'batches' ? 'spans' : path[0] === 'resourceMetrics' ? 'metrics' : null;
+        if (path[0] === 'resourceLogs') {
+          this.sawRequest = true;
+          this.others.logs++;
+        }
+        if (!this.section) return 'skip';
+        this.sawRequest = true;
         return 'walk';
+      }
       case 2:
         if (kind !== 'object') return 'skip';
+        // A resourceMetrics element is read whole: what is held is bounded by one element, as for spans.
+        if (this.section === 'metrics') return 'parse';
         this.resource = null;
         return 'walk';
       case 3:
@@ -223,7 +254,10 @@ class RequestStream implements JsonVisitor {
   value(outer: JsonPath, v: unknown, at: JsonPlace): void {
     const path = this.inner(outer);
     if (path === null) return;
-    if (path.length === 6) {
+    if (this.snake) v = camelKeys(v);
+    if (path.length === 2) {
+      if (isObj(v)) this.others.metrics.resourceMetrics(v, attributes(isObj(v.resource) ? v.resource.attributes : undefined), { line: at.line, offset: at.offset });
+    } else if (path.length === 6) {
       if (!isObj(v)) return;
       if (this.resource && this.scope.of && this.pending.length === 0) this.emit(v, this.scope.of, at);
       else this.pending.push({ sp: v, scope: this.scope, at });
@@ -323,7 +357,10 @@ export const otlpImporter: Importer = {
     // The first request streams (it may be the whole, multi-gigabyte file); whether more follow, one
     // per line (the collector's file exporter), is known only after it.
     const skipped = new SkippedSpans(held.add);
-    const first = new RequestStream(sink, reqs, skipped.warn);
+    // Metric warnings are held with the first request's, and go straight out once it is placed.
+    let metricWarn: Warn = held.add;
+    const others: Others = { metrics: new OtlpMetrics(sink, (m, w) => metricWarn(m, w)), logs: 0 };
+    const first = new RequestStream(sink, reqs, others, skipped.warn);
     const scanner = new JsonPathScanner(first, { after: 'stop' });
     const chunks = input.stream()[Symbol.asyncIterator]();
     let rest: Buffer | null = null;
@@ -344,7 +381,7 @@ export const otlpImporter: Importer = {
       if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `not valid OTLP/JSON: ${e.message}`);
       throw e;
     }
-    if (!first.sawResourceSpans) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
+    if (!first.sawRequest) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
     let spans = first.spans;
     const firstEndLine = scanner.line;
 
@@ -363,6 +400,7 @@ export const otlpImporter: Importer = {
           }
           byLines = true;
           held.replay(ctx.warn, 1);
+          metricWarn = ctx.warn;
         }
         let d: unknown;
         try {
@@ -378,12 +416,17 @@ export const otlpImporter: Importer = {
           continue;
         }
         good++;
-        spans += importRequest(d, sink, reqs, { line: l.line }, skipped.to(ctx.warn));
+        spans += importRequest(d, sink, reqs, others, { line: l.line }, skipped.to(ctx.warn));
       }
     }
     if (!byLines) held.replay(ctx.warn);
     else if (bad > good) throw new ImportError(ctx.path, firstBad ?? {}, 'not valid OTLP/JSON (neither one document nor JSON lines)');
-    if (spans === 0) throw skipped.none(ctx.path, { key: 'resourceSpans' }, 'no spans in this OTLP file');
+    metricWarn = ctx.warn;
+    others.metrics.finish({ key: 'resourceMetrics' });
+    if (others.logs) ctx.warn(`${others.logs} OTLP log requests (resourceLogs) not read: Quadscope reads OTLP traces and metrics`, { key: 'resourceLogs' });
+    if (spans === 0 && others.metrics.points === 0) {
+      throw skipped.none(ctx.path, { key: 'resourceSpans' }, others.metrics.seen ? 'no spans and no readable metric points in this OTLP file' : 'no spans in this OTLP file');
+    }
     reqs.flush(sink);
   },
 };

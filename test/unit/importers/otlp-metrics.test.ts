@@ -1,0 +1,140 @@
+// OTLP metrics in the collector's file exporter output and in one document (otlp-metrics.ts), and the
+// .proto's snake_case field names protobuf's JSON mapping allows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { importFiles, tempStore } from '../../helpers/import-file';
+import { otlpImporter } from '../../../node/engine/importers/otlp';
+import { storeSql } from '../../helpers/store-sql';
+
+const importers = [otlpImporter];
+const T0 = 1_700_000_000_000; // ms
+const ns = (ms: number) => String(BigInt(ms) * 1_000_000n);
+const attrs = (o: Record<string, string>) => Object.entries(o).map(([key, v]) => ({ key, value: { stringValue: v } }));
+const resource = { attributes: attrs({ 'service.name': 'vllm', 'service.namespace': 'prod', 'service.instance.id': '10.0.0.7:8000' }) };
+const metricsRequest = (metrics: unknown[]) => ({ resourceMetrics: [{ resource, scopeMetrics: [{ scope: { name: 'otelcol/prometheusreceiver' }, metrics }] }] });
+
+const warnings = (t: ReturnType<typeof tempStore>): string[] => JSON.parse(storeSql(t.store).prepare('SELECT warnings_json FROM sources').pluck().get() as string);
+
+function rows(t: ReturnType<typeof tempStore>, sql: string): Record<string, unknown>[] {
+  return storeSql(t.store).prepare(sql).all() as Record<string, unknown>[];
+}
+
+test("collector JSON lines with metrics and spans: a scrape's gauge, counter and histogram land in the canonical series, buckets made cumulative", async () => {
+  const t = tempStore();
+  try {
+    const dp = (ms: number, extra: Record<string, unknown>) => ({ attributes: attrs({ model_name: 'llama' }), startTimeUnixNano: ns(T0 - 60_000), timeUnixNano: ns(ms), ...extra });
+    const line1 = metricsRequest([
+      { name: 'vllm:num_requests_running', gauge: { dataPoints: [dp(T0, { asDouble: 3 }), dp(T0 + 15_000, { asDouble: 5 })] } },
+      // The receiver keeps the scrape's names; `_total` trimmed or not, a monotonic sum is the counter.
+      { name: 'vllm:prompt_tokens', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [dp(T0, { asInt: '1024' })] } },
+      { name: 'vllm:generation_tokens_total', sum: { aggregationTemporality: 'AGGREGATION_TEMPORALITY_CUMULATIVE', isMonotonic: true, dataPoints: [dp(T0, { asInt: '300' })] } },
+      {
+        name: 'vllm:e2e_request_latency_seconds',
+        unit: 's',
+        histogram: { aggregationTemporality: 2, dataPoints: [dp(T0, { count: '6', sum: 4.5, bucketCounts: ['1', '2', '3'], explicitBounds: [0.3, 1.0] })] },
+      },
+      // The point of a series gone stale: no value recorded.
+      { name: 'vllm:num_requests_waiting', gauge: { dataPoints: [dp(T0, { asDouble: 0, flags: 1 })] } },
+    ]);
+    const line2 = { resourceSpans: [{ resource, scopeSpans: [{ scope: { name: 'vllm' }, spans: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'llm_request', startTimeUnixNano: ns(T0), endTimeUnixNano: ns(T0 + 250) }] }] }] };
+    const file = join(t.dir, 'otelcol-export.jsonl');
+    writeFileSync(file, `${JSON.stringify(line1)}\n${JSON.stringify(line2)}\n`);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    assert.equal(r.sources[0].format, 'otlp-json');
+    const series = rows(t, 'SELECT name, labels_json, kind FROM series ORDER BY name');
+    const byName = new Map(series.map((s) => [s.name as string, s]));
+    assert.deepEqual([...byName.keys()].filter((n) => !n.includes('.count') && !n.includes('.sum')), ['lat.e2e', 'req.running', 'tokens.generation', 'tokens.prompt']);
+    assert.equal(byName.get('tokens.prompt')!.kind, 'counter');
+    assert.deepEqual(JSON.parse(byName.get('req.running')!.labels_json as string), { job: 'prod/vllm', instance: '10.0.0.7:8000', model: 'llama', metric: 'vllm:num_requests_running' });
+    const sample = (name: string) => rows(t, `SELECT ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = '${name}' ORDER BY ts_ms`);
+    assert.deepEqual(sample('req.running'), [{ ts_ms: T0, value: 3 }, { ts_ms: T0 + 15_000, value: 5 }]);
+    assert.deepEqual(sample('tokens.prompt'), [{ ts_ms: T0, value: 1024 }]);
+    assert.deepEqual(sample('lat.e2e.count'), [{ ts_ms: T0, value: 6 }]);
+    assert.deepEqual(sample('lat.e2e.sum'), [{ ts_ms: T0, value: 4.5 }]);
+    const buckets = rows(t, "SELECT le, count FROM histograms JOIN series s ON s.id = series_id WHERE s.name = 'lat.e2e' ORDER BY le");
+    assert.deepEqual(buckets, [{ le: 0.3, count: 1 }, { le: 1, count: 3 }, { le: Infinity, count: 6 }]);
+    assert.equal(rows(t, 'SELECT COUNT(*) n FROM spans')[0].n, 1);
+    assert.deepEqual(warnings(t), []);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('one metrics document, streamed: delta sums made cumulative, a trimmed unit suffix put back, summaries, exponential histograms and log requests warned', async () => {
+  const t = tempStore();
+  try {
+    const doc = metricsRequest([
+      { name: 'requests', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: ns(T0), asInt: '5' }, { timeUnixNano: ns(T0 + 10_000), asInt: '7' }] } },
+      // trim_metric_suffixes: vllm:e2e_request_latency_seconds arrives as vllm:e2e_request_latency, unit s.
+      { name: 'vllm:e2e_request_latency', unit: 's', histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: ns(T0), count: '2', sum: 1, bucketCounts: [], explicitBounds: [] }] } },
+      { name: 'rpc_duration', summary: { dataPoints: [{ timeUnixNano: ns(T0), count: '4', sum: 2, quantileValues: [{ quantile: 0.99, value: 0.9 }, { value: 0.1 }] }] } },
+      { name: 'ttft', exponentialHistogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: ns(T0), count: '3', sum: 0.6, scale: 3, positive: { offset: -20, bucketCounts: ['1', '2'] } }] } },
+      { name: 'broken', gauge: { dataPoints: [{ timeUnixNano: 'soon', asDouble: 1 }] } },
+    ]);
+    const file = join(t.dir, 'metrics.json');
+    writeFileSync(file, JSON.stringify({ ...doc, resourceLogs: [{ scopeLogs: [] }] }, null, 2));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const sample = (name: string, where = '') => rows(t, `SELECT ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = '${name}' ${where} ORDER BY ts_ms`);
+    assert.deepEqual(sample('requests'), [{ ts_ms: T0, value: 5 }, { ts_ms: T0 + 10_000, value: 12 }]);
+    assert.deepEqual(sample('lat.e2e.count'), [{ ts_ms: T0, value: 2 }]);
+    assert.deepEqual(sample('rpc_duration', `AND s.labels_json LIKE '%"quantile":"0.99"%'`), [{ ts_ms: T0, value: 0.9 }]);
+    assert.deepEqual(sample('rpc_duration', `AND s.labels_json LIKE '%"quantile":"0"%'`), [{ ts_ms: T0, value: 0.1 }]);
+    assert.deepEqual(sample('rpc_duration_count'), [{ ts_ms: T0, value: 4 }]);
+    assert.deepEqual(sample('ttft_count'), [{ ts_ms: T0, value: 3 }]);
+    const warned = warnings(t).join('\n');
+    assert.match(warned, /\(line \d+, byte \d+, key metrics\.broken\): 1 data points without a readable time or value skipped/);
+    assert.match(warned, /1 exponential histogram points: their count and sum are kept/);
+    assert.match(warned, /1 OTLP log requests \(resourceLogs\) not read/);
+  } finally {
+    t.dispose();
+  }
+});
+
+test("snake_case field names (the .proto's own, as protobuf's JSON mapping allows): spans and metrics read, in one document and in JSON lines", async () => {
+  const t = tempStore();
+  try {
+    const spans = {
+      resource_spans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { string_value: 'vllm' } }] },
+          scope_spans: [{ scope: { name: 'x' }, spans: [{ trace_id: 'W47/95gDgQPSabYzgT/GDA==', span_id: '7uGbfsPBsXQ=', parent_span_id: '', name: 'root', kind: 'SPAN_KIND_SERVER', start_time_unix_nano: ns(T0), end_time_unix_nano: ns(T0 + 5) }] }],
+        },
+      ],
+    };
+    const metrics = { resource_metrics: [{ resource: {}, scope_metrics: [{ metrics: [{ name: 'vllm:num_requests_waiting', gauge: { data_points: [{ time_unix_nano: ns(T0), as_double: 4 }] } }] }] }] };
+    const doc = join(t.dir, 'trace.json');
+    writeFileSync(doc, JSON.stringify(spans, null, 2));
+    const lines = join(t.dir, 'export.jsonl');
+    writeFileSync(lines, `${JSON.stringify(metrics)}\n${JSON.stringify(spans)}\n`);
+    const r = await importFiles(t.store, [doc, lines], { importers });
+    for (const s of r.sources) assert.equal(s.status, 'ok', `${s.path}: ${s.error}`);
+    const got = rows(t, 'SELECT trace_id, span_id, attrs_json FROM spans');
+    assert.equal(got.length, 2);
+    for (const s of got) {
+      assert.equal(s.trace_id, '5b8efff798038103d269b633813fc60c');
+      assert.equal(s.span_id, 'eee19b7ec3c1b174');
+      assert.equal(JSON.parse(s.attrs_json as string)['service.name'], 'vllm');
+      assert.equal(JSON.parse(s.attrs_json as string)['otel.kind'], 2);
+    }
+    assert.deepEqual(rows(t, "SELECT value FROM samples JOIN series s ON s.id = series_id WHERE s.name = 'req.waiting'"), [{ value: 4 }]);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a metrics file with no readable point fails naming the first problem', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'metrics.json');
+    writeFileSync(file, JSON.stringify(metricsRequest([{ name: 'x', gauge: { dataPoints: [{ timeUnixNano: ns(T0) }] } }, { name: 'y', histogram: { dataPoints: [{ timeUnixNano: ns(T0), count: 'many' }] } }])));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error ?? '', /no spans and no readable metric points in this OTLP file/);
+  } finally {
+    t.dispose();
+  }
+});
