@@ -8,6 +8,7 @@ export type FormatId =
   | 'nvidia-smi-apps-csv'
   | 'nvidia-smi-dmon'
   | 'nvidia-smi-pmon'
+  | 'nvidia-smi-text'
   | 'vllm-log'
   | 'sglang-log'
   | 'tgi-log'

@@ -70,14 +70,15 @@ const CORPUS_SEEDS = [
   'jaeger_json/jaeger_converter_fixture_ui_01.json',
 ];
 
-/**
- * Engine and kernel logs from the repo's own samples: the lines the log importers' regexes look for
- * (NCCL watchdog errors, preemption wordings, OOM text), which repeat-word grows to a megabyte — a seed
- * without them never reaches the paths that were quadratic.
- */
 const NSYS_CORPUS_SEED = 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.sqlite.gz';
 
-const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log'];
+/**
+ * The repo's own samples: engine and kernel logs with the lines the log importers' regexes look for
+ * (NCCL watchdog errors, preemption wordings, OOM text), which repeat-word grows to a megabyte — a seed
+ * without them never reaches the paths that were quadratic — and nvidia-smi's table and query, whose
+ * readers go by columns and indentation.
+ */
+const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log', 'nvidia-smi-table-r470.txt', 'nvidia-smi-q-r470.txt'];
 
 export function fuzzSeeds(dir: string): string[] {
   mkdirSync(dir, { recursive: true });

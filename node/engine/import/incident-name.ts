@@ -49,6 +49,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['jaeger-json', 'traces'],
   ['nvidia-smi-csv', 'GPU telemetry'],
   ['nvidia-smi-dmon', 'GPU telemetry'],
+  ['nvidia-smi-text', 'GPU telemetry'],
   ['prometheus-text', 'metrics'],
   ['prometheus-json', 'metrics'],
   ['kernel-log', 'kernel log'],

@@ -3,6 +3,7 @@ import type { Importer } from './types';
 import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
 import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from './nvidia-smi';
+import { nvidiaSmiTextImporter } from './nvidia-smi-text';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
 import { sglangLogImporter, tgiLogImporter, torchLogImporter, vllmLogImporter } from './vllm-log';
@@ -14,6 +15,7 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   nvidiaSmiAppsCsvImporter,
   nvidiaSmiDmonImporter,
   nvidiaSmiPmonImporter,
+  nvidiaSmiTextImporter,
   vllmLogImporter,
   sglangLogImporter,
   tgiLogImporter,

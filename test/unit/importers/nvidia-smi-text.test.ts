@@ -1,0 +1,161 @@
+// nvidia-smi's default table and `-q` query (nvidia-smi-text.ts): the values each layout gives, the GPU a
+// table and a query in one file share, lost GPUs, and detection beside the other nvidia-smi formats.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { detectImporter, HEAD_BYTES } from '../../../node/engine/importers/registry';
+import { nvidiaSmiTextImporter } from '../../../node/engine/importers/nvidia-smi-text';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
+import { runImporter, type Run } from './run-importer';
+
+const sample = (name: string) => fileURLToPath(new URL(`../../samples/variants/${name}`, import.meta.url));
+const MIB = 1024 * 1024;
+const at = (iso: string) => Date.parse(iso);
+
+function values(r: Run, name: string, gpu?: string): { ts: number; v: number; pid: string | null }[] {
+  return r.all<{ ts: number; v: number; pid: string | null }>(
+    `SELECT ts_ms ts, value v, json_extract(s.labels_json, '$.pid') pid FROM samples JOIN series s ON s.id = series_id
+     WHERE s.name = ? AND (? IS NULL OR json_extract(s.labels_json, '$.gpu') = ?) ORDER BY ts_ms, pid`,
+    name,
+    gpu ?? null,
+    gpu ?? null,
+  );
+}
+
+test('default table (driver 470, -l): every GPU per snapshot at its date line, processes, a GPU gone ERR! is one gpu_lost event and no readings', async () => {
+  const r = await runImporter(nvidiaSmiTextImporter, { file: sample('nvidia-smi-table-r470.txt') });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const t1 = at('2022-11-22T10:50:33Z');
+    const t2 = at('2022-11-22T10:50:38Z');
+    assert.deepEqual(values(r, 'gpu.mem.used', '0').map((x) => [x.ts, x.v]), [[t1, 38211 * MIB], [t2, 38211 * MIB]]);
+    assert.deepEqual(values(r, 'gpu.mem.total', '1').map((x) => [x.ts, x.v]), [[t1, 40536 * MIB]]);
+    assert.deepEqual(values(r, 'gpu.util', '0').map((x) => x.v), [0.97, 0.98]);
+    assert.deepEqual(values(r, 'gpu.temp', '1').map((x) => x.v), [36]);
+    assert.deepEqual(values(r, 'gpu.power', '0').map((x) => x.v), [61, 64]);
+    assert.deepEqual(values(r, 'gpu.power_limit', '0').map((x) => x.v), [400, 400]);
+    assert.deepEqual(values(r, 'proc.gpu_mem.used').map((x) => [x.ts, x.pid, x.v]), [[t1, '41822', 38200 * MIB], [t1, '41823', 38180 * MIB], [t2, '41822', 38200 * MIB]]);
+    const labels = JSON.parse(r.all<{ l: string }>("SELECT labels_json l FROM series WHERE name = 'gpu.mem.used' ORDER BY id")[0].l);
+    // The table cuts the name ("NVIDIA A100-SXM..."): no gpu_model rather than a wrong one.
+    assert.deepEqual(labels, { gpu: '0', bus_id: '00000000:07:00.0', metric: 'nvidia-smi:memory.used' });
+    const lost = r.all<{ ts_ms: number; kind: string; severity: string; attrs_json: string }>('SELECT ts_ms, kind, severity, attrs_json FROM events');
+    assert.equal(lost.length, 1);
+    assert.equal(lost[0].kind, 'gpu_lost');
+    assert.equal(lost[0].ts_ms, t2);
+    assert.equal(JSON.parse(lost[0].attrs_json).bus_id, '0000:0f:00');
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('table before driver 450 (no MIG line, processes without GI/CI) and without its date line: read at the mtime, warned', async () => {
+  const r = await runImporter(nvidiaSmiTextImporter, { file: sample('nvidia-smi-table-r418-undated.txt'), mtimeMs: at('2025-06-01T00:00:00Z') });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => [x.ts, x.v]), [[at('2025-06-01T00:00:00Z'), 15911 * MIB]]);
+    assert.deepEqual(values(r, 'gpu.ecc_dbe').map((x) => x.v), [2]);
+    assert.deepEqual(values(r, 'proc.gpu_mem.used').map((x) => [x.pid, x.v]), [['7781', 15899 * MIB]]);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /without its date line: used the file's modification time/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('-q (driver 470): memory, utilisation, power, clocks, throttle bitmask, volatile ECC in both layouts, remapped rows, processes', async () => {
+  const r = await runImporter(nvidiaSmiTextImporter, { file: sample('nvidia-smi-q-r470.txt') });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const a = '00000000:07:00.0';
+    const b = '00000000:0F:00.0';
+    const one = (name: string, gpu: string) => values(r, name, gpu).map((x) => x.v);
+    assert.deepEqual(values(r, 'gpu.mem.used', a).map((x) => [x.ts, x.v]), [[at('2022-11-22T10:51:02Z'), 38211 * MIB]]);
+    assert.deepEqual(one('gpu.mem.free', a), [2325 * MIB]);
+    assert.deepEqual(one('gpu.util', a), [0.97]);
+    assert.deepEqual(one('gpu.power', a), [391.2]);
+    // "Enforced Power Limit", not "Power Limit" nor "Default Power Limit".
+    assert.deepEqual(one('gpu.power_limit', a), [400]);
+    assert.deepEqual(one('gpu.sm_clock', a), [1095]);
+    assert.deepEqual(one('gpu.temp', a), [84]);
+    // SW power cap | HW slowdown | HW thermal slowdown.
+    assert.deepEqual(one('gpu.throttle_reasons', a), [0x4 | 0x8 | 0x40]);
+    assert.deepEqual(one('gpu.throttle_reasons', b), [0]);
+    // Volatile only: SRAM + DRAM on the A100, Single/Double Bit totals on the V100.
+    assert.deepEqual([one('gpu.ecc_sbe', a), one('gpu.ecc_dbe', a)], [[5], [2]]);
+    assert.deepEqual([one('gpu.ecc_sbe', b), one('gpu.ecc_dbe', b)], [[5], [1]]);
+    assert.deepEqual(one('gpu.row_remap_pending', a), [1]);
+    assert.deepEqual(one('gpu.pcie_replays', a), [3]);
+    assert.deepEqual(values(r, 'proc.gpu_mem.used').map((x) => [x.pid, x.v]), [['41822', 38200 * MIB]]);
+    const labels = JSON.parse(r.all<{ l: string }>("SELECT labels_json l FROM series WHERE name = 'gpu.mem.used' ORDER BY id")[1].l);
+    assert.deepEqual(labels, { gpu: b, bus_id: b, gpu_model: 'Tesla V100-SXM2-16GB', gpu_uuid: 'GPU-9f8e7d6c-0000-1111-2222-333344445555', metric: 'nvidia-smi:memory.used' });
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('a table then a query in one file (`nvidia-smi; nvidia-smi -q`, under watch): the query names each GPU by the index the table gave its bus; a GPU the query cannot reach is lost', async () => {
+  const table = readFileSync(sample('nvidia-smi-table-r470.txt'), 'utf8').split('\n').slice(0, 24).join('\n');
+  const text = [
+    'Every 5.0s: nvidia-smi; nvidia-smi -q          gpu-node-3: Tue Nov 22 10:50:33 2022',
+    '',
+    table,
+    '',
+    '==============NVSMI LOG==============',
+    '',
+    'Timestamp                                 : Tue Nov 22 10:50:34 2022',
+    'Attached GPUs                             : 2',
+    'GPU 00000000:07:00.0',
+    '    FB Memory Usage',
+    '        Used                              : 38211 MiB',
+    'Unable to determine the device handle for gpu 0000:0F:00.0: Unknown Error',
+    '',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiTextImporter, { text, name: 'gpu-state.txt' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const labels = r.all<{ l: string }>("SELECT labels_json l FROM series WHERE name = 'gpu.mem.used' ORDER BY id").map((x) => JSON.parse(x.l).gpu);
+    // The query's GPU is the table's: one series (the same labels and reading), its sample a second later.
+    assert.deepEqual(labels, ['0', '1']);
+    assert.deepEqual(values(r, 'gpu.mem.used', '0').map((x) => x.ts), [at('2022-11-22T10:50:33Z'), at('2022-11-22T10:50:34Z')]);
+    const events = r.all<{ kind: string; ts_ms: number; text: string }>('SELECT kind, ts_ms, text FROM events');
+    assert.deepEqual(events.map((e) => [e.kind, e.ts_ms]), [['gpu_lost', at('2022-11-22T10:50:34Z')]]);
+    assert.match(events[0].text, /Unable to determine the device handle for gpu 0000:0F:00.0/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("detection: the table, the query and nvidia-smi's 'no devices' message are nvidia-smi-text; a capture stays the CSV importer's", { skip: skipUnlessCorpus('nvidia_smi/nvgpuexp_capture_linux-x86_64__nvidia-h200__590.48.01.txt') }, () => {
+  for (const f of ['nvidia-smi-table-r470.txt', 'nvidia-smi-table-r418-undated.txt', 'nvidia-smi-q-r470.txt', 'nvidia-smi-no-devices.txt']) {
+    assert.equal(detectImporter(readFileSync(sample(f)).subarray(0, HEAD_BYTES), f)?.format, 'nvidia-smi-text', f);
+  }
+  const capture = corpusFile('nvidia_smi/nvgpuexp_capture_linux-x86_64__nvidia-h200__590.48.01.txt')!;
+  assert.equal(detectImporter(readFileSync(capture).subarray(0, HEAD_BYTES), 'capture.txt')?.format, 'nvidia-smi-csv');
+});
+
+test('corpus: the default table and -q of a real H200 under load (cut from its capture) give the readings its CSV gives', { skip: skipUnlessCorpus('nvidia_smi/nvgpuexp_capture_linux-x86_64__nvidia-h200__590.48.01.txt') }, async () => {
+  const capture = readFileSync(corpusFile('nvidia_smi/nvgpuexp_capture_linux-x86_64__nvidia-h200__590.48.01.txt')!, 'utf8').split('\n');
+  // The sections "# load :: nvidia-smi (default table)" and "# load :: query (-q)", without the capture's own lines.
+  const keep: string[] = [];
+  let on = false;
+  for (const l of capture) {
+    if (l.startsWith('# ')) on = l === '# load :: nvidia-smi (default table)' || l === '# load :: query (-q)' ? true : l.startsWith('# $') ? on : false;
+    else if (on && !l.startsWith('####')) keep.push(l);
+  }
+  const r = await runImporter(nvidiaSmiTextImporter, { text: keep.join('\n'), name: 'nvidia-smi.txt' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    // The capture's CSV row of the same moment: memory.used 32362 MiB, utilization 100 %, power limit 700 W.
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => x.v), [32362 * MIB, 32362 * MIB]);
+    assert.deepEqual(values(r, 'gpu.util').map((x) => x.v), [1, 1]);
+    assert.deepEqual(values(r, 'gpu.power_limit').map((x) => x.v), [700, 700]);
+    // The table's and the query's process rows are one series each (same GPU, pid, process), at one time.
+    assert.deepEqual(values(r, 'proc.gpu_mem.used').map((x) => x.v), [2566 * MIB, 1542 * MIB, 28234 * MIB]);
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
