@@ -9,6 +9,7 @@ export type FormatId =
   | 'nvidia-smi-dmon'
   | 'nvidia-smi-pmon'
   | 'nvidia-smi-text'
+  | 'nvidia-smi-xml'
   | 'vllm-log'
   | 'sglang-log'
   | 'tgi-log'

@@ -75,10 +75,10 @@ const NSYS_CORPUS_SEED = 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.s
 /**
  * The repo's own samples: engine and kernel logs with the lines the log importers' regexes look for
  * (NCCL watchdog errors, preemption wordings, OOM text), which repeat-word grows to a megabyte — a seed
- * without them never reaches the paths that were quadratic — and nvidia-smi's table and query, whose
- * readers go by columns and indentation.
+ * without them never reaches the paths that were quadratic — and nvidia-smi's table, query and XML, whose
+ * readers go by columns, indentation and tags.
  */
-const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log', 'nvidia-smi-table-r470.txt', 'nvidia-smi-q-r470.txt'];
+const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log', 'nvidia-smi-table-r470.txt', 'nvidia-smi-q-r470.txt', 'nvidia-smi-q-x-r535.xml'];
 
 export function fuzzSeeds(dir: string): string[] {
   mkdirSync(dir, { recursive: true });

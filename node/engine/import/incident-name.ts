@@ -50,6 +50,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['nvidia-smi-csv', 'GPU telemetry'],
   ['nvidia-smi-dmon', 'GPU telemetry'],
   ['nvidia-smi-text', 'GPU telemetry'],
+  ['nvidia-smi-xml', 'GPU telemetry'],
   ['prometheus-text', 'metrics'],
   ['prometheus-json', 'metrics'],
   ['kernel-log', 'kernel log'],

@@ -4,6 +4,7 @@ import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
 import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from './nvidia-smi';
 import { nvidiaSmiTextImporter } from './nvidia-smi-text';
+import { nvidiaSmiXmlImporter } from './nvidia-smi-xml';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
 import { sglangLogImporter, tgiLogImporter, torchLogImporter, vllmLogImporter } from './vllm-log';
@@ -16,6 +17,7 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   nvidiaSmiDmonImporter,
   nvidiaSmiPmonImporter,
   nvidiaSmiTextImporter,
+  nvidiaSmiXmlImporter,
   vllmLogImporter,
   sglangLogImporter,
   tgiLogImporter,

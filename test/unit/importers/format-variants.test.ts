@@ -25,6 +25,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['memory-snapshot-torch20-segments-only.pickle', 'torch-memory-snapshot', { series: 4, samples: 4, allocations: 2 }, 2],
   ['memory-snapshot-torch21-no-time.pickle', 'torch-memory-snapshot', { series: 2, samples: 2, allocations: 2 }, 1],
   ['nvidia-smi-no-devices.txt', 'nvidia-smi-text', { events: 1 }, 1],
+  ['nvidia-smi-q-x-r535.xml', 'nvidia-smi-xml', { series: 57, samples: 84 }, 0],
   ['nvidia-smi-q-r470.txt', 'nvidia-smi-text', { series: 32, samples: 32 }, 0],
   ['nvidia-smi-table-r418-undated.txt', 'nvidia-smi-text', { series: 9, samples: 9 }, 1],
   ['nvidia-smi-table-r470.txt', 'nvidia-smi-text', { series: 18, samples: 27, events: 1 }, 0],

@@ -259,3 +259,15 @@ test('a 50 MB document imports with live heap far below its size', async () => {
     t.dispose();
   }
 });
+
+test('JSON lines that are mostly not JSON are given up on after a thousand bad lines, with the same error as at the end', async () => {
+  const first = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'x', startTimeUnixNano: '1700000000000000000' }] }] }] });
+  const r = await runImporter(otlpImporter, { text: `${first}\n${'a 1\n'.repeat(50_000)}`, name: 'otel.jsonl' });
+  try {
+    assert.match(r.error?.message ?? '', /otel\.jsonl \(line 2, byte \d+\): not valid OTLP\/JSON \(neither one document nor JSON lines\)/);
+    // One warning a bad line up to the point of giving up, not 50,000.
+    assert.equal(r.warnings.filter((w) => /malformed JSON/.test(w)).length, 1000);
+  } finally {
+    r.dispose();
+  }
+});

@@ -1,11 +1,13 @@
-// nvidia-smi's default table and `-q` query (nvidia-smi-text.ts): the values each layout gives, the GPU a
-// table and a query in one file share, lost GPUs, and detection beside the other nvidia-smi formats.
+// nvidia-smi's snapshots: the default table and `-q` query (nvidia-smi-text.ts), `-q -x` XML
+// (nvidia-smi-xml.ts): the values each layout gives, the GPU a table and a query in one file share, lost
+// GPUs, and detection beside the other nvidia-smi formats.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { detectImporter, HEAD_BYTES } from '../../../node/engine/importers/registry';
 import { nvidiaSmiTextImporter } from '../../../node/engine/importers/nvidia-smi-text';
+import { nvidiaSmiXmlImporter } from '../../../node/engine/importers/nvidia-smi-xml';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { runImporter, type Run } from './run-importer';
 
@@ -132,6 +134,7 @@ test("detection: the table, the query and nvidia-smi's 'no devices' message are 
   for (const f of ['nvidia-smi-table-r470.txt', 'nvidia-smi-table-r418-undated.txt', 'nvidia-smi-q-r470.txt', 'nvidia-smi-no-devices.txt']) {
     assert.equal(detectImporter(readFileSync(sample(f)).subarray(0, HEAD_BYTES), f)?.format, 'nvidia-smi-text', f);
   }
+  assert.equal(detectImporter(readFileSync(sample('nvidia-smi-q-x-r535.xml')).subarray(0, HEAD_BYTES), 'x.xml')?.format, 'nvidia-smi-xml');
   const capture = corpusFile('nvidia_smi/nvgpuexp_capture_linux-x86_64__nvidia-h200__590.48.01.txt')!;
   assert.equal(detectImporter(readFileSync(capture).subarray(0, HEAD_BYTES), 'capture.txt')?.format, 'nvidia-smi-csv');
 });
@@ -157,5 +160,52 @@ test('corpus: the default table and -q of a real H200 under load (cut from its c
     assert.deepEqual(r.warnings, []);
   } finally {
     r.dispose();
+  }
+});
+
+test('-q -x (DTD v12, -l): each document at its <timestamp>; current clocks, not max_clocks; volatile ECC, not aggregate; event reasons; escaped process names', async () => {
+  // Tags cut across chunks of 7 bytes: the reader keeps an unfinished tag and a leaf's text across them.
+  const r = await runImporter(nvidiaSmiXmlImporter, { file: sample('nvidia-smi-q-x-r535.xml'), chunk: 7 });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const a = '00000000:18:00.0';
+    const b = '00000000:2A:00.0';
+    const t1 = at('2025-03-10T14:02:11Z');
+    const t2 = at('2025-03-10T14:02:16Z');
+    assert.deepEqual(values(r, 'gpu.mem.used', a).map((x) => [x.ts, x.v]), [[t1, 76012 * MIB], [t2, 76100 * MIB]]);
+    assert.deepEqual(values(r, 'gpu.sm_clock', a).map((x) => x.v), [1980, 1980]);
+    assert.deepEqual(values(r, 'gpu.power_limit', b).map((x) => x.v), [700]);
+    assert.deepEqual(values(r, 'gpu.throttle_reasons', b).map((x) => x.v), [0x4 | 0x8 | 0x40]);
+    assert.deepEqual(values(r, 'gpu.throttle_reasons', a).map((x) => x.v), [0x4, 0]);
+    assert.deepEqual([values(r, 'gpu.ecc_sbe', b).map((x) => x.v), values(r, 'gpu.ecc_dbe', b).map((x) => x.v)], [[3], [3]]);
+    const procs = r.all<{ p: string }>("SELECT DISTINCT json_extract(labels_json, '$.process') p FROM series WHERE name = 'proc.gpu_mem.used' ORDER BY p");
+    assert.deepEqual(procs.map((x) => x.p), ['python3', 'python3 -m vllm.entrypoints.openai.api_server --model a&b']);
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('-q -x: SRAM uncorrectable split into parity and SEC-DED (DTD v13) is not added to a whole count; a GPU nvidia-smi cannot reach between documents is lost; no <nvidia_smi_log> fails', async () => {
+  const doc = (ts: string, ecc: string) =>
+    `<?xml version="1.0" ?>\n<nvidia_smi_log>\n<timestamp>${ts}</timestamp>\n<gpu id="00000000:18:00.0">\n<ecc_errors><volatile>${ecc}</volatile></ecc_errors>\n</gpu>\n</nvidia_smi_log>\n`;
+  const text =
+    doc('Mon Mar 10 14:02:11 2025', '<sram_uncorrectable_parity>2</sram_uncorrectable_parity><sram_uncorrectable_secded>1</sram_uncorrectable_secded><dram_uncorrectable>4</dram_uncorrectable>') +
+    'Unable to determine the device handle for GPU0000:2A:00.0: Unknown Error\n' +
+    doc('Mon Mar 10 14:02:16 2025', '<sram_uncorrectable>5</sram_uncorrectable><dram_uncorrectable>4</dram_uncorrectable>');
+  const r = await runImporter(nvidiaSmiXmlImporter, { text, name: 'smi.xml' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(values(r, 'gpu.ecc_dbe').map((x) => x.v), [7, 9]);
+    const lost = r.all<{ ts_ms: number; attrs_json: string }>('SELECT ts_ms, attrs_json FROM events');
+    assert.deepEqual(lost.map((e) => [e.ts_ms, JSON.parse(e.attrs_json).bus_id]), [[at('2025-03-10T14:02:11Z'), '0000:2a:00']]);
+  } finally {
+    r.dispose();
+  }
+  const bad = await runImporter(nvidiaSmiXmlImporter, { text: '<?xml version="1.0" ?>\n<other/>\n', name: 'smi.xml' });
+  try {
+    assert.match(bad.error?.message ?? '', /smi\.xml \(line 1\): not nvidia-smi XML: no <nvidia_smi_log> element/);
+  } finally {
+    bad.dispose();
   }
 });
