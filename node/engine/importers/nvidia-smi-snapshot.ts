@@ -15,8 +15,11 @@ export const CTIME = /(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s+([A-Z][a-z]{2})\s+(\d{1,
 /** A ctime match as epoch ms, in the machine's local time (the clock's zone). */
 export const ctimeMs = (m: RegExpExecArray, clock: LogClock): number => clock.local(+m[6], monthNumber(m[1]) ?? 1, +m[2], +m[3], +m[4], +m[5]);
 
-/** nvidia-smi's messages when it reaches no GPU, or not this one. */
-export const NO_GPU = /^\s*(No devices were found|NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.*|Unable to determine the device handle for (?:GPU|gpu)\s*[0-9A-Fa-f:.]+\s*:.*)\s*$/;
+/**
+ * nvidia-smi's messages when it reaches no GPU, or not this one (`Failed to initialize NVML: Driver/library version
+ * mismatch`: a driver upgraded under a running system, no GPU usable until a reboot).
+ */
+export const NO_GPU = /^\s*(No devices were found|NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.*|Failed to initialize NVML: .*|Unable to determine the device handle for (?:GPU|gpu)\s*[0-9A-Fa-f:.]+\s*:.*)\s*$/;
 
 export interface Reading {
   name: string;
@@ -45,7 +48,6 @@ export const READ = {
   temp: R(SIG.gpuTemp, 'C', 'temperature.gpu'),
   memTemp: R('gpu.mem_temp', 'C', 'temperature.memory'),
   power: R(SIG.gpuPower, 'W', 'power.draw'),
-  powerAvg: R('gpu.power_avg', 'W', 'power.draw.average'),
   powerInstant: R('gpu.power_instant', 'W', 'power.draw.instant'),
   powerLimit: R(SIG.gpuPowerLimit, 'W', 'enforced.power.limit'),
   grClock: R('gpu.gr_clock', 'MHz', 'clocks.current.graphics'),
@@ -78,17 +80,31 @@ export function readingValue(text: string, r: Reading): number | null {
   return m ? scaled(Number(m[1]), r.scale ?? 1) : null;
 }
 
-/** The series of one file, its lost GPUs, and the GPU indexes its tables gave. */
+/** The series of one file, its GPUs' labels, and its lost GPUs. */
 export class SnapshotWriter {
   private readonly ids = new Map<string, number>();
   /** GPUs lost, by bus: one gpu_lost event per GPU and file however many snapshots show it. */
   private readonly lost = new Set<string>();
-  /** GPU indexes by bus (kernel spelling), from the tables: a query in the same file names its GPUs as they did. */
-  readonly indexOf = new Map<string, string>();
+  /** nvidia-smi's lost-GPU lines waiting for the time of the snapshot they come with. */
+  private readonly pendingLost: { line: number | null; text: string; bus: string | null }[] = [];
+  /** Each GPU's labels, by bus (kernel spelling), as first written: every later table or query names it alike. */
+  private readonly identities = new Map<string, Labels>();
   snapshots = 0;
   samples = 0;
 
   constructor(private readonly sink: Sink) {}
+
+  /**
+   * The labels of the GPU on `bus`: the first ones proposed for it in the file. A table names a GPU by its
+   * index, a query (which prints none) by its bus; one GPU in both, or in a full query and a `-d POWER` one,
+   * is then one set of series whichever came first.
+   */
+  identity(bus: string, proposed: Labels): Labels {
+    const key = kernelBusId(bus);
+    let l = this.identities.get(key);
+    if (!l) this.identities.set(key, (l = proposed));
+    return l;
+  }
 
   write(r: Reading, labels: Labels, ts: number, v: number): void {
     const l = canonicalLabels({ ...labels, metric: `nvidia-smi:${r.field}` });
@@ -99,12 +115,25 @@ export class SnapshotWriter {
     this.samples++;
   }
 
-  /** A GPU nvidia-smi cannot reach (bus null: none at all), once per GPU and file. */
-  lostGpu(ts: number, line: number | null, text: string, bus: string | null): void {
+  /**
+   * A GPU nvidia-smi cannot reach (bus null: none at all), once per GPU and file. Its time is the snapshot's
+   * (ts), or, for nvidia-smi's own line (stderr, written before the output it goes with), the next time the
+   * file gives (`at`), else the last.
+   */
+  lostGpu(ts: number | null, line: number | null, text: string, bus: string | null): void {
     const key = bus === null ? '*' : kernelBusId(bus);
     if (this.lost.has(key)) return;
     this.lost.add(key);
-    this.sink.event({ ts_ms: ts, kind: EV.gpuLost, severity: 'critical', line, text, attrs: { ...(bus === null ? {} : { bus_id: kernelBusId(bus) }), source: 'nvidia-smi' } });
+    if (ts === null) this.pendingLost.push({ line, text, bus });
+    else this.sink.event({ ts_ms: ts, kind: EV.gpuLost, severity: 'critical', line, text, attrs: { ...(bus === null ? {} : { bus_id: kernelBusId(bus) }), source: 'nvidia-smi' } });
+  }
+
+  /** A snapshot's time is known: the lost-GPU lines before it take it. */
+  at(ts: number): void {
+    for (const p of this.pendingLost.splice(0)) {
+      this.lost.delete(p.bus === null ? '*' : kernelBusId(p.bus));
+      this.lostGpu(ts, p.line, p.text, p.bus);
+    }
   }
 }
 
@@ -116,24 +145,32 @@ export type EccCounter = 'sbe-total' | 'dbe-total' | 'sram-correctable' | 'dram-
  * the ECC counters and each process's fields come in pieces and are written at its end.
  */
 export class QueryGpu {
+  /** What the query says of the GPU so far (its model and UUID come after its header). */
   readonly labels: Labels;
+  private frozen: Labels | null = null;
   private reasons: number | null = null;
   private readonly ecc = new Map<EccCounter, number>();
   private pid: string | null = null;
   private process = '';
 
-  constructor(private readonly w: SnapshotWriter, bus: string) {
-    this.labels = { gpu: w.indexOf.get(kernelBusId(bus)) ?? bus, bus_id: bus };
+  constructor(private readonly w: SnapshotWriter, private readonly bus: string) {
+    this.labels = { gpu: bus, bus_id: bus };
+  }
+
+  /** The labels its series take: fixed at its first reading (the file's first naming of this GPU wins). */
+  private ids(): Labels {
+    return (this.frozen ??= this.w.identity(this.bus, { ...this.labels }));
   }
 
   reading(r: Reading, text: string, ts: number): void {
     const v = readingValue(text, r);
-    if (v !== null) this.w.write(r, this.labels, ts, v);
+    if (v !== null) this.w.write(r, this.ids(), ts, v);
   }
 
   /** A clocks event (throttle) reason by its NVML name (`sw_power_cap`), shown Active or Not Active. */
   reason(name: string, text: string): void {
-    const bit = REASON_BITS[name];
+    // The XML says display_clocks_setting where the CSV field and the text say display clock setting.
+    const bit = REASON_BITS[name === 'display_clocks_setting' ? 'display_clock_setting' : name];
     const t = text.trim();
     if (bit !== undefined && (t === 'Active' || t === 'Not Active')) this.reasons = (this.reasons ?? 0) | (t === 'Active' ? bit : 0);
   }
@@ -155,18 +192,18 @@ export class QueryGpu {
   /** A process's memory (its last field): written with the pid and name before it. */
   processMemory(text: string, ts: number): void {
     const v = readingValue(text, READ.procMem);
-    if (this.pid !== null && v !== null) this.w.write(READ.procMem, { gpu: this.labels.gpu, pid: this.pid, process: this.process }, ts, v);
+    if (this.pid !== null && v !== null) this.w.write(READ.procMem, { gpu: this.ids().gpu, pid: this.pid, process: this.process }, ts, v);
   }
 
   end(ts: number): void {
-    if (this.reasons !== null) this.w.write(READ.throttle, this.labels, ts, this.reasons);
+    if (this.reasons !== null) this.w.write(READ.throttle, this.ids(), ts, this.reasons);
     const e = this.ecc;
     const sum = (...ks: EccCounter[]): number | null => (ks.some((k) => e.has(k)) ? ks.reduce((s, k) => s + (e.get(k) ?? 0), 0) : null);
     // Old drivers print Single/Double Bit totals; newer ones SRAM and DRAM counters, SRAM uncorrectable
     // whole (R470–R550) or split into parity and SEC-DED (R555+): a split one is not added to a whole one.
     const sbe = e.get('sbe-total') ?? sum('sram-correctable', 'dram-correctable');
     const dbe = e.get('dbe-total') ?? sum(e.has('sram-uncorrectable-part') ? 'sram-uncorrectable-part' : 'sram-uncorrectable', 'dram-uncorrectable');
-    if (sbe !== null) this.w.write(READ.eccSbe, this.labels, ts, sbe);
-    if (dbe !== null) this.w.write(READ.eccDbe, this.labels, ts, dbe);
+    if (sbe !== null) this.w.write(READ.eccSbe, this.ids(), ts, sbe);
+    if (dbe !== null) this.w.write(READ.eccDbe, this.ids(), ts, dbe);
   }
 }

@@ -19,7 +19,7 @@
 // nvidia-smi's own lines for GPUs it cannot reach (`Unable to determine the device handle …`, `No devices
 // were found`, `NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`) are
 // gpu_lost events; a file of nothing else is claimed for them.
-import { kernelBusId, MIB, type Labels } from '../signals/canonical';
+import { MIB, type Labels } from '../signals/canonical';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock } from './log-time';
 import { LOST_LINE } from './nvidia-smi';
@@ -44,7 +44,8 @@ const QUERY_READINGS: Record<string, Record<string, Reading>> = {
   'Power Readings': { 'Power Draw': READ.power, 'Enforced Power Limit': READ.powerLimit },
   'GPU Power Readings': {
     'Power Draw': READ.power,
-    'Average Power Draw': READ.powerAvg,
+    // R550+ print only the average and the instantaneous draw; the average is what power.draw reads on Ampere and later.
+    'Average Power Draw': READ.power,
     'Instantaneous Power Draw': READ.powerInstant,
     'Enforced Power Limit': READ.powerLimit,
     // Newer drivers print no enforced limit; the current one is it.
@@ -73,7 +74,9 @@ const ECC: Record<string, EccCounter> = {
 class TableReader {
   private section: 'none' | 'gpus' | 'mig' | 'procs' = 'none';
   /** The GPU whose first line was read, waiting for its second. */
-  private pending: { labels: Labels; ecc: string; lost: boolean; line: number } | null = null;
+  private pending: { labels: Labels; index: string; bus: string; ecc: string; errName: boolean; line: number } | null = null;
+  /** Each GPU's labels by the index its rows give (process rows name the GPU by index). */
+  private readonly byIndex = new Map<string, Labels>();
 
   constructor(private readonly w: SnapshotWriter) {}
 
@@ -107,19 +110,23 @@ class TableReader {
       // "NVIDIA H200      On" (persistence mode, or the driver model on Windows) after the name.
       const words = first[2].split(/\s{2,}/);
       const name = words.length > 1 ? words.slice(0, -1).join(' ') : first[2].replace(/\s+(On|Off|WDDM|TCC)$/, '');
-      const labels: Labels = { gpu: first[1], bus_id: bus[1] };
-      this.w.indexOf.set(kernelBusId(bus[1]), first[1]);
-      if (name && !name.endsWith('...')) labels.gpu_model = name;
-      this.pending = { labels, ecc: cells[2].trim(), lost: cells.some((c) => c.includes('ERR!')), line: no };
+      const proposed: Labels = { gpu: first[1], bus_id: bus[1] };
+      if (name && !name.endsWith('...')) proposed.gpu_model = name;
+      const errName = /ERR!/.test(first[2]);
+      const labels = this.w.identity(bus[1], proposed);
+      this.byIndex.set(first[1], labels);
+      this.pending = { labels, index: first[1], bus: bus[1], ecc: cells[2].trim(), errName, line: no };
       return;
     }
     const g = this.pending;
     if (!g) return;
     this.pending = null;
     const t = ts();
-    // A lost GPU's other cells (its memory) are what the driver last knew, not readings.
-    if (g.lost || cells.some((c) => c.includes('ERR!'))) {
-      this.w.lostGpu(t, g.line, `nvidia-smi: GPU ${g.labels.gpu} (${g.labels.bus_id}) shows ERR!`, g.labels.bus_id);
+    // A GPU the driver lost shows ERR! for its name or most of its readings; its other cells (its memory) are
+    // what the driver last knew, not readings. One ERR! cell (a fan, a power cap) is a sensor, not the GPU.
+    const errs = cells.join('|').split('ERR!').length - 1;
+    if (g.errName || errs >= 4) {
+      this.w.lostGpu(t, g.line, `nvidia-smi: GPU ${g.index} (${g.bus}) shows ERR!`, g.bus);
       return;
     }
     // "N/A   28C    P0             77W /  700W", "30%  45C  P2  150W / 350W"
@@ -151,7 +158,7 @@ class TableReader {
     // "    0   N/A  N/A           10291      C   /root/tools/memhog        2566MiB" (GI/CI since driver 450),
     // "    0      1234      C   python      1234MiB" before.
     const m = /^\s*(\d+)\s+(?:(?:N\/A|\d+)\s+(?:N\/A|\d+)\s+)?(\d+)\s+(C\+G|M\+C|C|G|M)\s+(.*?)\s+(\d+)\s*MiB\s*$/.exec(inner);
-    if (m) this.w.write(READ.procMem, { gpu: m[1], pid: m[2], process: m[4] }, ts(), Number(m[5]) * MIB);
+    if (m) this.w.write(READ.procMem, { gpu: this.byIndex.get(m[1])?.gpu ?? m[1], pid: m[2], process: m[4] }, ts(), Number(m[5]) * MIB);
   }
 }
 
@@ -193,6 +200,8 @@ class QueryReader {
       if (key === 'Product Name') g.labels.gpu_model = value.trim();
       else if (key === 'GPU UUID') g.labels.gpu_uuid = value.trim();
     }
+    // A MIG-enabled GPU's slices print their own memory and ECC (`MIG Devices › MIG Device › FB Memory Usage`): not the GPU's.
+    if (path[0] === 'MIG Devices') return;
     const r = QUERY_READINGS[section]?.[key];
     if (r) return g.reading(r, value, ts());
     if (REASON_SECTIONS.has(section)) return g.reason(key === 'Idle' ? 'gpu_idle' : key.toLowerCase().replace(/ /g, '_'), value);
@@ -225,13 +234,15 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
   let no = 0;
   const now = (): number => (Number.isFinite(ts) ? ts : (ts = clock.fallback(no, 'nvidia-smi output without its date line')));
   for await (const batch of lineBatches(input.stream(), ctx)) {
-    for (const line of batch) {
+    for (let line of batch) {
       no++;
       // nvidia-smi's lines are short (a table is 80–100 columns, a query line under 200): a longer one is
       // none of them, and the lazy patterns below would take time quadratic in its length.
       if (line.length > MAX_LINE || !line.trim()) continue;
-      const c0 = line[0];
+      // A table may be indented as a whole (a notebook's `!nvidia-smi` output exported as a code block).
+      const c0 = line[0] === ' ' ? line.trimStart()[0] : line[0];
       if (c0 === '|' || c0 === '+') {
+        line = line.trimStart();
         if (TABLE_BANNER.test(line)) {
           if (!dated) ts = NaN;
           dated = false;
@@ -250,20 +261,24 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
       }
       const lost = NO_GPU.exec(line);
       if (lost) {
+        // Written to stderr before the output it goes with: the next snapshot's time (w.at), else the last.
         const bus = LOST_LINE.exec(line);
-        w.lostGpu(now(), no, `nvidia-smi: ${lost[1]}`, bus ? bus[1] : null);
+        w.lostGpu(null, no, `nvidia-smi: ${lost[1]}`, bus ? bus[1] : null);
         continue;
       }
       const date = CTIME.exec(line);
       if (date && mode === 'query' && /^\s*Timestamp\s+:/.test(line)) {
         ts = ctimeMs(date, clock);
+        w.at(ts);
         continue;
       }
-      // The table's first line, or a `watch` header ("Every 2.0s: nvidia-smi   host: Fri Jul  3 …"): a new snapshot.
-      if (date && (date.index === 0 || /^Every\s/.test(line))) {
+      // The table's first line (after a shell prompt where a session was pasted), or a `watch` header
+      // ("Every 2.0s: nvidia-smi   host: Fri Jul  3 …"): a new snapshot.
+      if (date && (date.index === 0 || /^Every\s/.test(line) || /^\s*$|[#$>]\s*$/.test(line.slice(0, date.index)))) {
         if (mode === 'query') query.end(now);
         mode = 'none';
         ts = ctimeMs(date, clock);
+        w.at(ts);
         dated = true;
         continue;
       }
@@ -271,23 +286,25 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
     }
   }
   query.end(now);
+  w.at(now());
   if (w.snapshots === 0 && w.samples === 0 && !Number.isFinite(ts)) {
     throw new ImportError(ctx.path, { line: 1 }, 'no nvidia-smi table (a "| NVIDIA-SMI …" banner) or query ("==NVSMI LOG==") in this file');
   }
 }
 
 /** A line of a table, a query or nvidia-smi's date line (what most of a file of this format is). */
-const SMI_LINE = /^(?:[|+]|=+\s*NVSMI LOG|\s+\S.*?\s+:|(?:Timestamp|Driver Version|CUDA Version|Attached GPUs)\s+:|GPU [0-9A-Fa-f]{4,8}:|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) )/;
+const SMI_LINE = /^(?:\s*[|+]|=+\s*NVSMI LOG|\s+\S.*?\s+:|(?:Timestamp|Driver Version|CUDA Version|Attached GPUs)\s+:|GPU [0-9A-Fa-f]{4,8}:|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) )/;
 
 export function detectSmiText(head: Buffer): number {
   const lines = headLines(head, 400);
   // nvidia_gpu_exporter's captures hold tables and queries too; their CSV sections are read (nvidia-smi.ts).
   if (lines.some((l) => l.includes('nvidia_gpu_exporter GPU capture'))) return 0;
   const content = lines.filter((l) => l.trim() && l.length <= MAX_LINE);
-  if (content.some((l) => QUERY_BANNER.test(l) || TABLE_BANNER.test(l))) {
+  if (content.some((l) => QUERY_BANNER.test(l) || TABLE_BANNER.test(l.trimStart()))) {
     // A table pasted into a log is the log's: claimed firmly only where nvidia-smi's lines are most of the head.
+    // (A 40-line engine log around a table is 60% table: it scores below the log importers.)
     const own = content.filter((l) => SMI_LINE.test(l)).length;
-    return own >= content.length * 0.6 ? 0.9 : 0.3;
+    return own >= content.length * 0.9 ? 0.9 : own >= content.length * 0.6 ? 0.55 : 0.3;
   }
   return content.length > 0 && NO_GPU.test(content[0]) ? 0.6 : 0;
 }

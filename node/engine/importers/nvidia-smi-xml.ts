@@ -32,7 +32,8 @@ const READINGS: Record<string, Reading> = {
   'power_readings/power_draw': READ.power,
   'power_readings/enforced_power_limit': READ.powerLimit,
   'gpu_power_readings/power_draw': READ.power,
-  'gpu_power_readings/average_power_draw': READ.powerAvg,
+  // R550+ print only the average and the instantaneous draw; the average is what power.draw reads on Ampere and later.
+  'gpu_power_readings/average_power_draw': READ.power,
   'gpu_power_readings/instant_power_draw': READ.powerInstant,
   'gpu_power_readings/enforced_power_limit': READ.powerLimit,
   'gpu_power_readings/current_power_limit': READ.powerLimit,
@@ -81,11 +82,12 @@ async function importSmiXml(input: EntryInput, sink: Sink, ctx: ImportContext): 
     const parent = path[path.length - 2] ?? '';
     if (parent === 'nvidia_smi_log' && name === 'timestamp') {
       const m = CTIME.exec(text.trim());
-      if (m) ts = ctimeMs(m, clock);
+      if (m) w.at((ts = ctimeMs(m, clock)));
       return;
     }
     const g = gpu;
-    if (!g) return;
+    // A MIG-enabled GPU's slices have their own memory and ECC elements: not the GPU's.
+    if (!g || path.includes('mig_devices')) return;
     if (parent === 'gpu') {
       if (name === 'product_name') g.labels.gpu_model = text.trim();
       else if (name === 'uuid') g.labels.gpu_uuid = text.trim();
@@ -111,7 +113,8 @@ async function importSmiXml(input: EntryInput, sink: Sink, ctx: ImportContext): 
   const outside = (t: string): void => {
     for (const l of t.split('\n')) {
       const lost = NO_GPU.exec(l);
-      if (lost) w.lostGpu(now(), line, `nvidia-smi: ${lost[1]}`, LOST_LINE.exec(l)?.[1] ?? null);
+      // Written to stderr before the document it goes with: that document's time (w.at), else the last.
+      if (lost) w.lostGpu(null, line, `nvidia-smi: ${lost[1]}`, LOST_LINE.exec(l)?.[1] ?? null);
     }
   };
   const tag = (body: string): void => {
@@ -179,6 +182,7 @@ async function importSmiXml(input: EntryInput, sink: Sink, ctx: ImportContext): 
     s = '';
   }
   if (gpu) (gpu as QueryGpu).end(now());
+  w.at(now());
   if (!sawLog) throw new ImportError(ctx.path, { line: 1 }, 'not nvidia-smi XML: no <nvidia_smi_log> element');
 }
 

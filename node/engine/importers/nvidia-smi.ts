@@ -187,7 +187,7 @@ const GPU_NAMING = new Set(['gpu', 'gpu_uuid', 'bus_id']);
 /** Cells nvidia-smi writes for a GPU it lost (as against `[N/A]` / `[Not Supported]`: a reading it does not have). */
 const LOST_CELL = /^\[(?:Unknown Error|GPU requires reset|GPU is lost|GPU Lost)\]$/i;
 /** nvidia-smi's own line (stderr, often redirected with the CSV) for a GPU it cannot open. */
-export const LOST_LINE = /^\s*Unable to determine the device handle for (?:GPU)?\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\s*:\s*(.+)$/i;
+export const LOST_LINE = /^\s*Unable to determine the device handle for (?:GPU\s*\d*:?)?\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\s*:\s*(.+)$/i;
 
 const sameColumns = (a: Column[], b: Column[]) => a.length === b.length && a.every((c, i) => c.field === b[i].field && c.unit === b[i].unit);
 

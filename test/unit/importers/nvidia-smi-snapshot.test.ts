@@ -151,10 +151,14 @@ test('corpus: the default table and -q of a real H200 under load (cut from its c
   const r = await runImporter(nvidiaSmiTextImporter, { text: keep.join('\n'), name: 'nvidia-smi.txt' });
   try {
     assert.equal(r.error, null, r.error?.message);
-    // The capture's CSV row of the same moment: memory.used 32362 MiB, utilization 100 %, power limit 700 W.
-    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => x.v), [32362 * MIB, 32362 * MIB]);
-    assert.deepEqual(values(r, 'gpu.util').map((x) => x.v), [1, 1]);
-    assert.deepEqual(values(r, 'gpu.power_limit').map((x) => x.v), [700, 700]);
+    // The capture's CSV row of the same moment: memory.used 32362 MiB, utilization 100 %, power limit 700 W. The
+    // table and the query are one GPU, one set of series (named as the table, first, named it), at one time.
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => x.v), [32362 * MIB]);
+    assert.deepEqual(values(r, 'gpu.util').map((x) => x.v), [1]);
+    assert.deepEqual(values(r, 'gpu.power_limit').map((x) => x.v), [700]);
+    assert.deepEqual(r.all<{ g: string }>("SELECT DISTINCT json_extract(labels_json, '$.gpu') g FROM series").map((x) => x.g), ['0']);
+    // Driver 590's query prints the average draw only: it is gpu.power.
+    assert.deepEqual(values(r, 'gpu.power').map((x) => x.v > 600), [true]);
     // The table's and the query's process rows are one series each (same GPU, pid, process), at one time.
     assert.deepEqual(values(r, 'proc.gpu_mem.used').map((x) => x.v), [2566 * MIB, 1542 * MIB, 28234 * MIB]);
     assert.deepEqual(r.warnings, []);
@@ -176,7 +180,8 @@ test('-q -x (DTD v12, -l): each document at its <timestamp>; current clocks, not
     assert.deepEqual(values(r, 'gpu.sm_clock', a).map((x) => x.v), [1980, 1980]);
     assert.deepEqual(values(r, 'gpu.power_limit', b).map((x) => x.v), [700]);
     assert.deepEqual(values(r, 'gpu.throttle_reasons', b).map((x) => x.v), [0x4 | 0x8 | 0x40]);
-    assert.deepEqual(values(r, 'gpu.throttle_reasons', a).map((x) => x.v), [0x4, 0]);
+    // <clocks_event_reason_display_clocks_setting> (the XML's spelling) is the display clock bit.
+    assert.deepEqual(values(r, 'gpu.throttle_reasons', a).map((x) => x.v), [0x4, 0x100]);
     assert.deepEqual([values(r, 'gpu.ecc_sbe', b).map((x) => x.v), values(r, 'gpu.ecc_dbe', b).map((x) => x.v)], [[3], [3]]);
     const procs = r.all<{ p: string }>("SELECT DISTINCT json_extract(labels_json, '$.process') p FROM series WHERE name = 'proc.gpu_mem.used' ORDER BY p");
     assert.deepEqual(procs.map((x) => x.p), ['python3', 'python3 -m vllm.entrypoints.openai.api_server --model a&b']);
@@ -198,7 +203,8 @@ test('-q -x: SRAM uncorrectable split into parity and SEC-DED (DTD v13) is not a
     assert.equal(r.error, null, r.error?.message);
     assert.deepEqual(values(r, 'gpu.ecc_dbe').map((x) => x.v), [7, 9]);
     const lost = r.all<{ ts_ms: number; attrs_json: string }>('SELECT ts_ms, attrs_json FROM events');
-    assert.deepEqual(lost.map((e) => [e.ts_ms, JSON.parse(e.attrs_json).bus_id]), [[at('2025-03-10T14:02:11Z'), '0000:2a:00']]);
+    // nvidia-smi writes the line (stderr) before the document it goes with: that document's time.
+    assert.deepEqual(lost.map((e) => [e.ts_ms, JSON.parse(e.attrs_json).bus_id]), [[at('2025-03-10T14:02:16Z'), '0000:2a:00']]);
   } finally {
     r.dispose();
   }
@@ -207,5 +213,124 @@ test('-q -x: SRAM uncorrectable split into parity and SEC-DED (DTD v13) is not a
     assert.match(bad.error?.message ?? '', /smi\.xml \(line 1\): not nvidia-smi XML: no <nvidia_smi_log> element/);
   } finally {
     bad.dispose();
+  }
+});
+
+test("real-world shapes: one ERR! sensor is not a lost GPU; 'GPU1: 0000:34:00.0' lost lines take the next table's time, one event each; a date after a shell prompt; MIG slices in -q are not the GPU's", async () => {
+  const table = readFileSync(sample('nvidia-smi-table-r470.txt'), 'utf8').split('\n');
+  // GPU 1's fan sensor reads ERR! (its other readings are there); then a session with two GPUs gone.
+  const fanErr = table.slice(0, 24).map((l) => (l.startsWith('| N/A   36C') ? l.replace('N/A ', 'ERR!') : l));
+  const text = [
+    ...fanErr.slice(0, 1).map((l) => `root@gpu-node-3:~# ${l}`),
+    ...fanErr.slice(1),
+    'Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error',
+    'Unable to determine the device handle for GPU3: 0000:CA:00.0: Unknown Error',
+    ...table.slice(24, 48),
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiTextImporter, { text, name: 'nvidia-smi.txt', mtimeMs: at('2030-01-01T00:00:00Z') });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(values(r, 'gpu.temp', '1').map((x) => [x.ts, x.v]), [[at('2022-11-22T10:50:33Z'), 36]]);
+    assert.deepEqual(values(r, 'gpu.fan', '1'), []);
+    const lost = r.all<{ ts_ms: number; bus: string }>("SELECT ts_ms, json_extract(attrs_json, '$.bus_id') bus FROM events ORDER BY bus");
+    // Both lost lines at the second table's time (its date line comes after them), and GPU 1 of that table (ERR!).
+    assert.deepEqual(
+      lost.map((e) => [e.ts_ms, e.bus]),
+      [
+        [at('2022-11-22T10:50:38Z'), '0000:0f:00'],
+        [at('2022-11-22T10:50:38Z'), '0000:34:00'],
+        [at('2022-11-22T10:50:38Z'), '0000:ca:00'],
+      ],
+    );
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+  const mig = [
+    '==============NVSMI LOG==============',
+    'Timestamp                                 : Mon Jan 20 01:40:12 2025',
+    'GPU 00000000:00:05.0',
+    '    Product Name                          : NVIDIA A100-SXM4-80GB',
+    '    MIG Mode',
+    '        Current                           : Enabled',
+    '    MIG Devices',
+    '        MIG Device',
+    '            Index                         : 0',
+    '            ECC Errors',
+    '                Volatile',
+    '                    SRAM Uncorrectable    : 2',
+    '            FB Memory Usage',
+    '                Total                     : 19968 MiB',
+    '                Used                      : 14366 MiB',
+    '    GPU UUID                              : GPU-00000000-1111-2222-3333-444444444444',
+    '    FB Memory Usage',
+    '        Total                             : 81920 MiB',
+    '        Used                              : 14400 MiB',
+    '    ECC Errors',
+    '        Volatile',
+    '            SRAM Uncorrectable            : 2',
+  ].join('\n');
+  const q = await runImporter(nvidiaSmiTextImporter, { text: mig, name: 'q.txt' });
+  try {
+    assert.equal(q.error, null, q.error?.message);
+    assert.deepEqual(values(q, 'gpu.mem.total').map((x) => x.v), [81920 * MIB]);
+    assert.deepEqual(values(q, 'gpu.ecc_dbe').map((x) => x.v), [2]);
+    assert.equal(JSON.parse(q.all<{ l: string }>("SELECT labels_json l FROM series WHERE name = 'gpu.mem.total'")[0].l).gpu_uuid, 'GPU-00000000-1111-2222-3333-444444444444');
+  } finally {
+    q.dispose();
+  }
+});
+
+test('a query before a table in one session: the GPU keeps the labels it was first given, one series per reading', async () => {
+  const table = readFileSync(sample('nvidia-smi-table-r470.txt'), 'utf8').split('\n').slice(0, 24).join('\n');
+  const text = ['==============NVSMI LOG==============', 'Timestamp                                 : Tue Nov 22 10:50:30 2022', 'GPU 00000000:07:00.0', '    FB Memory Usage', '        Used                              : 38000 MiB', '', table].join('\n');
+  const r = await runImporter(nvidiaSmiTextImporter, { text, name: 'session.txt' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const used = r.all<{ l: string; n: number }>("SELECT labels_json l, (SELECT COUNT(*) FROM samples WHERE series_id = s.id) n FROM series s WHERE name = 'gpu.mem.used' ORDER BY id");
+    assert.deepEqual(used.map((x) => [JSON.parse(x.l).gpu, x.n]), [['00000000:07:00.0', 2], ['1', 1]]);
+    // The table's process rows name GPU 0 by index: the same GPU, as first named.
+    assert.deepEqual(r.all<{ g: string }>("SELECT DISTINCT json_extract(labels_json, '$.gpu') g FROM series WHERE name = 'proc.gpu_mem.used' ORDER BY g").map((x) => x.g), ['00000000:07:00.0', '1']);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('detection: a short engine log around a pasted table is the log', () => {
+  const table = readFileSync(sample('nvidia-smi-table-r470.txt'), 'utf8').split('\n').slice(0, 24);
+  const log = [
+    '+ nvidia-smi',
+    ...table,
+    '+ vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2',
+    'INFO 02-04 22:24:10 [__init__.py:239] Automatically detected platform cuda.',
+    'INFO 02-04 22:24:12 [api_server.py:1043] vLLM API server version 0.8.5',
+    "INFO 02-04 22:24:20 [config.py:717] This model supports multiple tasks: {'generate'}. Defaulting to 'generate'.",
+    'INFO 02-04 22:24:25 [core.py:58] Initializing a V1 LLM engine (v0.8.5) with config: model=meta-llama/Llama-3.1-8B-Instruct',
+    'ERROR 02-04 22:24:41 [core.py:396] EngineCore failed to start.',
+    'ERROR 02-04 22:24:41 [core.py:396] Traceback (most recent call last):',
+    'ERROR 02-04 22:24:41 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 387, in run_engine_core',
+    'ERROR 02-04 22:24:41 [core.py:396] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 21.06 MiB is free.',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(log), 'server.log')?.format, 'vllm-log');
+});
+
+test("a table indented as a whole (a notebook's `!nvidia-smi` exported as a code block) is read; 'Failed to initialize NVML' is a lost GPU", async () => {
+  const table = readFileSync(sample('nvidia-smi-table-r470.txt'), 'utf8').split('\n').slice(0, 24).map((l) => `    ${l}`).join('\n');
+  assert.equal(detectImporter(Buffer.from(table), 'notebook.txt')?.format, 'nvidia-smi-text');
+  const r = await runImporter(nvidiaSmiTextImporter, { text: table, name: 'notebook.txt' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(values(r, 'gpu.mem.used', '0').map((x) => [x.ts, x.v]), [[at('2022-11-22T10:50:33Z'), 38211 * MIB]]);
+    assert.deepEqual(r.warnings, []);
+  } finally {
+    r.dispose();
+  }
+  const nvml = 'Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.183\n';
+  assert.equal(detectImporter(Buffer.from(nvml), 'nvidia-smi.txt')?.format, 'nvidia-smi-text');
+  const m = await runImporter(nvidiaSmiTextImporter, { text: nvml, name: 'nvidia-smi.txt', mtimeMs: at('2025-06-01T00:00:00Z') });
+  try {
+    assert.deepEqual(m.all<{ kind: string; text: string }>('SELECT kind, text FROM events'), [{ kind: 'gpu_lost', text: 'nvidia-smi: Failed to initialize NVML: Driver/library version mismatch' }]);
+  } finally {
+    m.dispose();
   }
 });
