@@ -1,4 +1,5 @@
-// OTLP's attribute values (AnyValue) as plain JSON, shared by its traces and metrics readers.
+// OTLP's attribute values (AnyValue) and times as plain JSON, shared by its traces and metrics readers.
+import { unitsToNs } from './ns-time';
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
@@ -18,10 +19,24 @@ export function anyValue(v: unknown): unknown {
   return null;
 }
 
+/**
+ * Attributes as plain JSON: OTLP's list of `{key, value: AnyValue}`; OTLP ≤ 0.8's `labels` (`{key, value}` with a
+ * plain string); or a plain object, as the SDKs' console exporters print them.
+ */
 export function attributes(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (isObj(list)) return { ...list };
   if (!Array.isArray(list)) return out;
   for (const kv of list) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
   return out;
 }
 
+
+/**
+ * A time in Unix ns as OTLP/JSON writers give it: decimal digits, a number, or (opentelemetry-js's
+ * otlp-transformer before 0.45) a Long as `{low, high}` 32-bit halves. Null when none or out of range.
+ */
+export function otlpNanos(v: unknown): bigint | null {
+  if (isObj(v) && typeof v.low === 'number' && typeof v.high === 'number') return unitsToNs(String((BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0)), 1n);
+  return unitsToNs(v, 1n);
+}

@@ -20,14 +20,14 @@ import { identityOf, requestFacts } from './span-attributes';
 import { RequestSeries } from './request-series';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
-import { unitsToNs } from './ns-time';
 import { SkippedSpans } from './skipped-spans';
-import { attributes } from './otlp-values';
+import { JsonDocuments } from './json-documents';
+import { attributes, otlpNanos } from './otlp-values';
 import { OtlpMetrics } from './otlp-metrics';
 
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
-  if (/"resource_?[sS]pans"\s*:/.test(s) || /^\s*\{\s*"resource_?[mM]etrics"\s*:/.test(s)) return 0.95;
+  if (/"resource_?[sS]pans"\s*:/.test(s) || /"resource_?[mM]etrics"\s*:/.test(s)) return 0.95;
   // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
   return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
 }
@@ -63,7 +63,7 @@ export function hexId(id: unknown, bytes: number): string | null {
 
 /** Unix ns as a decimal string or a number; null when absent, not a number, or past what a 64-bit integer holds. */
 export function nanos(v: unknown): bigint | null {
-  return unitsToNs(v, 1n);
+  return otlpNanos(v);
 }
 
 type Warn = (message: string, where: Position) => void;
@@ -114,12 +114,15 @@ const NOT_A_REQUEST = 'not an OTLP request (no resourceSpans or resourceMetrics)
 /** `resource_spans` → `resourceSpans`: protobuf's JSON mapping accepts the .proto's own field names. */
 const camel = (k: string): string => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** A parsed value with every object key in lowerCamelCase (only for files written with snake_case names). */
+/**
+ * A parsed value with every field name in lowerCamelCase (only for files written with snake_case names). An
+ * `attributes` object (the console exporters print attributes as one) holds the user's keys, kept as written.
+ */
 function camelKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(camelKeys);
   if (!isObj(v)) return v;
   const out: Json = {};
-  for (const k in v) out[k.includes('_') ? camel(k) : k] = camelKeys(v[k]);
+  for (const k in v) out[k.includes('_') ? camel(k) : k] = k === 'attributes' && isObj(v[k]) ? v[k] : camelKeys(v[k]);
   return out;
 }
 
@@ -174,6 +177,8 @@ class RequestStream implements JsonVisitor {
   spans = 0;
   /** Whether the request had resourceSpans, resourceMetrics or resourceLogs. */
   sawRequest = false;
+  /** A resourceSpans / resourceMetrics member that is not an array, as a non-OTLP writer shapes it. */
+  notArray: string | null = null;
   /** Which of them the value being read is under. */
   private section: 'spans' | 'metrics' | null = null;
   /** Field names in snake_case (`resource_spans`, …): paths and parsed values are read in lowerCamelCase. */
@@ -213,7 +218,10 @@ class RequestStream implements JsonVisitor {
       case 0:
         return kind === 'object' ? 'walk' : 'skip';
       case 1: {
-        if (kind !== 'array' || typeof path[0] !== 'string') return 'skip';
+        if (typeof path[0] !== 'string') return 'skip';
+        // opentelemetry-rust's stdout exporter writes one object where OTLP/JSON has the array.
+        if (kind === 'object' && /^resource_?(Spans|Metrics|spans|metrics)$/.test(path[0])) this.notArray ??= path[0];
+        if (kind !== 'array') return 'skip';
         if (!this.sawRequest && /^resource_(spans|metrics|logs)$/.test(path[0])) {
           this.snake = true;
           return this.enter(outer, kind);
@@ -346,6 +354,9 @@ async function* linesFrom(first: Buffer, rest: AsyncIterator<Buffer>, offset: nu
   if (parts.length) yield { text: Buffer.concat(parts).toString('utf8'), line, offset: lineStart, terminated: false };
 }
 
+/** The largest later document held whole (one request: a collector's batch is a few MB). */
+const MAX_DOCUMENT_CHARS = 64 * 2 ** 20;
+
 /** Malformed lines after which a file that is mostly them is given up on (GarbageGuard's rule). */
 const GIVE_UP_AFTER = 1000;
 
@@ -384,54 +395,86 @@ export const otlpImporter: Importer = {
       if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `not valid OTLP/JSON: ${e.message}`);
       throw e;
     }
+    if (!first.sawRequest && first.notArray) {
+      throw new ImportError(ctx.path, { key: first.notArray }, `"${first.notArray}" is an object, not the array OTLP/JSON has (opentelemetry-rust's stdout exporter writes this shape): not read; export with the OTLP file exporter`);
+    }
     if (!first.sawRequest) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
     let spans = first.spans;
     const firstEndLine = scanner.line;
 
     let byLines = false;
+    // Documents one after another over many lines (`jq .` of the collector's lines, the SDKs' console exporters).
+    let docs: JsonDocuments | null = null;
     let good = 1;
     let bad = 0;
     let firstBad: Position | null = null;
+    /** One later request's text; false when it is not JSON (warned). */
+    const request = (text: string, where: Position, truncated: boolean): boolean => {
+      let d: unknown;
+      try {
+        // A later request is parsed whole: too deep a one would overflow the stack in anyValue() after.
+        const deep = jsonTooDeep(text, MAX_VALUE_DEPTH);
+        if (deep >= 0) throw new Error(`nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
+        d = JSON.parse(text);
+      } catch (e) {
+        bad++;
+        firstBad ??= where;
+        if (truncated) ctx.warn('truncated last line', { line: where.line });
+        else ctx.warn(`malformed JSON: ${(e as Error).message}`, { line: where.line });
+        return false;
+      }
+      good++;
+      spans += importRequest(d, sink, reqs, others, { line: where.line }, skipped.to(ctx.warn));
+      return true;
+    };
     if (rest) {
       for await (const l of linesFrom(rest, chunks, scanner.offset - rest.length, firstEndLine)) {
         const text = l.text.trim();
         if (!text) continue;
-        if (!byLines) {
-          // JSON lines only when the first request was all of line 1 and this is a later line.
+        if (!byLines && !docs) {
+          // JSON lines when the first request was all of line 1 and this is a later line; else documents one
+          // after another.
           if (firstEndLine !== 1 || l.line === 1) {
-            throw new ImportError(ctx.path, { line: l.line, offset: l.offset + leadingBytes(l.text) }, 'not valid OTLP/JSON: unexpected data after the end of the document');
+            docs = new JsonDocuments(MAX_DOCUMENT_CHARS);
+            held.replay(ctx.warn);
+          } else {
+            byLines = true;
+            held.replay(ctx.warn, 1);
           }
-          byLines = true;
-          held.replay(ctx.warn, 1);
           metricWarn = ctx.warn;
         }
-        let d: unknown;
-        try {
-          // A later line is parsed whole: too deep a line would overflow the stack in anyValue() after.
-          const deep = jsonTooDeep(text, MAX_VALUE_DEPTH);
-          if (deep >= 0) throw new Error(`nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
-          d = JSON.parse(text);
-        } catch (e) {
-          bad++;
-          firstBad ??= { line: l.line, offset: l.offset + leadingBytes(l.text) };
-          if (!l.terminated) ctx.warn('truncated last line', { line: l.line });
-          else ctx.warn(`malformed JSON: ${(e as Error).message}`, { line: l.line });
-          // Mostly unreadable by a thousand lines: no collector wrote it, and reading on costs a parse and a
-          // warning a line (a megabyte of 4-byte lines took 2 s).
-          if (bad >= GIVE_UP_AFTER && bad > good) break;
+        if (docs) {
+          let done;
+          try {
+            done = docs.line(l.text, l.line, l.offset);
+          } catch (e) {
+            throw new ImportError(ctx.path, { line: docs.openLine }, `not valid OTLP/JSON: ${(e as Error).message} (write one request a line: jq -c)`);
+          }
+          for (const d of done) request(d.text, { line: d.line, offset: d.offset }, false);
           continue;
         }
-        good++;
-        spans += importRequest(d, sink, reqs, others, { line: l.line }, skipped.to(ctx.warn));
+        // Mostly unreadable by a thousand lines: no collector wrote it, and reading on costs a parse and a
+        // warning a line (a megabyte of 4-byte lines took 2 s).
+        if (!request(text, { line: l.line, offset: l.offset + leadingBytes(l.text) }, !l.terminated) && bad >= GIVE_UP_AFTER && bad > good) break;
       }
     }
-    if (!byLines) held.replay(ctx.warn);
+    if (docs?.open) {
+      bad++;
+      firstBad ??= { line: docs.openLine };
+      ctx.warn('truncated last document', { line: docs.openLine });
+    }
+    if (docs?.strayLines) ctx.warn(`${docs.strayLines} lines of text between the JSON documents skipped`);
+    if (!byLines && !docs) held.replay(ctx.warn);
     else if (bad > good) throw new ImportError(ctx.path, firstBad ?? {}, 'not valid OTLP/JSON (neither one document nor JSON lines)');
     metricWarn = ctx.warn;
     others.metrics.finish({ key: 'resourceMetrics' });
     if (others.logs) ctx.warn(`${others.logs} OTLP log requests (resourceLogs) not read: Quadscope reads OTLP traces and metrics`, { key: 'resourceLogs' });
     if (spans === 0 && others.metrics.points === 0) {
-      throw skipped.none(ctx.path, { key: 'resourceSpans' }, others.metrics.seen ? 'no spans and no readable metric points in this OTLP file' : 'no spans in this OTLP file');
+      if (others.metrics.seen) {
+        const why = others.metrics.firstProblem;
+        throw new ImportError(ctx.path, { key: 'resourceMetrics' }, `no spans and no readable metric points in this OTLP file${why ? `: ${why}` : ''}`);
+      }
+      throw skipped.none(ctx.path, { key: 'resourceSpans' }, 'no spans in this OTLP file');
     }
     reqs.flush(sink);
   },

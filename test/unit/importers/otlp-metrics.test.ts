@@ -138,3 +138,102 @@ test('a metrics file with no readable point fails naming the first problem', asy
     t.dispose();
   }
 });
+
+test("real-world shapes: the hostmetrics receiver's resource (host.name only) and the old prometheus receiver's (job, instance) keep hosts apart; a delta up-down counter is summed; a restart (a later start time) is a reset; buckets that do not fit keep count and sum; JS Long times", async () => {
+  const t = tempStore();
+  try {
+    const host = (h: string, v: number) => ({ resource: { attributes: attrs({ 'host.name': h, 'os.type': 'linux' }) }, scopeMetrics: [{ metrics: [{ name: 'system.memory.usage', gauge: { dataPoints: [{ timeUnixNano: ns(T0), asInt: String(v) }] } }] }] });
+    const target = (instance: string, v: number) => ({ resource: { attributes: attrs({ 'service.name': 'vllm', job: 'vllm', instance, 'host.name': instance.split(':')[0], port: '8000' }) }, scopeMetrics: [{ metrics: [{ name: 'vllm:num_requests_running', gauge: { dataPoints: [{ timeUnixNano: ns(T0), asDouble: v }] } }] }] });
+    const doc = {
+      resourceMetrics: [
+        host('gpu-node-1', 100),
+        host('gpu-node-2', 200),
+        target('10.0.0.5:8000', 3),
+        target('10.0.0.6:8000', 7),
+        {
+          resource: { attributes: attrs({ 'service.name': 'sdk' }) },
+          scopeMetrics: [
+            {
+              metrics: [
+                { name: 'inflight', sum: { aggregationTemporality: 1, isMonotonic: false, dataPoints: [3, -1, -2].map((v, i) => ({ timeUnixNano: ns(T0 + i * 1000), asInt: String(v) })) } },
+                // vLLM restarted between the second and third points: the start moved on, the count began again.
+                { name: 'vllm:prompt_tokens', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [[0, 60, 100], [0, 70, 130], [80, 90, 30]].map(([s, at, v]) => ({ startTimeUnixNano: ns(T0 + s * 1000), timeUnixNano: ns(T0 + at * 1000), asInt: String(v) })) } },
+                { name: 'ttft', histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: ns(T0), count: '3', sum: 1.5, bucketCounts: ['1', '1', '1'], explicitBounds: [1] }] } },
+                { name: 'js_long', gauge: { dataPoints: [{ timeUnixNano: { low: Number(BigInt(ns(T0)) & 0xffffffffn) | 0, high: Number(BigInt(ns(T0)) >> 32n) }, asDouble: 1 }] } },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const file = join(t.dir, 'metrics.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const by = (name: string) => rows(t, `SELECT json_extract(s.labels_json, '$.instance') i, ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = '${name}' ORDER BY i, ts_ms`);
+    assert.deepEqual(by('system.memory.usage').map((x) => [x.i, x.value]), [['gpu-node-1', 100], ['gpu-node-2', 200]]);
+    assert.deepEqual(by('req.running').map((x) => [x.i, x.value]), [['10.0.0.5:8000', 3], ['10.0.0.6:8000', 7]]);
+    assert.deepEqual(by('inflight').map((x) => x.value), [3, 2, 0]);
+    assert.deepEqual(by('tokens.prompt').map((x) => [(x.ts_ms as number) - T0, x.value]), [[60_000, 100], [70_000, 130], [80_000, 0], [90_000, 30]]);
+    assert.deepEqual(by('ttft_count').map((x) => x.value), [3]);
+    assert.deepEqual(rows(t, "SELECT COUNT(*) n FROM histograms JOIN series s ON s.id = series_id WHERE s.name = 'ttft'"), [{ n: 0 }]);
+    assert.deepEqual(by('js_long').map((x) => x.ts_ms), [T0]);
+    assert.match(warnings(t).join('\n'), /1 histogram points whose bucketCounts do not fit their explicitBounds/);
+  } finally {
+    t.dispose();
+  }
+});
+
+test("opentelemetry-python's ConsoleMetricExporter (to_json per export, one document after another; attributes as objects, a `data` member, `value`) and OTLP 0.8's intSum with labels", async () => {
+  const t = tempStore();
+  try {
+    const exportAt = (ms: number, running: number) => ({
+      resource_metrics: [
+        {
+          resource: { attributes: { 'service.name': 'router', 'telemetry.sdk.language': 'python' }, schema_url: '' },
+          scope_metrics: [
+            {
+              scope: { name: 'app', version: '', schema_url: '' },
+              metrics: [
+                { name: 'vllm:num_requests_running', description: '', unit: '', data: { data_points: [{ attributes: { model_name: 'm' }, start_time_unix_nano: 0, time_unix_nano: Number(BigInt(ns(ms))), value: running }] } },
+                { name: 'requests', description: '', unit: '1', data: { data_points: [{ attributes: {}, start_time_unix_nano: Number(BigInt(ns(T0))), time_unix_nano: Number(BigInt(ns(ms))), value: running * 10 }], aggregation_temporality: 2, is_monotonic: true } },
+                { name: 'latency', description: '', unit: 's', data: { data_points: [{ attributes: {}, start_time_unix_nano: Number(BigInt(ns(T0))), time_unix_nano: Number(BigInt(ns(ms))), count: 2, sum: 0.5, bucket_counts: [1, 1, 0], explicit_bounds: [0.1, 1], min: 0.1, max: 0.4, exemplars: [] }], aggregation_temporality: 2 } },
+              ],
+              schema_url: '',
+            },
+          ],
+          schema_url: '',
+        },
+      ],
+    });
+    const console = join(t.dir, 'console.json');
+    writeFileSync(console, `${JSON.stringify(exportAt(T0, 2), null, 4)}\n${JSON.stringify(exportAt(T0 + 5000, 4), null, 4)}\n`);
+    const old = join(t.dir, 'old.json');
+    writeFileSync(old, JSON.stringify({ resourceMetrics: [{ instrumentationLibraryMetrics: [{ metrics: [{ name: 'vllm:num_requests_waiting', intGauge: { dataPoints: [{ labels: [{ key: 'model_name', value: 'm' }], timeUnixNano: ns(T0), value: '6' }] } }] }] }] }));
+    const r = await importFiles(t.store, [console, old], { importers });
+    for (const s of r.sources) assert.equal(s.status, 'ok', `${s.path}: ${s.error}`);
+    const v = (name: string) => rows(t, `SELECT ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = '${name}' ORDER BY ts_ms`).map((x) => [x.ts_ms, x.value]);
+    assert.deepEqual(v('req.running'), [[T0, 2], [T0 + 5000, 4]]);
+    assert.deepEqual(v('requests'), [[T0, 20], [T0 + 5000, 40]]);
+    assert.deepEqual(v('latency_count'), [[T0, 2], [T0 + 5000, 2]]);
+    assert.deepEqual(v('req.waiting'), [[T0, 6]]);
+    assert.equal(JSON.parse(rows(t, "SELECT labels_json FROM series WHERE name = 'req.running'")[0].labels_json as string).model, 'm');
+  } finally {
+    t.dispose();
+  }
+});
+
+test('a metrics file it cannot read says why: resourceMetrics as an object (opentelemetry-rust stdout), or the first problem met', async () => {
+  const t = tempStore();
+  try {
+    const rust = join(t.dir, 'rust.json');
+    writeFileSync(rust, JSON.stringify({ resourceMetrics: { resource: {}, scopeMetrics: [] } }));
+    const none = join(t.dir, 'none.json');
+    writeFileSync(none, JSON.stringify(metricsRequest([{ name: 'x', gauge: { dataPoints: [{ timeUnixNano: 'later', asDouble: 1 }] } }])));
+    const r = await importFiles(t.store, [rust, none], { importers });
+    assert.match(r.sources[0].error ?? '', /rust\.json \(key resourceMetrics\): "resourceMetrics" is an object, not the array OTLP\/JSON has/);
+    assert.match(r.sources[1].error ?? '', /none\.json \(key resourceMetrics\): no spans and no readable metric points in this OTLP file: 1 data points without a readable time or value skipped/);
+  } finally {
+    t.dispose();
+  }
+});
