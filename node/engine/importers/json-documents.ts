@@ -46,6 +46,9 @@ export class JsonDocuments {
     const done: JsonDocument[] = [];
     let from = 0;
     let stray = false;
+    // Bytes up to char `counted` (a running count: a line of many small documents stays linear).
+    let counted = 0;
+    let bytes = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (this.depth === 0) {
@@ -53,7 +56,9 @@ export class JsonDocuments {
           this.depth = 1;
           from = i;
           this.startLine = line;
-          this.startOffset = offset + Buffer.byteLength(text.slice(0, i));
+          bytes += Buffer.byteLength(text.slice(counted, i));
+          counted = i;
+          this.startOffset = offset + bytes;
         } else if (c > 0x20) {
           stray = true;
           break;
