@@ -24,6 +24,7 @@ import { headLines, lineBatches } from './line-reader';
 import { LogClock } from './log-time';
 import { LOST_LINE } from './nvidia-smi';
 import { CTIME, ctimeMs, NO_GPU, QueryGpu, READ, scaled, SnapshotWriter, type EccCounter, type Reading } from './nvidia-smi-snapshot';
+import { unwrapContainerLine } from './vllm-log';
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 
 const TABLE_BANNER = /^\|\s*NVIDIA-SMI\s+\d/;
@@ -31,6 +32,19 @@ const QUERY_BANNER = /^=+\s*NVSMI LOG\s*=+\s*$/;
 /** A query line `    Key      : value` (keys are padded to a column; a section header has no ` : `). */
 const KEY_VALUE = /^(\s*)(\S.*?)\s+:(?:\s(.*))?$/;
 const MAX_LINE = 1024;
+const RFC3339_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
+
+/**
+ * A line as nvidia-smi wrote it, out of a container log's wrapping (Docker json-file, CRI, journald, `docker
+ * logs -t` / `kubectl logs --timestamps`): an init script's nvidia-smi in a pod's log.
+ */
+function unwrapped(line: string): string {
+  const c0 = line.charCodeAt(0);
+  if (!(c0 >= 48 && c0 <= 57) && c0 !== 123 && !(c0 >= 65 && c0 <= 90)) return line;
+  const u = unwrapContainerLine(line);
+  const m = RFC3339_PREFIX.exec(u);
+  return m ? u.slice(m[0].length) : u;
+}
 const BUS = /([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])/;
 
 /** The query's readings by section and key (the section of a GPU-level key is ''). */
@@ -239,6 +253,7 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
       // nvidia-smi's lines are short (a table is 80–100 columns, a query line under 200): a longer one is
       // none of them, and the lazy patterns below would take time quadratic in its length.
       if (line.length > MAX_LINE || !line.trim()) continue;
+      line = unwrapped(line);
       // A table may be indented as a whole (a notebook's `!nvidia-smi` output exported as a code block).
       const c0 = line[0] === ' ' ? line.trimStart()[0] : line[0];
       if (c0 === '|' || c0 === '+') {
@@ -299,7 +314,7 @@ export function detectSmiText(head: Buffer): number {
   const lines = headLines(head, 400);
   // nvidia_gpu_exporter's captures hold tables and queries too; their CSV sections are read (nvidia-smi.ts).
   if (lines.some((l) => l.includes('nvidia_gpu_exporter GPU capture'))) return 0;
-  const content = lines.filter((l) => l.trim() && l.length <= MAX_LINE);
+  const content = lines.filter((l) => l.trim() && l.length <= MAX_LINE).map(unwrapped);
   if (content.some((l) => QUERY_BANNER.test(l) || TABLE_BANNER.test(l.trimStart()))) {
     // A table pasted into a log is the log's: claimed firmly only where nvidia-smi's lines are most of the head.
     // (A 40-line engine log around a table is 60% table: it scores below the log importers.)

@@ -334,3 +334,16 @@ test("a table indented as a whole (a notebook's `!nvidia-smi` exported as a code
     m.dispose();
   }
 });
+
+test("an init script's nvidia-smi in a pod's log (`kubectl logs --timestamps`, CRI): read through the container's wrapping", async () => {
+  const table = readFileSync(sample('nvidia-smi-table-r470.txt'), 'utf8').split('\n').slice(0, 24);
+  const text = table.map((l, i) => (i % 2 ? `2022-11-22T10:50:40.${String(i).padStart(9, '0')}Z ${l}` : `2022-11-22T10:50:40.${String(i).padStart(9, '0')}Z stdout F ${l}`)).join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'pod.log')?.format, 'nvidia-smi-text');
+  const r = await runImporter(nvidiaSmiTextImporter, { text, name: 'pod.log' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => [x.ts, x.v]), [[at('2022-11-22T10:50:33Z'), 38211 * MIB], [at('2022-11-22T10:50:33Z'), 38190 * MIB]]);
+  } finally {
+    r.dispose();
+  }
+});
