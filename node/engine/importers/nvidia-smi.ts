@@ -163,8 +163,12 @@ type Plan =
   | { t: 'reason-bit'; bit: number }
   | { t: 'value'; name: string; unit: string; kind: SeriesKind; metric: string | null; reason: string | null };
 
-function planOf(c: Column, apps: boolean): Plan {
-  const f = c.field;
+/**
+ * `power.limit` (the limit set) is what a query without `enforced.power.limit` has of the cap; beside it, the
+ * enforced one is the cap (they differ when a lower limit is imposed from outside), and power.limit keeps its name.
+ */
+function planOf(c: Column, apps: boolean, capFromLimit: boolean): Plan {
+  const f = c.field === 'power.limit' && capFromLimit ? 'enforced.power.limit' : c.field;
   if (f === 'timestamp') return { t: 'time' };
   if (IDENTITY[f]) return { t: 'identity', label: IDENTITY[f] };
   if (apps) return f === 'used_gpu_memory' || f === 'used_memory' ? { t: 'value', name: 'proc.gpu_mem.used', unit: 'bytes', kind: 'gauge', metric: `nvidia-smi:${f}`, reason: null } : { t: 'skip' };
@@ -176,7 +180,7 @@ function planOf(c: Column, apps: boolean): Plan {
   const counter = /^clocks_(?:event|throttle)_reasons_counters\.(.+)$/.exec(f);
   if (counter) return { t: 'value', name: 'gpu.throttle_time', unit: 'seconds', kind: 'counter', metric: `nvidia-smi:${f}`, reason: counter[1] };
   const rule = GPU_FIELDS[f];
-  if (rule) return { t: 'value', name: rule.name, unit: rule.unit, kind: rule.kind ?? 'gauge', metric: `nvidia-smi:${f}`, reason: null };
+  if (rule) return { t: 'value', name: rule.name, unit: rule.unit, kind: rule.kind ?? 'gauge', metric: `nvidia-smi:${c.field}`, reason: null };
   if (NOT_A_READING.test(f)) return { t: 'skip' };
   // A field Quadscope has no name for: under its own name, without a metric label.
   return { t: 'value', name: f, unit: SCALED_UNIT[c.unit] ?? c.unit, kind: 'gauge', metric: null, reason: null };
@@ -225,7 +229,8 @@ class QueryTable {
 
   header(cols: Column[]): void {
     this.cols = cols;
-    this.plans = cols.map((c) => planOf(c, this.apps));
+    const capFromLimit = !cols.some((c) => c.field === 'enforced.power.limit');
+    this.plans = cols.map((c) => planOf(c, this.apps, capFromLimit));
     this.idCols = [];
     this.timeCol = -1;
     this.plans.forEach((p, i) => {

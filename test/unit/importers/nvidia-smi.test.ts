@@ -366,3 +366,20 @@ test('dmon -s pucvmet of older drivers: `temp` is the GPU temperature, tviol a f
     r.dispose();
   }
 });
+
+test('power.limit is the cap where the query has no enforced.power.limit; beside it, it keeps its own name', async () => {
+  const alone = await runImporter(nvidiaSmiCsvImporter, { text: 'timestamp, index, power.draw [W], power.limit [W]\n2026/07/03 22:11:09.763, 0, 280.5, 300.00\n' });
+  try {
+    assert.deepEqual(values(alone, 'gpu.power_limit'), [{ ts: T_LOAD, v: 300 }]);
+    assert.equal(seriesRows(alone).find((s) => s.name === 'gpu.power_limit')?.labels.metric, 'nvidia-smi:power.limit');
+  } finally {
+    alone.dispose();
+  }
+  const both = await runImporter(nvidiaSmiCsvImporter, { text: 'timestamp, index, power.limit [W], enforced.power.limit [W]\n2026/07/03 22:11:09.763, 0, 300.00, 250.00\n' });
+  try {
+    assert.deepEqual(values(both, 'gpu.power_limit'), [{ ts: T_LOAD, v: 250 }]);
+    assert.deepEqual(values(both, 'power.limit'), [{ ts: T_LOAD, v: 300 }]);
+  } finally {
+    both.dispose();
+  }
+});
