@@ -141,7 +141,9 @@ export class PromSeriesMapper {
     const canon = canonicalMetric(cls.family, own, cls.kind);
     const dcgm = cls.family.startsWith('DCGM_');
     if (!canon) {
-      const seriesName = cls.role === 'sum' || cls.role === 'count' ? name : cls.family;
+      // A counter's sample is `foo_total` whether the exposition typed family `foo` (OpenMetrics) or `foo_total`
+      // (0.0.4 text): the series keeps the sample's name, as Prometheus stores it, so both read alike.
+      const seriesName = cls.role === 'sum' || cls.role === 'count' || (cls.kind === 'counter' && name.endsWith('_total')) ? name : cls.family;
       const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? 'counter' : cls.kind === 'unknown' ? 'gauge' : cls.kind;
       const series = this.sink.series({ name: seriesName, labels: own, unit: cls.role === 'count' ? 'count' : unitFromName(cls.family), kind });
       return { role: cls.role, series, le, scale: 1, alias: -1, lora: null, dcgm, metric: cls.family, fb: null };

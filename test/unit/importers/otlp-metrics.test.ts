@@ -79,7 +79,7 @@ test('one metrics document, streamed: delta sums made cumulative, a trimmed unit
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
     const sample = (name: string, where = '') => rows(t, `SELECT ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = '${name}' ${where} ORDER BY ts_ms`);
-    assert.deepEqual(sample('requests'), [{ ts_ms: T0, value: 5 }, { ts_ms: T0 + 10_000, value: 12 }]);
+    assert.deepEqual(sample('requests_total'), [{ ts_ms: T0, value: 5 }, { ts_ms: T0 + 10_000, value: 12 }]);
     assert.deepEqual(sample('lat.e2e.count'), [{ ts_ms: T0, value: 2 }]);
     assert.deepEqual(sample('rpc_duration', `AND s.labels_json LIKE '%"quantile":"0.99"%'`), [{ ts_ms: T0, value: 0.9 }]);
     assert.deepEqual(sample('rpc_duration', `AND s.labels_json LIKE '%"quantile":"0"%'`), [{ ts_ms: T0, value: 0.1 }]);
@@ -214,7 +214,7 @@ test("opentelemetry-python's ConsoleMetricExporter (to_json per export, one docu
     for (const s of r.sources) assert.equal(s.status, 'ok', `${s.path}: ${s.error}`);
     const v = (name: string) => rows(t, `SELECT ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = '${name}' ORDER BY ts_ms`).map((x) => [x.ts_ms, x.value]);
     assert.deepEqual(v('req.running'), [[T0, 2], [T0 + 5000, 4]]);
-    assert.deepEqual(v('requests'), [[T0, 20], [T0 + 5000, 40]]);
+    assert.deepEqual(v('requests_total'), [[T0, 20], [T0 + 5000, 40]]);
     assert.deepEqual(v('latency_count'), [[T0, 2], [T0 + 5000, 2]]);
     assert.deepEqual(v('req.waiting'), [[T0, 6]]);
     assert.equal(JSON.parse(rows(t, "SELECT labels_json FROM series WHERE name = 'req.running'")[0].labels_json as string).model, 'm');

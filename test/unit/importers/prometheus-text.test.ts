@@ -253,9 +253,9 @@ test('OpenMetrics exemplars: the value before the exemplar is read, not the exem
   const r = await runImporter(prometheusTextImporter, { text, name: 'om.txt', mtimeMs: 1_767_225_600_000 });
   try {
     assert.equal(r.error, null);
-    assert.deepEqual(exact(r, 'req', { path: '/a' }).map((s) => s.v), [7]);
-    assert.deepEqual(exact(r, 'req', { path: '/b#x}y' }).map((s) => s.v), [8]);
-    assert.deepEqual(exact(r, 'req', { path: '/c' }), [{ ts: 1_767_225_601_000, v: 9 }]);
+    assert.deepEqual(exact(r, 'req_total', { path: '/a' }).map((s) => s.v), [7]);
+    assert.deepEqual(exact(r, 'req_total', { path: '/b#x}y' }).map((s) => s.v), [8]);
+    assert.deepEqual(exact(r, 'req_total', { path: '/c' }), [{ ts: 1_767_225_601_000, v: 9 }]);
   } finally {
     r.dispose();
   }
@@ -483,9 +483,20 @@ test('OpenMetrics `_created` lines without a timestamp do not make a timed file 
   const text = ['# TYPE requests counter', 'requests_total 5 1717000000', 'requests_created 1716990000', '# EOF', ''].join('\n');
   const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
   try {
-    assert.deepEqual(values(r, 'requests'), [{ ts: 1717000000000, v: 5 }]);
+    assert.deepEqual(values(r, 'requests_total'), [{ ts: 1717000000000, v: 5 }]);
     assert.deepEqual(r.warnings, []);
   } finally {
     r.dispose();
+  }
+});
+
+test('an unknown counter is named as its samples are, `foo_total`, whether the exposition typed `foo` (OpenMetrics) or `foo_total` (0.0.4)', async () => {
+  const om = await runImporter(prometheusTextImporter, { text: '# TYPE jobs counter\njobs_total{q="a"} 3 1717000000\n# EOF\n' });
+  const text004 = await runImporter(prometheusTextImporter, { text: '# TYPE jobs_total counter\njobs_total{q="a"} 3 1717000000000\n' });
+  try {
+    for (const r of [om, text004]) assert.deepEqual(seriesRows(r).map((s) => [s.name, s.kind]), [['jobs_total', 'counter']]);
+  } finally {
+    om.dispose();
+    text004.dispose();
   }
 });
