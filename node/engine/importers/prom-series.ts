@@ -140,16 +140,18 @@ export class PromSeriesMapper {
     }
     const canon = canonicalMetric(cls.family, own, cls.kind);
     const dcgm = cls.family.startsWith('DCGM_');
+    // A histogram's count and sum only grow; a gaugehistogram's (`_gcount`, `_gsum`) go up and down.
+    const partKind: SeriesKind = name.endsWith('_gcount') || name.endsWith('_gsum') ? 'gauge' : 'counter';
     if (!canon) {
       // A counter's sample is `foo_total` whether the exposition typed family `foo` (OpenMetrics) or `foo_total`
       // (0.0.4 text): the series keeps the sample's name, as Prometheus stores it, so both read alike.
       const seriesName = cls.role === 'sum' || cls.role === 'count' || (cls.kind === 'counter' && name.endsWith('_total')) ? name : cls.family;
-      const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? 'counter' : cls.kind === 'unknown' ? 'gauge' : cls.kind;
+      const kind: SeriesKind = cls.role === 'sum' || cls.role === 'count' ? partKind : cls.kind === 'unknown' ? 'gauge' : cls.kind;
       const series = this.sink.series({ name: seriesName, labels: own, unit: cls.role === 'count' ? 'count' : unitFromName(cls.family), kind });
       return { role: cls.role, series, le, scale: 1, alias: -1, lora: null, dcgm, metric: cls.family, fb: null };
     }
     const suffix = cls.role === 'sum' ? '.sum' : cls.role === 'count' ? '.count' : '';
-    const kind: SeriesKind = suffix ? 'counter' : canon.kind === 'unknown' ? 'gauge' : canon.kind;
+    const kind: SeriesKind = suffix ? partKind : canon.kind === 'unknown' ? 'gauge' : canon.kind;
     const unit = cls.role === 'count' ? 'count' : canon.unit;
     const series = this.sink.series({ name: canon.name + suffix, labels: canon.labels, unit, kind });
     const alias = cls.role === 'sum' && canon.sumAs ? this.sink.series({ name: canon.sumAs, labels: canon.labels, unit: canon.unit, kind: 'counter' }) : -1;

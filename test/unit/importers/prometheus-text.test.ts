@@ -500,3 +500,14 @@ test('an unknown counter is named as its samples are, `foo_total`, whether the e
     text004.dispose();
   }
 });
+
+test("an OpenMetrics gaugehistogram's _gcount and _gsum are gauges (they go down), a histogram's _count and _sum counters", async () => {
+  const text = ['# TYPE queue gaugehistogram', 'queue_bucket{le="1"} 2 1717000000', 'queue_bucket{le="+Inf"} 3 1717000000', 'queue_gcount 3 1717000000', 'queue_gsum 2.5 1717000000', '# TYPE lat histogram', 'lat_bucket{le="+Inf"} 1 1717000000', 'lat_count 1 1717000000', 'lat_sum 0.2 1717000000', '# EOF', ''].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text });
+  try {
+    const kinds = Object.fromEntries(seriesRows(r).map((s) => [s.name, s.kind]));
+    assert.deepEqual([kinds.queue_gcount, kinds.queue_gsum, kinds.lat_count, kinds.lat_sum], ['gauge', 'gauge', 'counter', 'counter']);
+  } finally {
+    r.dispose();
+  }
+});
