@@ -112,6 +112,10 @@ const VLLM: Record<string, Rule> = {
   request_success: c('req.finished', 'count'),
   prefix_cache_queries: c('kv.prefix_queries', 'tokens'),
   prefix_cache_hits: c('kv.prefix_hits', 'tokens'),
+  // V1 before 0.10 named them gpu_prefix_cache_*; a version that shows both (hidden metrics on) doubles hits and
+  // queries alike, and the hit rate read from them is the same.
+  gpu_prefix_cache_queries: c('kv.prefix_queries', 'tokens'),
+  gpu_prefix_cache_hits: c('kv.prefix_hits', 'tokens'),
   avg_prompt_throughput_toks_per_s: g('tokens.prompt_rate', 'tokens/s'),
   avg_generation_throughput_toks_per_s: g('tokens.generation_rate', 'tokens/s'),
   time_to_first_token_seconds: h('lat.ttft', 'seconds'),

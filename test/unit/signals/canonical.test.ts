@@ -10,6 +10,9 @@ test('vLLM V0 and V1 spellings map onto one canonical signal, kept apart by the 
   assert.equal(v0?.labels.metric, 'vllm:gpu_cache_usage_perc');
   assert.equal(canonicalMetric('vllm:time_per_output_token_seconds', {}, 'histogram')?.name, 'lat.itl');
   assert.equal(canonicalMetric('vllm:inter_token_latency_seconds', {}, 'histogram')?.name, 'lat.itl');
+  // V1 before 0.10: gpu_prefix_cache_*; after: prefix_cache_*.
+  assert.equal(canonicalMetric('vllm:gpu_prefix_cache_queries_total', {}, 'counter')?.name, 'kv.prefix_queries');
+  assert.equal(canonicalMetric('vllm:gpu_prefix_cache_hits', {}, 'counter')?.name, 'kv.prefix_hits');
 });
 
 test('counters are found with and without _total, and # TYPE wins over the table', () => {
