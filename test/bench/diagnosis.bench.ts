@@ -12,7 +12,8 @@
 // in development; the default). Cached under $TMPDIR/quadscope-diagnosis-bench (QUADSCOPE_BENCH_CACHE):
 // the generated bundles by a hash of fixtures/ (gen-<hash>/seed-N/), their imported databases by that and
 // a hash of the import sources (db-<hash>/seed-N/) — a model change re-runs only the analysis, an
-// importer change only the import. Caches of other sources unused for two days are removed. Generation
+// importer change only the import. Caches of other sources are removed past the two most recent, and any
+// unused for two days (each database cache is 2–20 GB). Generation
 // and import, then the analysis, run in two worker processes (QUADSCOPE_BENCH_JOBS to change). Options:
 // --seeds A-B,N (explicit seeds), --no-cache, --timeout S (per bundle and step).
 import { fork, type ChildProcess } from 'node:child_process';
@@ -262,18 +263,35 @@ function sourceHash(paths: readonly string[]): string {
 }
 
 /** Removes cache entries of other sources nobody used for two days. */
+/**
+ * Removes the caches of other code versions: those untouched for two days, and past the two most recent
+ * (each imported-database cache is 2–20 GB; a day of edits made 28 of them and filled a 250 GB disk).
+ */
 function pruneCache(root: string, keep: readonly string[]): void {
   const old = Date.now() - 2 * 86_400_000;
+  const others: { path: string; mtimeMs: number }[] = [];
   for (const name of existsSync(root) ? readdirSync(root) : []) {
     if (keep.includes(name)) continue;
-    const p = join(root, name);
+    const path = join(root, name);
     try {
-      if (statSync(p).mtimeMs < old) rmSync(p, { recursive: true, force: true });
+      others.push({ path, mtimeMs: statSync(path).mtimeMs });
+    } catch {
+      // Another run is removing it.
+    }
+  }
+  others.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  others.forEach((o, i) => {
+    if (i < KEEP_OTHER_CACHES && o.mtimeMs >= old) return;
+    try {
+      rmSync(o.path, { recursive: true, force: true });
     } catch {
       // Another run is removing it too.
     }
-  }
+  });
 }
+
+/** Caches of other code versions kept (switching between two branches reuses them). */
+const KEEP_OTHER_CACHES = 2;
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const q = (xs: number[], p: number) => {
