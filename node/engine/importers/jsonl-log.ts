@@ -116,25 +116,29 @@ export async function importJsonlLog(input: EntryInput, sink: Sink, ctx: ImportC
         attrs[k] = v !== null && typeof v === 'object' ? JSON.stringify(v) : v;
       }
       if (lvl) attrs.level = lvl[1];
-      let severity = severityOf(lvl?.[1]);
-      let kind = 'log';
-      if (isOomLine(text)) {
-        kind = 'oom';
-        severity = 'error';
-        Object.assign(attrs, parseOom(text));
-      } else {
-        const x = parseXid(text);
-        if (x) {
-          const info = xidInfo(x.code);
-          kind = 'xid';
-          severity = info.severity;
-          Object.assign(attrs, x, { meaning: info.meaning, class: info.class });
-        }
-      }
+      const { kind, severity } = classifyLogText(text, severityOf(lvl?.[1]), attrs);
       sink.event({ ts_ms: ts, kind, severity, line: no, text, attrs });
     }
   }
   guard.finish(no);
+}
+
+/**
+ * A log message's event kind: 'oom' (with oom-text.ts's attrs) for a CUDA OOM, 'xid' (kernel-log.ts's) for an
+ * NVRM Xid, else 'log' at the severity its logger gave. `attrs` takes what the message says.
+ */
+export function classifyLogText(text: string, severity: Severity, attrs: Record<string, unknown>): { kind: string; severity: Severity } {
+  if (isOomLine(text)) {
+    Object.assign(attrs, parseOom(text));
+    return { kind: 'oom', severity: 'error' };
+  }
+  const x = parseXid(text);
+  if (x) {
+    const info = xidInfo(x.code);
+    Object.assign(attrs, x, { meaning: info.meaning, class: info.class });
+    return { kind: 'xid', severity: info.severity };
+  }
+  return { kind: 'log', severity };
 }
 
 export function detectJsonlLog(head: Buffer): number {

@@ -40,3 +40,14 @@ export function otlpNanos(v: unknown): bigint | null {
   if (isObj(v) && typeof v.low === 'number' && typeof v.high === 'number') return unitsToNs(String((BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0)), 1n);
   return unitsToNs(v, 1n);
 }
+
+/** A trace/span id as lower-case hex: OTLP/JSON writes hex, protobuf's JSON mapping base64. */
+export function hexId(id: unknown, bytes: number): string | null {
+  if (typeof id !== 'string' || id === '') return null;
+  if (id.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(id)) return id.toLowerCase();
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(id)) {
+    const b = Buffer.from(id.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (b.length === bytes) return b.toString('hex');
+  }
+  return /^[0-9a-fA-F]+$/.test(id) ? id.toLowerCase() : id;
+}

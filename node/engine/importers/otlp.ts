@@ -4,7 +4,7 @@
 // or numbers; field names are lowerCamelCase or, as protobuf's JSON mapping also allows (Python's
 // MessageToJson(preserving_proto_field_name=True)), the .proto's snake_case. Metrics requests
 // (`resourceMetrics`, which the collector's file exporter writes into the same file or a file of their
-// own) are read by otlp-metrics.ts; logs requests are counted and warned.
+// own) are read by otlp-metrics.ts, logs requests (`resourceLogs`) by otlp-logs.ts.
 //
 // Read as a stream, with no size limit: the first request a span at a time (json-path-scanner.ts), so
 // a multi-gigabyte single document never becomes one string; each later line, if any, whole (a line is
@@ -22,12 +22,15 @@ import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 import { SkippedSpans } from './skipped-spans';
 import { JsonDocuments } from './json-documents';
-import { attributes, otlpNanos } from './otlp-values';
+import { attributes, hexId, otlpNanos } from './otlp-values';
+import { OtlpLogs } from './otlp-logs';
+
+export { hexId };
 import { OtlpMetrics } from './otlp-metrics';
 
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
-  if (/"resource_?[sS]pans"\s*:/.test(s) || /"resource_?[mM]etrics"\s*:/.test(s)) return 0.95;
+  if (/"resource_?[sS]pans"\s*:/.test(s) || /"resource_?[mM]etrics"\s*:/.test(s) || /"resource_?[lL]ogs"\s*:/.test(s)) return 0.95;
   // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
   return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
 }
@@ -49,17 +52,6 @@ function spanKind(k: unknown): unknown {
 
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
-
-/** A trace/span id as lower-case hex: OTLP/JSON writes hex, protobuf's JSON mapping base64. */
-export function hexId(id: unknown, bytes: number): string | null {
-  if (typeof id !== 'string' || id === '') return null;
-  if (id.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(id)) return id.toLowerCase();
-  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(id)) {
-    const b = Buffer.from(id.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (b.length === bytes) return b.toString('hex');
-  }
-  return /^[0-9a-fA-F]+$/.test(id) ? id.toLowerCase() : id;
-}
 
 /** Unix ns as a decimal string or a number; null when absent, not a number, or past what a 64-bit integer holds. */
 export function nanos(v: unknown): bigint | null {
@@ -129,10 +121,10 @@ function camelKeys(v: unknown): unknown {
 /** Whether a request names its parts in snake_case. */
 const isSnake = (doc: Json): boolean => 'resource_spans' in doc || 'resource_metrics' in doc || 'resource_logs' in doc;
 
-/** What a file holds besides spans: its metric points (read), its log requests (counted). */
+/** What a file holds besides spans: its metric points and its log records. */
 interface Others {
   metrics: OtlpMetrics;
-  logs: number;
+  logs: OtlpLogs;
 }
 
 /** One parsed request (a line of the collector's file, or of Jaeger's api/v3 answer stream). */
@@ -144,7 +136,7 @@ function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, others: Ot
     return 0;
   }
   if (isObj(doc) && Array.isArray(doc.resourceLogs)) {
-    others.logs++;
+    for (const rl of doc.resourceLogs) if (isObj(rl)) others.logs.resourceLogs(rl, where);
     return 0;
   }
   if (!isObj(doc) || !Array.isArray(doc.resourceSpans)) {
@@ -180,7 +172,7 @@ class RequestStream implements JsonVisitor {
   /** A resourceSpans / resourceMetrics member that is not an array, as a non-OTLP writer shapes it. */
   notArray: string | null = null;
   /** Which of them the value being read is under. */
-  private section: 'spans' | 'metrics' | null = null;
+  private section: 'spans' | 'metrics' | 'logs' | null = null;
   /** Field names in snake_case (`resource_spans`, …): paths and parsed values are read in lowerCamelCase. */
   private snake = false;
   private resource: Record<string, unknown> | null = null;
@@ -227,19 +219,15 @@ class RequestStream implements JsonVisitor {
           return this.enter(outer, kind);
         }
         // Tempo's v1 answer names the resource spans `batches`.
-        this.section = path[0] === 'resourceSpans' || path[0] === 'batches' ? 'spans' : path[0] === 'resourceMetrics' ? 'metrics' : null;
-        if (path[0] === 'resourceLogs') {
-          this.sawRequest = true;
-          this.others.logs++;
-        }
+        this.section = path[0] === 'resourceSpans' || path[0] === 'batches' ? 'spans' : path[0] === 'resourceMetrics' ? 'metrics' : path[0] === 'resourceLogs' ? 'logs' : null;
         if (!this.section) return 'skip';
         this.sawRequest = true;
         return 'walk';
       }
       case 2:
         if (kind !== 'object') return 'skip';
-        // A resourceMetrics element is read whole: what is held is bounded by one element, as for spans.
-        if (this.section === 'metrics') return 'parse';
+        // A resourceMetrics or resourceLogs element is read whole: what is held is bounded by one element, as for spans.
+        if (this.section === 'metrics' || this.section === 'logs') return 'parse';
         this.resource = null;
         return 'walk';
       case 3:
@@ -264,7 +252,9 @@ class RequestStream implements JsonVisitor {
     if (path === null) return;
     if (this.snake) v = camelKeys(v);
     if (path.length === 2) {
-      if (isObj(v)) this.others.metrics.resourceMetrics(v, attributes(isObj(v.resource) ? v.resource.attributes : undefined), { line: at.line, offset: at.offset });
+      if (!isObj(v)) return;
+      if (this.section === 'logs') this.others.logs.resourceLogs(v, { line: at.line, offset: at.offset });
+      else this.others.metrics.resourceMetrics(v, attributes(isObj(v.resource) ? v.resource.attributes : undefined), { line: at.line, offset: at.offset });
     } else if (path.length === 6) {
       if (!isObj(v)) return;
       if (this.resource && this.scope.of && this.pending.length === 0) this.emit(v, this.scope.of, at);
@@ -373,7 +363,7 @@ export const otlpImporter: Importer = {
     const skipped = new SkippedSpans(held.add);
     // Metric warnings are held with the first request's, and go straight out once it is placed.
     let metricWarn: Warn = held.add;
-    const others: Others = { metrics: new OtlpMetrics(sink, (m, w) => metricWarn(m, w)), logs: 0 };
+    const others: Others = { metrics: new OtlpMetrics(sink, (m, w) => metricWarn(m, w)), logs: new OtlpLogs(sink, (m, w) => metricWarn(m, w)) };
     const first = new RequestStream(sink, reqs, others, skipped.warn);
     const scanner = new JsonPathScanner(first, { after: 'stop' });
     const chunks = input.stream()[Symbol.asyncIterator]();
@@ -468,8 +458,8 @@ export const otlpImporter: Importer = {
     else if (bad > good) throw new ImportError(ctx.path, firstBad ?? {}, 'not valid OTLP/JSON (neither one document nor JSON lines)');
     metricWarn = ctx.warn;
     others.metrics.finish({ key: 'resourceMetrics' });
-    if (others.logs) ctx.warn(`${others.logs} OTLP log requests (resourceLogs) not read: Quadscope reads OTLP traces and metrics`, { key: 'resourceLogs' });
-    if (spans === 0 && others.metrics.points === 0) {
+    others.logs.finish({ key: 'resourceLogs' });
+    if (spans === 0 && others.metrics.points === 0 && others.logs.records === 0) {
       if (others.metrics.seen) {
         const why = others.metrics.firstProblem;
         throw new ImportError(ctx.path, { key: 'resourceMetrics' }, `no spans and no readable metric points in this OTLP file${why ? `: ${why}` : ''}`);

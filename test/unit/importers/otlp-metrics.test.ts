@@ -63,7 +63,7 @@ test("collector JSON lines with metrics and spans: a scrape's gauge, counter and
   }
 });
 
-test('one metrics document, streamed: delta sums made cumulative, a trimmed unit suffix put back, summaries, exponential histograms and log requests warned', async () => {
+test('one metrics document, streamed: delta sums made cumulative, a trimmed unit suffix put back, summaries, exponential histograms warned', async () => {
   const t = tempStore();
   try {
     const doc = metricsRequest([
@@ -88,7 +88,8 @@ test('one metrics document, streamed: delta sums made cumulative, a trimmed unit
     const warned = warnings(t).join('\n');
     assert.match(warned, /\(line \d+, byte \d+, key metrics\.broken\): 1 data points without a readable time or value skipped/);
     assert.match(warned, /1 exponential histogram points: their count and sum are kept/);
-    assert.match(warned, /1 OTLP log requests \(resourceLogs\) not read/);
+    // The empty logs request is read (no records) and says nothing.
+    assert.doesNotMatch(warned, /resourceLogs/);
   } finally {
     t.dispose();
   }
@@ -233,6 +234,49 @@ test('a metrics file it cannot read says why: resourceMetrics as an object (open
     const r = await importFiles(t.store, [rust, none], { importers });
     assert.match(r.sources[0].error ?? '', /rust\.json \(key resourceMetrics\): "resourceMetrics" is an object, not the array OTLP\/JSON has/);
     assert.match(r.sources[1].error ?? '', /none\.json \(key resourceMetrics\): no spans and no readable metric points in this OTLP file: 1 data points without a readable time or value skipped/);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('OTLP logs (the collector file exporter with a filelog receiver): records are events at their time, classified as log lines are (a CUDA OOM, an Xid), with severity, attributes, the resource identity and the span they belong to', async () => {
+  const t = tempStore();
+  try {
+    const rec = (extra: Record<string, unknown>) => ({ observedTimeUnixNano: ns(T0 + 500), ...extra });
+    const logs = {
+      resourceLogs: [
+        {
+          resource: { attributes: attrs({ 'service.name': 'vllm', 'k8s.pod.name': 'vllm-0' }) },
+          scopeLogs: [
+            {
+              scope: {},
+              logRecords: [
+                rec({ timeUnixNano: ns(T0), severityNumber: 9, severityText: 'INFO', body: { stringValue: 'Avg prompt throughput: 2.0 tokens/s' }, attributes: attrs({ 'log.file.name': 'vllm.log' }) }),
+                rec({ timeUnixNano: '0', severityNumber: 'SEVERITY_NUMBER_ERROR', body: { stringValue: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.06 GiB is free.' }, traceId: 'W47/95gDgQPSabYzgT/GDA==', spanId: '7uGbfsPBsXQ=' }),
+                rec({ timeUnixNano: ns(T0 + 2000), body: { stringValue: 'NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus.' } }),
+                rec({ timeUnixNano: ns(T0 + 3000), severityText: 'WARN', body: { kvlistValue: { values: [{ key: 'event', value: { stringValue: 'preempted' } }] } } }),
+                { body: { stringValue: 'no time at all' } },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const spans = { resourceSpans: [{ resource: {}, scopeSpans: [{ spans: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'llm_request', startTimeUnixNano: ns(T0), endTimeUnixNano: ns(T0 + 900) }] }] }] };
+    const file = join(t.dir, 'otelcol.jsonl');
+    writeFileSync(file, `${JSON.stringify(logs)}\n${JSON.stringify(spans)}\n`);
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const events = rows(t, 'SELECT ts_ms, kind, severity, text, attrs_json FROM events ORDER BY ts_ms');
+    assert.deepEqual(events.map((e) => [(e.ts_ms as number) - T0, e.kind, e.severity]), [[0, 'log', 'info'], [500, 'oom', 'error'], [2000, 'xid', 'critical'], [3000, 'log', 'warning']]);
+    const oom = JSON.parse(events[1].attrs_json as string);
+    assert.equal(oom.trace_id, '5b8efff798038103d269b633813fc60c');
+    assert.equal(oom['service.name'], 'vllm');
+    assert.equal(oom['k8s.pod.name'], 'vllm-0');
+    assert.equal(JSON.parse(events[0].attrs_json as string)['log.file.name'], 'vllm.log');
+    assert.equal(events[3].text, '{"event":"preempted"}');
+    assert.match(warnings(t).join('\n'), /\(key resourceLogs\): 1 log records with neither timeUnixNano nor observedTimeUnixNano skipped/);
+    assert.equal(rows(t, 'SELECT COUNT(*) n FROM spans')[0].n, 1);
   } finally {
     t.dispose();
   }
