@@ -2,7 +2,8 @@
 // .proto's snake_case field names protobuf's JSON mapping allows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { join } from 'node:path';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { otlpImporter } from '../../../node/engine/importers/otlp';
@@ -277,6 +278,31 @@ test('OTLP logs (the collector file exporter with a filelog receiver): records a
     assert.equal(events[3].text, '{"event":"preempted"}');
     assert.match(warnings(t).join('\n'), /\(key resourceLogs\): 1 log records with neither timeUnixNano nor observedTimeUnixNano skipped/);
     assert.equal(rows(t, 'SELECT COUNT(*) n FROM spans')[0].n, 1);
+  } finally {
+    t.dispose();
+  }
+});
+
+const PROTO_METRICS = 'otlp_json/otel-proto_examples_metrics.json';
+const PROTO_LOGS = 'otlp_json/otel-proto_examples_logs.json';
+
+test("corpus: opentelemetry-proto's metrics and logs examples (both skipped as 'not a format Quadscope reads' before)", { skip: skipUnlessCorpus(PROTO_METRICS, PROTO_LOGS) }, async () => {
+  const t = tempStore();
+  try {
+    const r = await importFiles(t.store, [corpusFile(PROTO_METRICS)!, corpusFile(PROTO_LOGS)!], { importers });
+    for (const s of r.sources) assert.equal(s.status, 'ok', `${s.path}: ${s.error}`);
+    const doc = JSON.parse(readFileSync(corpusFile(PROTO_METRICS)!, 'utf8'));
+    const metrics = doc.resourceMetrics[0].scopeMetrics[0].metrics as { name: string; histogram?: { dataPoints: { bucketCounts: string[]; explicitBounds: number[] }[] } }[];
+    const h = metrics.find((m) => m.histogram)!;
+    const p = h.histogram!.dataPoints[0];
+    // Its per-bucket counts, made cumulative, with +Inf last.
+    let cum = 0;
+    const want = p.bucketCounts.map((c, i) => ({ le: i < p.explicitBounds.length ? p.explicitBounds[i] : Infinity, count: (cum += Number(c)) }));
+    assert.deepEqual(rows(t, `SELECT le, count FROM histograms JOIN series s ON s.id = series_id WHERE s.name = '${h.name}' ORDER BY le`), want);
+    const logs = JSON.parse(readFileSync(corpusFile(PROTO_LOGS)!, 'utf8'));
+    const record = logs.resourceLogs[0].scopeLogs[0].logRecords[0];
+    const events = rows(t, 'SELECT ts_ms, text FROM events');
+    assert.deepEqual(events, [{ ts_ms: Number(BigInt(record.timeUnixNano) / 1_000_000n), text: record.body.stringValue }]);
   } finally {
     t.dispose();
   }
