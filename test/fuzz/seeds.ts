@@ -67,6 +67,8 @@ const CORPUS_SEEDS = [
   'pytorch_memory_snapshot/mlsys_profile_grad.pickle',
   'ncu_csv/superbench_cublaslt_ncu_details_sm100.log',
   'otlp_json/otel-proto_examples_trace.json',
+  'otlp_json/otel-proto_examples_metrics.json',
+  'otlp_json/otel-proto_examples_logs.json',
   'jaeger_json/jaeger_converter_fixture_ui_01.json',
 ];
 
