@@ -4,13 +4,17 @@
 //   time: ts | time | timestamp | @timestamp | t | asctime | __REALTIME_TIMESTAMP | date — an ISO string (with a zone; without one it is
 //         local time in ctx.options.tzOffsetMinutes, UTC by default) or an epoch number, its unit told by
 //         its size (< 1e11 s, < 1e14 ms, < 1e17 µs, else ns);
-//   text: message | msg | log | fields.message (TGI) | event | MESSAGE — trailing newline trimmed;
+//   text: message | msg | log | line (Loki's exports) | fields.message (TGI) | event | MESSAGE — trailing newline trimmed;
 //   level: level | severity | levelname | lvl | PRIORITY | log.level (names, or syslog/pino numbers, also as text) → Severity.
 // Kinds: 'oom' (attrs of oom-text.ts) for CUDA OOM messages, 'xid' (attrs of kernel-log.ts) for NVRM
-// Xid messages, else 'log'; the object's other scalar fields go into attrs (nested objects as JSON).
+// Xid messages, else 'log'; the object's other scalar fields go into attrs (nested objects as JSON). Where the
+// messages are an inference engine's own log lines (vLLM, SGLang, TGI, PyTorch shipped through Loki, Fluent
+// Bit, a JSON logger), they are read as that engine's log is instead (engine-lines.ts): stats as series,
+// crashes, tracebacks and NCCL timeouts as their events.
 // A line that is not a JSON object with a time is malformed (warned, skipped; a majority fails the file).
 import type { Severity } from '../../../common/contract/types';
 import { GarbageGuard } from './garbage-guard';
+import { EngineLines } from './engine-lines';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { parseXid } from './kernel-log';
 import { headLines, lineBatches } from './line-reader';
@@ -22,7 +26,7 @@ import { xidInfo } from './xid-codes';
 // journalctl -o json: __REALTIME_TIMESTAMP (µs, as text), MESSAGE, PRIORITY (syslog, as text); Fluent
 // Bit's default time key is `date` (epoch seconds).
 const TIME_KEYS = ['ts', 'time', 'timestamp', '@timestamp', 't', 'asctime', '__REALTIME_TIMESTAMP', 'date'];
-const TEXT_KEYS = ['message', 'msg', 'log', 'event', 'MESSAGE'];
+const TEXT_KEYS = ['message', 'msg', 'log', 'line', 'event', 'MESSAGE'];
 const LEVEL_KEYS = ['level', 'severity', 'levelname', 'lvl', 'PRIORITY'];
 
 const LEVELS: Record<string, Severity> = {
@@ -76,6 +80,7 @@ function pick(o: Record<string, unknown>, keys: string[]): [string, unknown] | n
 export async function importJsonlLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const clock = new LogClock(ctx);
   const guard = new GarbageGuard(ctx, 'a JSON-lines log');
+  const engine = new EngineLines(sink, ctx);
   let no = 0;
   for await (const batch of lineBatches(input.stream(), ctx)) {
     for (const line of batch) {
@@ -116,10 +121,14 @@ export async function importJsonlLog(input: EntryInput, sink: Sink, ctx: ImportC
         attrs[k] = v !== null && typeof v === 'object' ? JSON.stringify(v) : v;
       }
       if (lvl) attrs.level = lvl[1];
-      const { kind, severity } = classifyLogText(text, severityOf(lvl?.[1]), attrs);
-      sink.event({ ts_ms: ts, kind, severity, line: no, text, attrs });
+      const at = no;
+      engine.add(ts, text, at, () => {
+        const { kind, severity } = classifyLogText(text, severityOf(lvl?.[1]), attrs);
+        sink.event({ ts_ms: ts, kind, severity, line: at, text, attrs });
+      });
     }
   }
+  engine.finish(no);
   guard.finish(no);
 }
 

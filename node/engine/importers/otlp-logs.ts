@@ -4,11 +4,14 @@
 // message (a CUDA OOM is 'oom', an NVRM Xid 'xid', else 'log'), at its timeUnixNano (else when the collector
 // observed it), with the severity its number or text gives, the record's attributes and the resource's
 // identity (service.name, host.name, k8s pod, …) as attrs, and its trace and span ids where it has them.
+// Records that are an inference engine's own log lines (a filelog receiver on vLLM's output) are read as
+// that engine's log is instead (engine-lines.ts): stats as series, crashes and tracebacks as their events.
 import type { Severity } from '../../../common/contract/types';
 import { classifyLogText, severityOf } from './jsonl-log';
 import { anyValue, attributes, hexId, otlpNanos } from './otlp-values';
 import { identityOf } from './span-attributes';
-import type { Position, Sink } from './types';
+import { EngineLines } from './engine-lines';
+import type { ImportContext, Position, Sink } from './types';
 
 type Json = Record<string, unknown>;
 type Warn = (message: string, where: Position) => void;
@@ -25,11 +28,16 @@ function severityOfNumber(n: unknown): Severity | null {
 export class OtlpLogs {
   records = 0;
   private untimed = 0;
+  private lastLine = 0;
+  private readonly engine: EngineLines;
 
   constructor(
     private readonly sink: Sink,
+    ctx: ImportContext,
     private readonly warn: Warn,
-  ) {}
+  ) {
+    this.engine = new EngineLines(sink, ctx);
+  }
 
   /** One `resourceLogs` element; `where` places its warnings and its events' line. */
   resourceLogs(rl: Json, where: Position): void {
@@ -61,13 +69,19 @@ export class OtlpLogs {
     if (traceId) attrs.trace_id = traceId;
     if (spanId) attrs.span_id = spanId;
     const given = severityOfNumber(lr.severityNumber) ?? severityOf(lr.severityText);
-    const { kind, severity } = classifyLogText(text, given, attrs);
-    this.sink.event({ ts_ms: Number(ns) / 1e6, kind, severity, line: where.line ?? null, text, attrs });
+    const ts = Number(ns) / 1e6;
+    const line = where.line ?? 0;
+    this.lastLine = Math.max(this.lastLine, line);
+    this.engine.add(ts, text, line, () => {
+      const { kind, severity } = classifyLogText(text, given, attrs);
+      this.sink.event({ ts_ms: ts, kind, severity, line: where.line ?? null, text, attrs });
+    });
     this.records++;
   }
 
   /** Warnings that concern the whole file, once at its end. */
   finish(where: Position): void {
+    this.engine.finish(this.lastLine);
     if (this.untimed) this.warn(`${this.untimed} log records with neither timeUnixNano nor observedTimeUnixNano skipped`, where);
   }
 }

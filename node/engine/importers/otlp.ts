@@ -363,7 +363,7 @@ export const otlpImporter: Importer = {
     const skipped = new SkippedSpans(held.add);
     // Metric warnings are held with the first request's, and go straight out once it is placed.
     let metricWarn: Warn = held.add;
-    const others: Others = { metrics: new OtlpMetrics(sink, (m, w) => metricWarn(m, w)), logs: new OtlpLogs(sink, (m, w) => metricWarn(m, w)) };
+    const others: Others = { metrics: new OtlpMetrics(sink, (m, w) => metricWarn(m, w)), logs: new OtlpLogs(sink, ctx, (m, w) => metricWarn(m, w)) };
     const first = new RequestStream(sink, reqs, others, skipped.warn);
     const scanner = new JsonPathScanner(first, { after: 'stop' });
     const chunks = input.stream()[Symbol.asyncIterator]();

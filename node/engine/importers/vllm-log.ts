@@ -367,7 +367,12 @@ function gluedAt(body: string): number {
   return m && m.index > 0 ? m.index : -1;
 }
 
-class LogParser {
+/**
+ * The engine-log reader: lines in, events and series out (stats lines, crashes, tracebacks, NCCL, OOM, …), a
+ * line's time from its own prefix. Used for engine-log files, and for engine lines that arrive inside log
+ * shippers' records (engine-lines.ts).
+ */
+export class LogParser {
   private readonly clock: LogClock;
   private readonly guard: GarbageGuard;
   private readonly ids = new Map<string, number>();

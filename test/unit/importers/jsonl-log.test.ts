@@ -39,3 +39,20 @@ test('JSON-lines: time fields and units, message fields, levels, OOM and Xid kin
   assert.equal(jsonlLogImporter.detect(Buffer.from(TEXT), 'x.jsonl'), 0.8);
   assert.equal(jsonlLogImporter.detect(Buffer.from('{"resourceSpans":[]}\n'), 'x.jsonl'), 0);
 });
+
+test("vLLM's own lines shipped through Loki (logcli --output=jsonl: `line`, `timestamp`) are read as vLLM's log: stats as series, a crash as its event", async () => {
+  const stats = (i: number) => `INFO 03-14 10:00:${String(i).padStart(2, '0')} [loggers.py:123] Engine 000: Avg prompt throughput: ${i}.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: ${i % 5} reqs, Waiting: 0 reqs, GPU KV cache usage: ${i}.0%, Prefix cache hit rate: 0.0%`;
+  const rec = (i: number, line: string) => JSON.stringify({ labels: { app: 'vllm', pod: 'vllm-0' }, line, timestamp: `2025-03-14T10:00:${String(i).padStart(2, '0')}.250Z` });
+  const lines = Array.from({ length: 20 }, (_, i) => rec(i, stats(i)));
+  lines.push(rec(21, 'ERROR 03-14 10:00:21 [core.py:396] EngineCore encountered a fatal error.\nTraceback (most recent call last):\n  File "core.py", line 1, in run\nvllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.'));
+  const r = await runImporter(jsonlLogImporter, { text: lines.join('\n') + '\n', name: 'loki.jsonl' });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const kv = r.all<{ ts: number; v: number }>("SELECT ts_ms ts, value v FROM samples JOIN series s ON s.id = series_id WHERE s.name = 'kv.usage' ORDER BY ts_ms");
+    assert.equal(kv.length, 20);
+    assert.deepEqual(kv[3], { ts: Date.parse('2025-03-14T10:00:03.250Z'), v: 0.03 });
+    assert.ok(events(r).some((e) => e.kind === 'engine_crash'), JSON.stringify(events(r).map((e) => e.kind)));
+  } finally {
+    r.dispose();
+  }
+});

@@ -307,3 +307,19 @@ test("corpus: opentelemetry-proto's metrics and logs examples (both skipped as '
     t.dispose();
   }
 });
+
+test("OTLP logs whose records are vLLM's own lines (a filelog receiver on its output) are read as vLLM's log: stats as series", async () => {
+  const t = tempStore();
+  try {
+    const body = (i: number) => `INFO 03-14 10:00:${String(i).padStart(2, '0')} [loggers.py:123] Avg prompt throughput: ${i}.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: ${i} reqs, GPU KV cache usage: 50.0%`;
+    const doc = { resourceLogs: [{ resource: { attributes: attrs({ 'service.name': 'vllm' }) }, scopeLogs: [{ logRecords: Array.from({ length: 12 }, (_, i) => ({ timeUnixNano: ns(Date.parse(`2025-03-14T10:00:${String(i).padStart(2, '0')}Z`)), body: { stringValue: body(i) } })) }] }] };
+    const file = join(t.dir, 'logs.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const waiting = rows(t, "SELECT value FROM samples JOIN series s ON s.id = series_id WHERE s.name = 'req.waiting' ORDER BY ts_ms").map((x) => x.value);
+    assert.deepEqual(waiting, Array.from({ length: 12 }, (_, i) => i));
+  } finally {
+    t.dispose();
+  }
+});
