@@ -4,7 +4,8 @@
 // or numbers; field names are lowerCamelCase or, as protobuf's JSON mapping also allows (Python's
 // MessageToJson(preserving_proto_field_name=True)), the .proto's snake_case. Metrics requests
 // (`resourceMetrics`, which the collector's file exporter writes into the same file or a file of their
-// own) are read by otlp-metrics.ts, logs requests (`resourceLogs`) by otlp-logs.ts.
+// own) are read by otlp-metrics.ts, logs requests (`resourceLogs`) by otlp-logs.ts. opentelemetry-python's
+// ConsoleSpanExporter output (one document a span, its own shape) is read as the requests it stands for.
 //
 // Read as a stream, with no size limit: the first request a span at a time (json-path-scanner.ts), so
 // a multi-gigabyte single document never becomes one string; each later line, if any, whole (a line is
@@ -31,6 +32,7 @@ import { OtlpMetrics } from './otlp-metrics';
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
   if (/"resource_?[sS]pans"\s*:/.test(s) || /"resource_?[mM]etrics"\s*:/.test(s) || /"resource_?[lL]ogs"\s*:/.test(s)) return 0.95;
+  if (isConsoleSpans(head)) return 0.9;
   // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
   return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
 }
@@ -118,6 +120,40 @@ function camelKeys(v: unknown): unknown {
   return out;
 }
 
+/** The start of opentelemetry-python's ConsoleSpanExporter output: `{"name": …, "context": {"trace_id": "0x…`. */
+const CONSOLE_SPAN = /^\s*\{\s*"name"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"context"\s*:\s*\{\s*"trace_id"\s*:\s*"0x[0-9a-fA-F]{32}"/;
+
+const CONSOLE_HEAD_BYTES = 4096;
+
+function isConsoleSpans(head: Buffer): boolean {
+  return CONSOLE_SPAN.test(head.toString('utf8', head[0] === 0xef ? 3 : 0, CONSOLE_HEAD_BYTES));
+}
+
+const CONSOLE_KINDS: Record<string, number> = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 };
+
+/** `2023-11-14T22:13:20.123456Z` (the console exporter's µs times) as Unix ns in decimal digits, or null. */
+function isoNanos(v: unknown): string | null {
+  const m = typeof v === 'string' ? /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)$/.exec(v) : null;
+  const s = m ? Date.parse(`${m[1]}${m[3]}`) : NaN;
+  return Number.isFinite(s) ? String(BigInt(s) * 1_000_000n + BigInt((m![2] ?? '').padEnd(9, '0'))) : null;
+}
+
+/**
+ * One span of opentelemetry-python's ConsoleSpanExporter (`span.to_json()`: `context.trace_id` as `0x…`,
+ * `kind` as `SpanKind.SERVER`, ISO times in µs, attributes as an object, `status.status_code`) as the OTLP
+ * request it stands for.
+ */
+function fromConsoleSpan(d: Json): Json {
+  const c = d.context as Json;
+  const hex = (v: unknown) => (typeof v === 'string' ? v.replace(/^0x/, '') : undefined);
+  const st = isObj(d.status) ? d.status : {};
+  const status = st.status_code === 'ERROR' ? { code: 2, message: st.description } : st.status_code === 'OK' ? { code: 1 } : {};
+  const resource = isObj(d.resource) ? d.resource.attributes : undefined;
+  const kind = typeof d.kind === 'string' ? CONSOLE_KINDS[d.kind.replace(/^SpanKind\./, '')] : d.kind;
+  const span = { traceId: hex(c.trace_id), spanId: hex(c.span_id), parentSpanId: hex(d.parent_id), name: d.name, kind, startTimeUnixNano: isoNanos(d.start_time) ?? d.start_time, endTimeUnixNano: isoNanos(d.end_time) ?? undefined, attributes: d.attributes, status, events: d.events };
+  return { resourceSpans: [{ resource: { attributes: resource }, scopeSpans: [{ scope: {}, spans: [span] }] }] };
+}
+
 /** Whether a request names its parts in snake_case. */
 const isSnake = (doc: Json): boolean => 'resource_spans' in doc || 'resource_metrics' in doc || 'resource_logs' in doc;
 
@@ -130,6 +166,7 @@ interface Others {
 /** One parsed request (a line of the collector's file, or of Jaeger's api/v3 answer stream). */
 function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, others: Others, where: Position, warn: Warn): number {
   if (isObj(doc) && isObj(doc.result) && !('resourceSpans' in doc)) doc = doc.result;
+  if (isObj(doc) && isObj(doc.context) && 'trace_id' in doc.context) doc = fromConsoleSpan(doc);
   if (isObj(doc) && isSnake(doc)) doc = camelKeys(doc);
   if (isObj(doc) && Array.isArray(doc.resourceMetrics)) {
     for (const rm of doc.resourceMetrics) if (isObj(rm)) others.metrics.resourceMetrics(rm, attributes(isObj(rm.resource) ? rm.resource.attributes : undefined), where);
@@ -367,35 +404,57 @@ export const otlpImporter: Importer = {
     const first = new RequestStream(sink, reqs, others, skipped.warn);
     const scanner = new JsonPathScanner(first, { after: 'stop' });
     const chunks = input.stream()[Symbol.asyncIterator]();
-    let rest: Buffer | null = null;
-    try {
-      for (;;) {
-        const r = await chunks.next();
-        if (r.done) {
-          scanner.end();
-          break;
-        }
-        const at = scanner.write(r.value);
-        if (at >= 0) {
-          rest = r.value.subarray(at);
-          break;
-        }
+    // The head (4 KiB, whatever the chunks' size) says whether this is opentelemetry-python's
+    // ConsoleSpanExporter output: one small document a span, read as documents from the start.
+    const pre: Buffer[] = [];
+    let preBytes = 0;
+    let ended = false;
+    while (preBytes < CONSOLE_HEAD_BYTES) {
+      const r = await chunks.next();
+      if (r.done) {
+        ended = true;
+        break;
       }
-    } catch (e) {
-      if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `not valid OTLP/JSON: ${e.message}`);
-      throw e;
+      pre.push(r.value);
+      preBytes += r.value.length;
     }
-    if (!first.sawRequest && first.notArray) {
-      throw new ImportError(ctx.path, { key: first.notArray }, `"${first.notArray}" is an object, not the array OTLP/JSON has (opentelemetry-rust's stdout exporter writes this shape): not read; export with the OTLP file exporter`);
+    const console = preBytes > 0 && isConsoleSpans(Buffer.concat(pre));
+    // The chunks read ahead, then the rest of the stream.
+    const source: AsyncIterator<Buffer> = {
+      next: async () => (pre.length ? { done: false, value: pre.shift()! } : ended ? { done: true, value: undefined } : chunks.next()),
+    };
+    let rest: Buffer | null = console ? Buffer.concat(pre.splice(0)) : null;
+    if (!console) {
+      try {
+        for (;;) {
+          const r = await source.next();
+          if (r.done) {
+            scanner.end();
+            break;
+          }
+          const at = scanner.write(r.value);
+          if (at >= 0) {
+            rest = r.value.subarray(at);
+            break;
+          }
+        }
+      } catch (e) {
+        if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `not valid OTLP/JSON: ${e.message}`);
+        throw e;
+      }
+      if (!first.sawRequest && first.notArray) {
+        throw new ImportError(ctx.path, { key: first.notArray }, `"${first.notArray}" is an object, not the array OTLP/JSON has (opentelemetry-rust's stdout exporter writes this shape): not read; export with the OTLP file exporter`);
+      }
+      if (!first.sawRequest) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
     }
-    if (!first.sawRequest) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
     let spans = first.spans;
-    const firstEndLine = scanner.line;
+    const firstEndLine = console ? 1 : scanner.line;
 
     let byLines = false;
     // Documents one after another over many lines (`jq .` of the collector's lines, the SDKs' console exporters).
-    let docs: JsonDocuments | null = null;
-    let good = 1;
+    let docs: JsonDocuments | null = console ? new JsonDocuments(MAX_DOCUMENT_CHARS) : null;
+    if (console) metricWarn = ctx.warn;
+    let good = console ? 0 : 1;
     let bad = 0;
     let firstBad: Position | null = null;
     /** One later request's text; false when it is not JSON (warned). */
@@ -418,7 +477,7 @@ export const otlpImporter: Importer = {
       return true;
     };
     if (rest) {
-      for await (const l of linesFrom(rest, chunks, scanner.offset - rest.length, firstEndLine)) {
+      for await (const l of linesFrom(rest, source, console ? 0 : scanner.offset - rest.length, firstEndLine)) {
         const text = l.text.trim();
         if (!text) continue;
         if (!byLines && !docs) {

@@ -9,7 +9,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { importFiles, tempStore } from '../../helpers/import-file';
 import { runImporter } from './run-importer';
-import { otlpImporter } from '../../../node/engine/importers/otlp';
+import { detectOtlp, otlpImporter } from '../../../node/engine/importers/otlp';
 import type { Importer, SpanRecord } from '../../../node/engine/importers/types';
 import { storeSql } from '../../helpers/store-sql';
 
@@ -273,6 +273,39 @@ test('JSON lines that are mostly not JSON are given up on after a thousand bad l
     assert.match(r.error?.message ?? '', /otel\.jsonl \(line 2, byte \d+\): not valid OTLP\/JSON \(neither one document nor JSON lines\)/);
     // One warning a bad line up to the point of giving up, not 50,000.
     assert.equal(r.warnings.filter((w) => /malformed JSON/.test(w)).length, 1000);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("opentelemetry-python's ConsoleSpanExporter output (one indented document a span): detected and read, ids, kinds, µs times, status and resource kept", async () => {
+  const span = (name: string, id: string, parent: string | null, start: string, end: string, status = 'UNSET') => ({
+    name,
+    context: { trace_id: '0x5b8efff798038103d269b633813fc60c', span_id: `0x${id}`, trace_state: '[]' },
+    kind: 'SpanKind.SERVER',
+    parent_id: parent ? `0x${parent}` : null,
+    start_time: start,
+    end_time: end,
+    status: status === 'ERROR' ? { status_code: 'ERROR', description: 'upstream down' } : { status_code: status },
+    attributes: { 'gen_ai.request.model': 'llama', 'http.status_code': status === 'ERROR' ? 503 : 200 },
+    events: [],
+    links: [],
+    resource: { attributes: { 'service.name': 'router', 'host.name': 'gw-1' }, schema_url: '' },
+  });
+  const text = [span('llm_request', 'eee19b7ec3c1b174', null, '2023-11-14T22:13:20.000001Z', '2023-11-14T22:13:20.250000Z'), span('upstream', 'eee19b7ec3c1b173', 'eee19b7ec3c1b174', '2023-11-14T22:13:20.100000Z', '2023-11-14T22:13:20.200000Z', 'ERROR')]
+    .map((s) => JSON.stringify(s, null, 4))
+    .join('\n');
+  assert.equal(detectOtlp(Buffer.from(text)), 0.9);
+  const r = await runImporter(otlpImporter, { text, name: 'console.json', chunk: 50 });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const got = r.all<{ span_id: string; parent_id: string | null; start_ns: number; attrs_json: string }>('SELECT span_id, parent_id, start_ns, attrs_json FROM spans ORDER BY start_ns');
+    assert.deepEqual(got.map((s) => [s.span_id, s.parent_id]), [['eee19b7ec3c1b174', null], ['eee19b7ec3c1b173', 'eee19b7ec3c1b174']]);
+    const first = r.all<{ s: string }>('SELECT CAST(start_ns AS TEXT) s FROM spans ORDER BY start_ns LIMIT 1')[0].s;
+    assert.equal(first, '1700000000000001000');
+    const a = JSON.parse(got[1].attrs_json);
+    assert.deepEqual([a['otel.kind'], a['otel.status_code'], a['otel.status_message'], a['service.name'], a['host.name']], [2, 2, 'upstream down', 'router', 'gw-1']);
+    assert.deepEqual(r.warnings, []);
   } finally {
     r.dispose();
   }
