@@ -178,6 +178,31 @@ export function fuzzSeeds(dir: string): string[] {
         ].join('\n') + '\n',
       ),
     ],
+    // opentelemetry-python's ConsoleSpanExporter: one indented document a span.
+    [
+      'console-spans.json',
+      Buffer.from(
+        Array.from({ length: 6 }, (_, i) =>
+          JSON.stringify(
+            {
+              name: 'llm_request',
+              context: { trace_id: `0x${'5b8efff798038103d269b633813fc60c'}`, span_id: `0x${String(i + 1).padStart(16, '0')}`, trace_state: '[]' },
+              kind: 'SpanKind.SERVER',
+              parent_id: i ? '0x0000000000000001' : null,
+              start_time: `2026-03-14T10:00:0${i}.000001Z`,
+              end_time: `2026-03-14T10:00:0${i}.250000Z`,
+              status: { status_code: i === 3 ? 'ERROR' : 'UNSET' },
+              attributes: { 'gen_ai.request.model': 'm', 'gen_ai.usage.prompt_tokens': 10 * i },
+              events: [],
+              links: [],
+              resource: { attributes: { 'service.name': 'router' }, schema_url: '' },
+            },
+            null,
+            4,
+          ),
+        ).join('\n') + '\n',
+      ),
+    ],
     ['kern.log', Buffer.from(Array.from({ length: 20 }, (_, i) => `May 18 19:02:${String(i + 10)} gpu-node-3 kernel: ${i % 4 === 3 ? `Out of memory: Killed process ${4000 + i} (python3) total-vm:81234567kB, anon-rss:${60000000 + i}kB, file-rss:0kB` : i % 4 === 1 ? `NVRM: Xid (PCI:0000:3b:00): 79, pid=${4000 + i}, name=python3, GPU has fallen off the bus.` : 'usb 1-1: new high-speed USB device'}`).join('\n') + '\n')],
   ];
   const paths = own.map(([name, bytes]) => {
