@@ -1,24 +1,24 @@
 // nvidia-smi's human-readable output, the GPU file most incident bundles carry: the default table
-// (`nvidia-smi`, `nvidia-smi -l N`, `watch nvidia-smi` logs) and the full query (`nvidia-smi -q`, with or
-// without `-d MEMORY,UTILIZATION,…`, `-l N`), alone or one after the other in one file. Each table or
-// query is a snapshot at its own time: the table's first line (`Fri Jul  3 22:10:45 2026`), the query's
-// `Timestamp` (both the machine's local time, read in ctx.options.tzOffsetMinutes, UTC when not given);
-// a snapshot without one takes the file's mtime (warned).
+// (`nvidia-smi`, `nvidia-smi -l N`, `watch nvidia-smi` logs, indented as a whole, inside a container log's
+// wrapping) and the full query (`nvidia-smi -q`, with or without `-d MEMORY,UTILIZATION,…`, `-l N`), alone or
+// one after the other in one file. Each table or query is a snapshot at its own time: the table's first line
+// (`Fri Jul  3 22:10:45 2026`, also after a shell prompt), the query's `Timestamp` (both the machine's local
+// time, read in ctx.options.tzOffsetMinutes, UTC when not given); a snapshot without one takes the file's
+// mtime (warned).
 //
-// Table (drivers 384 … 590 lay it out alike: three cells a GPU, two or three lines a GPU): per GPU
+// Table (drivers 418 … 610 lay it out alike: three cells a GPU, two or three lines a GPU): per GPU
 // gpu.mem.used / gpu.mem.total, gpu.util, gpu.temp, gpu.power, gpu.power_limit (the cap, enforced),
 // gpu.fan, gpu.pstate, gpu.ecc_dbe (volatile uncorrected), labels {gpu: index, bus_id, gpu_model where the
 // table did not cut the name}; per process proc.gpu_mem.used {gpu, pid, process}. MIG device rows are
-// skipped. A GPU row of `ERR!` is a gpu_lost event, bus in the kernel log's spelling.
-// Query: per GPU the readings above plus gpu.mem.reserved / .free, gpu.bar1_used, gpu.mem_util and the
-// engine utilisations, gpu.mem_temp, gpu.power_avg / _instant, clocks, gpu.throttle_reasons (the bitmask
-// of the Clocks Event / Throttle Reasons that are Active), gpu.ecc_sbe / _dbe (volatile, old "Single/Double
-// Bit" and new "SRAM/DRAM (Un)correctable" layouts), remapped-row flags, PCIe replays and throughput,
-// labels {gpu, gpu_uuid, bus_id, gpu_model}: the query prints no index, so `gpu` is the index a table in
-// the same file gave that bus, else the bus (not the UUID: pasted output often masks every UUID alike).
+// skipped. A GPU whose name or most readings show `ERR!` is a gpu_lost event (bus in the kernel log's
+// spelling) and no readings; one `ERR!` sensor is not.
+// Query: the readings of nvidia-smi-snapshot.ts's QueryGpu by section and key below (a MIG-enabled GPU's
+// `MIG Devices` block is the slices', skipped). A GPU keeps the labels the file first gave it
+// (SnapshotWriter.identity): a table's index, else the query's bus — the query prints no index, and pasted
+// output often masks every UUID alike.
 // nvidia-smi's own lines for GPUs it cannot reach (`Unable to determine the device handle …`, `No devices
-// were found`, `NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`) are
-// gpu_lost events; a file of nothing else is claimed for them.
+// were found`, `NVIDIA-SMI has failed …`, `Failed to initialize NVML: …`) are gpu_lost events at the time of
+// the snapshot they come before; a file of nothing else is claimed for them.
 import { MIB, type Labels } from '../signals/canonical';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock } from './log-time';
@@ -32,6 +32,7 @@ const QUERY_BANNER = /^=+\s*NVSMI LOG\s*=+\s*$/;
 /** A query line `    Key      : value` (keys are padded to a column; a section header has no ` : `). */
 const KEY_VALUE = /^(\s*)(\S.*?)\s+:(?:\s(.*))?$/;
 const MAX_LINE = 1024;
+const BUS = /([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])/;
 const RFC3339_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
 
 /**
@@ -45,7 +46,6 @@ function unwrapped(line: string): string {
   const m = RFC3339_PREFIX.exec(u);
   return m ? u.slice(m[0].length) : u;
 }
-const BUS = /([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])/;
 
 /** The query's readings by section and key (the section of a GPU-level key is ''). */
 const QUERY_READINGS: Record<string, Record<string, Reading>> = {

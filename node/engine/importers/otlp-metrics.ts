@@ -8,11 +8,14 @@
 //   `_count`; summary → `{quantile}`, `_sum`, `_count`; exponential histogram → `_count` and `_sum` only
 //   (its sparse buckets are not read, as with Prometheus' native histograms; warned);
 // - delta temporality (OTel SDKs' choice for some backends) is summed into the cumulative values a
-//   counter or histogram holds in Prometheus;
-// - labels: the point's attributes, plus `job`/`instance` from the resource's service.name (with its
-//   namespace) and service.instance.id, as the collector's Prometheus exporters write them;
+//   counter or histogram holds in Prometheus (up-down counters too); a cumulative point whose start time
+//   moved on (a restart) writes a 0 at its new start, so the counter's reset is seen;
+// - labels: the point's attributes, plus `job`/`instance` from the resource (resourceLabels below), as the
+//   collector's Prometheus exporters write them;
 // - a name whose unit suffix was trimmed (the receiver's `trim_metric_suffixes`) is looked up with the
-//   suffix its unit stands for, so `vllm:e2e_request_latency` with unit "s" is the vLLM histogram.
+//   suffix its unit stands for, so `vllm:e2e_request_latency` with unit "s" is the vLLM histogram;
+// - OTLP 0.8's typed members (`intSum`, …, `labels`) and the SDKs' console exporters' shape (one `data`
+//   member, attributes as an object, `value`) are read alike.
 // Points flagged "no recorded value" (a stale series) are skipped, as Prometheus' stale markers are.
 import { canonicalMetric, type Labels } from '../signals/canonical';
 import { classify, PromSeriesMapper, type PromType, type Target } from './prom-series';
