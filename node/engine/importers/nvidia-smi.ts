@@ -164,11 +164,16 @@ type Plan =
   | { t: 'value'; name: string; unit: string; kind: SeriesKind; metric: string | null; reason: string | null };
 
 /**
- * `power.limit` (the limit set) is what a query without `enforced.power.limit` has of the cap; beside it, the
- * enforced one is the cap (they differ when a lower limit is imposed from outside), and power.limit keeps its name.
+ * Fields that stand in for another where the query lacks it: `power.limit` (the limit set) for the cap,
+ * `enforced.power.limit` (beside it, the enforced one is the cap: they differ when a lower limit is imposed from
+ * outside, and power.limit keeps its name); `power.draw.average` for `power.draw` (on Ampere and later
+ * power.draw is that 1-second average; beside it, the average keeps its own series).
  */
-function planOf(c: Column, apps: boolean, capFromLimit: boolean): Plan {
-  const f = c.field === 'power.limit' && capFromLimit ? 'enforced.power.limit' : c.field;
+const STANDS_FOR: Record<string, string> = { 'power.limit': 'enforced.power.limit', 'power.draw.average': 'power.draw' };
+
+function planOf(c: Column, apps: boolean, fields: ReadonlySet<string>): Plan {
+  const stand = STANDS_FOR[c.field];
+  const f = stand && !fields.has(stand) ? stand : c.field;
   if (f === 'timestamp') return { t: 'time' };
   if (IDENTITY[f]) return { t: 'identity', label: IDENTITY[f] };
   if (apps) return f === 'used_gpu_memory' || f === 'used_memory' ? { t: 'value', name: 'proc.gpu_mem.used', unit: 'bytes', kind: 'gauge', metric: `nvidia-smi:${f}`, reason: null } : { t: 'skip' };
@@ -229,8 +234,8 @@ class QueryTable {
 
   header(cols: Column[]): void {
     this.cols = cols;
-    const capFromLimit = !cols.some((c) => c.field === 'enforced.power.limit');
-    this.plans = cols.map((c) => planOf(c, this.apps, capFromLimit));
+    const fields = new Set(cols.map((c) => c.field));
+    this.plans = cols.map((c) => planOf(c, this.apps, fields));
     this.idCols = [];
     this.timeCol = -1;
     this.plans.forEach((p, i) => {

@@ -383,3 +383,21 @@ test('power.limit is the cap where the query has no enforced.power.limit; beside
     both.dispose();
   }
 });
+
+test('power.draw.average is gpu.power where the query has no power.draw (R550+ queries ask for average and instant); beside it, it keeps its own series', async () => {
+  const alone = await runImporter(nvidiaSmiCsvImporter, { text: 'timestamp, index, power.draw.average [W], power.draw.instant [W]\n2026/07/03 22:11:09.763, 0, 650.12, 699.80\n' });
+  try {
+    assert.deepEqual(values(alone, 'gpu.power'), [{ ts: T_LOAD, v: 650.12 }]);
+    assert.deepEqual(values(alone, 'gpu.power_instant'), [{ ts: T_LOAD, v: 699.8 }]);
+    assert.equal(seriesRows(alone).some((s) => s.name === 'gpu.power_avg'), false);
+  } finally {
+    alone.dispose();
+  }
+  const both = await runImporter(nvidiaSmiCsvImporter, { text: 'timestamp, index, power.draw [W], power.draw.average [W]\n2026/07/03 22:11:09.763, 0, 640.00, 650.12\n' });
+  try {
+    assert.deepEqual(values(both, 'gpu.power'), [{ ts: T_LOAD, v: 640 }]);
+    assert.deepEqual(values(both, 'gpu.power_avg'), [{ ts: T_LOAD, v: 650.12 }]);
+  } finally {
+    both.dispose();
+  }
+});
