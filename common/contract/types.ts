@@ -10,6 +10,7 @@ export type FormatId =
   | 'nvidia-smi-pmon'
   | 'nvidia-smi-text'
   | 'nvidia-smi-xml'
+  | 'dcgmi-dmon'
   | 'vllm-log'
   | 'sglang-log'
   | 'tgi-log'

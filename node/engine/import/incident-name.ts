@@ -51,6 +51,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['nvidia-smi-dmon', 'GPU telemetry'],
   ['nvidia-smi-text', 'GPU telemetry'],
   ['nvidia-smi-xml', 'GPU telemetry'],
+  ['dcgmi-dmon', 'GPU telemetry'],
   ['prometheus-text', 'metrics'],
   ['prometheus-json', 'metrics'],
   ['kernel-log', 'kernel log'],

@@ -5,6 +5,7 @@ import { kernelLogImporter } from './kernel-log';
 import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from './nvidia-smi';
 import { nvidiaSmiTextImporter } from './nvidia-smi-text';
 import { nvidiaSmiXmlImporter } from './nvidia-smi-xml';
+import { dcgmiDmonImporter } from './dcgmi-dmon';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
 import { sglangLogImporter, tgiLogImporter, torchLogImporter, vllmLogImporter } from './vllm-log';
@@ -18,6 +19,7 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   nvidiaSmiPmonImporter,
   nvidiaSmiTextImporter,
   nvidiaSmiXmlImporter,
+  dcgmiDmonImporter,
   vllmLogImporter,
   sglangLogImporter,
   tgiLogImporter,

@@ -16,6 +16,7 @@ type Counts = Partial<Record<'series' | 'samples' | 'histograms' | 'events' | 's
 /** file, format, rows per table (absent: none), warnings. */
 const EXPECTED: [string, string, Counts, number][] = [
   ['cpp-trace-paste.log', 'torch-log', { events: 4 }, 1],
+  ['dcgmi-dmon.txt', 'dcgmi-dmon', { series: 12, samples: 42 }, 1],
   ['dmesg-decode-iso.log', 'kernel-log', { series: 1, samples: 1, events: 4 }, 0],
   ['grafana-inspector-p99.json', 'prometheus-json', { series: 1, samples: 3 }, 1],
   ['jaeger-api-v3.json', 'otlp-json', { series: 8, samples: 6, histograms: 45, spans: 3 }, 0],
