@@ -55,7 +55,7 @@ async function importDcgmiDmon(input: EntryInput, sink: Sink, ctx: ImportContext
   const mapper = new PromSeriesMapper(sink);
   const targets = new Map<string, Target>();
   let cols: string[] = [];
-  const rows: { interval: number; entity: string; id: string; cells: string[] }[] = [];
+  const rows: { interval: number; entity: string; id: string; cols: string[]; cells: string[] }[] = [];
   const seen = new Set<string>();
   let interval = 0;
   let no = 0;
@@ -87,7 +87,7 @@ async function importDcgmiDmon(input: EntryInput, sink: Sink, ctx: ImportContext
       }
       seen.add(entity);
       // Rows wait for the end: their times count back from it.
-      rows.push({ interval, entity: m[1], id: m[2], cells: cells.map((c, k) => `${cols[k]}\u0000${c}`) });
+      rows.push({ interval, entity: m[1], id: m[2], cols, cells });
       guard.ok();
     }
   }
@@ -97,8 +97,9 @@ async function importDcgmiDmon(input: EntryInput, sink: Sink, ctx: ImportContext
   for (const r of rows) {
     const ts = end - (interval - r.interval) * INTERVAL_MS;
     const labels: Labels = r.entity === 'GPU' ? { gpu: r.id } : { entity: `${r.entity} ${r.id}` };
-    for (const pair of r.cells) {
-      const [col, cell] = pair.split('\u0000');
+    for (let k = 0; k < r.cells.length; k++) {
+      const col = r.cols[k];
+      const cell = r.cells[k];
       const v = Number(cell);
       if (cell === 'N/A' || !Number.isFinite(v)) continue;
       const metric = SHORT[col] ?? `dcgmi.${col}`;

@@ -67,7 +67,7 @@ export const READ = {
 } as const;
 
 /** n in a reading's unit: percentages divided by 100 (47 % is 0.47, where 47 × 0.01 is 0.47000000000000003). */
-export const scaled = (n: number, scale: number): number => (scale < 1 ? n / Math.round(1 / scale) : n * scale);
+const scaled = (n: number, scale: number): number => (scale < 1 ? n / Math.round(1 / scale) : n * scale);
 
 /** A reading as nvidia-smi prints it ("143771 MiB", "52 C", "77.67 W", "0 %", "P0", "Yes"), in the reading's unit; null for none. */
 export function readingValue(text: string, r: Reading): number | null {
@@ -83,6 +83,7 @@ export function readingValue(text: string, r: Reading): number | null {
 /** The series of one file, its GPUs' labels, and its lost GPUs. */
 export class SnapshotWriter {
   private readonly ids = new Map<string, number>();
+  private readonly byLabels = new WeakMap<Labels, Map<Reading, number>>();
   /** GPUs lost, by bus: one gpu_lost event per GPU and file however many snapshots show it. */
   private readonly lost = new Set<string>();
   /** nvidia-smi's lost-GPU lines waiting for the time of the snapshot they come with. */
@@ -107,12 +108,22 @@ export class SnapshotWriter {
   }
 
   write(r: Reading, labels: Labels, ts: number, v: number): void {
+    // A GPU's labels are one object for the whole file (identity()): its series are found by that object and
+    // the reading, with no label text built a sample (a day of `-l 1` is millions of them).
+    let byReading = this.byLabels.get(labels);
+    if (!byReading) this.byLabels.set(labels, (byReading = new Map()));
+    let id = byReading.get(r);
+    if (id === undefined) byReading.set(r, (id = this.seriesOf(r, labels)));
+    this.sink.sample(id, ts, v);
+    this.samples++;
+  }
+
+  private seriesOf(r: Reading, labels: Labels): number {
     const l = canonicalLabels({ ...labels, metric: `nvidia-smi:${r.field}` });
     const key = `${r.name}\u0000${JSON.stringify(l)}`;
     let id = this.ids.get(key);
     if (id === undefined) this.ids.set(key, (id = this.sink.series({ name: r.name, labels: l, unit: r.unit, kind: r.kind ?? 'gauge' })));
-    this.sink.sample(id, ts, v);
-    this.samples++;
+    return id;
   }
 
   /**

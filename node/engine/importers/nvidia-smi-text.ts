@@ -23,7 +23,7 @@ import { MIB, type Labels } from '../signals/canonical';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock } from './log-time';
 import { LOST_LINE } from './nvidia-smi';
-import { CTIME, ctimeMs, NO_GPU, QueryGpu, READ, scaled, SnapshotWriter, type EccCounter, type Reading } from './nvidia-smi-snapshot';
+import { CTIME, ctimeMs, NO_GPU, QueryGpu, READ, readingValue, SnapshotWriter, type EccCounter, type Reading } from './nvidia-smi-snapshot';
 import { unwrapContainerLine } from './vllm-log';
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 
@@ -33,6 +33,7 @@ const QUERY_BANNER = /^=+\s*NVSMI LOG\s*=+\s*$/;
 const KEY_VALUE = /^(\s*)(\S.*?)\s+:(?:\s(.*))?$/;
 const MAX_LINE = 1024;
 const BUS = /([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])/;
+// One space after the time, as `docker logs -t` writes it: the query's own indentation follows.
 const RFC3339_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
 
 /**
@@ -164,8 +165,8 @@ class TableReader {
 
   /** A cell of the second GPU line ("28C", "77W", "30%", "P0"); ERR! and N/A are no reading. */
   private put(r: Reading, labels: Labels, ts: number, cell: string): void {
-    const m = /^(\d+(?:\.\d+)?)(C|W|%)?$/.exec(cell) ?? /^P(\d+)$/.exec(cell);
-    if (m) this.w.write(r, labels, ts, scaled(Number(m[1]), r.scale ?? 1));
+    const v = readingValue(cell, r);
+    if (v !== null) this.w.write(r, labels, ts, v);
   }
 
   private processLine(inner: string, ts: () => number): void {

@@ -8,14 +8,12 @@
 // that engine's log is instead (engine-lines.ts): stats as series, crashes and tracebacks as their events.
 import type { Severity } from '../../../common/contract/types';
 import { classifyLogText, severityOf } from './jsonl-log';
-import { anyValue, attributes, hexId, otlpNanos } from './otlp-values';
+import { anyValue, attributes, hexId, isObj, otlpNanos, type Json } from './otlp-values';
 import { identityOf } from './span-attributes';
 import { EngineLines } from './engine-lines';
 import type { ImportContext, Position, Sink } from './types';
 
-type Json = Record<string, unknown>;
 type Warn = (message: string, where: Position) => void;
-const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /** OTLP's SeverityNumber (1–24, or its name): TRACE 1–4, DEBUG 5–8, INFO 9–12, WARN 13–16, ERROR 17–20, FATAL 21–24. */
 function severityOfNumber(n: unknown): Severity | null {

@@ -20,11 +20,9 @@
 import { canonicalMetric, type Labels } from '../signals/canonical';
 import { classify, PromSeriesMapper, type PromType, type Target } from './prom-series';
 import type { Position, Sink } from './types';
-import { attributes, otlpNanos } from './otlp-values';
+import { attributes, isObj, otlpNanos, type Json } from './otlp-values';
 
-type Json = Record<string, unknown>;
 type Warn = (message: string, where: Position) => void;
-const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /** AggregationTemporality: 1 (or its name) is DELTA; CUMULATIVE and unspecified are read as cumulative. */
 const isDelta = (t: unknown): boolean => t === 1 || t === 'AGGREGATION_TEMPORALITY_DELTA';

@@ -23,7 +23,7 @@ import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 import { SkippedSpans } from './skipped-spans';
 import { JsonDocuments } from './json-documents';
-import { attributes, hexId, otlpNanos } from './otlp-values';
+import { attributes, hexId, isObj, otlpNanos, type Json } from './otlp-values';
 import { OtlpLogs } from './otlp-logs';
 
 export { hexId };
@@ -52,8 +52,6 @@ function spanKind(k: unknown): unknown {
   return typeof k === 'string' && k in SPAN_KINDS ? SPAN_KINDS[k] : k;
 }
 
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /** Unix ns as a decimal string or a number; null when absent, not a number, or past what a 64-bit integer holds. */
 export function nanos(v: unknown): bigint | null {
@@ -418,13 +416,13 @@ export const otlpImporter: Importer = {
       pre.push(r.value);
       preBytes += r.value.length;
     }
-    const console = preBytes > 0 && isConsoleSpans(Buffer.concat(pre));
+    const consoleShape = preBytes > 0 && isConsoleSpans(Buffer.concat(pre));
     // The chunks read ahead, then the rest of the stream.
     const source: AsyncIterator<Buffer> = {
       next: async () => (pre.length ? { done: false, value: pre.shift()! } : ended ? { done: true, value: undefined } : chunks.next()),
     };
-    let rest: Buffer | null = console ? Buffer.concat(pre.splice(0)) : null;
-    if (!console) {
+    let rest: Buffer | null = consoleShape ? Buffer.concat(pre.splice(0)) : null;
+    if (!consoleShape) {
       try {
         for (;;) {
           const r = await source.next();
@@ -448,13 +446,13 @@ export const otlpImporter: Importer = {
       if (!first.sawRequest) held.add(NOT_A_REQUEST, { key: 'resourceSpans' });
     }
     let spans = first.spans;
-    const firstEndLine = console ? 1 : scanner.line;
+    const firstEndLine = consoleShape ? 1 : scanner.line;
 
     let byLines = false;
     // Documents one after another over many lines (`jq .` of the collector's lines, the SDKs' console exporters).
-    let docs: JsonDocuments | null = console ? new JsonDocuments(MAX_DOCUMENT_CHARS) : null;
-    if (console) metricWarn = ctx.warn;
-    let good = console ? 0 : 1;
+    let docs: JsonDocuments | null = consoleShape ? new JsonDocuments(MAX_DOCUMENT_CHARS) : null;
+    if (consoleShape) metricWarn = ctx.warn;
+    let good = consoleShape ? 0 : 1;
     let bad = 0;
     let firstBad: Position | null = null;
     /** One later request's text; false when it is not JSON (warned). */
@@ -477,7 +475,7 @@ export const otlpImporter: Importer = {
       return true;
     };
     if (rest) {
-      for await (const l of linesFrom(rest, source, console ? 0 : scanner.offset - rest.length, firstEndLine)) {
+      for await (const l of linesFrom(rest, source, consoleShape ? 0 : scanner.offset - rest.length, firstEndLine)) {
         const text = l.text.trim();
         if (!text) continue;
         if (!byLines && !docs) {
