@@ -2,7 +2,7 @@
 // (nvidia-smi-xml.ts): the readings' canonical names and the --query-gpu field each stands for (the CSV
 // importer's `metric` labels), values as nvidia-smi prints them, one series per reading and GPU, lost GPUs
 // as one event each, and one query GPU whose throttle reasons, ECC counts and processes come in pieces.
-import { canonicalLabels, kernelBusId, MIB, type Labels } from '../signals/canonical';
+import { applyScale, canonicalLabels, kernelBusId, MIB, type Labels } from '../signals/canonical';
 import { EV, SIG } from '../../../common/names';
 import type { SeriesKind } from '../../../common/contract/types';
 import { REASON_BITS } from './nvidia-smi';
@@ -66,9 +66,6 @@ export const READ = {
   procMem: R(SIG.procGpuMemUsed, 'bytes', 'used_gpu_memory', MIB),
 } as const;
 
-/** n in a reading's unit: percentages divided by 100 (47 % is 0.47, where 47 × 0.01 is 0.47000000000000003). */
-const scaled = (n: number, scale: number): number => (scale < 1 ? n / Math.round(1 / scale) : n * scale);
-
 /** A reading as nvidia-smi prints it ("143771 MiB", "52 C", "77.67 W", "0 %", "P0", "Yes"), in the reading's unit; null for none. */
 export function readingValue(text: string, r: Reading): number | null {
   const s = text.trim();
@@ -77,7 +74,7 @@ export function readingValue(text: string, r: Reading): number | null {
   const p = /^P(\d+)$/.exec(s);
   if (p) return Number(p[1]);
   const m = /^(-?\d+(?:\.\d+)?)/.exec(s);
-  return m ? scaled(Number(m[1]), r.scale ?? 1) : null;
+  return m ? applyScale(Number(m[1]), r.scale ?? 1) : null;
 }
 
 /** The series of one file, its GPUs' labels, and its lost GPUs. */

@@ -21,7 +21,7 @@
 // earlier in the file, else the file fails with an error saying so.
 // Captures ("# nvidia_gpu_exporter GPU capture"): their --query-gpu and --query-compute-apps CSV
 // sections are imported; the other sections (-q, pmon, dmon without times, help text) are skipped.
-import { canonicalLabels, kernelBusId, MIB, type Labels } from '../signals/canonical';
+import { applyScale, canonicalLabels, kernelBusId, MIB, type Labels } from '../signals/canonical';
 import { SIG } from '../../../common/names';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
@@ -543,7 +543,7 @@ async function importMonitor(pmon: boolean, input: EntryInput, sink: Sink, ctx: 
         id = sink.series({ name, labels, unit: rule?.unit ?? '', kind });
         ids.set(key, id);
       }
-      sink.sample(id, ts, v * (rule?.scale ?? 1));
+      sink.sample(id, ts, applyScale(v, rule?.scale ?? 1));
     });
   };
 

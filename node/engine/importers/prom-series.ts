@@ -4,7 +4,7 @@
 // by the caller.
 import type { SeriesKind } from '../../../common/contract/types';
 import { SIG } from '../../../common/names';
-import { canonicalLabels, canonicalMetric, isBlankSentinel, type Labels } from '../signals/canonical';
+import { applyScale, canonicalLabels, canonicalMetric, isBlankSentinel, type Labels } from '../signals/canonical';
 import { FB_TOTAL_METRIC, FbTotals, isFbField, type FbGpu } from './fb-total';
 import type { Sink } from './types';
 
@@ -163,7 +163,7 @@ export class PromSeriesMapper {
     return {
       role: cls.role,
       series,
-      le: cls.role === 'bucket' ? le * canon.scale : le,
+      le: cls.role === 'bucket' ? applyScale(le, canon.scale) : le,
       scale: cls.role === 'count' ? 1 : canon.scale,
       alias,
       lora: canon.adapters && cls.role === 'value' ? this.loraTarget(canon.adapters(labels), canon.labels, canon.staleAfterS ?? Infinity) : null,
@@ -184,7 +184,7 @@ export class PromSeriesMapper {
       this.sink.histogram(t.series, ts, t.le, raw);
       return;
     }
-    const v = raw * t.scale;
+    const v = t.scale === 1 ? raw : applyScale(raw, t.scale);
     this.sink.sample(t.series, ts, v);
     if (t.alias >= 0) this.sink.sample(t.alias, ts, v);
     if (t.fb) this.fb.add(t.fb.field, t.fb.gpu, ts, raw);

@@ -76,6 +76,7 @@
 // (garbage-guard.ts).
 import type { Severity } from '../../../common/contract/types';
 import { SIG } from '../../../common/names';
+import { applyScale } from '../signals/canonical';
 import { GarbageGuard } from './garbage-guard';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { headLines, lineBatches } from './line-reader';
@@ -918,7 +919,7 @@ export class LogParser {
       if (!m) continue;
       let id = ids.get(fd);
       if (id === undefined) ids.set(fd, (id = this.id(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` })));
-      out.push(id, Number(m[1]) * fd.scale);
+      out.push(id, applyScale(Number(m[1]), fd.scale));
     }
     const pre = source === 'sglang-log' ? SGLANG_PREFILL_TOKENS.exec(p.body) : null;
     if (pre) {

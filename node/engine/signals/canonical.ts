@@ -78,6 +78,22 @@ export interface Canonical {
 
 export const MIB = 1024 * 1024;
 
+/**
+ * n times a unit scale, as the decimal the source wrote: 47 % × 0.01 is 0.47000000000000003 and 45.3 / 100 is
+ * 0.45299999999999996 (a 95 % reading would pass a `> 0.95`); a power-of-ten scale shifts the decimal point
+ * of n's shortest spelling instead, which is exact, and another 1/k divides by k.
+ */
+export function applyScale(n: number, scale: number): number {
+  if (scale >= 1 || !Number.isFinite(n)) return n * scale;
+  const k = Math.round(1 / scale);
+  if (k * scale !== 1) return n * scale;
+  const digits = Math.log10(k);
+  // An integer over k is already the correctly rounded decimal (both exact, one rounding): the common case.
+  if (!Number.isInteger(digits) || Number.isInteger(n)) return n / k;
+  const [mantissa, exponent = '0'] = String(n).split('e');
+  return Number(`${mantissa}e${Number(exponent) - digits}`);
+}
+
 interface Rule {
   name: string | ((labels: Labels) => string);
   unit: string;

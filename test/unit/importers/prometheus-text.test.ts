@@ -511,3 +511,19 @@ test("an OpenMetrics gaugehistogram's _gcount and _gsum are gauges (they go down
     r.dispose();
   }
 });
+
+test('percent and millisecond scales divide, so 35 % is 0.35 and 95 % is not past 0.95', async () => {
+  const text = [
+    '# TYPE DCGM_FI_DEV_GPU_UTIL gauge',
+    'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a"} 35 1700000000000',
+    'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a"} 95 1700000015000',
+    'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a"} 7 1700000030000',
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, name: 'dcgm.prom' });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'gpu.util').map((s) => s.v), [0.35, 0.95, 0.07]);
+  } finally {
+    r.dispose();
+  }
+});

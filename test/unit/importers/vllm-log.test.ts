@@ -182,3 +182,17 @@ test('a bare traceback without any time is one event at the file mtime', async (
     r.dispose();
   }
 });
+
+test('stats percentages divide by 100: 45.3 % of the KV cache is 0.453', async () => {
+  const text = [
+    'INFO 06-11 21:00:00 metrics.py:341] Avg prompt throughput: 10.0 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 3 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 45.3%, CPU KV cache usage: 0.0%.',
+    'INFO 06-11 21:00:10 metrics.py:341] Avg prompt throughput: 10.0 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 3 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 95.0%, CPU KV cache usage: 0.0%.',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, name: 'vllm.log', mtimeMs: Date.UTC(2024, 6, 1) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'kv.usage').map((s) => s.v), [0.453, 0.95]);
+  } finally {
+    r.dispose();
+  }
+});

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalLabels, canonicalMetric, isBlankSentinel, MIB } from '../../../node/engine/signals/canonical';
+import { applyScale, canonicalLabels, canonicalMetric, isBlankSentinel, MIB } from '../../../node/engine/signals/canonical';
 
 test('vLLM V0 and V1 spellings map onto one canonical signal, kept apart by the metric label', () => {
   const v1 = canonicalMetric('vllm:kv_cache_usage_perc', { model_name: 'm', engine: '0' }, 'gauge');
@@ -76,4 +76,17 @@ test('DCGM blank sentinels', () => {
   assert.equal(isBlankSentinel('DCGM_FI_DEV_SM_CLOCK', 2147483632), true);
   assert.equal(isBlankSentinel('DCGM_FI_DEV_SM_CLOCK', 1980), false);
   assert.equal(isBlankSentinel('vllm:prompt_tokens_total', 2147483632), false);
+});
+
+test('applyScale gives the decimal the source wrote, not the binary product', () => {
+  assert.equal(applyScale(45.3, 0.01), 0.453);
+  assert.equal(applyScale(35, 0.01), 0.35);
+  assert.equal(applyScale(1234.5678, 0.001), 1.2345678);
+  assert.equal(applyScale(1e-7, 0.01), 1e-9);
+  assert.equal(applyScale(-12.5, 0.01), -0.125);
+  assert.equal(applyScale(Infinity, 0.001), Infinity);
+  assert.equal(applyScale(3, MIB), 3 * MIB);
+  assert.equal(applyScale(3, 1 / 1024), 3 / 1024);
+  // A scale that is no 1/k multiplies.
+  assert.equal(applyScale(2, 0.3), 2 * 0.3);
 });
