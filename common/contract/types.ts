@@ -4,6 +4,7 @@
 export type FormatId =
   | 'prometheus-text'
   | 'prometheus-json'
+  | 'victoriametrics-jsonl'
   | 'nvidia-smi-csv'
   | 'nvidia-smi-apps-csv'
   | 'nvidia-smi-dmon'

@@ -141,6 +141,34 @@ describe('pull from Prometheus and VictoriaMetrics', { timeout: 180_000 }, () =>
     });
   }
 
+  test("victoria-metrics: its /api/v1/export file (one series a line, split lines too) imports as the same rows as the same series' query_range answer", async () => {
+    const { server, series } = servers.find((s) => s.name === 'victoria-metrics')!;
+    const t = tempDir();
+    const store = new Store(join(t.dir, 'w.db'));
+    try {
+      const q = new URLSearchParams({ 'match[]': '{__name__=~".+"}', start: String(T0 / 1000), end: String((T0 + TWO_H) / 1000) });
+      // Whole series a line, and a series cut every 100 points (VictoriaMetrics' max_rows_per_line).
+      for (const extra of ['', '&max_rows_per_line=100']) {
+        const r = await httpGet(`${server.url}/api/v1/export?${q}${extra}`);
+        assert.equal(r.status, 200);
+        const lines = r.body.trim().split('\n');
+        assert.equal(lines.length, extra ? series.length * 5 : series.length, 'the server wrote what this test reads');
+        const file = join(t.dir, `export${extra ? '-split' : ''}.jsonl`);
+        writeFileSync(file, r.body);
+        const imported = await importPaths(store, [file]);
+        assert.deepEqual(
+          imported.sources.map((x) => [x.format, x.status, x.error]),
+          [['victoriametrics-jsonl', 'ok', null]],
+        );
+        await assertSameAsFileImport(series, store, imported.incident_id, join(t.dir));
+        rmSync(join(t.dir, 'reference.db'), { force: true });
+      }
+    } finally {
+      store.close();
+      t.dispose();
+    }
+  });
+
   test('a selector narrows the pull, and several selectors are OR-ed', async () => {
     const { server } = servers[0];
     const t = tempDir();

@@ -54,6 +54,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['dcgmi-dmon', 'GPU telemetry'],
   ['prometheus-text', 'metrics'],
   ['prometheus-json', 'metrics'],
+  ['victoriametrics-jsonl', 'metrics'],
   ['kernel-log', 'kernel log'],
   ['jsonl-log', 'logs'],
 ];

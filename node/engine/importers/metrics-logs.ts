@@ -1,4 +1,4 @@
-// The metric and log importers (Prometheus text/JSON, nvidia-smi, engine logs, kernel logs, JSON lines).
+// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, nvidia-smi, engine logs, kernel logs, JSON lines).
 import type { Importer } from './types';
 import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
@@ -8,11 +8,13 @@ import { nvidiaSmiXmlImporter } from './nvidia-smi-xml';
 import { dcgmiDmonImporter } from './dcgmi-dmon';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
+import { victoriaExportImporter } from './victoria-export';
 import { sglangLogImporter, tgiLogImporter, torchLogImporter, vllmLogImporter } from './vllm-log';
 
 export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   prometheusTextImporter,
   prometheusJsonImporter,
+  victoriaExportImporter,
   nvidiaSmiCsvImporter,
   nvidiaSmiAppsCsvImporter,
   nvidiaSmiDmonImporter,

@@ -44,6 +44,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['sglang-time-only.log', 'sglang-log', { series: 5, samples: 15 }, 1],
   ['torch-legacy-profiler-trace.json', 'kineto-json', { spans: 3, kernels: 1 }, 1],
   ['torchrun-nccl-timeout.log', 'torch-log', { events: 5 }, 0],
+  ['victoriametrics-export.jsonl', 'victoriametrics-jsonl', { series: 10, samples: 392, histograms: 1078 }, 0],
   ['vllm-glued-stats.log', 'vllm-log', { series: 6, samples: 24 }, 0],
   ['vllm-preemption-wordings.log', 'vllm-log', { series: 1, samples: 1, events: 4 }, 0],
   ['vllm-with-torch-lines.log', 'vllm-log', { events: 4 }, 0],
