@@ -1,13 +1,17 @@
-// Nsight Compute CSV (`ncu --csv`), details page (one row per metric, rule rows in newer versions) or
-// raw page (one row per kernel, one column per metric, a units row under the header). `==PROF==` lines
-// and the program's own output before the header are skipped; rows may be ragged (trailing comma);
-// numbers may carry thousands separators ("1,234.5").
+// Nsight Compute CSV (`ncu --csv`), details page (one row per metric, rule rows in newer versions), raw
+// page (one row per kernel, one column per metric, a units row under the header), or the per-kernel
+// summary (`--print-summary per-kernel`: no ID, one row per metric of each distinct kernel and launch
+// shape, its `Invocations` and the metric's `Minimum`/`Maximum`/`Average`). `==PROF==` lines and the
+// program's own output before the header are skipped; ncu's `==WARNING==`/`==ERROR==` lines become the
+// source's warnings; rows may be ragged (trailing comma); numbers may carry thousands separators ("1,234.5").
 //
 // ncu profiles kernels one at a time: kernels are laid back to back in ID order, each as long as its
-// "Duration" metric (1 µs when absent), starting at the first kernel's "Kernel Time" where the export has
-// that column (older versions: "2020-Apr-07 17:01:05", local time, whole seconds; each kernel keeps its
-// own as attrs.kernel_time), else at the file's mtime (0 when unknown); attrs.time_synthetic = true says
-// the layout is Quadscope's and attrs.ordinal holds the ID.
+// "Duration" metric (1 µs when absent), each starting at its own "Kernel Time" where the export has that
+// column and it is later than the kernel before ends (older versions: "2020-Apr-07 17:01:05", local time,
+// whole seconds: the seconds between kernels stay, the order within one second is the IDs'; each kernel
+// keeps its own as attrs.kernel_time), else at the file's mtime (0 when unknown); attrs.time_synthetic = true
+// says the layout is Quadscope's and attrs.ordinal holds the ID. A summary's kernel is one row per kernel and
+// launch shape, its metrics the averages (attrs.invocations, attrs.ranges {name: [min, max]}).
 // kernels attrs: kind 'kernel', source 'ncu', ordinal, pid, process, host, context, block, grid, cc,
 // metrics {name: value} (numbers where numeric; a name repeated in two sections becomes "section/name"),
 // units {name: unit}, rules [{section, rule, type, speedup_type, speedup}].
@@ -25,7 +29,13 @@ function kernelTime(v: string | undefined, clock: LogClock): number | null {
   return m && month ? clock.local(+m[1], month, +m[3], +m[4], +m[5], +m[6]) : null;
 }
 
-const HEADER_START = /^"ID","Process ID","Process Name","Host Name","Kernel Name"/m;
+const HEADER_START = /^(?:"ID",)?"Process ID","Process Name","Host Name","Kernel Name"/m;
+
+/** ncu's own messages among the rows (`==WARNING== Found outstanding GPU clock reset…`). */
+const NCU_MESSAGE = /^==(WARNING|ERROR)==\s*(.*)/;
+
+/** The most of ncu's own messages passed on as warnings. */
+const MAX_NCU_MESSAGES = 20;
 
 export function detectNcuCsv(head: Buffer): number {
   return HEADER_START.test(head.toString('utf8')) ? 0.95 : 0;
@@ -94,6 +104,9 @@ const IDENTITY = new Set(['ID', 'Process ID', 'Process Name', 'Host Name', 'Kern
 
 interface Kernel {
   id: number;
+  /** The summary's `Invocations` of this kernel and launch shape. */
+  invocations?: number;
+  ranges?: Record<string, [number | string, number | string]>;
   /** 1-based line of the kernel's row (raw page) or of its duration metric (details page), for messages. */
   line: number;
   row: Record<string, string>;
@@ -113,13 +126,22 @@ export const ncuCsvImporter: Importer = {
     if (h < 0) throw new ImportError(ctx.path, { line: 1 }, 'no Nsight Compute CSV header ("ID","Process ID",…)');
     const header = csvFields(lines[h]);
     const col = new Map(header.map((name, i) => [name, i]));
-    const details = col.has('Metric Name') && col.has('Metric Value');
+    // The per-kernel summary names no ID: a kernel is its process, name and launch shape, numbered as they come.
+    const summary = !col.has('ID') && col.has('Invocations') && col.has('Average');
+    const details = col.has('Metric Name') && (col.has('Metric Value') || summary);
     const kernels = new Map<number, Kernel>();
+    const summaryIds = new Map<string, number>();
     let rawUnits: string[] | null = null;
+    let messages = 0;
 
     for (let i = h + 1; i < lines.length; i++) {
       const line = lines[i];
       if (!line.trim() || line.startsWith('==PROF==')) continue;
+      const said = NCU_MESSAGE.exec(line);
+      if (said) {
+        if (++messages <= MAX_NCU_MESSAGES) ctx.warn(`ncu ${said[1] === 'ERROR' ? 'error' : 'warning'}: ${said[2]}`, { line: i + 1 });
+        continue;
+      }
       const f = csvFields(line);
       if (!line.startsWith('"')) {
         ctx.warn('not a CSV row, skipped', { line: i + 1 });
@@ -133,7 +155,12 @@ export const ncuCsvImporter: Importer = {
         rawUnits = f;
         continue;
       }
-      const id = Number(get('ID'));
+      let id: number;
+      if (summary) {
+        const shape = ['Process ID', 'Kernel Name', 'Block Size', 'Grid Size', 'Device', 'Context', 'Stream'].map(get).join('\u0000');
+        id = summaryIds.get(shape) ?? summaryIds.size;
+        summaryIds.set(shape, id);
+      } else id = Number(get('ID'));
       if (!Number.isInteger(id)) {
         ctx.warn(`bad kernel ID ${JSON.stringify(get('ID'))}`, { line: i + 1 });
         continue;
@@ -143,13 +170,18 @@ export const ncuCsvImporter: Importer = {
         const row: Record<string, string> = {};
         for (const name of IDENTITY) if (col.has(name)) row[name] = get(name);
         kernels.set(id, (k = { id, line: i + 1, row, metrics: {}, units: {}, sections: {}, rules: [] }));
+        if (summary) {
+          k.invocations = Number(get('Invocations').replace(/,/g, '')) || undefined;
+          k.ranges = {};
+        }
       }
       if (details) {
         const section = get('Section Name');
         const metric = get('Metric Name');
         if (metric) {
           const key = k.metrics[metric] !== undefined && k.sections[metric] !== section ? `${section}/${metric}` : metric;
-          k.metrics[key] = metricValue(get('Metric Value'));
+          k.metrics[key] = metricValue(get(summary ? 'Average' : 'Metric Value'));
+          if (k.ranges) k.ranges[key] = [metricValue(get('Minimum')), metricValue(get('Maximum'))];
           k.units[key] = get('Metric Unit');
           k.sections[key] = section;
           if (isDuration(key)) k.line = i + 1;
@@ -165,13 +197,20 @@ export const ncuCsvImporter: Importer = {
       }
     }
     if (kernels.size === 0) throw new ImportError(ctx.path, { line: h + 1 }, 'the CSV has a header but no kernel rows');
+    if (messages > MAX_NCU_MESSAGES) ctx.warn(`${messages - MAX_NCU_MESSAGES} more ncu warnings and errors not listed`);
 
     const ordered = [...kernels.values()].sort((a, b) => a.id - b.id);
     const clock = new LogClock(ctx);
-    const firstTime = kernelTime(ordered[0].row['Kernel Time'], clock);
+    const ownNs = (k: Kernel): bigint | null => {
+      const ms = kernelTime(k.row['Kernel Time'], clock);
+      return ms === null || !Number.isFinite(ms) ? null : BigInt(Math.round(ms)) * 1_000_000n;
+    };
     // NaN or a base-256 tar mtime past any date would throw in BigInt() or overflow: 0 (1970) then.
-    let t = BigInt(Math.round(firstTime ?? instantMs(ctx.mtimeMs) ?? 0)) * 1_000_000n;
+    let t = ownNs(ordered[0]) ?? BigInt(Math.round(instantMs(ctx.mtimeMs) ?? 0)) * 1_000_000n;
     for (const k of ordered) {
+      // Its own Kernel Time, whole seconds, where that is past the kernel before: the gaps between launches stay.
+      const own = ownNs(k);
+      if (own !== null && own > t) t = own;
       const durKey = Object.keys(k.metrics).find(isDuration);
       const d = durKey ? k.metrics[durKey] : undefined;
       const scale = durKey ? DURATION_NS[k.units[durKey]] ?? (durKey === 'gpu__time_duration.sum' ? 1 : undefined) : undefined;
@@ -200,6 +239,8 @@ export const ncuCsvImporter: Importer = {
           time_synthetic: true,
           ordinal: k.id,
           ...(r['Kernel Time'] ? { kernel_time: r['Kernel Time'] } : {}),
+          ...(k.invocations !== undefined ? { invocations: k.invocations } : {}),
+          ...(k.ranges ? { ranges: k.ranges } : {}),
           pid: Number(r['Process ID']) || null,
           process: r['Process Name'],
           host: r['Host Name'],

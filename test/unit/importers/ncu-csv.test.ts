@@ -71,11 +71,12 @@ test('raw page: one row per kernel, units row, program output and ==PROF== lines
   }
 });
 
-test('older ncu with a "Kernel Time" column: the layout starts at the first kernel\'s time (local, the zone option applied), each keeping its own', async () => {
+test('older ncu with a "Kernel Time" column: each kernel starts at its own time (local, the zone option applied) or after the one before, in the same second', async () => {
   const header = '"ID","Process ID","Process Name","Host Name","Kernel Name","Kernel Time","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"';
   const rows = [
     '"0","21524","euler3d","host","cuda_compute_step_factor","2020-Apr-07 17:01:05","1","7","GPU Speed Of Light","Duration","usecond","5.40"',
     '"1","21524","euler3d","host","cuda_compute_flux","2020-Apr-07 17:01:06","1","7","GPU Speed Of Light","Duration","usecond","20.00"',
+    '"2","21524","euler3d","host","cuda_time_step","2020-Apr-07 17:01:06","1","7","GPU Speed Of Light","Duration","usecond","3.00"',
   ];
   const t = tempStore();
   try {
@@ -89,9 +90,49 @@ test('older ncu with a "Kernel Time" column: the layout starts at the first kern
       k.map((x) => [x.name, x.start_ns - t0, x.end_ns - x.start_ns, JSON.parse(x.attrs_json).kernel_time]),
       [
         ['cuda_compute_step_factor', 0n, 5_400n, '2020-Apr-07 17:01:05'],
-        ['cuda_compute_flux', 5_400n, 20_000n, '2020-Apr-07 17:01:06'],
+        // A second later, as its Kernel Time says (laid back to back, it was 5.4 µs after the first).
+        ['cuda_compute_flux', 1_000_000_000n, 20_000n, '2020-Apr-07 17:01:06'],
+        ['cuda_time_step', 1_000_020_000n, 3_000n, '2020-Apr-07 17:01:06'],
       ],
     );
+  } finally {
+    t.dispose();
+  }
+});
+
+test('the per-kernel summary (no ID): one kernel a launch shape with its invocations, averages and ranges; ncu\'s own warnings passed on', async () => {
+  const header = '"Process ID","Process Name","Host Name","Kernel Name","Block Size","Grid Size","Device","CC","Invocations","Section Name","Metric Name","Metric Unit","Minimum","Maximum","Average"';
+  const k = (grid: string, metric: string, unit: string, min: string, max: string, avg: string) =>
+    `"4242","bench","127.0.0.1","axpy(float, const float *, float *, int)","(256, 1, 1)","${grid}","0","9.0","12","GPU Speed Of Light Throughput","${metric}","${unit}","${min}","${max}","${avg}"`;
+  const lines = [
+    '==PROF== Connected to process 4242',
+    header,
+    k('(1024, 1, 1)', 'Duration', 'us', '40.10', '95.50', '61.25'),
+    k('(1024, 1, 1)', 'Elapsed Cycles', 'cycle', '30,001.00', '70,500.00', '41,200.00'),
+    '==WARNING== Found outstanding GPU clock reset, trying to revert...Success.',
+    k('(65536, 1, 1)', 'Duration', 'ms', '2.50', '3.10', '2.75'),
+    '',
+  ];
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'summary.csv');
+    writeFileSync(file, lines.join('\n'));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].format, 'ncu-csv');
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const ks = storeSql(t.store).prepare('SELECT start_ns, end_ns, attrs_json FROM kernels ORDER BY start_ns').safeIntegers().all() as { start_ns: bigint; end_ns: bigint; attrs_json: string }[];
+    assert.deepEqual(
+      ks.map((x) => {
+        const a = JSON.parse(x.attrs_json);
+        return [x.end_ns - x.start_ns, a.grid, a.invocations, a.metrics['Elapsed Cycles'] ?? null, a.ranges.Duration];
+      }),
+      [
+        [61_250n, '(1024, 1, 1)', 12, 41200, [40.1, 95.5]],
+        [2_750_000n, '(65536, 1, 1)', 12, null, [2.5, 3.1]],
+      ],
+    );
+    const warnings = JSON.parse((storeSql(t.store).prepare('SELECT warnings_json FROM sources').get() as { warnings_json: string }).warnings_json);
+    assert.deepEqual(warnings, ['summary.csv (line 5): ncu warning: Found outstanding GPU clock reset, trying to revert...Success.']);
   } finally {
     t.dispose();
   }
