@@ -18,6 +18,7 @@ export type FormatId =
   | 'torch-log'
   | 'kernel-log'
   | 'jsonl-log'
+  | 'kubernetes'
   | 'kineto-json'
   | 'torch-memory-snapshot'
   | 'torch-memory-timeline'

@@ -1,7 +1,8 @@
-// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, nvidia-smi, engine logs, kernel logs, JSON lines).
+// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, nvidia-smi, engine logs, kernel logs, JSON lines, Kubernetes).
 import type { Importer } from './types';
 import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
+import { kubernetesImporter } from './kubernetes';
 import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, nvidiaSmiPmonImporter } from './nvidia-smi';
 import { nvidiaSmiTextImporter } from './nvidia-smi-text';
 import { nvidiaSmiXmlImporter } from './nvidia-smi-xml';
@@ -28,4 +29,5 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   torchLogImporter,
   kernelLogImporter,
   jsonlLogImporter,
+  kubernetesImporter,
 ];

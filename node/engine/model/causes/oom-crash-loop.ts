@@ -26,8 +26,10 @@ function rule(c: CauseContext): RuleResult {
   // Without the engine's log no OOM can be logged. A loop of restarts read off the metrics, with no
   // hardware fault and no host OOM kill where the kernel log was collected (the vetoes below), is the
   // common crash of an engine under load; named as inferred (the SUPPORT below stays unmet).
-  const engineLogged = events(c, ...ENGINE_LOG_KINDS).length > 0;
-  const inferred = gpuOoms.length === 0 && !engineLogged && fromLogs === 0 && (metricLoop?.count ?? 0) >= c.cfg.causes.crash_loop_restarts;
+  // Kubernetes' account of a container (its exits and restarts) is not the engine's own log.
+  const engineLogged = events(c, ...ENGINE_LOG_KINDS).some((e) => e.attrs.from !== 'kubernetes');
+  const restartsLogged = restarts.some((e) => e.attrs.from !== 'kubernetes');
+  const inferred = gpuOoms.length === 0 && !engineLogged && !restartsLogged && (metricLoop?.count ?? 0) >= c.cfg.causes.crash_loop_restarts;
   const firstOom = gpuOoms[0]?.ts_ms ?? (inferred ? metricLoop!.from : Infinity);
   const xidBefore = events(c, EV.xid).filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
   return {

@@ -1,0 +1,663 @@
+// What Kubernetes says about an inference pod, as on-call engineers save it beside the engine's logs:
+//
+// - JSON (`kubectl get events -o json`, `kubectl get pods -o json`, one object or a List, or objects one
+//   after another as `--watch -o json` prints them): core/v1 Events (`involvedObject`, `firstTimestamp`,
+//   `lastTimestamp`, `eventTime`, `series`, `count`), events.k8s.io/v1 Events (`regarding`, `note`,
+//   `deprecated*`), and Pods' container statuses (`state`, `lastState.terminated` with `reason`, `exitCode`,
+//   `startedAt`, `finishedAt`, `restartCount`). Times are absolute (UTC).
+// - Text: `kubectl describe pod` (its header, each container's `State`/`Last State` with absolute
+//   `Started`/`Finished` in the client's zone, `Restart Count`, and its `Events:` table), and `kubectl get
+//   events` / `kubectl events` tables (1.12+ `LAST SEEN TYPE REASON OBJECT MESSAGE`, `-o wide`, `-A`, the
+//   legacy `LASTSEEN FIRSTSEEN COUNT NAME KIND …`), alone or pasted with the shell prompts around them.
+//   Event tables give ages (`5m31s`, `46m (x17 over 76m)`, `<unknown>`), counted back from when kubectl ran:
+//   that moment is read off the file where a describe says it (its `Start Time` plus the age of its
+//   `Scheduled` event), else it is the file's modification time (what `kubectl … > file` leaves), else the end
+//   of the bundle's other sources — a guess, warned. The 2015 describe's absolute FirstSeen/LastSeen are read
+//   as written.
+//
+// Every Kubernetes event becomes an event (`attrs.from = 'kubernetes'`, reason, type, object, container,
+// node, count, first/last time), at the time it was first seen, kind `log` — Kubernetes' word for a
+// process is not the engine's own — except where its meaning is unambiguous to the model: the kernel's OOM
+// killer (`OOMKilling`, a container `OOMKilled`) is `host_oom_kill`, a container that exited with an error
+// (not 0, not 143 = SIGTERM, the kubelet's own stop) is `engine_crash` at its `finishedAt`, and a container
+// running again after such an end is `engine_restart` at its `startedAt`. Image pulls are not deploys (a
+// restart pulls its own image again under `imagePullPolicy: Always`): they stay `log` events with the image.
+// YAML (`-o yaml`) is not read: the import says to save `-o json` instead.
+import type { Severity } from '../../../common/contract/types';
+import { EV } from '../../../common/names';
+import { headLines } from './line-reader';
+import { JsonDocuments } from './json-documents';
+import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
+import { instantMs, isoOf } from './log-time';
+import { readText } from './read-text';
+import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
+
+type Json = Record<string, unknown>;
+const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
+const str = (x: unknown): string => (typeof x === 'string' ? x : x === undefined || x === null ? '' : String(x));
+
+/**
+ * Where the JSON begins: its first line opens an object or an array (`{`, `[{`, `[` alone), within the first
+ * few lines (a shell prompt or the command may come first); -1 for text.
+ */
+function jsonStartLine(lines: string[]): number {
+  for (let i = 0; i < Math.min(lines.length, 5); i++) if (/^\s*(?:\{\s*(?:"|$)|\[\s*(?:\{|$))/.test(lines[i])) return i;
+  return -1;
+}
+
+/** A JSON document held whole is capped (an events list of a busy namespace is megabytes). */
+const MAX_DOCUMENT_CHARS = 256 * 2 ** 20;
+
+/** One Kubernetes event as every shape gives it. */
+interface K8sEvent {
+  type: string;
+  reason: string;
+  /** `pod/name`, `Deployment/bar`, … */
+  object: string;
+  namespace: string;
+  container: string;
+  source: string;
+  message: string;
+  count: number;
+  /** Absolute times (ms) where the shape has them. */
+  firstMs: number | null;
+  lastMs: number | null;
+  /** Ages (ms before kubectl ran) where the shape gives those instead. */
+  firstAge: number | null;
+  lastAge: number | null;
+  line: number;
+}
+
+/** One container's end or new start, with absolute times. */
+interface ContainerState {
+  pod: string;
+  namespace: string;
+  node: string;
+  container: string;
+  image: string;
+  restartCount: number | null;
+  /** The state now: `running` since startedMs, or ended. */
+  running: { startedMs: number } | null;
+  ended: Termination[];
+  line: number;
+}
+
+interface Termination {
+  reason: string;
+  exitCode: number | null;
+  signal: number | null;
+  startedMs: number | null;
+  finishedMs: number | null;
+  message: string;
+  /** The container's `lastState` (ended before the current run) or its `state` (ended now). */
+  last: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Times
+
+/** `2026-03-14T09:00:05Z`, `2020-04-24T13:38:26.252501Z` → ms; null for null, empty or unreadable. */
+function isoMs(x: unknown): number | null {
+  if (typeof x !== 'string' || !x) return null;
+  return instantMs(Date.parse(x));
+}
+
+/** describe's RFC 1123 with a numeric zone (`Tue, 06 May 2025 17:37:06 +0000`) → ms, else null. */
+function rfc1123Ms(s: string): number | null {
+  const m = /^[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}$/.exec(s.trim());
+  return m ? instantMs(Date.parse(s.trim())) : null;
+}
+
+const AGE_UNIT: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, y: 365 * 86_400_000 };
+
+/** kubectl's short duration (`5m31s`, `104s`, `3h43m`, `102d`, `2y3d`) → ms; null for `<unknown>` or anything else. */
+export function ageMs(s: string): number | null {
+  const t = s.trim();
+  if (!/^(\d+[ydhms])+$/.test(t)) return null;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+)([ydhms])/g)) ms += Number(m[1]) * AGE_UNIT[m[2]];
+  return ms;
+}
+
+/** `46m (x17 over 76m)` → last age, count and first age; `5m` → that age, once. */
+function ageCell(s: string): { last: number | null; first: number | null; count: number | null } {
+  const m = /^(\S+)\s+\(x(\d+) over (\S+)\)$/.exec(s.trim());
+  if (m) return { last: ageMs(m[1]), first: ageMs(m[3]), count: Number(m[2]) };
+  return { last: ageMs(s), first: null, count: null };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON
+
+function eventFromJson(o: Json, line: number): K8sEvent | null {
+  // core/v1 names the object `involvedObject`; events.k8s.io/v1 `regarding`.
+  const obj = isObj(o.involvedObject) ? o.involvedObject : isObj(o.regarding) ? o.regarding : null;
+  if (!obj || typeof o.reason !== 'string') return null;
+  const series = isObj(o.series) ? o.series : {};
+  const meta = isObj(o.metadata) ? o.metadata : {};
+  const src = isObj(o.source) ? o.source : isObj(o.deprecatedSource) ? o.deprecatedSource : {};
+  const first = isoMs(o.firstTimestamp) ?? isoMs(o.deprecatedFirstTimestamp) ?? isoMs(o.eventTime) ?? isoMs(meta.creationTimestamp);
+  const last = isoMs(o.lastTimestamp) ?? isoMs(o.deprecatedLastTimestamp) ?? isoMs(series.lastObservedTime) ?? first;
+  const count = Number(o.count ?? o.deprecatedCount ?? series.count ?? 1) || 1;
+  const fieldPath = str(obj.fieldPath);
+  return {
+    type: str(o.type),
+    reason: str(o.reason),
+    object: `${str(obj.kind).toLowerCase() || 'object'}/${str(obj.name)}`,
+    namespace: str(obj.namespace || meta.namespace),
+    container: /spec\.(?:init)?[cC]ontainers\{([^}]+)\}/.exec(fieldPath)?.[1] ?? '',
+    source: [str(src.component || o.reportingComponent || o.reportingController), str(src.host)].filter(Boolean).join(', '),
+    message: str(o.message ?? o.note).trim(),
+    count,
+    firstMs: first,
+    lastMs: last,
+    firstAge: null,
+    lastAge: null,
+    line,
+  };
+}
+
+function terminationFromJson(t: unknown, last: boolean): Termination | null {
+  if (!isObj(t)) return null;
+  return {
+    reason: str(t.reason),
+    exitCode: typeof t.exitCode === 'number' ? t.exitCode : null,
+    signal: typeof t.signal === 'number' ? t.signal : null,
+    startedMs: isoMs(t.startedAt),
+    finishedMs: isoMs(t.finishedAt),
+    message: str(t.message).trim(),
+    last,
+  };
+}
+
+function containersFromPod(o: Json, line: number): ContainerState[] {
+  const meta = isObj(o.metadata) ? o.metadata : {};
+  const spec = isObj(o.spec) ? o.spec : {};
+  const status = isObj(o.status) ? o.status : {};
+  const out: ContainerState[] = [];
+  for (const list of [status.initContainerStatuses, status.containerStatuses]) {
+    if (!Array.isArray(list)) continue;
+    for (const c of list) {
+      if (!isObj(c)) continue;
+      const state = isObj(c.state) ? c.state : {};
+      const lastState = isObj(c.lastState) ? c.lastState : {};
+      const ended = [terminationFromJson(lastState.terminated, true), terminationFromJson(state.terminated, false)].filter((x): x is Termination => x !== null);
+      const running = isObj(state.running) ? isoMs(state.running.startedAt) : null;
+      out.push({
+        pod: str(meta.name),
+        namespace: str(meta.namespace),
+        node: str(spec.nodeName),
+        container: str(c.name),
+        image: str(c.image),
+        restartCount: typeof c.restartCount === 'number' ? c.restartCount : null,
+        running: running === null ? null : { startedMs: running },
+        ended,
+        line,
+      });
+    }
+  }
+  return out;
+}
+
+/** Every Event and Pod in one parsed document (an object, a List of them, or an array). */
+function walkJson(doc: unknown, line: number, events: K8sEvent[], containers: ContainerState[]): number {
+  let found = 0;
+  const visit = (o: unknown) => {
+    if (Array.isArray(o)) {
+      for (const x of o) visit(x);
+      return;
+    }
+    if (!isObj(o)) return;
+    if (Array.isArray(o.items)) {
+      visit(o.items);
+      return;
+    }
+    const e = eventFromJson(o, line);
+    if (e) {
+      events.push(e);
+      found++;
+      return;
+    }
+    if (o.kind === 'Pod' || (isObj(o.status) && (Array.isArray(o.status.containerStatuses) || Array.isArray(o.status.initContainerStatuses)))) {
+      containers.push(...containersFromPod(o, line));
+      found++;
+    }
+  };
+  visit(doc);
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text
+
+/** Header cells of an events table: kubectl's tabwriter pads columns with spaces, so each starts where its title does. */
+interface Columns {
+  names: string[];
+  starts: number[];
+}
+
+const TABLE_HEADER = /^\s*(?:NAMESPACE\s+)?(?:LAST SEEN|LASTSEEN)\s{2,}\S/;
+const DESCRIBE_EVENTS_HEADER = /^\s+(?:Type\s+Reason\s+Age\s+From\s+Message|FirstSeen\s+LastSeen\s+Count\s+From)/;
+
+function columnsOf(header: string): Columns {
+  const names: string[] = [];
+  const starts: number[] = [];
+  // Titles are one or two words (LAST SEEN); columns are at least two blanks (or a tab) apart.
+  const re = /\S+(?: \S+)*/g;
+  for (let m = re.exec(header); m; m = re.exec(header)) {
+    names.push(m[0].toUpperCase().replace(/\s+/g, ' '));
+    starts.push(m.index);
+  }
+  return { names, starts };
+}
+
+/** A row's cells by the header's columns; tab-separated rows (the 2015 describe) by their tabs. */
+function cellsOf(row: string, cols: Columns, tabs: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (tabs) {
+    // Padding tabs cannot be told from an empty cell: an empty SubobjectPath (a pod-level event) drops its column.
+    const parts = row.trim().split(/\t+/);
+    const names = parts.length < cols.names.length ? cols.names.filter((n) => n !== 'SUBOBJECTPATH') : cols.names;
+    names.forEach((n, i) => (out[n] = (i === names.length - 1 ? parts.slice(i).join(' ') : parts[i] ?? '').trim()));
+    return out;
+  }
+  cols.names.forEach((n, i) => {
+    const end = i + 1 < cols.starts.length ? cols.starts[i + 1] : row.length;
+    out[n] = row.slice(cols.starts[i], end).trim();
+  });
+  return out;
+}
+
+/** An age cell: `5m31s`, `46m (x17 over 76m)`, `<unknown>`. */
+const AGE = String.raw`(?:\d+[ydhms])+(?: \(x\d+ over (?:\d+[ydhms])+\))?|<unknown>`;
+/** A describe Events row without its header (`Warning  Unhealthy  16s (x292 over 50m)  kubelet  Startup probe failed: …`). */
+const DESCRIBE_ROW = new RegExp(String.raw`^\s*(Normal|Warning)\s{2,}(\S+)\s{2,}(${AGE})\s{2,}(\S+(?:, \S+)?)\s{2,}(.*)$`);
+/** A `get events` row without its header (`7m45s  Normal  Killing  pod/x  Stopping container y`), `-A`'s namespace first. */
+const GET_ROW = new RegExp(String.raw`^(?:([a-z0-9][-a-z0-9]*)\s{2,})?(${AGE})\s{2,}(Normal|Warning)\s{2,}(\S+)\s{2,}(\S+)\s{2,}(.*)$`);
+
+/** The cells of an events row pasted without its table's header, or null. */
+function looseRow(line: string): Record<string, string> | null {
+  const d = DESCRIBE_ROW.exec(line);
+  if (d) return { TYPE: d[1], REASON: d[2], AGE: d[3], FROM: d[4], MESSAGE: d[5] };
+  const g = GET_ROW.exec(line);
+  if (g) return { ...(g[1] ? { NAMESPACE: g[1] } : {}), 'LAST SEEN': g[2], TYPE: g[3], REASON: g[4], OBJECT: g[5], MESSAGE: g[6] };
+  return null;
+}
+
+function eventFromCells(c: Record<string, string>, line: number, podOfDescribe: { name: string; namespace: string } | null): K8sEvent | null {
+  const reason = c.REASON ?? '';
+  if (!reason) return null;
+  const lastCell = c['LAST SEEN'] ?? c.LASTSEEN ?? c.AGE ?? '';
+  const firstCell = c['FIRST SEEN'] ?? c.FIRSTSEEN ?? '';
+  const lastAbs = rfc1123Ms(lastCell);
+  const firstAbs = rfc1123Ms(firstCell);
+  const age = ageCell(lastCell);
+  const firstAge = age.first ?? ageMs(firstCell);
+  const kind = c.KIND ? c.KIND.toLowerCase() : '';
+  const object = c.OBJECT || (c.NAME && kind ? `${kind}/${c.NAME}` : '') || (podOfDescribe ? `pod/${podOfDescribe.name}` : '');
+  const sub = c.SUBOBJECT ?? c.SUBOBJECTPATH ?? '';
+  const msg = c.MESSAGE ?? '';
+  const count = Number(c.COUNT) || age.count || 1;
+  return {
+    type: c.TYPE ?? '',
+    reason,
+    object,
+    namespace: c.NAMESPACE ?? podOfDescribe?.namespace ?? '',
+    container: /spec\.(?:init)?[cC]ontainers\{([^}]+)\}/.exec(sub)?.[1] ?? /\bcontainer:? "?(?!image\b)([\w.-]+)/i.exec(msg)?.[1] ?? '',
+    source: (c.SOURCE ?? c.FROM ?? '').replace(/^\{|\}$/g, '').trim(),
+    message: msg,
+    count,
+    firstMs: firstAbs ?? lastAbs,
+    lastMs: lastAbs,
+    firstAge: firstAbs !== null ? null : firstAge,
+    lastAge: lastAbs !== null ? null : age.last,
+    line,
+  };
+}
+
+/** A `kubectl describe pod` in progress: the pod, its containers, and where its events table is. */
+interface DescribedPod {
+  name: string;
+  namespace: string;
+  node: string;
+  startMs: number | null;
+  /** Its `Status:` line, with the `Reason:` and `Message:` under it (`Failed`, `Evicted`, `The node was low on …`). */
+  status: string;
+  reason: string;
+  message: string;
+  line: number;
+  /** The age of its `Scheduled` event: with startMs, when kubectl ran. */
+  scheduledAge: number | null;
+  events: K8sEvent[];
+}
+
+interface TextRead {
+  events: K8sEvent[];
+  pods: DescribedPod[];
+  containers: ContainerState[];
+  /** When kubectl ran, where a describe says it. */
+  capturedMs: number | null;
+  yaml: boolean;
+}
+
+function readKubectlText(lines: string[]): TextRead {
+  const events: K8sEvent[] = [];
+  const containers: ContainerState[] = [];
+  const pods: DescribedPod[] = [];
+  let pod: DescribedPod | null = null;
+  let container: ContainerState | null = null;
+  /** Which state block the indented Started/Finished/Reason/Exit Code lines belong to. */
+  let block: { state: 'running' | 'terminated' | 'waiting' | 'other'; last: boolean; indent: number; term: Termination | null } | null = null;
+  let table: { cols: Columns; indent: number; tabs: boolean; describe: boolean } | null = null;
+  let inContainers = false;
+  let yaml = false;
+
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].replace(/\r$/, '');
+    const no = i + 1;
+    const indent = raw.length - raw.trimStart().length;
+    const text = raw.trim();
+    if (table) {
+      if (!text) {
+        table = null;
+        continue;
+      }
+      if (/^-+(\s+-+)*$/.test(text)) continue;
+      if (table.describe && indent < table.indent) table = null;
+      else {
+        const cells = cellsOf(raw, table.cols, table.tabs);
+        const e = cells.TYPE === undefined || /^(?:Normal|Warning)$/.test(cells.TYPE) ? eventFromCells(cells, no, table.describe && pod ? pod : null) : null;
+        if (e) {
+          (table.describe && pod ? pod.events : events).push(e);
+          if (table.describe && pod && e.reason === 'Scheduled' && e.lastAge !== null && pod.scheduledAge === null) pod.scheduledAge = e.lastAge;
+          continue;
+        }
+        // A describe's table goes on past a line snipped from a paste (`(…)`); another table ends at it.
+        if (table.describe) continue;
+        table = null;
+      }
+    }
+    const loose = looseRow(raw);
+    if (loose) {
+      const e = eventFromCells(loose, no, pod);
+      if (e) events.push(e);
+      continue;
+    }
+    if (TABLE_HEADER.test(raw)) {
+      table = { cols: columnsOf(raw), indent, tabs: false, describe: false };
+      continue;
+    }
+    if (DESCRIBE_EVENTS_HEADER.test(raw)) {
+      table = { cols: columnsOf(raw.replace(/\t+/g, '  ')), indent, tabs: raw.includes('\t'), describe: true };
+      continue;
+    }
+    if (/^(?:- )?kind: (?:Event|EventList|Pod|PodList|List)$|^(?:involvedObject|containerStatuses|regarding):$/.test(text)) yaml = true;
+    const kv = /^([A-Za-z][\w ()]*?):\s*(.*)$/.exec(text);
+    if (indent === 0 && kv) {
+      inContainers = kv[1] === 'Containers' || kv[1] === 'Init Containers';
+      if (!inContainers) container = null;
+      block = null;
+      if (kv[1] === 'Name' && kv[2]) {
+        pod = { name: kv[2].trim(), namespace: '', node: '', startMs: null, status: '', reason: '', message: '', line: no, scheduledAge: null, events: [] };
+        pods.push(pod);
+      } else if (pod && kv[1] === 'Namespace') pod.namespace = kv[2].trim();
+      else if (pod && kv[1] === 'Node') pod.node = kv[2].trim().split('/')[0];
+      else if (pod && kv[1] === 'Start Time') pod.startMs = rfc1123Ms(kv[2]);
+      else if (pod && kv[1] === 'Status') pod.status = kv[2].trim();
+      else if (pod && kv[1] === 'Reason') pod.reason = kv[2].trim();
+      else if (pod && kv[1] === 'Message') pod.message = kv[2].trim();
+      continue;
+    }
+    // A container's heading under Containers: (`  vllm-openai:`).
+    if (inContainers && indent === 2 && /^[\w.-]+:$/.test(text)) {
+      container = { pod: pod?.name ?? '', namespace: pod?.namespace ?? '', node: pod?.node ?? '', container: text.slice(0, -1), image: '', restartCount: null, running: null, ended: [], line: no };
+      containers.push(container);
+      block = null;
+      continue;
+    }
+    if (!kv) continue;
+    const [key, value] = [kv[1], kv[2].trim()];
+    if (key === 'State' || key === 'Last State') {
+      // A grep of `Last State:` lines has no container heading: one nameless container per block then.
+      if (!container || (key === 'State' && (container.running || container.ended.some((t) => !t.last)))) {
+        container = { pod: pod?.name ?? '', namespace: pod?.namespace ?? '', node: pod?.node ?? '', container: '', image: '', restartCount: null, running: null, ended: [], line: no };
+        containers.push(container);
+      }
+      const state = value === 'Running' ? 'running' : value === 'Terminated' ? 'terminated' : value === 'Waiting' ? 'waiting' : 'other';
+      const term: Termination | null = state === 'terminated' ? { reason: '', exitCode: null, signal: null, startedMs: null, finishedMs: null, message: '', last: key === 'Last State' } : null;
+      if (term) container.ended.push(term);
+      block = { state, last: key === 'Last State', indent, term };
+      continue;
+    }
+    if (container && key === 'Image' && value) container.image = value;
+    else if (container && key === 'Restart Count') container.restartCount = Number(value);
+    if (block && indent > block.indent) {
+      if (key === 'Started') {
+        const t = rfc1123Ms(value);
+        if (block.state === 'running' && t !== null && container) container.running = { startedMs: t };
+        else if (block.term) block.term.startedMs = t;
+      } else if (block.term && key === 'Finished') block.term.finishedMs = rfc1123Ms(value);
+      else if (block.term && key === 'Reason') block.term.reason = value;
+      else if (block.term && key === 'Exit Code') block.term.exitCode = Number(value);
+      else if (block.term && key === 'Signal') block.term.signal = Number(value);
+      else if (block.term && key === 'Message') block.term.message = value;
+    } else if (block && indent <= block.indent) block = null;
+  }
+
+  // When kubectl ran: a pod's start time plus the age of its Scheduled event (the first that says).
+  let capturedMs: number | null = null;
+  for (const p of pods) {
+    if (capturedMs === null && p.startMs !== null && p.scheduledAge !== null) capturedMs = p.startMs + p.scheduledAge;
+    for (const e of p.events) events.push(e);
+  }
+  events.sort((a, b) => a.line - b.line);
+  return { events, pods, containers, capturedMs, yaml };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Writing
+
+const SEVERITY: Record<string, Severity> = { Warning: 'warning', Normal: 'info', Error: 'error' };
+
+/** The kernel's OOM killer in Kubernetes' words. */
+const isOomKill = (reason: string, message: string) => /^OOMKill(?:ing|ed)$/.test(reason) || /Memory cgroup out of memory|OOMKilled/.test(message);
+
+function writeEvent(sink: Sink, e: K8sEvent, ts: number, lastTs: number): void {
+  const oom = isOomKill(e.reason, e.message);
+  const repeated = e.count > 1 ? ` (×${e.count}, last ${isoOf(lastTs)})` : '';
+  sink.event({
+    ts_ms: ts,
+    kind: oom ? EV.hostOomKill : EV.log,
+    severity: oom ? 'error' : SEVERITY[e.type] ?? 'info',
+    line: e.line,
+    text: `${e.object ? `${e.object} ` : ''}${e.reason}: ${e.message}${repeated}`,
+    attrs: {
+      from: 'kubernetes',
+      reason: e.reason,
+      type: e.type,
+      object: e.object,
+      ...(e.namespace ? { namespace: e.namespace } : {}),
+      ...(e.container ? { container: e.container } : {}),
+      ...(e.source ? { source: e.source } : {}),
+      ...(oom ? { host: true } : {}),
+      count: e.count,
+      first_ms: ts,
+      last_ms: lastTs,
+    },
+  });
+}
+
+/** What an ended container means: the OOM killer, a crash (an error exit), or a stop (0, SIGTERM's 143). */
+function terminationKind(t: Termination): { kind: string; severity: Severity; why: string } {
+  if (t.reason === 'OOMKilled') return { kind: EV.hostOomKill, severity: 'error', why: 'killed by the kernel OOM killer at its memory limit' };
+  const code = t.exitCode;
+  if (code === 0 || t.reason === 'Completed') return { kind: EV.log, severity: 'info', why: 'exited (0)' };
+  if (code === 143) return { kind: EV.log, severity: 'info', why: 'stopped by SIGTERM (143): the kubelet stopping it (a probe, a rollout, an eviction)' };
+  if (code === 137) return { kind: EV.engineCrash, severity: 'error', why: 'killed by SIGKILL (137): a memory kill of a child process, or a stop past its grace period' };
+  if (code === null && !t.reason) return { kind: EV.log, severity: 'info', why: 'terminated' };
+  return { kind: EV.engineCrash, severity: 'error', why: `exited with ${code === null ? 'an error' : `code ${code}`}` };
+}
+
+function writeContainer(sink: Sink, c: ContainerState): number {
+  let written = 0;
+  const who = `${c.pod ? `pod/${c.pod} ` : ''}container ${c.container || '(unnamed)'}`;
+  const base = {
+    from: 'kubernetes',
+    ...(c.pod ? { pod: c.pod } : {}),
+    ...(c.namespace ? { namespace: c.namespace } : {}),
+    ...(c.node ? { node: c.node } : {}),
+    ...(c.container ? { container: c.container } : {}),
+    ...(c.image ? { image: c.image } : {}),
+    ...(c.restartCount !== null ? { restart_count: c.restartCount } : {}),
+  };
+  let crashedBefore = false;
+  for (const t of c.ended) {
+    if (t.finishedMs === null) continue;
+    const k = terminationKind(t);
+    if (t.last && k.kind !== EV.log) crashedBefore = true;
+    const ran = t.startedMs !== null ? `, having run since ${isoOf(t.startedMs)}` : '';
+    sink.event({
+      ts_ms: t.finishedMs,
+      kind: k.kind,
+      severity: k.severity,
+      line: c.line,
+      text: `${who} ${t.reason || 'Terminated'}: ${k.why}${ran}${t.message ? ` — ${t.message}` : ''}`,
+      attrs: { ...base, reason: t.reason, exit_code: t.exitCode, ...(t.signal !== null ? { signal: t.signal } : {}), started_ms: t.startedMs, ...(k.kind === EV.hostOomKill ? { host: true } : {}) },
+    });
+    written++;
+  }
+  // Running again after an end: a restart, at its start.
+  if (c.running && (c.ended.some((t) => t.last) || (c.restartCount ?? 0) > 0)) {
+    sink.event({
+      ts_ms: c.running.startedMs,
+      kind: EV.engineRestart,
+      severity: crashedBefore ? 'warning' : 'info',
+      line: c.line,
+      text: `${who} started again${c.restartCount !== null ? ` (restart ${c.restartCount})` : ''}`,
+      attrs: base,
+    });
+    written++;
+  }
+  return written;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
+  const text = (await readText(input.stream())).replace(/^\uFEFF/, '');
+  const events: K8sEvent[] = [];
+  const containers: ContainerState[] = [];
+  const pods: DescribedPod[] = [];
+  let capturedMs: number | null = null;
+  const lines = text.split('\n');
+  const jsonAt = jsonStartLine(lines);
+  if (jsonAt >= 0) {
+    const docs = new JsonDocuments(MAX_DOCUMENT_CHARS);
+    let offset = 0;
+    for (let i = 0; i < jsonAt; i++) offset += Buffer.byteLength(lines[i]) + 1;
+    let found = 0;
+    for (let i = jsonAt; i < lines.length; i++) {
+      let done;
+      try {
+        done = docs.line(lines[i], i + 1, offset);
+      } catch (e) {
+        throw new ImportError(ctx.path, { line: docs.openLine }, (e as Error).message);
+      }
+      offset += Buffer.byteLength(lines[i]) + 1;
+      for (const d of done) {
+        if (jsonTooDeep(d.text, MAX_VALUE_DEPTH) >= 0) throw new ImportError(ctx.path, { line: d.line, offset: d.offset }, `nested deeper than ${MAX_VALUE_DEPTH} levels: refused`);
+        let doc: unknown;
+        try {
+          doc = JSON.parse(d.text);
+        } catch (e) {
+          throw new ImportError(ctx.path, { line: d.line, offset: d.offset }, `not JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')}`);
+        }
+        found += walkJson(doc, d.line, events, containers);
+      }
+    }
+    if (docs.open) throw new ImportError(ctx.path, { line: docs.openLine }, 'the JSON ends early — the file is truncated');
+    if (!found) throw new ImportError(ctx.path, { key: 'items' }, 'no Kubernetes Event or Pod in the JSON');
+  } else {
+    const read = readKubectlText(lines);
+    if (read.yaml && !read.events.length && !read.containers.length) {
+      throw new ImportError(ctx.path, { line: 1 }, 'Kubernetes YAML (`-o yaml`) is not read: save the same with `-o json`');
+    }
+    events.push(...read.events);
+    containers.push(...read.containers);
+    capturedMs = read.capturedMs;
+    pods.push(...read.pods);
+    if (!events.length && !containers.length && !pods.some((p) => p.startMs !== null)) throw new ImportError(ctx.path, { line: 1 }, 'no Kubernetes events table, container state or describe output found');
+  }
+
+  // Ages count back from when kubectl ran.
+  let anchor: number | null = null;
+  if (events.some((e) => e.firstAge !== null || e.lastAge !== null)) {
+    const mtime = instantMs(ctx.mtimeMs);
+    const bundle = instantMs(ctx.bundleEndMs);
+    if (capturedMs !== null) anchor = capturedMs;
+    else {
+      anchor = mtime ?? bundle ?? Date.now();
+      const from = mtime !== null ? "the file's modification time" : bundle !== null ? "the end of the bundle's other sources" : 'the import time';
+      ctx.warn(`event ages count back from when kubectl ran, which the file does not say: taken as ${from}, ${isoOf(anchor)}`);
+    }
+  }
+  let unknown = 0;
+  for (const e of events) {
+    const first = e.firstMs ?? (e.firstAge !== null && anchor !== null ? anchor - e.firstAge : null) ?? (e.lastAge !== null && anchor !== null ? anchor - e.lastAge : null);
+    if (first === null) {
+      unknown++;
+      continue;
+    }
+    const last = e.lastMs ?? (e.lastAge !== null && anchor !== null ? anchor - e.lastAge : first);
+    writeEvent(sink, e, first, Math.max(first, last));
+  }
+  for (const c of containers) writeContainer(sink, c);
+  // A described pod's start (the one absolute time its header gives), with the status it was left in.
+  for (const p of pods) {
+    if (p.startMs === null) continue;
+    const status = [p.status, p.reason].filter(Boolean).join(', ');
+    sink.event({
+      ts_ms: p.startMs,
+      kind: EV.log,
+      severity: p.status === 'Failed' ? 'warning' : 'info',
+      line: p.line,
+      text: `pod/${p.name} started${p.node ? ` on ${p.node}` : ''}${status ? `; status when described: ${status}` : ''}${p.message ? ` — ${p.message}` : ''}`,
+      attrs: { from: 'kubernetes', reason: 'PodStart', object: `pod/${p.name}`, ...(p.namespace ? { namespace: p.namespace } : {}), ...(p.node ? { node: p.node } : {}), ...(p.status ? { status: p.status } : {}), ...(p.reason ? { status_reason: p.reason } : {}) },
+    });
+  }
+  if (unknown) ctx.warn(`${unknown} events without a time (\`<unknown>\` age, no timestamp) skipped`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Detection
+
+export function detectKubernetes(head: Buffer): number {
+  const text = head.toString('utf8').replace(/^\uFEFF/, '');
+  const lines = headLines(head, 400);
+  if (jsonStartLine(lines) >= 0) {
+    if (/"kind"\s*:\s*"(?:EventList|PodList)"/.test(text)) return 0.95;
+    if (/"involvedObject"\s*:\s*\{/.test(text) && /"reason"\s*:/.test(text)) return 0.95;
+    if (/"regarding"\s*:\s*\{/.test(text) && /"reason"\s*:/.test(text)) return 0.95;
+    if (/"kind"\s*:\s*"Event"/.test(text) && /"reason"\s*:/.test(text) && /"(?:first|last)Timestamp"|"eventTime"/.test(text)) return 0.95;
+    if (/"kind"\s*:\s*"Pod"/.test(text) && /"containerStatuses"\s*:/.test(text)) return 0.95;
+    return 0;
+  }
+  // YAML is refused with what to save instead, rather than skipped unnamed.
+  if (lines.some((l) => /^\s*(?:- )?kind: (?:Event|EventList|Pod|PodList)\s*$/.test(l)) && lines.some((l) => /^\s*(?:involvedObject|containerStatuses|regarding):\s*$/.test(l))) return 0.9;
+  if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/.test(l))) return 0.9;
+  if (lines.some((l) => DESCRIBE_EVENTS_HEADER.test(l))) return 0.9;
+  const describe = lines.some((l) => /^Name:\s+\S/.test(l)) && lines.some((l) => /^Namespace:\s+\S/.test(l)) && lines.some((l) => /^(?:Containers|Events|Start Time|Controlled By):/.test(l));
+  if (describe) return 0.9;
+  const rows = lines.filter((l) => looseRow(l)).length;
+  if (rows >= 1 && rows >= 0.3 * lines.filter((l) => l.trim()).length) return 0.8;
+  if (lines.some((l) => /^\s+Last State:\s+Terminated\s*$/.test(l)) && lines.some((l) => /^\s+(?:Exit Code|Finished):\s+\S/.test(l))) return 0.85;
+  return 0;
+}
+
+export const kubernetesImporter: Importer = {
+  format: 'kubernetes',
+  // Tables give ages, counted back from an anchor that may be the end of the bundle's other sources.
+  yearless: true,
+  detect: (head) => detectKubernetes(head),
+  import: importKubernetes,
+};

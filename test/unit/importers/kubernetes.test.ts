@@ -1,0 +1,233 @@
+// Kubernetes events and container states (kubernetes.ts): the shapes kubectl prints — events and pods as
+// JSON, `describe pod`, `get events` tables old and new, rows pasted without their header — each read at the
+// time it says, and only the kernel's OOM kills, error exits and restarts after them given the model's
+// kinds. The samples in test/samples/variants are the project's own, in those shapes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ageMs, kubernetesImporter } from '../../../node/engine/importers/kubernetes';
+import { detectImporter, HEAD_BYTES } from '../../../node/engine/importers/registry';
+import { events, runImporter } from './run-importer';
+
+const sample = (name: string) => fileURLToPath(new URL(`../../samples/variants/${name}`, import.meta.url));
+const at = (iso: string) => Date.parse(iso);
+const detected = (text: string) => detectImporter(Buffer.from(text).subarray(0, HEAD_BYTES), 'x.txt')?.format ?? null;
+
+test('kubectl ages', () => {
+  assert.equal(ageMs('5m31s'), 331_000);
+  assert.equal(ageMs('104s'), 104_000);
+  assert.equal(ageMs('3h43m'), (3 * 60 + 43) * 60_000);
+  assert.equal(ageMs('2d3h'), (2 * 24 + 3) * 3_600_000);
+  assert.equal(ageMs('<unknown>'), null);
+  assert.equal(ageMs('5 m'), null);
+});
+
+test('events as JSON (a List of core/v1 and events.k8s.io/v1): each at its first time, counts kept, the node OOM kill a host_oom_kill', async () => {
+  const r = await runImporter(kubernetesImporter, { file: sample('kubectl-get-events.json') });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    const ev = events(r);
+    assert.equal(ev.length, 8);
+    const unhealthy = ev.find((e) => e.attrs.reason === 'Unhealthy')!;
+    assert.equal(unhealthy.ts_ms, at('2026-03-14T09:00:15Z'));
+    assert.equal(unhealthy.kind, 'log');
+    assert.equal(unhealthy.severity, 'warning');
+    assert.equal(unhealthy.attrs.count, 41);
+    assert.equal(unhealthy.attrs.last_ms, at('2026-03-14T09:22:30Z'));
+    assert.equal(unhealthy.attrs.container, 'vllm');
+    assert.equal(unhealthy.attrs.namespace, 'inference');
+    assert.match(unhealthy.text, /^pod\/vllm-llama-7f9c6d5b8d-x2k4q Unhealthy: Readiness probe failed: .* \(×41, last 2026-03-14T09:22:30\.000Z\)$/);
+    const oom = ev.filter((e) => e.kind === 'host_oom_kill');
+    assert.deepEqual(
+      oom.map((e) => [e.ts_ms, e.attrs.object, e.attrs.host]),
+      [[at('2026-03-14T09:13:58Z'), 'node/gpu-node-3', true]],
+    );
+    // events.k8s.io/v1: `regarding`, `note`, only eventTime.
+    const killing = ev.find((e) => e.attrs.reason === 'Killing')!;
+    assert.equal(killing.ts_ms, at('2026-03-14T09:22:31.118Z'));
+    assert.equal(killing.text, 'pod/vllm-llama-7f9c6d5b8d-x2k4q Killing: Container vllm failed liveness probe, will be restarted');
+    // An image pull is not a deploy, nor a scale-up: only the kernel's kill has a model kind here.
+    assert.deepEqual([...new Set(ev.map((e) => e.kind))].sort(), ['host_oom_kill', 'log']);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("a pod's container statuses: OOMKilled at its finish, the restart after it, an init container's clean exit", async () => {
+  const r = await runImporter(kubernetesImporter, { file: sample('kubectl-get-pod.json') });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(
+      events(r).map((e) => [e.kind, e.ts_ms, e.attrs.container, e.attrs.exit_code ?? null, e.attrs.restart_count]),
+      [
+        ['log', at('2026-03-14T09:00:04Z'), 'model-download', 0, 0],
+        ['host_oom_kill', at('2026-03-14T09:21:05Z'), 'vllm', 137, 3],
+        ['engine_restart', at('2026-03-14T09:21:41Z'), 'vllm', null, 3],
+      ],
+    );
+    const oom = events(r, 'host_oom_kill')[0];
+    assert.equal(oom.attrs.image, 'vllm/vllm-openai:v0.8.5');
+    assert.equal(oom.attrs.node, 'gpu-node-3');
+    assert.equal(oom.attrs.from, 'kubernetes');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('describe pod: absolute container states in its zone; event ages counted back from its start time plus the Scheduled age', async () => {
+  const r = await runImporter(kubernetesImporter, { file: sample('kubectl-describe-pod.txt'), mtimeMs: at('2030-01-01T00:00:00Z') });
+  try {
+    assert.equal(r.error, null);
+    // The file says when kubectl ran (Start Time 09:00:02Z, Scheduled 25m ago): no guess, no warning.
+    assert.deepEqual(r.warnings, []);
+    const ev = events(r);
+    const by = (reason: string) => ev.find((e) => e.attrs.reason === reason)!;
+    assert.equal(by('Scheduled').ts_ms, at('2026-03-14T09:00:02Z'));
+    assert.equal(by('Unhealthy').ts_ms, at('2026-03-14T09:05:02Z'), '20m before 09:25:02 (x6 over 20m)');
+    assert.equal(by('Unhealthy').attrs.last_ms, at('2026-03-14T09:11:02Z'));
+    assert.equal(by('Killing').ts_ms, at('2026-03-14T09:12:02Z'));
+    assert.equal(by('Killing').attrs.container, 'sglang');
+    const crash = events(r, 'engine_crash');
+    assert.deepEqual(
+      crash.map((e) => [e.ts_ms, e.attrs.container, e.attrs.exit_code, e.attrs.started_ms, e.attrs.image]),
+      [[at('2026-03-14T09:18:57Z'), 'sglang', 1, at('2026-03-14T09:12:03Z'), 'lmsysorg/sglang:v0.4.6.post1-cu124']],
+    );
+    assert.deepEqual(
+      events(r, 'engine_restart').map((e) => [e.ts_ms, e.attrs.restart_count]),
+      [[at('2026-03-14T09:19:30Z'), 2]],
+    );
+    assert.match(ev.find((e) => e.attrs.reason === 'PodStart')!.text, /^pod\/sglang-qwen-0 started on gpu-node-5; status when described: Running$/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('get events -o wide: columns by the header, FIRST SEEN and COUNT read; the ages count back from the mtime, warned', async () => {
+  const mtime = at('2026-03-14T10:00:00Z');
+  const r = await runImporter(kubernetesImporter, { file: sample('kubectl-get-events-wide.txt'), mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /event ages count back from when kubectl ran, which the file does not say: taken as the file's modification time, 2026-03-14T10:00:00\.000Z/);
+    const backoff = events(r).find((e) => e.attrs.reason === 'BackOff')!;
+    assert.equal(backoff.ts_ms, mtime - 20 * 60_000);
+    assert.equal(backoff.attrs.last_ms, mtime - 122_000);
+    assert.equal(backoff.attrs.count, 9);
+    assert.equal(backoff.attrs.container, 'tgi');
+    assert.equal(backoff.attrs.source, 'kubelet, gpu-node-2');
+    assert.equal(events(r).find((e) => e.attrs.reason === 'Scheduled')!.attrs.container, undefined);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('older and looser shapes: the legacy table, the 2015 tab-separated describe, rows pasted without a header, kubectl events -A', async () => {
+  const mtime = at('2026-03-14T10:00:00Z');
+  const legacy = [
+    'LASTSEEN   FIRSTSEEN   COUNT     NAME            KIND      SUBOBJECT               TYPE      REASON      SOURCE                     MESSAGE',
+    '13m        20m         4         vllm-0          Pod       spec.containers{vllm}   Warning   BackOff     {kubelet gpu-node-1}       Back-off restarting failed container',
+    '',
+  ].join('\n');
+  const describe2015 = [
+    'Name:\t\t\t\tvllm-0',
+    'Namespace:\t\t\tdefault',
+    'Containers:',
+    '  vllm:',
+    '    State:\t\tRunning',
+    '      Started:\t\tTue, 07 Jul 2015 12:54:41 -0700',
+    '    Restart Count:\t5',
+    'Events:',
+    '  FirstSeen\t\t\t\tLastSeen\t\t\tCount\tFrom\t\t\t\t\tSubobjectPath\t\t\t\tReason\t\tMessage',
+    '  Tue, 07 Jul 2015 12:53:51 -0700\tTue, 07 Jul 2015 12:53:51 -0700\t1\t{scheduler }\t\t\t\t\t\tscheduled\tSuccessfully assigned vllm-0 to node-a',
+    '',
+  ].join('\n');
+  const loose = [
+    'luding waiting). Image size: 119461385 bytes.',
+    '  Warning  Unhealthy  25m (x3 over 26m)  kubelet  Liveness probe failed: HTTP probe failed with statuscode: 404',
+    '  Normal   Killing    25m                kubelet  Container vllm failed liveness probe, will be restarted',
+    '7m45s       Normal    Killing      pod/vllm-1     Stopping container vllm',
+    '',
+  ].join('\n');
+  const dashA = [
+    'NAMESPACE   LAST SEEN           TYPE      REASON      OBJECT       MESSAGE',
+    'llm         20m (x3 over 30m)   Warning   BackOff     pod/vllm-2   Back-off restarting failed container vllm in pod vllm-2',
+    '',
+  ].join('\n');
+  for (const [text, want] of [
+    [legacy, [['BackOff', mtime - 20 * 60_000, 4, 'pod/vllm-0', 'vllm']]],
+    [
+      describe2015,
+      [
+        ['scheduled', at('2015-07-07T19:53:51Z'), 1, 'pod/vllm-0', undefined],
+        ['restart', at('2015-07-07T19:54:41Z'), undefined, undefined, 'vllm'],
+      ],
+    ],
+    [
+      loose,
+      [
+        ['Unhealthy', mtime - 26 * 60_000, 3, '', undefined],
+        ['Killing', mtime - 25 * 60_000, 1, '', 'vllm'],
+        ['Killing', mtime - 465_000, 1, 'pod/vllm-1', 'vllm'],
+      ],
+    ],
+    [dashA, [['BackOff', mtime - 30 * 60_000, 3, 'pod/vllm-2', 'vllm']]],
+  ] as const) {
+    assert.equal(detected(text), 'kubernetes', text);
+    const r = await runImporter(kubernetesImporter, { text, mtimeMs: mtime });
+    try {
+      assert.equal(r.error, null, text);
+      assert.deepEqual(
+        events(r).map((e) => [e.kind === 'engine_restart' ? 'restart' : e.attrs.reason, e.ts_ms, e.attrs.count, e.attrs.object ?? undefined, e.attrs.container]),
+        want,
+        text,
+      );
+      if (text === dashA) assert.equal(events(r)[0].attrs.namespace, 'llm');
+    } finally {
+      r.dispose();
+    }
+  }
+});
+
+test('JSON after a shell prompt and objects one after another (--watch -o json); YAML refused with what to save; a truncated JSON names its line', async () => {
+  const one = (reason: string, t: string) =>
+    JSON.stringify({ kind: 'Event', apiVersion: 'v1', involvedObject: { kind: 'Pod', name: 'vllm-0', namespace: 'llm' }, reason, message: reason, type: 'Warning', count: 1, firstTimestamp: t, lastTimestamp: t }, null, 2);
+  const watch = `$ kubectl get events -w -o json\n${one('Unhealthy', '2026-03-14T09:00:00Z')}\n${one('BackOff', '2026-03-14T09:01:00Z')}\n`;
+  assert.equal(detected(watch), 'kubernetes');
+  const r = await runImporter(kubernetesImporter, { text: watch });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(
+      events(r).map((e) => [e.attrs.reason, e.ts_ms, e.line]),
+      [
+        ['Unhealthy', at('2026-03-14T09:00:00Z'), 2],
+        ['BackOff', at('2026-03-14T09:01:00Z'), 17],
+      ],
+    );
+  } finally {
+    r.dispose();
+  }
+  const yaml = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  count: 1\n  involvedObject:\n    kind: Pod\n    name: vllm-0\n  kind: Event\n  reason: BackOff\n';
+  assert.equal(detected(yaml), 'kubernetes');
+  const y = await runImporter(kubernetesImporter, { text: yaml, name: 'events.yaml' });
+  try {
+    assert.match(String(y.error?.message), /events\.yaml \(line 1\): Kubernetes YAML \(`-o yaml`\) is not read: save the same with `-o json`/);
+  } finally {
+    y.dispose();
+  }
+  const cut = await runImporter(kubernetesImporter, { text: watch.slice(0, watch.lastIndexOf('"reason"')), name: 'events.json' });
+  try {
+    assert.match(String(cut.error?.message), /events\.json \(line 17\): the JSON ends early — the file is truncated/);
+    assert.equal(events(cut).length, 0, 'nothing of a failed file is kept');
+  } finally {
+    cut.dispose();
+  }
+});
+
+test('detection leaves other text and JSON alone', () => {
+  assert.equal(detected('INFO 03-14 09:00:00 engine.py:267] Added request cmpl-1.\n'), 'vllm-log');
+  assert.notEqual(detected('{"ts": "2026-03-14T09:00:00Z", "level": "warning", "reason": "x", "msg": "y"}\n'), 'kubernetes');
+  assert.notEqual(detected('Name: my report\nSome text\n'), 'kubernetes');
+  assert.equal(detected(readFileSync(sample('kubectl-get-pod.json'), 'utf8')), 'kubernetes');
+});
