@@ -27,7 +27,8 @@ export function tempStore(): TempStore {
 
 const isGzip = (b: Buffer) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 
-export function fileEntry(file: string, path = basename(file).replace(/\.gz$/, '')): BundleEntry {
+/** One file as a bundle entry; a gzip'd file asked for on disk is gunzipped into a folder `spills` gets, for the caller to remove. */
+export function fileEntry(file: string, path = basename(file).replace(/\.gz$/, ''), spills: string[] = []): BundleEntry {
   const st = statSync(file);
   const gz = isGzip(readFileSync(file).subarray(0, 2));
   let spilled: string | null = null;
@@ -46,6 +47,7 @@ export function fileEntry(file: string, path = basename(file).replace(/\.gz$/, '
       if (!gz) return file;
       if (!spilled) {
         const d = mkdtempSync(join(tmpdir(), 'qs-spill-'));
+        spills.push(d);
         spilled = join(d, path.replace(/[\\/]/g, '_'));
         const { writeFileSync } = await import('node:fs');
         writeFileSync(spilled, gunzipSync(readFileSync(file)));
@@ -57,6 +59,14 @@ export function fileEntry(file: string, path = basename(file).replace(/\.gz$/, '
 
 /** Imports files (each one entry) into `store`; answers the pipeline's result. */
 export async function importFiles(store: Store, files: string[], opts: { importers?: readonly Importer[]; options?: ImportOptions } = {}): Promise<ImportResult> {
-  const bundle: Bundle = { name: basename(files[0] ?? 'test'), entries: files.map((f) => fileEntry(f)), failures: [], close: async () => {} };
-  return importBundle(store, bundle, { importers: opts.importers, options: opts.options });
+  const spills: string[] = [];
+  const close = async () => {
+    for (const d of spills) rmSync(d, { recursive: true, force: true });
+  };
+  const bundle: Bundle = { name: basename(files[0] ?? 'test'), entries: files.map((f) => fileEntry(f, undefined, spills)), failures: [], close };
+  try {
+    return await importBundle(store, bundle, { importers: opts.importers, options: opts.options });
+  } finally {
+    await bundle.close();
+  }
 }
