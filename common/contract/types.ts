@@ -25,6 +25,8 @@ export type FormatId =
   | 'nsys-sqlite'
   | 'nsys-rep'
   | 'ncu-csv'
+  | 'nsys-stats-csv'
+  | 'nvprof-csv'
   | 'otlp-json'
   | 'jaeger-json'
   | 'live-nvml'

@@ -44,6 +44,8 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['torch-memory-snapshot', 'CUDA memory snapshot'],
   ['torch-memory-timeline', 'PyTorch memory timeline'],
   ['ncu-csv', 'Nsight Compute kernels'],
+  ['nsys-stats-csv', 'Nsight Systems trace'],
+  ['nvprof-csv', 'nvprof trace'],
   ['torch-log', 'PyTorch log'],
   ['otlp-json', 'traces'],
   ['jaeger-json', 'traces'],

@@ -1,10 +1,11 @@
-// The profiler and trace importers (Kineto, memory snapshots, Nsight Systems/Compute, OTLP, Jaeger).
+// The profiler and trace importers (Kineto, memory snapshots, Nsight Systems/Compute and their CSV reports, nvprof, OTLP, Jaeger).
 import type { Importer } from './types';
 import { kinetoImporter } from './kineto';
 import { memorySnapshotImporter } from './memory-snapshot';
 import { memoryTimelineImporter } from './memory-timeline';
 import { nsysRepImporter, nsysSqliteImporter } from './nsys-sqlite';
 import { ncuCsvImporter } from './ncu-csv';
+import { nsysStatsCsvImporter, nvprofCsvImporter } from './gpu-trace-csv';
 import { otlpImporter } from './otlp';
 import { jaegerImporter } from './jaeger';
 
@@ -15,6 +16,8 @@ export const PROFILE_TRACE_IMPORTERS: readonly Importer[] = [
   nsysSqliteImporter,
   nsysRepImporter,
   ncuCsvImporter,
+  nsysStatsCsvImporter,
+  nvprofCsvImporter,
   otlpImporter,
   jaegerImporter,
 ];
