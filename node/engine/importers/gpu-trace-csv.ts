@@ -28,6 +28,9 @@ import { readText } from './read-text';
 
 const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
+/** The longest capture read (about 115 days, in ns): a row past it is no row of a profile but a broken number. */
+const MAX_RELATIVE_NS = 1e16;
+
 /** A column's name as a key: lower case, without spaces, its unit or punctuation (`Start (ns)` → start, `Reg/Trd` → regtrd). */
 const keyOf = (name: string) => name.replace(/\([^)]*\)/g, '').replace(/[^A-Za-z0-9%]/g, '').toLowerCase();
 /** A column's unit where its name carries one (`Start (ns)` → ns). */
@@ -193,15 +196,16 @@ async function importGpuTraceCsv(input: { stream(): AsyncIterable<Buffer> }, sin
   };
   const spanOf = (r: Row): [number, number] | null => {
     const start = nsOf(r, 'start');
-    if (start === null) return null;
+    if (start === null || Math.abs(start) > MAX_RELATIVE_NS) return null;
     const end = nsOf(r, 'end') ?? start + Math.max(0, nsOf(r, 'duration') ?? 0);
-    return end >= start ? [start, end] : null;
+    return end >= start && end - start <= MAX_RELATIVE_NS ? [start, end] : null;
   };
   let last = -Infinity;
   for (const r of rows) {
     const sp = spanOf(r);
     if (sp && sp[1] > last) last = sp[1];
   }
+  if (last === -Infinity) throw new ImportError(ctx.path, { line: rows[0].line }, 'no row with a start and duration a capture can have');
   const endMs = new LogClock(ctx).anchor('the report\'s times are relative to the capture start, which it does not say; its end');
   const offset = BigInt(Math.round(endMs)) * 1_000_000n - BigInt(Math.round(last));
   const abs = (ns: number) => offset + BigInt(Math.round(ns));
@@ -210,7 +214,7 @@ async function importGpuTraceCsv(input: { stream(): AsyncIterable<Buffer> }, sin
   for (const r of rows) {
     const sp = spanOf(r);
     if (!sp) {
-      skipped++;
+      if (++skipped <= 20) ctx.warn('a start or duration no capture has (negative, or past 115 days): row skipped', { line: r.line });
       continue;
     }
     const name = get(r, 'name');
@@ -261,7 +265,7 @@ async function importGpuTraceCsv(input: { stream(): AsyncIterable<Buffer> }, sin
       sink.span(s);
     }
   }
-  if (skipped) ctx.warn(`${skipped} rows with an end before their start skipped`);
+  if (skipped > 20) ctx.warn(`${skipped - 20} more rows with such times skipped`);
 }
 
 /** The unit of the byte column: nsys names it (`Bytes (MB)`), nvprof's units row says it (`KB`). */

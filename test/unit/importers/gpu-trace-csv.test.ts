@@ -122,3 +122,21 @@ test('summaries alone are refused with what to give instead; detection tells the
   }
   assert.equal(detectImporter(Buffer.from('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream"\n'), 'ncu.csv')?.format, 'ncu-csv');
 });
+
+test('a start or duration no capture has is a skipped row named by its line, not a failed file', async () => {
+  const text = [
+    'Start (ns),Duration (ns),CorrId,Device,Ctx,Strm,Name',
+    '1000,500,1,NVIDIA H100 (0),1,7,good_kernel',
+    '1e300,500,2,NVIDIA H100 (0),1,7,broken_start',
+    '2000,-5,3,NVIDIA H100 (0),1,7,negative_duration',
+    '',
+  ].join('\n');
+  const r = await runImporter(nsysStatsCsvImporter, { text, name: 'trace.csv', mtimeMs: MTIME });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(kernels(r).map((k) => k.name), ['good_kernel', 'negative_duration']);
+    assert.deepEqual(r.warnings.filter((w) => /row skipped/.test(w)), ['trace.csv (line 3): a start or duration no capture has (negative, or past 115 days): row skipped']);
+  } finally {
+    r.dispose();
+  }
+});
