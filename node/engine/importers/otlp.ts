@@ -32,7 +32,7 @@ import { OtlpMetrics } from './otlp-metrics';
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
   if (/"resource_?[sS]pans"\s*:/.test(s) || /"resource_?[mM]etrics"\s*:/.test(s) || /"resource_?[lL]ogs"\s*:/.test(s)) return 0.95;
-  if (isConsoleSpans(head)) return 0.9;
+  if (isConsoleSpans(head) || isBareElements(head)) return 0.9;
   // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
   return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
 }
@@ -127,6 +127,37 @@ function isConsoleSpans(head: Buffer): boolean {
   return CONSOLE_SPAN.test(head.toString('utf8', head[0] === 0xef ? 3 : 0, CONSOLE_HEAD_BYTES));
 }
 
+/**
+ * opentelemetry-java's OtlpJsonLogging{Metric,Span,LogRecord}Exporter: one bare ResourceMetrics (ResourceSpans,
+ * ResourceLogs) a line — `{"resource":{…},"scopeMetrics":[…]}`, no `resourceMetrics` around it — often after
+ * java.util.logging's `INFO: ` with its date line above.
+ */
+const BARE_ELEMENT_PART = /"(?:scope|instrumentationLibrary)(?:Spans|Metrics|Logs)"\s*:\s*\[/;
+
+function isBareElements(head: Buffer): boolean {
+  const s = head.toString('utf8', head[0] === 0xef ? 3 : 0, CONSOLE_HEAD_BYTES);
+  // The file's first object is the element itself (a request, a Tempo `batches` answer, open before it).
+  const i = s.indexOf('{');
+  if (i < 0 || s.slice(0, i).includes('[') || !/^\{\s*"resource"\s*:\s*\{/.test(s.slice(i))) return false;
+  return BARE_ELEMENT_PART.test(s) && !/"resource_?[sSmMlL](?:pans|etrics|ogs)"\s*:/.test(s);
+}
+
+/** A bare element, as the request it is one element of; anything else as it came. */
+function wrapBareElement(doc: unknown): unknown {
+  if (!isObj(doc) || !isObj(doc.resource)) return doc;
+  if (Array.isArray(doc.scopeMetrics) || Array.isArray(doc.instrumentationLibraryMetrics)) return { resourceMetrics: [doc] };
+  if (Array.isArray(doc.scopeSpans) || Array.isArray(doc.instrumentationLibrarySpans)) return { resourceSpans: [doc] };
+  if (Array.isArray(doc.scopeLogs) || Array.isArray(doc.instrumentationLibraryLogs)) return { resourceLogs: [doc] };
+  return doc;
+}
+
+/** A line of java.util.logging (`INFO: {"resource":…`): the text before the element, which starts the document. */
+function beforeBareElement(line: string): number {
+  if (/^\s*[{[]/.test(line)) return 0;
+  const m = /\{\s*"resource"\s*:\s*\{/.exec(line);
+  return m && m.index <= 200 ? m.index : 0;
+}
+
 const CONSOLE_KINDS: Record<string, number> = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 };
 
 /** `2023-11-14T22:13:20.123456Z` (the console exporter's µs times) as Unix ns in decimal digits, or null. */
@@ -166,6 +197,7 @@ function importRequest(doc: unknown, sink: Sink, reqs: RequestSeries, others: Ot
   if (isObj(doc) && isObj(doc.result) && !('resourceSpans' in doc)) doc = doc.result;
   if (isObj(doc) && isObj(doc.context) && 'trace_id' in doc.context) doc = fromConsoleSpan(doc);
   if (isObj(doc) && isSnake(doc)) doc = camelKeys(doc);
+  doc = wrapBareElement(doc);
   if (isObj(doc) && Array.isArray(doc.resourceMetrics)) {
     for (const rm of doc.resourceMetrics) if (isObj(rm)) others.metrics.resourceMetrics(rm, attributes(isObj(rm.resource) ? rm.resource.attributes : undefined), where);
     return 0;
@@ -416,7 +448,8 @@ export const otlpImporter: Importer = {
       pre.push(r.value);
       preBytes += r.value.length;
     }
-    const consoleShape = preBytes > 0 && isConsoleSpans(Buffer.concat(pre));
+    // Java's logging exporters' bare elements go the same way: whole documents, each read as the request it is part of.
+    const consoleShape = preBytes > 0 && (isConsoleSpans(Buffer.concat(pre)) || isBareElements(Buffer.concat(pre)));
     // The chunks read ahead, then the rest of the stream.
     const source: AsyncIterator<Buffer> = {
       next: async () => (pre.length ? { done: false, value: pre.shift()! } : ended ? { done: true, value: undefined } : chunks.next()),
@@ -493,7 +526,8 @@ export const otlpImporter: Importer = {
         if (docs) {
           let done;
           try {
-            done = docs.line(l.text, l.line, l.offset);
+            const cut = docs.open ? 0 : beforeBareElement(l.text);
+            done = cut ? docs.line(l.text.slice(cut), l.line, l.offset + Buffer.byteLength(l.text.slice(0, cut))) : docs.line(l.text, l.line, l.offset);
           } catch (e) {
             throw new ImportError(ctx.path, { line: docs.openLine }, `not valid OTLP/JSON: ${(e as Error).message} (write one request a line: jq -c)`);
           }

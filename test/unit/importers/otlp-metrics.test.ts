@@ -225,6 +225,29 @@ test("opentelemetry-python's ConsoleMetricExporter (to_json per export, one docu
   }
 });
 
+test("opentelemetry-java's OtlpJsonLogging*Exporter: one bare ResourceMetrics / ResourceSpans a line, alone or behind java.util.logging's INFO: lines", async () => {
+  const t = tempStore();
+  try {
+    const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'gateway' } }, { key: 'telemetry.sdk.language', value: { stringValue: 'java' } }] };
+    const metricsAt = (ms: number, running: number) =>
+      JSON.stringify({ resource, scopeMetrics: [{ scope: { name: 'gw' }, metrics: [{ name: 'vllm:num_requests_running', gauge: { dataPoints: [{ timeUnixNano: ns(ms), asInt: String(running), attributes: [{ key: 'model_name', value: { stringValue: 'm' } }] }] } }] }] });
+    const spans = JSON.stringify({ resource, scopeSpans: [{ scope: { name: 'gw' }, spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'POST /v1/chat/completions', kind: 2, startTimeUnixNano: ns(T0), endTimeUnixNano: ns(T0 + 1500) }] }] });
+    const bare = join(t.dir, 'otel-metrics.log');
+    writeFileSync(bare, `${metricsAt(T0, 3)}\n${metricsAt(T0 + 60_000, 5)}\n`);
+    const jul = join(t.dir, 'gateway.log');
+    const julHead = (ms: number, what: string) => `${new Date(ms).toUTCString()} io.opentelemetry.exporter.logging.otlp.OtlpJsonLogging${what}Exporter export`;
+    writeFileSync(jul, [julHead(T0, 'Span'), `INFO: ${spans}`, julHead(T0, 'Metric'), `INFO: ${metricsAt(T0 + 120_000, 7)}`, ''].join('\n'));
+    const r = await importFiles(t.store, [bare, jul], { importers });
+    for (const s of r.sources) assert.equal(s.status, 'ok', `${s.path}: ${s.error}`);
+    assert.deepEqual(r.sources.map((s) => s.format), ['otlp-json', 'otlp-json']);
+    const v = rows(t, "SELECT ts_ms, value FROM samples JOIN series s ON s.id = series_id WHERE s.name = 'req.running' ORDER BY ts_ms").map((x) => [x.ts_ms, x.value]);
+    assert.deepEqual(v, [[T0, 3], [T0 + 60_000, 5], [T0 + 120_000, 7]]);
+    assert.deepEqual(rows(t, 'SELECT name, span_id FROM spans'), [{ name: 'POST /v1/chat/completions', span_id: 'b7ad6b7169203331' }]);
+  } finally {
+    t.dispose();
+  }
+});
+
 test('a metrics file it cannot read says why: resourceMetrics as an object (opentelemetry-rust stdout), or the first problem met', async () => {
   const t = tempStore();
   try {
