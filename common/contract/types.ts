@@ -5,6 +5,7 @@ export type FormatId =
   | 'prometheus-text'
   | 'prometheus-json'
   | 'victoriametrics-jsonl'
+  | 'grafana-csv'
   | 'nvidia-smi-csv'
   | 'nvidia-smi-apps-csv'
   | 'nvidia-smi-dmon'

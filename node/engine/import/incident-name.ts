@@ -57,6 +57,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['prometheus-text', 'metrics'],
   ['prometheus-json', 'metrics'],
   ['victoriametrics-jsonl', 'metrics'],
+  ['grafana-csv', 'metrics'],
   ['kernel-log', 'kernel log'],
   ['jsonl-log', 'logs'],
   ['kubernetes', 'Kubernetes events'],

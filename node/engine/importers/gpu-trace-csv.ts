@@ -21,7 +21,7 @@
 // (`cuda_gpu_kern_sum`, `Time (%)` columns, nvprof's default summary) hold no times: a file of only those
 // fails saying which reports or export to give instead; beside a trace they are skipped, warned.
 import { ImportError, type ImportContext, type Importer, type KernelRecord, type Sink, type SpanRecord } from './types';
-import { csvFields } from './ncu-csv';
+import { csvFields } from './csv-fields';
 import { LogClock } from './log-time';
 import { headLines } from './line-reader';
 import { readText } from './read-text';

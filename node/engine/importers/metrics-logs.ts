@@ -1,4 +1,4 @@
-// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, nvidia-smi, engine logs, kernel logs, JSON lines, Kubernetes).
+// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, Grafana's CSV, nvidia-smi, engine logs, kernel logs, JSON lines, Kubernetes).
 import type { Importer } from './types';
 import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
@@ -7,6 +7,7 @@ import { nvidiaSmiAppsCsvImporter, nvidiaSmiCsvImporter, nvidiaSmiDmonImporter, 
 import { nvidiaSmiTextImporter } from './nvidia-smi-text';
 import { nvidiaSmiXmlImporter } from './nvidia-smi-xml';
 import { dcgmiDmonImporter } from './dcgmi-dmon';
+import { grafanaCsvImporter } from './grafana-csv';
 import { prometheusJsonImporter } from './prometheus-json';
 import { prometheusTextImporter } from './prometheus-text';
 import { victoriaExportImporter } from './victoria-export';
@@ -16,6 +17,7 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   prometheusTextImporter,
   prometheusJsonImporter,
   victoriaExportImporter,
+  grafanaCsvImporter,
   nvidiaSmiCsvImporter,
   nvidiaSmiAppsCsvImporter,
   nvidiaSmiDmonImporter,

@@ -18,6 +18,9 @@
 // events kind 'ncu_rule' per rule result (severity OPT → info, WRN → warning, ERR → error).
 import type { Severity } from '../../../common/contract/types';
 import { ImportError, type Importer } from './types';
+import { csvFields } from './csv-fields';
+
+export { csvFields };
 import { readText } from './read-text';
 import { nsOfNumber, nsSum } from './ns-time';
 import { instantMs, LogClock, monthNumber } from './log-time';
@@ -39,48 +42,6 @@ const MAX_NCU_MESSAGES = 20;
 
 export function detectNcuCsv(head: Buffer): number {
   return HEADER_START.test(head.toString('utf8')) ? 0.95 : 0;
-}
-
-/** Splits one CSV line (quotes with "" escapes). */
-export function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  const n = line.length;
-  while (i <= n) {
-    if (line[i] === '"') {
-      let v = '';
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q < 0) {
-          v += line.slice(i);
-          i = n;
-          break;
-        }
-        v += line.slice(i, q);
-        if (line[q + 1] === '"') {
-          v += '"';
-          i = q + 2;
-        } else {
-          i = q + 1;
-          break;
-        }
-      }
-      out.push(v);
-      if (line[i] === ',') i++;
-      else break;
-    } else {
-      const c = line.indexOf(',', i);
-      if (c < 0) {
-        out.push(line.slice(i));
-        break;
-      }
-      out.push(line.slice(i, c));
-      i = c + 1;
-    }
-    if (i === n) break;
-  }
-  return out;
 }
 
 /** A metric value as a number where it is one ("1,234.5" included), else the text. */

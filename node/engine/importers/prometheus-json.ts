@@ -195,7 +195,7 @@ function expressionOf(doc: unknown, wrapped: Json | null): { name: string; from:
 }
 
 /** `answers/p99_ttft.json` (or `.json.txt`, …) → p99_ttft. */
-function fileStem(path: string): { name: string; from: string } {
+export function fileStem(path: string): { name: string; from: string } {
   const base = path.split(/[\\/]/).pop() ?? path;
   const stem = base.replace(/(\.json)?(\.\w+)?$/i, '') || 'value';
   return { name: stem, from: 'the file' };

@@ -18,6 +18,8 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['cpp-trace-paste.log', 'torch-log', { events: 4 }, 1],
   ['dcgmi-dmon.txt', 'dcgmi-dmon', { series: 12, samples: 42 }, 1],
   ['dmesg-decode-iso.log', 'kernel-log', { series: 1, samples: 1, events: 4 }, 0],
+  ['grafana-formatted-legend.csv', 'grafana-csv', { series: 2, samples: 8 }, 3],
+  ['grafana-series-joined.csv', 'grafana-csv', { series: 3, samples: 18 }, 1],
   ['grafana-inspector-p99.json', 'prometheus-json', { series: 1, samples: 3 }, 1],
   ['jaeger-api-v3.json', 'otlp-json', { series: 8, samples: 6, histograms: 45, spans: 3 }, 0],
   ['jaeger-span-array.json', 'jaeger-json', { series: 5, samples: 4, histograms: 22, spans: 2 }, 0],
