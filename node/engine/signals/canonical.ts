@@ -45,7 +45,10 @@
 //   engine.cache_config — info (labels = vLLM cache config: block_size, num_gpu_blocks, …)
 //   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
 // Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
-// maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name.
+// maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name. TensorRT-LLM's
+// trtllm-serve (`trtllm_`/`trtllm:`) maps as vLLM's names plus kv_cache_utilization/hit_rate; Triton's TensorRT-LLM
+// backend (`nv_trt_llm_request_metrics{request_type=active|waiting}`, `…kv_cache_block_metrics{…=fraction}`) and
+// Triton's GPU metrics (`nv_gpu_*`) map; NIM 1.x's unprefixed vLLM names map as the generic table lists.
 // Histograms: one series of kind 'histogram' carries the buckets; `<name>.sum` and `<name>.count` are
 // counters. Every canonical series carries label `metric` = the original metric name, so the V0 and
 // V1 spellings of one signal stay separate series (the model picks; kv_cache_usage_perc wins).
@@ -239,7 +242,52 @@ const DCGM: Record<string, Rule> = {
   DEV_TOTAL_ENERGY_CONSUMPTION: c('gpu.energy', 'J', 0.001),
 };
 
+/**
+ * TensorRT-LLM's `trtllm-serve` (`trtllm_`, and `trtllm:` under NVIDIA Dynamo): vLLM's names, with its own KV
+ * cache fraction and reuse rate (tensorrt_llm/metrics/collector.py).
+ */
+const TRTLLM: Record<string, Rule> = {
+  ...VLLM,
+  kv_cache_utilization: g('kv.usage', 'fraction'),
+  kv_cache_hit_rate: g('kv.prefix_hit_rate', 'fraction'),
+};
+
+/** A gauge whose label says what it counts: the values named here map, the others keep the metric's name. */
+const byLabel = (metric: string, label: string, names: Record<string, string>, unit: string): Rule => ({
+  name: (l) => names[l[label] ?? ''] ?? metric,
+  unit,
+  kind: 'gauge',
+});
+
+/**
+ * Triton Inference Server (`nv_`): the TensorRT-LLM backend's gauges, split by a label, and Triton's own GPU
+ * metrics (utilisation already a fraction, memory in bytes; label gpu_uuid). Its per-model request counters
+ * and latency sums are not mapped: an ensemble counts each request once per model in it.
+ */
+const TRITON: Record<string, Rule> = {
+  trt_llm_request_metrics: byLabel('nv_trt_llm_request_metrics', 'request_type', { active: 'req.running', waiting: 'req.waiting' }, 'count'),
+  trt_llm_kv_cache_block_metrics: byLabel('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type', { fraction: 'kv.usage' }, ''),
+  gpu_utilization: g('gpu.util', 'fraction'),
+  gpu_memory_used_bytes: g('gpu.mem.used', 'bytes'),
+  gpu_memory_total_bytes: g('gpu.mem.total', 'bytes'),
+  gpu_power_usage: g('gpu.power', 'W'),
+  gpu_power_limit: g('gpu.power_limit', 'W'),
+  energy_consumption: c('gpu.energy', 'J'),
+};
+
 const GENERIC: Record<string, Rule> = {
+  // NVIDIA NIM for LLMs 1.x: vLLM's names without a prefix (NIM 2 passes the backend's own `vllm:` names).
+  num_requests_running: g('req.running', 'count'),
+  num_requests_waiting: g('req.waiting', 'count'),
+  gpu_cache_usage_perc: g('kv.usage', 'fraction'),
+  time_to_first_token_seconds: h('lat.ttft', 'seconds'),
+  time_per_output_token_seconds: h('lat.itl', 'seconds'),
+  e2e_request_latency_seconds: h('lat.e2e', 'seconds'),
+  request_prompt_tokens: h('req.prompt_len', 'tokens'),
+  request_generation_tokens: h('req.gen_len', 'tokens'),
+  // NIM's request_success_total counts what request_finish_total does (stop + length): only the latter maps.
+  request_finish: c('req.finished', 'count'),
+  request_failure: c('req.errors', 'count'),
   process_resident_memory_bytes: g('host.rss', 'bytes'),
   process_cpu_seconds: c('host.cpu_seconds', 'seconds'),
   http_requests: {
@@ -272,8 +320,20 @@ export function canonicalLabels(labels: Labels): Labels {
 /** Ray Serve LLM re-exports vLLM's metrics through Ray's own exporter, as `ray_vllm:<name>`. */
 const RAY_VLLM = 'ray_vllm:';
 
+/** Prefixed tables after vLLM's, SGLang's, TGI's and DCGM's: the prefix and the table it names. */
+const MORE_PREFIXES: [string, Record<string, Rule>][] = [
+  ['trtllm_', TRTLLM],
+  ['trtllm:', TRTLLM],
+  ['nv_', TRITON],
+];
+
 function findRule(metric: string): Rule | undefined {
   if (metric.startsWith(RAY_VLLM)) return findRule(metric.slice(4));
+  for (const [prefix, t] of MORE_PREFIXES) {
+    if (!metric.startsWith(prefix)) continue;
+    const bare = metric.slice(prefix.length);
+    return t[bare] ?? (bare.endsWith('_total') ? t[bare.slice(0, -6)] : undefined);
+  }
   const table = metric.startsWith('vllm:')
     ? VLLM
     : metric.startsWith('sglang:')

@@ -90,3 +90,26 @@ test('applyScale gives the decimal the source wrote, not the binary product', ()
   // A scale that is no 1/k multiplies.
   assert.equal(applyScale(2, 0.3), 2 * 0.3);
 });
+
+test("NVIDIA's servers: Triton's TensorRT-LLM gauges by their label, Triton's GPU metrics, trtllm-serve's vLLM names, NIM 1.x's unprefixed ones", () => {
+  const name = (m: string, l: Record<string, string> = {}) => canonicalMetric(m, l)?.name ?? null;
+  assert.equal(name('nv_trt_llm_request_metrics', { request_type: 'active', model: 'tensorrt_llm' }), 'req.running');
+  assert.equal(name('nv_trt_llm_request_metrics', { request_type: 'waiting' }), 'req.waiting');
+  // The other request types keep the metric's name (with their label, each its own series).
+  assert.equal(name('nv_trt_llm_request_metrics', { request_type: 'max' }), 'nv_trt_llm_request_metrics');
+  assert.equal(name('nv_trt_llm_kv_cache_block_metrics', { kv_cache_block_type: 'fraction' }), 'kv.usage');
+  assert.equal(name('nv_trt_llm_kv_cache_block_metrics', { kv_cache_block_type: 'used' }), 'nv_trt_llm_kv_cache_block_metrics');
+  assert.equal(name('nv_gpu_utilization', { gpu_uuid: 'GPU-1' }), 'gpu.util');
+  assert.equal(name('nv_gpu_memory_used_bytes'), 'gpu.mem.used');
+  // Per-model request counters are not read: an ensemble counts a request once per model in it.
+  assert.equal(name('nv_inference_request_success'), null);
+  assert.equal(name('trtllm_num_requests_waiting'), 'req.waiting');
+  assert.equal(name('trtllm:kv_cache_utilization'), 'kv.usage');
+  assert.equal(name('trtllm_time_to_first_token_seconds'), 'lat.ttft');
+  assert.equal(name('trtllm_request_success_total', { finished_reason: 'stop' }), 'req.finished');
+  assert.equal(name('num_requests_running', { model_name: 'meta/llama3-8b-instruct' }), 'req.running');
+  assert.equal(name('gpu_cache_usage_perc'), 'kv.usage');
+  assert.equal(name('request_finish_total', { finished_reason: 'stop' }), 'req.finished');
+  assert.equal(name('request_success_total'), null, 'NIM counts the same requests in request_finish_total');
+  assert.equal(name('e2e_request_latency_seconds'), 'lat.e2e');
+});
