@@ -94,6 +94,11 @@ const RFC3339_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:
  * year; groups: date and time 1–7, logger (or file) 8, 10 or 13, level 9, 11 or 12.
  */
 const PY_LOGGING = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:,(\d+))? (?:- ([\w.]+) - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - |([\w.]+) \d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) +|(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d+ \[([\w.-]+:\d+)\] )/;
+/**
+ * loguru's default format (TGI's Python server: `2025-07-21 16:05:35.987 | INFO     | module:function:76 - …`):
+ * local time with its year, level, where; groups 1–7 the time, 8 the level, 9 the place.
+ */
+const LOGURU = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? \| (TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) +\| ([^\s|]+:\d+) - /;
 const BRACKET_PREFIX = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]+\d+[^\]]*))?\]\s*/;
 /** One space after it: what follows is the line as printed, a traceback frame's indentation included. */
 const PROCESS_PREFIX = /^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.:a-fA-F]+)?\) /;
@@ -145,8 +150,32 @@ const SYSLOG_LINE = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|(\d{4}-\d\d-\d\dT\
  * prefix() reads): Docker's json-file driver (`{"log":"…\n","stream":"stdout","time":"…"}`) and the CRI
  * format Kubernetes nodes keep. Any other line comes back as it is.
  */
+/** `docker compose logs`: the service (`sglang`, `vllm-1`, `app_1`), padding, `| `, the line. */
+const COMPOSE_LINE = /^[A-Za-z0-9][\w.-]{0,62} +\| /;
+/**
+ * stern (and `kubectl logs` in a loop over pods): `<pod> <container> <line>` in front of an engine's own line —
+ * only where what follows is one (a process prefix, a level and date, a bracketed date), as two words are no prefix.
+ */
+const STERN_LINE = /^[a-z0-9][a-z0-9.-]{0,252} [a-z0-9][a-z0-9-]{0,62} (?=\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\[\d{4}-\d\d-\d\d )/;
+/** `kubectl logs --prefix`: `[pod/<name>/<container>] `. */
+const KUBECTL_PREFIX = /^\[pod\/[^\s\]]+\/[^\s\]]+\] /;
+/** A CI or collector's RFC 3339 time in brackets (Buildkite's `[2025-05-22T05:33:18Z] `): the time, unbracketed. */
+const BRACKET_RFC3339 = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))\] /;
+/** A collector's bracketed local time in front of SGLang's own (`[2025-03-11 16:44:27] [2025-03-11 01:44:27 TP0] …`). */
+const BRACKET_BEFORE_BRACKET = /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?=\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)/;
+
 export function unwrapContainerLine(line: string): string {
   const c0 = line.charCodeAt(0);
+  if (c0 === 91 /* [ */) {
+    const m = BRACKET_RFC3339.exec(line) ?? KUBECTL_PREFIX.exec(line) ?? BRACKET_BEFORE_BRACKET.exec(line);
+    if (m) return m[1] !== undefined ? `${m[1]} ${line.slice(m[0].length)}` : unwrapContainerLine(line.slice(m[0].length));
+    return line;
+  }
+  // Lower case first: a service or pod name (an engine's own lines start with a level, a date, `(` or `[`).
+  if (c0 >= 97 && c0 <= 122) {
+    const m = COMPOSE_LINE.exec(line) ?? STERN_LINE.exec(line);
+    if (m) return unwrapContainerLine(line.slice(m[0].length));
+  }
   // A syslog month (`Aug 19 …`): capital, two lower-case letters, a space — checked by hand first, as most
   // lines start with a capital (INFO, WARNING) and a regex call a line was 4% of a log's parse.
   const c1 = line.charCodeAt(1);
@@ -220,9 +249,9 @@ const SGLANG_BATCH: Field[] = [
   f(/#running-req: (\d+)/, 'req.running', 'count', '#running-req'),
   f(/#queue-req: (\d+)/, 'req.waiting', 'count', '#queue-req'),
   // "token usage", or with a hybrid (sliding-window) model "full token usage" beside "swa token usage".
-  f(/(?:^|[,.] )(?:full )?token usage: ([\d.]+)/, 'kv.usage', 'fraction', 'token usage'),
+  f(/(?:^|[,.] )(?:full |gpu )?token usage: ([\d.]+)/, 'kv.usage', 'fraction', 'token usage'),
   f(/swa token usage: ([\d.]+)/, SIG.kvSwaUsage, 'fraction', 'swa token usage'),
-  f(/#(?:full )?token: (\d+)/, 'kv.used_tokens', 'tokens', '#token'),
+  f(/#(?:full |gpu-)?token: (\d+)/, 'kv.used_tokens', 'tokens', '#token'),
   f(/#swa token: (\d+)/, SIG.kvSwaUsedTokens, 'tokens', '#swa token'),
   f(/gen throughput \(token\/s\): ([\d.]+)/, 'tokens.generation_rate', 'tokens/s', 'gen throughput'),
   f(/input throughput \(token\/s\): ([\d.]+)/, 'tokens.prompt_rate', 'tokens/s', 'input throughput'),
@@ -284,7 +313,13 @@ function ncclError(body: string): boolean {
   const i = body.indexOf('ProcessGroupNCCL');
   return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
 }
-const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError|Shard \d+ crashed/;
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError|Shard \d+ crashed|Shard \d+ failed to start|Shard complete standard error output|\bhit an exception\b|Received sigquit from a child process|^Fatal Python error: |A worker died or was killed while executing/;
+
+/** A line that announces the traceback after it on the same line (`Scheduler hit an exception: Traceback (most recent call last):`). */
+function announcesTraceback(body: string): boolean {
+  const i = body.indexOf('Traceback (most recent call last)');
+  return i > 0 && body.length - i <= 'Traceback (most recent call last):'.length + 2;
+}
 interface Banner {
   engine: string;
   version: string | null;
@@ -358,6 +393,8 @@ interface Traceback {
   frames: number;
   /** torchrun's `[rankN]:` of its lines: another rank's line ends it. */
   rank: number | null;
+  /** The process that printed it (its prefix's pid): another process's line is that line, not part of it. */
+  pid: string | null;
   /** Its exception line, once read: the traceback ends at the next line unless Python chains another to it. */
   closedBy: string | null;
 }
@@ -446,6 +483,13 @@ export class LogParser {
       // frames' indentation is the line's own (TGI pads its levels, which LEVEL_WORD takes anyway).
       rest = rest.slice(this.tb !== null && m[0].length > m[1].length + 1 ? m[1].length + 1 : m[0].length);
       known = true;
+    } else if (c0 >= 48 && c0 <= 57 && (m = LOGURU.exec(rest))) {
+      ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+      coarse = !m[7];
+      pyLevel = m[8] === 'SUCCESS' ? 'INFO' : m[8];
+      pyLogger = m[9];
+      rest = rest.slice(m[0].length);
+      known = true;
     } else if (c0 >= 48 && c0 <= 57 && (m = PY_LOGGING.exec(rest))) {
       ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
       coarse = !m[7];
@@ -460,6 +504,15 @@ export class LogParser {
     // 13:53:37 TP0] …`) before it.
     let pm = rest.charCodeAt(0) === 40 /* ( */ ? this.processPrefix(rest) : null;
     if (pm) rest = rest.slice(pm[0].length);
+    // A worker's line relayed by its engine core: `(EngineCore_0 pid=4396) (VllmWorker rank=1 pid=4418) …` — the
+    // inner process is the line's.
+    if (pm && rest.charCodeAt(0) === 40 /* ( */) {
+      const inner = PROCESS_PREFIX.exec(rest);
+      if (inner) {
+        pm = inner;
+        rest = rest.slice(inner[0].length);
+      }
+    }
     if (rest.charCodeAt(0) === 91 /* [ */) {
       if ((m = BRACKET_PREFIX.exec(rest))) {
         year = +m[1];
@@ -592,7 +645,19 @@ export class LogParser {
       }
       this.endCppTrace();
     }
+    if (this.tb && p.pid !== null && this.tb.pid !== null && p.pid !== this.tb.pid) {
+      // Another process's line amid a traceback (an access line of the API server in the engine core's): that
+      // line alone; the traceback goes on after it, unless that process starts one of its own.
+      const held = this.tb;
+      this.tb = null;
+      this.handle(p, no);
+      if (this.tb === null) this.tb = held;
+      else this.emitTraceback(held, held.closedBy);
+      return;
+    }
     if (this.tb && p.rank !== this.tb.rank) this.endTraceback(this.tb.closedBy);
+    // Another traceback announced (`[… TP7] Scheduler hit an exception: Traceback …` after TP3's): this one ends.
+    if (this.tb && p.own && announcesTraceback(body)) this.endTraceback(this.tb.closedBy);
     if (this.tb && this.tb.closedBy !== null) {
       // After its exception line, a traceback goes on only where Python chains the next one to it
       // (a blank line, then "During handling of the above exception…" and the next "Traceback"): a blank
@@ -631,13 +696,13 @@ export class LogParser {
       this.request(p, no, req);
       return;
     }
-    if (body.startsWith('Traceback (most recent call last)')) {
-      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0, rank: p.rank, closedBy: null };
+    if (body.startsWith('Traceback (most recent call last)') || announcesTraceback(body)) {
+      this.tb = { ts: p.ts, line: no, lines: [body], ctx: this.procAttrs(p), frames: 0, rank: p.rank, pid: p.pid, closedBy: null };
       return;
     }
     if ((body.charCodeAt(0) === 69 /* E */ || body.charCodeAt(0) === 102) /* f */ && CPP_TRACE_START.test(body)) {
       const from = /^Exception raised from (\S+)/.exec(body)?.[1] ?? null;
-      this.cpp = { ts: p.ts, line: no, lines: [body], ctx: { ...this.procAttrs(p), raised_from: from }, frames: CPP_FRAME.test(body) ? 1 : 0, rank: p.rank, closedBy: null };
+      this.cpp = { ts: p.ts, line: no, lines: [body], ctx: { ...this.procAttrs(p), raised_from: from }, frames: CPP_FRAME.test(body) ? 1 : 0, rank: p.rank, pid: p.pid, closedBy: null };
       return;
     }
     const thrown = CPP_THROW.exec(body);
@@ -866,6 +931,10 @@ export class LogParser {
   private endTraceback(last: string | null): void {
     const tb = this.tb!;
     this.tb = null;
+    this.emitTraceback(tb, last);
+  }
+
+  private emitTraceback(tb: Traceback, last: string | null): void {
     // Blank lines read on trial after the exception are not part of it.
     while (tb.lines.length > 1 && tb.lines[tb.lines.length - 1].trim() === '') tb.lines.pop();
     const exc = last !== null ? /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?::\s?(.*))?$/.exec(last) : null;
@@ -879,9 +948,12 @@ export class LogParser {
     });
     this.activity = true;
     // A traceback that ends in the engine's death (vLLM's EngineDeadError / AsyncEngineDeadError as the
-    // raised exception) is the crash itself, as the same words on a line of their own are.
-    if (last !== null && CRASH.test(last)) {
-      this.sink.event({ ts_ms: tb.ts, kind: 'engine_crash', severity: 'critical', line: tb.line, text: last, attrs: { ...tb.ctx, exception: exc?.[1] ?? null } });
+    // raised exception) is the crash itself, as the same words on a line of their own are; so is one announced
+    // as a process's death (`Scheduler hit an exception: Traceback …`, `EngineCore hit an exception: …`).
+    const announced = tb.lines[0].startsWith('Traceback') ? null : tb.lines[0];
+    if ((last !== null && CRASH.test(last)) || (announced !== null && CRASH.test(announced))) {
+      const text = announced !== null && last !== null ? `${announced.replace(/\s*Traceback \(most recent call last\):?\s*$/, '')} ${last}` : (last ?? announced!);
+      this.sink.event({ ts_ms: tb.ts, kind: 'engine_crash', severity: 'critical', line: tb.line, text, attrs: { ...tb.ctx, exception: exc?.[1] ?? null } });
     }
   }
 
@@ -1100,7 +1172,8 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],
   ['sglang', /^\[\d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] /],
   ['sglang', /^\[gpu(?:_id)?=\d+\] (?:Decode|Prefill) batch[.,] /],
-  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: )?text_generation_\w*(?:::\w+)*: /],
+  // The launcher's lines, under its tracing spans (`shard-manager: `, `download{model_id=…}: `).
+  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: |[\w-]+: )?text_generation_\w*(?:::\w+)*: /],
   ['tgi', /^\{"timestamp":"[^"]+",.*"target":"text_generation_/],
   // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.
   ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { detectImporter } from '../../../node/engine/importers/registry';
 import { kernelLogImporter } from '../../../node/engine/importers/kernel-log';
-import { sglangLogImporter, torchLogImporter, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
+import { sglangLogImporter, tgiLogImporter, torchLogImporter, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, seriesRows, values } from './run-importer';
 
 const sample = (name: string) => new URL(`../../samples/variants/${name}`, import.meta.url).pathname;
@@ -217,6 +217,104 @@ test('uvicorn access lines: counted by status class, 5xx as events; a stats line
     const errors = events(r, 'http_error');
     assert.deepEqual(errors.map((e) => [e.line, e.attrs.status, e.attrs.method, e.attrs.path]), [[3, 511, 'POST', '/v1/completions']]);
     assert.deepEqual(values(r, 'http.requests', { status: '2xx' }).map((x) => x.v), [2]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('an SGLang scheduler death announced on one line (`Scheduler hit an exception: Traceback …`), behind docker compose\'s `service | `: tracebacks, OOMs and the crash', async () => {
+  const f = 'sglang-scheduler-crash-compose.log';
+  assert.equal(detectImporter(head(f), f)?.format, 'sglang-log');
+  const r = await runImporter(sglangLogImporter, { file: sample(f) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    const t = Date.UTC(2025, 5, 6, 10, 23, 37);
+    // Each rank's traceback is its own (TP0's announcement ends TP1's), ending in its OOM.
+    assert.deepEqual(
+      events(r, 'traceback').map((e) => [e.line, e.ts_ms, e.attrs.exception, e.attrs.frames]),
+      [
+        [3, t, 'torch.OutOfMemoryError', 2],
+        [10, t, 'torch.OutOfMemoryError', 1],
+      ],
+    );
+    assert.equal(events(r, 'oom').length, 2);
+    assert.deepEqual(
+      events(r, 'engine_crash').map((e) => [e.line, e.text.slice(0, 52)]),
+      [
+        [3, 'Scheduler hit an exception: torch.OutOfMemoryError: '],
+        [10, 'Scheduler hit an exception: torch.OutOfMemoryError: '],
+        [15, 'Received sigquit from a child process. It usually me'],
+      ],
+    );
+    assert.deepEqual(values(r, 'kv.usage').map((s) => s.v), [0.41, 0.63]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("stern's `<pod> <container>` before vLLM's lines; another process's line amid a traceback is its own; a worker's prefix inside the engine core's", async () => {
+  const f = 'vllm-engine-interleaved-stern.log';
+  assert.equal(detectImporter(head(f), f)?.format, 'vllm-log');
+  const r = await runImporter(vllmLogImporter, { file: sample(f), mtimeMs: Date.UTC(2025, 11, 1) });
+  try {
+    assert.equal(r.error, null);
+    const tb = events(r, 'traceback');
+    assert.equal(tb.length, 1);
+    // The API server's access line did not become the exception.
+    assert.equal(tb[0].attrs.exception, 'IndexError');
+    assert.equal(tb[0].attrs.frames, 1);
+    assert.equal(tb[0].attrs.process, 'EngineCore_DP0');
+    assert.deepEqual(values(r, 'http.requests', { status: '2xx' }).length, 1);
+    assert.deepEqual(events(r, 'engine_crash').map((e) => e.line), [2, 9]);
+    assert.deepEqual(values(r, 'kv.usage').map((s) => [s.ts, s.v]), [[Date.UTC(2025, 9, 27, 22, 25, 20), 0.713]]);
+    const worker = events(r).find((e) => e.line === 8)!;
+    assert.equal(worker.attrs.process, 'VllmWorker');
+    assert.equal(worker.severity, 'warning');
+  } finally {
+    r.dispose();
+  }
+});
+
+test("a collector's bracketed time before SGLang's own, HiSparse's `gpu token usage`; a CI's `[RFC 3339]` before vLLM's line", async () => {
+  const f = 'sglang-collector-brackets.log';
+  assert.equal(detectImporter(head(f), f)?.format, 'sglang-log');
+  const r = await runImporter(sglangLogImporter, { file: sample(f) });
+  try {
+    assert.equal(r.error, null);
+    // SGLang's own bracket (01:44) is the line's time, as on every other SGLang line.
+    assert.deepEqual(values(r, 'kv.usage').map((s) => [s.ts, s.v]), [[Date.UTC(2025, 2, 11, 1, 44, 20), 0.61], [Date.UTC(2025, 2, 11, 1, 44, 27), 0.62], [Date.UTC(2025, 2, 11, 1, 44, 34), 0.64]]);
+    assert.deepEqual(values(r, 'kv.used_tokens').map((s) => s.v), [40211, 41022, 41908]);
+  } finally {
+    r.dispose();
+  }
+  const ci = '[2025-05-22T05:33:18Z] ERROR 05-21 22:33:18 [core.py:396] EngineCore failed to start.\n[2025-05-22T05:33:18Z] Traceback (most recent call last):\n[2025-05-22T05:33:18Z]   File "/vllm/v1/engine/core.py", line 387, in run_engine_core\n[2025-05-22T05:33:18Z] RuntimeError: Engine core initialization failed. See root cause above.\n';
+  const c = await runImporter(vllmLogImporter, { text: ci, name: 'ci.log', mtimeMs: Date.UTC(2026, 0, 1) });
+  try {
+    assert.equal(c.error, null);
+    assert.deepEqual(events(c, 'traceback').map((e) => [e.ts_ms, e.attrs.exception]), [[Date.UTC(2025, 4, 22, 5, 33, 18), 'RuntimeError']]);
+    assert.deepEqual(events(c, 'engine_crash').map((e) => e.ts_ms), [Date.UTC(2025, 4, 22, 5, 33, 18)]);
+  } finally {
+    c.dispose();
+  }
+});
+
+test("TGI 3.x's launcher under its shard-manager span and its Python server's loguru lines: TGI's, each at its own time; a shard's death a crash", async () => {
+  const text = [
+    '2025-07-21T16:05:30.101442Z  INFO text_generation_launcher: Args {',
+    '2025-07-21 16:05:35.987 | INFO     | text_generation_server.utils.import_utils:<module>:76 - Detected system cuda',
+    '2025-07-21T16:08:56.034685Z ERROR shard-manager: text_generation_launcher: Shard complete standard error output:',
+    '2025-07-21T16:08:57.120000Z ERROR text_generation_launcher: Shard 0 crashed',
+    '',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'tgi.log')?.format, 'tgi-log');
+  const r = await runImporter(tgiLogImporter, { text, name: 'tgi.log' });
+  try {
+    assert.equal(r.error, null);
+    const loguru = events(r).find((e) => e.line === 2)!;
+    assert.equal(loguru.ts_ms, Date.UTC(2025, 6, 21, 16, 5, 35, 987));
+    assert.equal(loguru.text, 'Detected system cuda');
+    assert.deepEqual(events(r, 'engine_crash').map((e) => e.line), [3, 4]);
   } finally {
     r.dispose();
   }
