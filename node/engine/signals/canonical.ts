@@ -178,6 +178,9 @@ const SGLANG: Record<string, Rule> = {
   gen_throughput: g('tokens.generation_rate', 'tokens/s'),
   cache_hit_rate: g('kv.prefix_hit_rate', 'fraction'),
   spec_accept_length: g('spec.accept_len', 'tokens'),
+  // SGLang 0.5: hybrid models' sliding-window pool, and the draft acceptance rate beside its length.
+  swa_token_usage: g('kv.swa_usage', 'fraction'),
+  spec_accept_rate: g('spec.acceptance_rate', 'fraction'),
   num_retracted_reqs: g('kv.retracted', 'count'),
   num_retracted_requests: c('kv.preemptions', 'count'),
   prompt_tokens: c('tokens.prompt', 'tokens'),

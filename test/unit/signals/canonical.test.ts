@@ -113,3 +113,8 @@ test("NVIDIA's servers: Triton's TensorRT-LLM gauges by their label, Triton's GP
   assert.equal(name('request_success_total'), null, 'NIM counts the same requests in request_finish_total');
   assert.equal(name('e2e_request_latency_seconds'), 'lat.e2e');
 });
+
+test("SGLang 0.5's sliding-window pool and acceptance rate map as its log lines do", () => {
+  assert.equal(canonicalMetric('sglang:swa_token_usage', {})?.name, 'kv.swa_usage');
+  assert.equal(canonicalMetric('sglang:spec_accept_rate', {})?.name, 'spec.acceptance_rate');
+});
