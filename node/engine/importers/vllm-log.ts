@@ -435,6 +435,8 @@ export class LogParser {
   /** Series ids of the stats fields by source and base labels: id() would make its key (a JSON text) for each field of each line. */
   private readonly fieldIds = new Map<string, Map<Field, number>>();
   private readonly spread: StatsSpreader;
+  /** The engine number of each process's last `Engine NNN:` stats line (its SpecDecoding line follows it). */
+  private readonly lastEngine = new Map<string, string>();
   /** The last process prefix matched (see processPrefix). */
   private lastProcess: RegExpExecArray | null = null;
 
@@ -974,7 +976,14 @@ export class LogParser {
   private baseLabels(p: Prefix): Record<string, string> {
     const engine = /^Engine (\d+):/.exec(p.body);
     const l: Record<string, string> = {};
-    if (engine) l.engine = String(Number(engine[1]));
+    if (engine) {
+      l.engine = String(Number(engine[1]));
+      this.lastEngine.set(p.pid ?? '', l.engine);
+    } else if (p.body.startsWith('SpecDecoding metrics')) {
+      // vLLM logs an engine's speculative-decoding line right after its stats line, without the engine's number.
+      const e = this.lastEngine.get(p.pid ?? '');
+      if (e !== undefined) l.engine = e;
+    }
     if (p.tp) l.tp = p.tp;
     return l;
   }

@@ -319,3 +319,17 @@ test("TGI 3.x's launcher under its shard-manager span and its Python server's lo
     r.dispose();
   }
 });
+
+test("vLLM's SpecDecoding line belongs to the engine whose stats line it follows (data-parallel engines' series kept apart)", async () => {
+  const stats = (e: string, kv: string) => `(APIServer pid=7) INFO 07-13 17:41:54 [loggers.py:271] Engine ${e}: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 5.9 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: ${kv}%, Prefix cache hit rate: 0.0%`;
+  const spec = (len: string) => `(APIServer pid=7) INFO 07-13 17:41:54 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: ${len}, Accepted throughput: 16.70 tokens/s, Drafted throughput: 18.20 tokens/s, Accepted: 167 tokens, Drafted: 182 tokens, Avg Draft acceptance rate: 91.8%`;
+  const text = [stats('000', '1.0'), spec('1.92'), stats('001', '2.0'), spec('2.40'), ''].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, name: 'dp.log', mtimeMs: Date.UTC(2026, 7, 1) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'spec.accept_len', { engine: '0' }).map((s) => s.v), [1.92]);
+    assert.deepEqual(values(r, 'spec.accept_len', { engine: '1' }).map((s) => s.v), [2.4]);
+  } finally {
+    r.dispose();
+  }
+});
