@@ -4,7 +4,7 @@
 //   after another as `--watch -o json` prints them): core/v1 Events (`involvedObject`, `firstTimestamp`,
 //   `lastTimestamp`, `eventTime`, `series`, `count`), events.k8s.io/v1 Events (`regarding`, `note`,
 //   `deprecated*`), and Pods' container statuses (`state`, `lastState.terminated` with `reason`, `exitCode`,
-//   `startedAt`, `finishedAt`, `restartCount`). Times are absolute (UTC).
+//   `startedAt`, `finishedAt`, `restartCount`). Times are absolute (UTC). The same objects as YAML.
 // - Text: `kubectl describe pod` (its header, each container's `State`/`Last State` with absolute
 //   `Started`/`Finished` in the client's zone, `Restart Count`, and its `Events:` table), and `kubectl get
 //   events` / `kubectl events` tables (1.12+ `LAST SEEN TYPE REASON OBJECT MESSAGE`, `-o wide`, `-A`, the
@@ -19,17 +19,21 @@
 // node, count, first/last time), at the time it was first seen, kind `log` — Kubernetes' word for a
 // process is not the engine's own — except where its meaning is unambiguous to the model: the kernel's OOM
 // killer (`OOMKilling`, a container `OOMKilled`) is `host_oom_kill`, a container that exited with an error
-// (not 0, not 143 = SIGTERM, the kubelet's own stop) is `engine_crash` at its `finishedAt`, and a container
-// running again after such an end is `engine_restart` at its `startedAt`. Image pulls are not deploys (a
+// (not 0, not 143 = SIGTERM, the kubelet's own stop) is `engine_crash` at its `finishedAt` — and `oom` too where
+// its termination message (the engine's last words) is a CUDA OOM — and a container running again after such
+// an end is `engine_restart` at its `startedAt`. Image pulls are not deploys (a
 // restart pulls its own image again under `imagePullPolicy: Always`): they stay `log` events with the image.
-// YAML (`-o yaml`) is not read: the import says to save `-o json` instead.
+// YAML (`-o yaml`, and `yq` cuts of it such as one container's `lastState.terminated`) is read as the JSON is,
+// through the subset of YAML kubectl writes (yaml-subset.ts).
 import type { Severity } from '../../../common/contract/types';
 import { EV } from '../../../common/names';
 import { headLines } from './line-reader';
 import { JsonDocuments } from './json-documents';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { instantMs, isoOf } from './log-time';
+import { isOomLine, parseOom } from './oom-text';
 import { readText } from './read-text';
+import { parseYamlSubset, YamlError } from './yaml-subset';
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
 
 type Json = Record<string, unknown>;
@@ -43,6 +47,22 @@ const str = (x: unknown): string => (typeof x === 'string' ? x : x === undefined
 function jsonStartLine(lines: string[]): number {
   for (let i = 0; i < Math.min(lines.length, 5); i++) if (/^\s*(?:\{\s*(?:"|$)|\[\s*(?:\{|$))/.test(lines[i])) return i;
   return -1;
+}
+
+/** YAML of Kubernetes objects: their keys (`kind: Event`, `involvedObject:`, `containerStatuses:`, a termination's `exitCode:`). */
+const YAML_KIND = /^\s*(?:- )?kind: (?:Event|EventList|Pod|PodList|List)\s*$/;
+const YAML_OBJECT = /^\s*(?:- )?(?:involvedObject|containerStatuses|regarding|lastState|terminated):\s*$/;
+const YAML_TERMINATION = /^\s*(?:- )?exitCode: \d+\s*$/;
+
+/**
+ * Where kubectl's YAML begins (after a shell prompt or the command), or -1: the head must hold an object's keys,
+ * and the YAML starts at the first line that is a `key:` or `- ` at no indent.
+ */
+function yamlStartLine(lines: string[]): number {
+  const head = lines.slice(0, 400);
+  const kubernetes = (head.some((l) => YAML_KIND.test(l)) && head.some((l) => YAML_OBJECT.test(l))) || (head.some((l) => YAML_TERMINATION.test(l)) && head.some((l) => /^\s*finishedAt: /.test(l)));
+  if (!kubernetes) return -1;
+  return head.findIndex((l) => /^(?:- )?[A-Za-z_"'][\w.\/"'-]*:(?: |$)/.test(l));
 }
 
 /** A JSON document held whole is capped (an events list of a busy namespace is megabytes). */
@@ -221,6 +241,18 @@ function walkJson(doc: unknown, line: number, events: K8sEvent[], containers: Co
     if (o.kind === 'Pod' || (isObj(o.status) && (Array.isArray(o.status.containerStatuses) || Array.isArray(o.status.initContainerStatuses)))) {
       containers.push(...containersFromPod(o, line));
       found++;
+      return;
+    }
+    // One container status, or its `lastState.terminated` alone (`kubectl get pod -o yaml | yq '.status.containerStatuses[0].lastState.terminated'`).
+    if (isObj(o.lastState) || isObj(o.state)) {
+      containers.push(...containersFromPod({ status: { containerStatuses: [o] } }, line));
+      found++;
+      return;
+    }
+    const t = 'exitCode' in o && 'finishedAt' in o ? terminationFromJson(o, true) : null;
+    if (t) {
+      containers.push({ pod: '', namespace: '', node: '', container: '', image: '', restartCount: null, running: null, ended: [t], line });
+      found++;
     }
   };
   visit(doc);
@@ -337,7 +369,6 @@ interface TextRead {
   containers: ContainerState[];
   /** When kubectl ran, where a describe says it. */
   capturedMs: number | null;
-  yaml: boolean;
 }
 
 function readKubectlText(lines: string[]): TextRead {
@@ -350,7 +381,6 @@ function readKubectlText(lines: string[]): TextRead {
   let block: { state: 'running' | 'terminated' | 'waiting' | 'other'; last: boolean; indent: number; term: Termination | null } | null = null;
   let table: { cols: Columns; indent: number; tabs: boolean; describe: boolean } | null = null;
   let inContainers = false;
-  let yaml = false;
 
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].replace(/\r$/, '');
@@ -391,7 +421,6 @@ function readKubectlText(lines: string[]): TextRead {
       table = { cols: columnsOf(raw.replace(/\t+/g, '  ')), indent, tabs: raw.includes('\t'), describe: true };
       continue;
     }
-    if (/^(?:- )?kind: (?:Event|EventList|Pod|PodList|List)$|^(?:involvedObject|containerStatuses|regarding):$/.test(text)) yaml = true;
     const kv = /^([A-Za-z][\w ()]*?):\s*(.*)$/.exec(text);
     if (indent === 0 && kv) {
       inContainers = kv[1] === 'Containers' || kv[1] === 'Init Containers';
@@ -451,7 +480,7 @@ function readKubectlText(lines: string[]): TextRead {
     for (const e of p.events) events.push(e);
   }
   events.sort((a, b) => a.line - b.line);
-  return { events, pods, containers, capturedMs, yaml };
+  return { events, pods, containers, capturedMs };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -525,6 +554,13 @@ function writeContainer(sink: Sink, c: ContainerState): number {
       attrs: { ...base, reason: t.reason, exit_code: t.exitCode, ...(t.signal !== null ? { signal: t.signal } : {}), started_ms: t.startedMs, ...(k.kind === EV.hostOomKill ? { host: true } : {}) },
     });
     written++;
+    // The termination message is the container's last words (its termination-log, or its log's tail with
+    // FallbackToLogsOnError): a CUDA OOM there is the engine's own report of it.
+    const oomLine = t.message.split('\n').find((x) => isOomLine(x));
+    if (oomLine !== undefined) {
+      sink.event({ ts_ms: t.finishedMs, kind: EV.oom, severity: 'error', line: c.line, text: oomLine.trim(), attrs: { ...base, ...parseOom(t.message) } });
+      written++;
+    }
   }
   // Running again after an end: a restart, at its start.
   if (c.running && (c.ended.some((t) => t.last) || (c.restartCount ?? 0) > 0)) {
@@ -577,11 +613,20 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
     }
     if (docs.open) throw new ImportError(ctx.path, { line: docs.openLine }, 'the JSON ends early — the file is truncated');
     if (!found) throw new ImportError(ctx.path, { key: 'items' }, 'no Kubernetes Event or Pod in the JSON');
+  } else if (yamlStartLine(lines) >= 0) {
+    const from = yamlStartLine(lines);
+    let docs: unknown[];
+    try {
+      docs = parseYamlSubset(lines.slice(from).join('\n'), MAX_VALUE_DEPTH);
+    } catch (e) {
+      if (e instanceof YamlError) throw new ImportError(ctx.path, { line: from + e.line }, `not the YAML kubectl writes: ${e.message}`);
+      throw e;
+    }
+    let found = 0;
+    for (const d of docs) found += walkJson(d, from + 1, events, containers);
+    if (!found) throw new ImportError(ctx.path, { line: from + 1 }, 'no Kubernetes Event or Pod in the YAML');
   } else {
     const read = readKubectlText(lines);
-    if (read.yaml && !read.events.length && !read.containers.length) {
-      throw new ImportError(ctx.path, { line: 1 }, 'Kubernetes YAML (`-o yaml`) is not read: save the same with `-o json`');
-    }
     events.push(...read.events);
     containers.push(...read.containers);
     capturedMs = read.capturedMs;
@@ -642,8 +687,7 @@ export function detectKubernetes(head: Buffer): number {
     if (/"kind"\s*:\s*"Pod"/.test(text) && /"containerStatuses"\s*:/.test(text)) return 0.95;
     return 0;
   }
-  // YAML is refused with what to save instead, rather than skipped unnamed.
-  if (lines.some((l) => /^\s*(?:- )?kind: (?:Event|EventList|Pod|PodList)\s*$/.test(l)) && lines.some((l) => /^\s*(?:involvedObject|containerStatuses|regarding):\s*$/.test(l))) return 0.9;
+  if (yamlStartLine(lines) >= 0) return 0.9;
   if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/.test(l))) return 0.9;
   if (lines.some((l) => DESCRIBE_EVENTS_HEADER.test(l))) return 0.9;
   const describe = lines.some((l) => /^Name:\s+\S/.test(l)) && lines.some((l) => /^Namespace:\s+\S/.test(l)) && lines.some((l) => /^(?:Containers|Events|Start Time|Controlled By):/.test(l));

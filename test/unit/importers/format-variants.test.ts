@@ -27,6 +27,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['kubectl-get-events-wide.txt', 'kubernetes', { events: 4 }, 1],
   ['kubectl-get-events.json', 'kubernetes', { events: 8 }, 0],
   ['kubectl-get-pod.json', 'kubernetes', { events: 3 }, 0],
+  ['kubectl-get-pods.yaml', 'kubernetes', { events: 3 }, 0],
   ['kineto-ns-precision.json', 'kineto-json', { series: 1, samples: 1, events: 1, spans: 1, kernels: 3 }, 0],
   ['kmsg-records.txt', 'kernel-log', { series: 1, samples: 1, events: 3 }, 1],
   ['memory-snapshot-torch20-segments-only.pickle', 'torch-memory-snapshot', { series: 4, samples: 4, allocations: 2 }, 2],

@@ -190,7 +190,7 @@ test('older and looser shapes: the legacy table, the 2015 tab-separated describe
   }
 });
 
-test('JSON after a shell prompt and objects one after another (--watch -o json); YAML refused with what to save; a truncated JSON names its line', async () => {
+test('JSON after a shell prompt and objects one after another (--watch -o json); YAML kubectl never writes and a truncated JSON name their line', async () => {
   const one = (reason: string, t: string) =>
     JSON.stringify({ kind: 'Event', apiVersion: 'v1', involvedObject: { kind: 'Pod', name: 'vllm-0', namespace: 'llm' }, reason, message: reason, type: 'Warning', count: 1, firstTimestamp: t, lastTimestamp: t }, null, 2);
   const watch = `$ kubectl get events -w -o json\n${one('Unhealthy', '2026-03-14T09:00:00Z')}\n${one('BackOff', '2026-03-14T09:01:00Z')}\n`;
@@ -208,11 +208,12 @@ test('JSON after a shell prompt and objects one after another (--watch -o json);
   } finally {
     r.dispose();
   }
-  const yaml = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  count: 1\n  involvedObject:\n    kind: Pod\n    name: vllm-0\n  kind: Event\n  reason: BackOff\n';
-  assert.equal(detected(yaml), 'kubernetes');
-  const y = await runImporter(kubernetesImporter, { text: yaml, name: 'events.yaml' });
+  // YAML kubectl never writes fails naming its line.
+  const anchored = 'apiVersion: v1\nitems:\n- kind: Event\n  reason: &r BackOff\n  involvedObject:\n    kind: Pod\n';
+  assert.equal(detected(anchored), 'kubernetes');
+  const y = await runImporter(kubernetesImporter, { text: anchored, name: 'events.yaml' });
   try {
-    assert.match(String(y.error?.message), /events\.yaml \(line 1\): Kubernetes YAML \(`-o yaml`\) is not read: save the same with `-o json`/);
+    assert.match(String(y.error?.message), /events\.yaml \(line 4\): not the YAML kubectl writes: anchors, aliases and tags are not read/);
   } finally {
     y.dispose();
   }
@@ -230,4 +231,33 @@ test('detection leaves other text and JSON alone', () => {
   assert.notEqual(detected('{"ts": "2026-03-14T09:00:00Z", "level": "warning", "reason": "x", "msg": "y"}\n'), 'kubernetes');
   assert.notEqual(detected('Name: my report\nSome text\n'), 'kubernetes');
   assert.equal(detected(readFileSync(sample('kubectl-get-pod.json'), 'utf8')), 'kubernetes');
+});
+
+test("kubectl get pods -o yaml after its prompt: the error exit at its finish (its termination message's CUDA OOM an oom), the restart; a yq cut of one lastState.terminated", async () => {
+  const r = await runImporter(kubernetesImporter, { file: sample('kubectl-get-pods.yaml') });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(
+      events(r).map((e) => [e.kind, e.ts_ms, e.attrs.container, e.attrs.restart_count]),
+      [
+        ['engine_crash', at('2026-03-14T09:31:07Z'), 'vllm', 2],
+        ['oom', at('2026-03-14T09:31:07Z'), 'vllm', 2],
+        ['engine_restart', at('2026-03-14T09:31:39Z'), 'vllm', 2],
+      ],
+    );
+    const oom = events(r, 'oom')[0];
+    assert.equal(oom.attrs.tried_bytes, Math.round(1.96 * 2 ** 30));
+    assert.equal(oom.attrs.from, 'kubernetes');
+  } finally {
+    r.dispose();
+  }
+  const yq = "$ kubectl get pod vllm-0 -o yaml | yq '.status.containerStatuses[0].lastState.terminated'\ncontainerID: containerd://0f30\nexitCode: 137\nfinishedAt: \"2026-03-14T10:56:44Z\"\nreason: OOMKilled\nstartedAt: \"2026-03-14T10:56:35Z\"\n";
+  assert.equal(detected(yq), 'kubernetes');
+  const c = await runImporter(kubernetesImporter, { text: yq, name: 'terminated.txt' });
+  try {
+    assert.equal(c.error, null);
+    assert.deepEqual(events(c).map((e) => [e.kind, e.ts_ms, e.attrs.exit_code]), [['host_oom_kill', at('2026-03-14T10:56:44Z'), 137]]);
+  } finally {
+    c.dispose();
+  }
 });
