@@ -119,7 +119,8 @@ class Reader {
       const e = entry(l.text);
       if (!e) throw new YamlError(l.no, 'neither `key: value` nor `- item`');
       this.at++;
-      out[e.key] = this.value(e.rest, indent, depth, l.no);
+      // An own property whatever the key (`__proto__` included), as JSON.parse makes it.
+      Object.defineProperty(out, e.key, { value: this.value(e.rest, indent, depth, l.no), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -75,3 +75,10 @@ test('documents split by ---; YAML kubectl never writes is refused with its line
   // k0 on line 2 … k64 on line 66 is the 65th level.
   refused(`k:\n${Array.from({ length: 70 }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')}\n`, 66, /nested deeper than 64/);
 });
+
+test('a `__proto__` key is an own property, as JSON.parse makes it, not the prototype', () => {
+  const [doc] = parseYamlSubset('__proto__:\n  polluted: 1\nkind: Pod\n') as Record<string, unknown>[];
+  assert.equal(Object.getPrototypeOf(doc), Object.prototype);
+  assert.deepEqual(Object.keys(doc), ['__proto__', 'kind']);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
