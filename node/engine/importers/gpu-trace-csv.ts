@@ -15,7 +15,7 @@
 // Times are relative to the start of the capture, which neither prints: the capture is placed to end at the
 // end of the bundle's other sources, else at the file's mtime — warned (as Nsight's SQLite exports without a
 // session start are, nsys-sqlite.ts). Kernels, memcpys and memsets go to `kernels` (attrs kind
-// 'kernel' | 'memcpy' | 'memset', source, grid, block, registers, bytes, context, launch_span_id
+// 'kernel' | 'memcpy' | 'memset', source, grid, block, registers, size and size_unit, context, launch_span_id
 // 'c<correlation id>', time_relative), runtime calls to spans 'c<correlation id>' (cat 'cuda_runtime') and NVTX
 // ranges to spans 'n<range id>' (cat 'nvtx'), each under trace 'nsys:<pid>' / 'nvprof'. Summary reports
 // (`cuda_gpu_kern_sum`, `Time (%)` columns, nvprof's default summary) hold no times: a file of only those
@@ -237,7 +237,8 @@ async function importGpuTraceCsv(input: { stream(): AsyncIterable<Buffer> }, sin
           context: num(get(r, 'ctx') || get(r, 'context')),
           ...(grid[0] ? { grid: `(${grid.join(', ')})`, block: `(${block.join(', ')})` } : {}),
           ...(num(get(r, 'regtrd') || get(r, 'registersperthread')) !== null ? { registers_per_thread: num(get(r, 'regtrd') || get(r, 'registersperthread')) } : {}),
-          ...(num(get(r, 'bytes') || get(r, 'size')) !== null ? { bytes: num(get(r, 'bytes') || get(r, 'size')), bytes_unit: unitOfColumn(r, 'bytes', 'size') } : {}),
+          // In the table's own unit (nsys' MB, nvprof's KB…), named apart from nsys-sqlite's `bytes`, which are bytes.
+          ...(num(get(r, 'bytes') || get(r, 'size')) !== null ? { size: num(get(r, 'bytes') || get(r, 'size')), size_unit: unitOfColumn(r, 'bytes', 'size') } : {}),
           ...(get(r, 'srcmemkd') || get(r, 'srcmemtype') ? { src_kind: get(r, 'srcmemkd') || get(r, 'srcmemtype'), dst_kind: get(r, 'dstmemkd') || get(r, 'dstmemtype') } : {}),
           ...(corr !== null ? { launch_span_id: `c${corr}` } : {}),
         },

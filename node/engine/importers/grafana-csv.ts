@@ -18,7 +18,7 @@ import { GarbageGuard } from './garbage-guard';
 import { headLines } from './line-reader';
 import { LogClock, parseIsoZoned } from './log-time';
 import { fileStem } from './prometheus-json';
-import { classify, PromSeriesMapper, type Target } from './prom-series';
+import { classify, promMs, PromSeriesMapper, type Target } from './prom-series';
 import { parseLabels } from './prometheus-text';
 import { readText } from './read-text';
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
@@ -44,31 +44,36 @@ export function seriesOfColumn(title: string): { name: string | null; labels: La
   return /^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(t) ? { name: t, labels: {} } : { name: null, labels: { legend: t } };
 }
 
-/** A time cell: epoch ms (or s), ISO with a zone, or Grafana's formatted `YYYY-MM-DD HH:mm:ss` in the dashboard's zone. */
+/** A time cell: epoch ms (or s), ISO with a zone, or Grafana's formatted `YYYY-MM-DD HH:mm:ss` in the dashboard's zone; NaN for none. */
 function timeOf(cell: string, clock: LogClock, noZone: () => void): number {
   const t = cell.trim();
   if (/^\d{9,13}(\.\d+)?$/.test(t)) {
     const n = Number(t);
-    return n < 1e11 ? n * 1000 : n;
+    return promMs(n);
   }
   const iso = parseIsoZoned(t.replace(' ', 'T'));
   if (Number.isFinite(iso)) return iso;
   const m = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,3}))?)?$/.exec(t);
-  if (!m) return NaN;
+  // A field out of its range (`2024-13-45 99:99:99`) is no time: Date.UTC would roll it into another.
+  if (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +(m[6] ?? 0) > 60) return NaN;
   noZone();
-  return clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0), +(m[7] ?? '0').padEnd(3, '0'));
+  const ts = clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0), +(m[7] ?? '0').padEnd(3, '0'));
+  // 2024-02-31 rolls into March: the day must come back as written (checked in UTC, before the zone shifts it).
+  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])).getUTCDate() === +m[3] ? ts : NaN;
 }
 
-/** A value cell: a number, or a formatted one with its display unit (`45.3%`, `1.2 s`, `1,024 MiB`); null for none. */
-function valueOf(cell: string): { v: number; unit: boolean } | null {
+/** A number as Grafana prints it, thousands separators allowed (`1,024.5`); the parts cannot overlap, so the match is linear. */
+const DISPLAY_NUMBER = /^(-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([%a-zA-Zµ/]{1,12})$/;
+
+/** A value cell: a number, or one formatted with its display unit (`45.3%`, `1.2 s`, `1,024 MiB`); null for none, `bad` for text. */
+function valueOf(cell: string): { v: number; unit: string | null } | null | 'bad' {
   const t = cell.trim();
-  if (!t || t === 'null' || t === 'NaN' || t === 'undefined') return null;
+  if (!t || t === 'null' || t === 'NaN' || t === 'undefined' || t === '-') return null;
   const n = Number(t);
-  if (Number.isFinite(n)) return { v: n, unit: false };
-  const m = /^(-?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*[%a-zA-Zµ/]+(?:\/s)?$/.exec(t);
-  if (!m) return null;
-  const v = Number(m[1].replace(/,/g, ''));
-  return Number.isFinite(v) ? { v, unit: true } : null;
+  if (Number.isFinite(n)) return { v: n, unit: null };
+  const m = t.length <= 64 ? DISPLAY_NUMBER.exec(t) : null;
+  const v = m && m[1] !== '' && m[1] !== '-' ? Number(m[1].replace(/,/g, '')) : NaN;
+  return Number.isFinite(v) ? { v, unit: m![2] } : 'bad';
 }
 
 async function importGrafanaCsv(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
@@ -92,8 +97,13 @@ async function importGrafanaCsv(input: EntryInput, sink: Sink, ctx: ImportContex
     const tz = ctx.options.tzOffsetMinutes;
     ctx.warn(`times without a zone (the dashboard's): read as ${tz === undefined ? 'UTC (give the import the dashboard\'s zone)' : `UTC${tz >= 0 ? '+' : '-'}${Math.abs(tz / 60)}`}`);
   };
-  const targetOf = (title: string): Target | null => {
-    let t = targets.get(title);
+  /**
+   * A column's target: through the Prometheus mapping for raw values; for values with a display unit, a series of
+   * the column's own name in that unit — the panel's unit is not the metric's, and 45.3 is no fraction of 1.
+   */
+  const targetOf = (title: string, displayUnit: string | null): Target | null => {
+    const key = `${displayUnit ?? ''}\u0000${title}`;
+    let t = targets.get(key);
     if (t) return t;
     const s = seriesOfColumn(title);
     let name = s.name;
@@ -104,14 +114,31 @@ async function importGrafanaCsv(input: EntryInput, sink: Sink, ctx: ImportContex
       name = labels.legend ?? unnamed;
       if (!labels.legend) labels.expr = unnamed;
     }
-    try {
-      t = mapper.target(name, labels, classify(name, labels, () => undefined));
-    } catch (e) {
-      ctx.warn(`column "${title}": ${(e as Error).message}`, { line: 1 });
-      return null;
+    if (displayUnit !== null) {
+      t = mapper.raw(name, { ...labels, display_unit: displayUnit }, displayUnit);
+    } else {
+      try {
+        t = mapper.target(name, labels, classify(name, labels, () => undefined));
+      } catch (e) {
+        ctx.warn(`column "${title}": ${(e as Error).message}`, { line: 1 });
+        return null;
+      }
     }
-    targets.set(title, t);
+    targets.set(key, t);
     return t;
+  };
+  let bad = 0;
+  const value = (cell: string, line: number, title: string, ts: number) => {
+    const x = valueOf(cell);
+    if (x === null) return;
+    if (x === 'bad') {
+      if (++bad <= 20) ctx.warn(`column "${title.slice(0, 60)}": "${cell.trim().slice(0, 40)}" is no number, skipped`, { line });
+      return;
+    }
+    const t = targetOf(title, x.unit);
+    if (!t) return;
+    formatted ||= x.unit !== null;
+    mapper.write(t, ts, x.v);
   };
   const columns = rowsShape ? [] : split(head).slice(1);
 
@@ -128,26 +155,15 @@ async function importGrafanaCsv(input: EntryInput, sink: Sink, ctx: ImportContex
     }
     guard.ok();
     if (rowsShape) {
-      const t = targetOf(f[0] ?? '');
-      const x = valueOf(f[2] ?? '');
-      if (t && x) {
-        formatted ||= x.unit;
-        mapper.write(t, ts, x.v);
-      }
+      value(f[2] ?? '', no + 1, f[0] ?? '', ts);
       continue;
     }
-    for (let j = 0; j < columns.length; j++) {
-      const x = valueOf(f[j + 1] ?? '');
-      if (!x) continue;
-      const t = targetOf(columns[j]);
-      if (!t) continue;
-      formatted ||= x.unit;
-      mapper.write(t, ts, x.v);
-    }
+    for (let j = 0; j < columns.length; j++) value(f[j + 1] ?? '', no + 1, columns[j], ts);
   }
   mapper.flush();
   guard.finish(lastLine);
-  if (formatted) ctx.warn('values carry the panel\'s display units ("Formatted data"): the numbers are kept as shown, not converted; download with Formatted data off for the raw values');
+  if (bad > 20) ctx.warn(`${bad - 20} more cells that are no number skipped`);
+  if (formatted) ctx.warn('values carry the panel\'s display units ("Formatted data"): kept as shown under their column\'s own name and unit (label display_unit), not mapped to a signal; download with Formatted data off for the raw values');
   if (unnamed) ctx.warn(`columns without a metric name (an expression's answer) are named after the file: "${unnamed}"`);
 }
 

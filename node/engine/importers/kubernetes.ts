@@ -130,13 +130,16 @@ function rfc1123Ms(s: string): number | null {
 
 const AGE_UNIT: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, y: 365 * 86_400_000 };
 
-/** kubectl's short duration (`5m31s`, `104s`, `3h43m`, `102d`, `2y3d`) → ms; null for `<unknown>` or anything else. */
+/** The oldest age read (ten years): an event older than a cluster is a broken number, skipped as having no time. */
+const MAX_AGE_MS = 10 * AGE_UNIT.y;
+
+/** kubectl's short duration (`5m31s`, `104s`, `3h43m`, `102d`, `2y3d`) → ms; null for `<unknown>`, past ten years, or anything else. */
 export function ageMs(s: string): number | null {
   const t = s.trim();
-  if (!/^(\d+[ydhms])+$/.test(t)) return null;
+  if (!/^(\d{1,9}[ydhms]){1,5}$/.test(t)) return null;
   let ms = 0;
   for (const m of t.matchAll(/(\d+)([ydhms])/g)) ms += Number(m[1]) * AGE_UNIT[m[2]];
-  return ms;
+  return ms <= MAX_AGE_MS ? ms : null;
 }
 
 /** `46m (x17 over 76m)` → last age, count and first age; `5m` → that age, once. */

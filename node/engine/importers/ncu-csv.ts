@@ -19,8 +19,6 @@
 import type { Severity } from '../../../common/contract/types';
 import { ImportError, type Importer } from './types';
 import { csvFields } from './csv-fields';
-
-export { csvFields };
 import { readText } from './read-text';
 import { nsOfNumber, nsSum } from './ns-time';
 import { instantMs, LogClock, monthNumber } from './log-time';

@@ -86,6 +86,15 @@ export interface Target {
   fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; gpu: FbGpu } | null;
 }
 
+/**
+ * A Prometheus-family time below this is in seconds, above it in ms: 1e11 s is the year 5138, 1e11 ms is 1973
+ * (OpenMetrics writes seconds, Prometheus text ms; files made by hand either).
+ */
+export const SECONDS_BELOW = 1e11;
+
+/** A time in seconds or ms (by SECONDS_BELOW) as ms. */
+export const promMs = (t: number): number => (t < SECONDS_BELOW ? t * 1000 : t);
+
 export const SKIP: Target = { role: 'skip', series: -1, le: NaN, scale: 1, alias: -1, lora: null, dcgm: false, metric: '', fb: null };
 
 export function parsePromNumber(s: string): number {
@@ -171,6 +180,12 @@ export class PromSeriesMapper {
       metric: cls.family,
       fb,
     };
+  }
+
+  /** A series of its own name, unit and labels, never mapped (a value whose unit is not the metric's). */
+  raw(name: string, labels: Labels, unit: string): Target {
+    const series = this.sink.series({ name, labels, unit, kind: 'gauge' });
+    return { role: 'value', series, le: NaN, scale: 1, alias: -1, lora: null, dcgm: false, metric: name, fb: null };
   }
 
   write(t: Target, ts: number, raw: number): void {

@@ -13,7 +13,7 @@ import type { Labels } from '../signals/canonical';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, linePieces, type LineCount } from './line-reader';
 import { LogClock, parseIsoZoned } from './log-time';
-import { classify, parsePromNumber, PromSeriesMapper, type PromType, type Target } from './prom-series';
+import { classify, parsePromNumber, promMs, PromSeriesMapper, type PromType, type Target } from './prom-series';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 export const SCRAPE_HEADER_PREFIX = '# scrape_ts_ms=';
@@ -221,7 +221,7 @@ function plainTail(l: string, i: number, end: number): boolean {
   const n = plainDecimal(l, decimalEnd + 1, end);
   if (n !== n || decimalEnd !== end) return false;
   tailValue = v;
-  tailTs = n < 1e11 ? n * 1000 : n;
+  tailTs = promMs(n);
   return true;
 }
 
@@ -466,7 +466,7 @@ class TextParser {
         const v = Number(l.slice(keyEnd + 1, sp));
         const n = Number(l.slice(sp + 1));
         if (!Number.isNaN(v) && Number.isFinite(n)) {
-          this.mapper.write(target, n < 1e11 ? n * 1000 : n, v);
+          this.mapper.write(target, promMs(n), v);
           return;
         }
       }
@@ -482,7 +482,7 @@ class TextParser {
     if (parts.length === 2) {
       const n = Number(parts[1]);
       if (!Number.isFinite(n)) throw new Error(`bad timestamp "${parts[1]}"`);
-      ts = n < 1e11 ? n * 1000 : n;
+      ts = promMs(n);
     } else if (this.scrapeTs !== null) {
       ts = this.scrapeTs;
     } else {

@@ -12,7 +12,7 @@ import type { Labels } from '../signals/canonical';
 import { GarbageGuard } from './garbage-guard';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { lineBatches } from './line-reader';
-import { classify, parsePromNumber, PromSeriesMapper, type PromType, type Target } from './prom-series';
+import { classify, parsePromNumber, promMs, PromSeriesMapper, type PromType, type Target } from './prom-series';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 /**
@@ -27,9 +27,6 @@ interface SeriesLine {
   timestamps: unknown[];
 }
 
-
-/** Times below this are seconds (a hand-made file; VictoriaMetrics writes ms): 1e11 s is the year 5138. */
-const SECONDS_BELOW = 1e11;
 
 /** The infinities VictoriaMetrics writes unquoted in `values`, quoted so that JSON.parse takes the line. */
 const BARE_SPECIAL = /([[,]\s*)([+-]?Inf|NaN)(?=\s*[,\]])/g;
@@ -122,7 +119,8 @@ export async function importVictoriaExport(input: EntryInput, sink: Sink, ctx: I
         badPoints++;
         continue;
       }
-      mapper.write(target, t < SECONDS_BELOW ? t * 1000 : t, v);
+      // VictoriaMetrics writes ms; a hand-made file may write seconds.
+      mapper.write(target, promMs(t), v);
     }
   };
 
@@ -149,7 +147,8 @@ export async function importVictoriaExport(input: EntryInput, sink: Sink, ctx: I
 /** `{"metric":{…},"values":[` opening the file's first line (`timestamps` first where keys were sorted); the rest may lie past the head. */
 export function detectVictoriaExport(head: Buffer): number {
   const text = head.toString('utf8', 0, Math.min(head.length, 16 * 1024)).replace(/^\uFEFF/, '').trimStart();
-  return /^\{\s*"metric"\s*:\s*\{[^\n]*?\}\s*,\s*"(?:values|timestamps)"\s*:\s*\[/.test(text) ? 0.95 : 0;
+  // A value or a time, not a `[t, "v"]` pair: Prometheus' result lines (`jq -c '.data.result[]'`) are not this.
+  return /^\{\s*"metric"\s*:\s*\{[^\n]*?\}\s*,\s*"(?:values|timestamps)"\s*:\s*\[\s*(?:[-+\d.]|Inf|NaN|null|"|\])/.test(text) ? 0.95 : 0;
 }
 
 export const victoriaExportImporter: Importer = {

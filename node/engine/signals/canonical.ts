@@ -100,6 +100,8 @@ export function applyScale(n: number, scale: number): number {
 interface Rule {
   name: string | ((labels: Labels) => string);
   unit: string;
+  /** The unit where it depends on the labels (a gauge split by a label into signals of different units). */
+  unitOf?: (labels: Labels) => string;
   kind: SeriesKind;
   scale?: number;
   sumAs?: string;
@@ -255,10 +257,14 @@ const TRTLLM: Record<string, Rule> = {
   kv_cache_hit_rate: g('kv.prefix_hit_rate', 'fraction'),
 };
 
-/** A gauge whose label says what it counts: the values named here map, the others keep the metric's name. */
-const byLabel = (metric: string, label: string, names: Record<string, string>, unit: string): Rule => ({
-  name: (l) => names[l[label] ?? ''] ?? metric,
-  unit,
+/**
+ * A gauge whose label says what it counts: the values named here map, each with its unit; the others keep the
+ * metric's name and no unit.
+ */
+const byLabel = (metric: string, label: string, names: Record<string, [string, string]>): Rule => ({
+  name: (l) => names[l[label] ?? '']?.[0] ?? metric,
+  unit: '',
+  unitOf: (l) => names[l[label] ?? '']?.[1] ?? '',
   kind: 'gauge',
 });
 
@@ -268,8 +274,8 @@ const byLabel = (metric: string, label: string, names: Record<string, string>, u
  * and latency sums are not mapped: an ensemble counts each request once per model in it.
  */
 const TRITON: Record<string, Rule> = {
-  trt_llm_request_metrics: byLabel('nv_trt_llm_request_metrics', 'request_type', { active: 'req.running', waiting: 'req.waiting' }, 'count'),
-  trt_llm_kv_cache_block_metrics: byLabel('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type', { fraction: 'kv.usage' }, ''),
+  trt_llm_request_metrics: byLabel('nv_trt_llm_request_metrics', 'request_type', { active: ['req.running', 'count'], waiting: ['req.waiting', 'count'] }),
+  trt_llm_kv_cache_block_metrics: byLabel('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type', { fraction: ['kv.usage', 'fraction'] }),
   gpu_utilization: g('gpu.util', 'fraction'),
   gpu_memory_used_bytes: g('gpu.mem.used', 'bytes'),
   gpu_memory_total_bytes: g('gpu.mem.total', 'bytes'),
@@ -366,7 +372,7 @@ export function canonicalMetric(metric: string, labels: Labels, typeKind?: Serie
   const kind = typeKind && typeKind !== 'unknown' && rule.kind !== 'info' && !rayCounter ? typeKind : rule.kind;
   return {
     name: typeof rule.name === 'function' ? rule.name(labels) : rule.name,
-    unit: rule.unit,
+    unit: rule.unitOf ? rule.unitOf(labels) : rule.unit,
     kind,
     scale: rule.scale ?? 1,
     labels: { ...kept, metric },

@@ -100,7 +100,7 @@ test('nvprof --csv --print-gpu-trace: ==PID== lines skipped, times in the units 
       ],
     );
     assert.equal(ks[2].end_ns, END_NS);
-    assert.deepEqual(JSON.parse(ks[0].attrs_json).bytes_unit, 'MB');
+    assert.deepEqual([JSON.parse(ks[0].attrs_json).size, JSON.parse(ks[0].attrs_json).size_unit], [0.25, 'MB']);
   } finally {
     r.dispose();
   }

@@ -67,3 +67,30 @@ test("Grafana ≤ 7's Series;Time;Value rows; a file of bad times fails", async 
     bad.dispose();
   }
 });
+
+test('formatted values of a metric Quadscope knows stay under the column\'s own name and unit; text cells and impossible dates are warned with their line; a long number is linear', async () => {
+  const text = [
+    '"Time","vllm:gpu_cache_usage_perc{instance=""a:8000""}"',
+    '2024-04-09 03:14:00,45.3%',
+    '2024-04-09 03:14:15,n/a',
+    '2024-02-31 03:14:30,97.0%',
+    `2024-04-09 03:14:45,${'9'.repeat(100_000)}x`,
+    '',
+  ].join('\n');
+  const t0 = performance.now();
+  const r = await runImporter(grafanaCsvImporter, { text, name: 'panel.csv' });
+  try {
+    assert.ok(performance.now() - t0 < 5000, 'a 100 kB cell is read in linear time');
+    assert.equal(r.error, null);
+    assert.equal(seriesRows(r).some((s) => s.name === 'kv.usage'), false, '45.3 is no fraction of 1');
+    const s = seriesRows(r).find((x) => x.name === 'vllm:gpu_cache_usage_perc')!;
+    assert.equal(s.unit, '%');
+    assert.equal(s.labels.display_unit, '%');
+    assert.deepEqual(values(r, 'vllm:gpu_cache_usage_perc').map((x) => x.v), [45.3]);
+    assert.ok(r.warnings.some((w) => /\(line 3\): column "vllm:gpu_cache_usage_perc\{instance="a:8000"\}": "n\/a" is no number, skipped/.test(w)), r.warnings.join('\n'));
+    assert.ok(r.warnings.some((w) => /\(line 4\): unreadable time "2024-02-31 03:14:30"/.test(w)), r.warnings.join('\n'));
+    assert.ok(r.warnings.some((w) => /\(line 5\): column .* is no number, skipped/.test(w)), r.warnings.join('\n'));
+  } finally {
+    r.dispose();
+  }
+});

@@ -21,6 +21,9 @@ test('kubectl ages', () => {
   assert.equal(ageMs('2d3h'), (2 * 24 + 3) * 3_600_000);
   assert.equal(ageMs('<unknown>'), null);
   assert.equal(ageMs('5 m'), null);
+  // Older than any cluster: a broken number, no time.
+  assert.equal(ageMs('9999999999d'), null);
+  assert.equal(ageMs('11y'), null);
 });
 
 test('events as JSON (a List of core/v1 and events.k8s.io/v1): each at its first time, counts kept, the node OOM kill a host_oom_kill', async () => {

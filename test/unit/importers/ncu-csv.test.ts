@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { corpusFile, skipUnlessCorpus } from '../../helpers/corpus';
 import { importFiles, tempStore } from '../../helpers/import-file';
-import { csvFields, metricValue, ncuCsvImporter } from '../../../node/engine/importers/ncu-csv';
+import { csvFields } from '../../../node/engine/importers/csv-fields';
+import { metricValue, ncuCsvImporter } from '../../../node/engine/importers/ncu-csv';
 import { storeSql } from '../../helpers/store-sql';
 
 const importers = [ncuCsvImporter];

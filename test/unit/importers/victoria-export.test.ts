@@ -19,6 +19,9 @@ test('detected from its first line, keys in either order; a Prometheus answer is
   assert.equal(detectImporter(sorted, 'x.json')?.format, 'victoriametrics-jsonl');
   const answer = Buffer.from('{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"up"},"values":[[1,"1"]]}]}}');
   assert.equal(detectImporter(answer, 'x.json')?.format, 'prometheus-json');
+  // A query_range answer's result lines (`jq -c '.data.result[]'`): [t, "v"] pairs, not VictoriaMetrics' arrays.
+  const resultLines = Buffer.from('{"metric":{"__name__":"up"},"values":[[1773478805,"1"],[1773478820,"1"]]}\n');
+  assert.notEqual(detectImporter(resultLines, 'x.jsonl')?.format, 'victoriametrics-jsonl');
 });
 
 test('a histogram whose _sum and _count come before its buckets; bare +Inf; a series over two lines', async () => {

@@ -118,3 +118,9 @@ test("SGLang 0.5's sliding-window pool and acceptance rate map as its log lines 
   assert.equal(canonicalMetric('sglang:swa_token_usage', {})?.name, 'kv.swa_usage');
   assert.equal(canonicalMetric('sglang:spec_accept_rate', {})?.name, 'spec.acceptance_rate');
 });
+
+test("a gauge split by a label gives each signal its own unit (Triton's KV fraction is a fraction, its block counts no unit)", () => {
+  assert.equal(canonicalMetric('nv_trt_llm_kv_cache_block_metrics', { kv_cache_block_type: 'fraction' })?.unit, 'fraction');
+  assert.equal(canonicalMetric('nv_trt_llm_kv_cache_block_metrics', { kv_cache_block_type: 'max' })?.unit, '');
+  assert.equal(canonicalMetric('nv_trt_llm_request_metrics', { request_type: 'active' })?.unit, 'count');
+});

@@ -27,9 +27,9 @@ function rule(c: CauseContext): RuleResult {
   // hardware fault and no host OOM kill where the kernel log was collected (the vetoes below), is the
   // common crash of an engine under load; named as inferred (the SUPPORT below stays unmet).
   // Kubernetes' account of a container (its exits and restarts) is not the engine's own log.
+  // (engine_restart is one of those kinds: no engine log, no restart the engine's log read.)
   const engineLogged = events(c, ...ENGINE_LOG_KINDS).some((e) => e.attrs.from !== 'kubernetes');
-  const restartsLogged = restarts.some((e) => e.attrs.from !== 'kubernetes');
-  const inferred = gpuOoms.length === 0 && !engineLogged && !restartsLogged && (metricLoop?.count ?? 0) >= c.cfg.causes.crash_loop_restarts;
+  const inferred = gpuOoms.length === 0 && !engineLogged && (metricLoop?.count ?? 0) >= c.cfg.causes.crash_loop_restarts;
   const firstOom = gpuOoms[0]?.ts_ms ?? (inferred ? metricLoop!.from : Infinity);
   const xidBefore = events(c, EV.xid).filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
   return {
