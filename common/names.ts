@@ -12,6 +12,8 @@ export const SIG = {
   gpuMemReserved: 'gpu.mem.reserved',
   gpuUtil: 'gpu.util',
   gpuSmActive: 'gpu.sm_active',
+  /** DCGM's graphics-engine activity (PROF_GR_ENGINE_ACTIVE): what MIG instances have instead of GPU_UTIL. */
+  gpuGrActive: 'gpu.gr_active',
   gpuMemUtil: 'gpu.mem_util',
   gpuSmClock: 'gpu.sm_clock',
   gpuMemClock: 'gpu.mem_clock',

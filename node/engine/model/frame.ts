@@ -145,7 +145,7 @@ export const gaugeAbove = (name: string, kvFull: number): number => (name === SI
 /** Signals buildFrame buckets as gauges (gauges(), perGpu()). */
 const GAUGE_READS: ReadonlySet<string> = new Set([
   SIG.kvUsage, SIG.reqRunning, SIG.reqWaiting, SIG.tokensPromptRate, SIG.tokensGenerationRate, SIG.kvPrefixHitRate, SIG.gpuMemUsed, SIG.gpuMemTotal,
-  SIG.gpuSmClock, SIG.gpuTemp, SIG.gpuPower, SIG.gpuSmActive, SIG.gpuUtil, SIG.torchAllocated, SIG.torchReserved, SIG.specAcceptLen, SIG.loraActive,
+  SIG.gpuSmClock, SIG.gpuTemp, SIG.gpuPower, SIG.gpuSmActive, SIG.gpuUtil, SIG.gpuGrActive, SIG.torchAllocated, SIG.torchReserved, SIG.specAcceptLen, SIG.loraActive,
   SIG.loraAdapter, SIG.hostRss, SIG.hostMemAvailable,
 ]);
 
@@ -385,9 +385,15 @@ function lengthEntropy(v: number[]): number {
   return h / Math.log(LENGTH_BINS);
 }
 
-/** One physical GPU: its index on its machine. Machines are told apart by host, else by the exporter or file the reading came from (two nodes both have a GPU 0). */
+/**
+ * One GPU as the model sees it: its index on its machine, and a MIG instance of it apart (dcgm-exporter's
+ * GPU_I_ID: each instance has its own memory and load; merged, the last one read stood for all, and a slice 90%
+ * full read as an idle one). Machines are told apart by host, else by the exporter or file the reading came
+ * from (two nodes both have a GPU 0).
+ */
 function gpuKey(labels: Record<string, string>): string {
-  const id = labels.gpu ?? labels.device ?? labels.uuid ?? labels.UUID ?? labels.minor_number ?? '0';
+  const gpu = labels.gpu ?? labels.device ?? labels.uuid ?? labels.UUID ?? labels.gpu_uuid ?? labels.minor_number ?? '0';
+  const id = labels.GPU_I_ID !== undefined && labels.GPU_I_ID !== '' ? `${gpu}/mig${labels.GPU_I_ID}` : gpu;
   const machine = labels.host || labels.Hostname || labels.instance || labels.node || labels.pod;
   return machine ? `${machine}/${id}` : id;
 }
@@ -417,6 +423,12 @@ function perGpu(sig: Signals, g: WindowGrid): GpuWindows[] {
       const w = gaugeWindows(gaugeBucketsOf(s, g), g);
       (slot(s)[field] as Float64Array).set(w[how]);
     }
+  // A MIG instance has no GPU_UTIL (dcgm-exporter gives it PROF_GR_ENGINE_ACTIVE instead): a GPU with no
+  // utilisation reading takes its graphics engine's activity; one with both keeps GPU_UTIL.
+  for (const s of sig.series.get(SIG.gpuGrActive) ?? []) {
+    const x = slot(s);
+    if (!x.util.some(Number.isFinite)) x.util.set(gaugeWindows(gaugeBucketsOf(s, g), g).mean);
+  }
   for (const s of sig.series.get(SIG.gpuThrottleReasons) ?? []) {
     const bits = bitsBucketsOf(s, g);
     const out = slot(s).thr;

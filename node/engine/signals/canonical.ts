@@ -6,7 +6,8 @@
 //   gpu.mem.used, gpu.mem.total, gpu.mem.free, gpu.mem.reserved — bytes — gauge — DCGM FB_* (MiB), nvidia-smi
 //       (gpu.mem.total from DCGM is FB_TOTAL, or FB_USED+FB_FREE+FB_RESERVED per scrape, metric label
 //       "DCGM_FI_DEV_FB_USED+FB_FREE+FB_RESERVED")
-//   gpu.util, gpu.sm_active, gpu.mem_util, gpu.dram_active, gpu.tensor_active, gpu.fan — fraction — gauge
+//   gpu.util, gpu.sm_active, gpu.gr_active, gpu.mem_util, gpu.dram_active, gpu.tensor_active, gpu.fan — fraction —
+//       gauge (gpu.gr_active: DCGM PROF_GR_ENGINE_ACTIVE, the utilisation a MIG instance has)
 //   gpu.sm_clock, gpu.mem_clock — MHz — gauge;  gpu.power, gpu.power_limit — W;  gpu.temp, gpu.mem_temp — C
 //   gpu.throttle_reasons — bitmask — gauge (NVML clocks-event bits: 0x1 idle, 0x4 SW power cap, 0x8 HW
 //       slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 power brake)
@@ -48,7 +49,8 @@
 // maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name. TensorRT-LLM's
 // trtllm-serve (`trtllm_`/`trtllm:`) maps as vLLM's names plus kv_cache_utilization/hit_rate; Triton's TensorRT-LLM
 // backend (`nv_trt_llm_request_metrics{request_type=active|waiting}`, `…kv_cache_block_metrics{…=fraction}`) and
-// Triton's GPU metrics (`nv_gpu_*`) map; NIM 1.x's unprefixed vLLM names map as the generic table lists.
+// Triton's GPU metrics (`nv_gpu_*`) map; NIM 1.x's unprefixed vLLM names map as the generic table lists;
+// nvidia_gpu_exporter's `nvidia_smi_*` (memory, utilisation, clocks in Hz, power, temperature, throttle bits, ECC) map.
 // Histograms: one series of kind 'histogram' carries the buckets; `<name>.sum` and `<name>.count` are
 // counters. Every canonical series carries label `metric` = the original metric name, so the V0 and
 // V1 spellings of one signal stay separate series (the model picks; kv_cache_usage_perc wins).
@@ -228,6 +230,7 @@ const DCGM: Record<string, Rule> = {
   DEV_GPU_UTIL: g('gpu.util', 'fraction', 0.01),
   DEV_MEM_COPY_UTIL: g('gpu.mem_util', 'fraction', 0.01),
   PROF_SM_ACTIVE: g('gpu.sm_active', 'fraction'),
+  PROF_GR_ENGINE_ACTIVE: g('gpu.gr_active', 'fraction'),
   PROF_DRAM_ACTIVE: g('gpu.dram_active', 'fraction'),
   PROF_PIPE_TENSOR_ACTIVE: g('gpu.tensor_active', 'fraction'),
   DEV_SM_CLOCK: g('gpu.sm_clock', 'MHz'),
@@ -329,11 +332,36 @@ export function canonicalLabels(labels: Labels): Labels {
 /** Ray Serve LLM re-exports vLLM's metrics through Ray's own exporter, as `ray_vllm:<name>`. */
 const RAY_VLLM = 'ray_vllm:';
 
+/**
+ * utkuozdemir/nvidia_gpu_exporter (`nvidia_smi_`): nvidia-smi's query fields as metrics, already in base units
+ * (bytes, ratios, W, °C) but clocks in Hz; a GPU is named by its `uuid` label only.
+ */
+const NVIDIA_SMI_EXPORTER: Record<string, Rule> = {
+  memory_used_bytes: g('gpu.mem.used', 'bytes'),
+  memory_total_bytes: g('gpu.mem.total', 'bytes'),
+  memory_free_bytes: g('gpu.mem.free', 'bytes'),
+  memory_reserved_bytes: g('gpu.mem.reserved', 'bytes'),
+  utilization_gpu_ratio: g('gpu.util', 'fraction'),
+  utilization_memory_ratio: g('gpu.mem_util', 'fraction'),
+  temperature_gpu: g('gpu.temp', 'C'),
+  temperature_memory: g('gpu.mem_temp', 'C'),
+  power_draw_watts: g('gpu.power', 'W'),
+  enforced_power_limit_watts: g('gpu.power_limit', 'W'),
+  clocks_current_sm_clock_hz: g('gpu.sm_clock', 'MHz', 1e-6),
+  clocks_current_memory_clock_hz: g('gpu.mem_clock', 'MHz', 1e-6),
+  fan_speed_ratio: g('gpu.fan', 'fraction'),
+  clocks_event_reasons_active: g('gpu.throttle_reasons', 'bitmask'),
+  clocks_throttle_reasons_active: g('gpu.throttle_reasons', 'bitmask'),
+  ecc_errors_uncorrected_volatile_total: c('gpu.ecc_dbe', 'count'),
+  ecc_errors_corrected_volatile_total: c('gpu.ecc_sbe', 'count'),
+};
+
 /** Prefixed tables after vLLM's, SGLang's, TGI's and DCGM's: the prefix and the table it names. */
 const MORE_PREFIXES: [string, Record<string, Rule>][] = [
   ['trtllm_', TRTLLM],
   ['trtllm:', TRTLLM],
   ['nv_', TRITON],
+  ['nvidia_smi_', NVIDIA_SMI_EXPORTER],
 ];
 
 function findRule(metric: string): Rule | undefined {

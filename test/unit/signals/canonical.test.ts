@@ -124,3 +124,13 @@ test("a gauge split by a label gives each signal its own unit (Triton's KV fract
   assert.equal(canonicalMetric('nv_trt_llm_kv_cache_block_metrics', { kv_cache_block_type: 'max' })?.unit, '');
   assert.equal(canonicalMetric('nv_trt_llm_request_metrics', { request_type: 'active' })?.unit, 'count');
 });
+
+test("nvidia_gpu_exporter's nvidia_smi_* metrics map to the GPU signals, its clocks from Hz to MHz", () => {
+  const m = (name: string) => canonicalMetric(name, { uuid: 'GPU-1' });
+  assert.equal(m('nvidia_smi_memory_used_bytes')?.name, 'gpu.mem.used');
+  assert.equal(m('nvidia_smi_utilization_gpu_ratio')?.name, 'gpu.util');
+  assert.equal(m('nvidia_smi_clocks_event_reasons_active')?.name, 'gpu.throttle_reasons');
+  const clock = m('nvidia_smi_clocks_current_sm_clock_hz')!;
+  assert.deepEqual([clock.name, clock.unit, applyScale(2.52e9, clock.scale)], ['gpu.sm_clock', 'MHz', 2520]);
+  assert.equal(m('nvidia_smi_gpu_info'), null);
+});

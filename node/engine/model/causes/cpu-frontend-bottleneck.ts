@@ -26,7 +26,7 @@ function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   // The GPU side (SM active or util falling) or the host side (TTFT growing beyond queue + prefill) can
   // show it; either will do.
-  const gpuSide = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil]]);
+  const gpuSide = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil, SIG.gpuGrActive]]);
   const hostSide = missingInputs(c.f, [SIG.latTtft, [SIG.latQueue, SIG.latPrefill]]);
   const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.reqWaiting, SIG.latTtft, SIG.latItl, 'spans']]);
   if (gpuSide.length && hostSide.length) missing.push(`${gpuSide.join('; ')}, or ${hostSide.join(' and ')}`);

@@ -21,7 +21,7 @@ const orBits = (x: Float64Array) => {
 };
 
 function rule(c: CauseContext): RuleResult {
-  const missing = missingInputs(c.f, [SIG.gpuSmClock, [SIG.gpuUtil, SIG.gpuSmActive], SIG.gpuThrottleReasons]);
+  const missing = missingInputs(c.f, [SIG.gpuSmClock, [SIG.gpuUtil, SIG.gpuSmActive, SIG.gpuGrActive], SIG.gpuThrottleReasons]);
   if (missing.length) return notAssessable('gpu_throttling', missing);
   const cc = c.cfg.causes;
   let best: { g: GpuWindows; run: ReturnType<typeof longestRun>; clkB: number; clkE: number; bitsE: number; bitsB: number; util: number } | null = null;
