@@ -362,6 +362,8 @@ const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of t
 /** What may follow an exception line inside one chained traceback. */
 const TB_CHAIN = /^(?:\s*$|During handling of the above exception|The above exception was the direct cause)/;
 const MAX_TRACEBACK_LINES = 500;
+/** Processes whose tracebacks are held open at once (a node's workers); past it the oldest is emitted as it stands. */
+const MAX_PARKED = 64;
 const MAX_UNTIMED = 10_000;
 
 interface Prefix {
@@ -418,6 +420,8 @@ export class LogParser {
   /** Lines before the first timestamp wait for it (or for the file's mtime at the end). */
   private readonly untimed: { no: number; line: string }[] = [];
   private tb: Traceback | null = null;
+  /** Open tracebacks of processes other than the current line's, by pid (see handle()). */
+  private readonly parked = new Map<string, Traceback>();
   /** A C++ stack trace being read (`frame #N:` lines). */
   private cpp: Traceback | null = null;
   private summedPreemptions = new Map<string, number>();
@@ -647,15 +651,16 @@ export class LogParser {
       }
       this.endCppTrace();
     }
-    if (this.tb && p.pid !== null && this.tb.pid !== null && p.pid !== this.tb.pid) {
-      // Another process's line amid a traceback (an access line of the API server in the engine core's): that
-      // line alone; the traceback goes on after it, unless that process starts one of its own.
-      const held = this.tb;
-      this.tb = null;
-      this.handle(p, no);
-      if (this.tb === null) this.tb = held;
-      else this.emitTraceback(held, held.closedBy);
-      return;
+    // Processes print over each other (the API server's access lines amid the engine core's traceback, every
+    // tensor-parallel worker's traceback at once): a traceback belongs to its process, parked while another
+    // process's lines go by and taken up again at its own process's next line.
+    if (p.pid !== null && (this.tb === null || (this.tb.pid !== null && p.pid !== this.tb.pid))) {
+      const own = this.parked.get(p.pid);
+      if (this.tb !== null || own !== undefined) {
+        if (this.tb !== null) this.park(this.tb);
+        this.tb = own ?? null;
+        this.parked.delete(p.pid);
+      }
     }
     if (this.tb && p.rank !== this.tb.rank) this.endTraceback(this.tb.closedBy);
     // Another traceback announced (`[… TP7] Scheduler hit an exception: Traceback …` after TP3's): this one ends.
@@ -930,6 +935,16 @@ export class LogParser {
     this.activity = true;
   }
 
+  /** Sets a traceback aside for its process's next line; the longest-parked is emitted past MAX_PARKED processes. */
+  private park(tb: Traceback): void {
+    this.parked.set(tb.pid!, tb);
+    if (this.parked.size > MAX_PARKED) {
+      const [pid, oldest] = this.parked.entries().next().value as [string, Traceback];
+      this.parked.delete(pid);
+      this.emitTraceback(oldest, oldest.closedBy);
+    }
+  }
+
   private endTraceback(last: string | null): void {
     const tb = this.tb!;
     this.tb = null;
@@ -1070,6 +1085,8 @@ export class LogParser {
     this.resolveUntimed();
     if (this.args) this.endArgs();
     if (this.tb) this.endTraceback(this.tb.closedBy);
+    for (const tb of this.parked.values()) this.emitTraceback(tb, tb.closedBy);
+    this.parked.clear();
     if (this.cpp) this.endCppTrace();
     this.flushHttp();
     this.reqs.flush(this.sink);

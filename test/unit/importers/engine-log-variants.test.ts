@@ -333,3 +333,34 @@ test("vLLM's SpecDecoding line belongs to the engine whose stats line it follows
     r.dispose();
   }
 });
+
+test("tensor-parallel workers' tracebacks printed over each other: each is its process's, whole, with its own exception", async () => {
+  const w = (rank: number, body: string) => `(VllmWorker rank=${rank} pid=${100 + rank}) ERROR 03-14 09:00:05 [multiproc_executor.py:527] ${body}`;
+  const text = [
+    w(0, 'Traceback (most recent call last):'),
+    w(1, 'Traceback (most recent call last):'),
+    w(0, '  File "/v/worker.py", line 10, in execute_model'),
+    w(1, '  File "/v/worker.py", line 10, in execute_model'),
+    w(0, '    out = self.model(x)'),
+    w(1, '    out = self.model(x)'),
+    w(0, 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.00 GiB is free.'),
+    w(1, 'RuntimeError: NCCL communicator was aborted on rank 1.'),
+    '',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, name: 'workers.log', mtimeMs: Date.UTC(2026, 5, 1) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(
+      events(r, 'traceback')
+        .map((e) => [e.line, e.attrs.pid, e.attrs.exception, e.attrs.frames])
+        .sort((a, b) => Number(a[0]) - Number(b[0])),
+      [
+        [1, 100, 'torch.OutOfMemoryError', 1],
+        [2, 101, 'RuntimeError', 1],
+      ],
+    );
+    assert.equal(events(r, 'log').length, 0, 'no frame left over as a log line');
+  } finally {
+    r.dispose();
+  }
+});
