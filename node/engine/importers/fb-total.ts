@@ -9,7 +9,7 @@ export const FB_TOTAL_METRIC = 'DCGM_FI_DEV_FB_USED+FB_FREE+FB_RESERVED';
 const FLUSH_AT = 10_000;
 
 export function isFbField(name: string, metric: string): name is Field {
-  return metric.startsWith('DCGM_FI_DEV_FB_') && (name === 'gpu.mem.used' || name === 'gpu.mem.free' || name === 'gpu.mem.reserved');
+  return /^DCGM_FI_DEV_FB_/i.test(metric) && (name === 'gpu.mem.used' || name === 'gpu.mem.free' || name === 'gpu.mem.reserved');
 }
 
 /** One time's parts in FbGpu.parts: the time, the three fields, and which of them came (USED | FREE | RESERVED). */

@@ -148,7 +148,7 @@ export class PromSeriesMapper {
       delete own.le;
     }
     const canon = canonicalMetric(cls.family, own, cls.kind);
-    const dcgm = cls.family.startsWith('DCGM_');
+    const dcgm = /^dcgm_/i.test(cls.family);
     // A histogram's count and sum only grow; a gaugehistogram's (`_gcount`, `_gsum`) go up and down.
     const partKind: SeriesKind = name.endsWith('_gcount') || name.endsWith('_gsum') ? 'gauge' : 'counter';
     if (!canon) {

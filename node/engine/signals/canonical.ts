@@ -366,6 +366,8 @@ const MORE_PREFIXES: [string, Record<string, Rule>][] = [
 
 function findRule(metric: string): Rule | undefined {
   if (metric.startsWith(RAY_VLLM)) return findRule(metric.slice(4));
+  // A pipeline that lower-cases metric names (dcgm-exporter issue 272: `dcgm_fi_prof_gr_engine_active`): DCGM's names are upper case.
+  if (metric.startsWith('dcgm_fi_')) return findRule(metric.toUpperCase());
   for (const [prefix, t] of MORE_PREFIXES) {
     if (!metric.startsWith(prefix)) continue;
     const bare = metric.slice(prefix.length);
@@ -414,7 +416,7 @@ export function canonicalMetric(metric: string, labels: Labels, typeKind?: Serie
  * the int32 blanks (0x7ffffff0…) and the fp64 blank 2^47. */
 export function isBlankSentinel(metric: string, value: number): boolean {
   if (value >= 9.2e18) return true;
-  if (!metric.startsWith('DCGM_')) return false;
+  if (!/^dcgm_/i.test(metric)) return false;
   return (value >= 2147483632 && value <= 2147483647) || value >= 140737488355328;
 }
 

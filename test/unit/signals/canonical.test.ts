@@ -134,3 +134,9 @@ test("nvidia_gpu_exporter's nvidia_smi_* metrics map to the GPU signals, its clo
   assert.deepEqual([clock.name, clock.unit, applyScale(2.52e9, clock.scale)], ['gpu.sm_clock', 'MHz', 2520]);
   assert.equal(m('nvidia_smi_gpu_info'), null);
 });
+
+test('DCGM names lower-cased by a pipeline map as DCGM\'s own', () => {
+  assert.equal(canonicalMetric('dcgm_fi_prof_gr_engine_active', { gpu: '0' })?.name, 'gpu.gr_active');
+  assert.equal(canonicalMetric('dcgm_fi_dev_fb_used', { gpu: '0' })?.scale, MIB);
+  assert.equal(isBlankSentinel('dcgm_fi_dev_fb_used', 2147483647), true);
+});
