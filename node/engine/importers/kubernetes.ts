@@ -30,7 +30,7 @@ import { EV } from '../../../common/names';
 import { headLines } from './line-reader';
 import { JsonDocuments } from './json-documents';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
-import { instantMs, isoOf } from './log-time';
+import { instantMs, isoOf, LogClock } from './log-time';
 import { isOomLine, parseOom } from './oom-text';
 import { readText } from './read-text';
 import { parseYamlSubset, YamlError } from './yaml-subset';
@@ -640,14 +640,7 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   // Ages count back from when kubectl ran.
   let anchor: number | null = null;
   if (events.some((e) => e.firstAge !== null || e.lastAge !== null)) {
-    const mtime = instantMs(ctx.mtimeMs);
-    const bundle = instantMs(ctx.bundleEndMs);
-    if (capturedMs !== null) anchor = capturedMs;
-    else {
-      anchor = mtime ?? bundle ?? Date.now();
-      const from = mtime !== null ? "the file's modification time" : bundle !== null ? "the end of the bundle's other sources" : 'the import time';
-      ctx.warn(`event ages count back from when kubectl ran, which the file does not say: taken as ${from}, ${isoOf(anchor)}`);
-    }
+    anchor = capturedMs ?? new LogClock(ctx).anchor('event ages count back from when kubectl ran, which the file does not say', undefined, 'mtime');
   }
   let unknown = 0;
   for (const e of events) {

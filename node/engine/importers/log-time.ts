@@ -112,15 +112,17 @@ export class LogClock {
 
   /**
    * The instant a file without dates is placed at: the bundle's own time (ctx.bundleEndMs), else the
-   * file's mtime, else now. Always a guess: warned once with `what` (what lacked a date).
+   * file's mtime, else now — or the mtime first (`prefer`), for output whose mtime is when it was printed
+   * (`kubectl get events > file`: its ages count back from then). Always a guess: warned once with `what`
+   * (what lacked a date).
    */
-  anchor(what: string, line?: number): number {
+  anchor(what: string, line?: number, prefer: 'bundle' | 'mtime' = 'bundle'): number {
     const b = instantMs(this.ctx.bundleEndMs);
     const mtime = instantMs(this.ctx.mtimeMs);
     const where = line === undefined ? undefined : { line };
     let t: number;
     let from: string;
-    if (b !== null) {
+    if (b !== null && (prefer === 'bundle' || mtime === null)) {
       t = b;
       from = "the end of the bundle's other sources";
     } else if (mtime !== null) {

@@ -113,7 +113,7 @@ test('get events -o wide: columns by the header, FIRST SEEN and COUNT read; the 
   try {
     assert.equal(r.error, null);
     assert.equal(r.warnings.length, 1);
-    assert.match(r.warnings[0], /event ages count back from when kubectl ran, which the file does not say: taken as the file's modification time, 2026-03-14T10:00:00\.000Z/);
+    assert.match(r.warnings[0], /event ages count back from when kubectl ran, which the file does not say: placed at the file's modification time, 2026-03-14T10:00:00\.000Z/);
     const backoff = events(r).find((e) => e.attrs.reason === 'BackOff')!;
     assert.equal(backoff.ts_ms, mtime - 20 * 60_000);
     assert.equal(backoff.attrs.last_ms, mtime - 122_000);
