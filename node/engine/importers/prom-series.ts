@@ -84,6 +84,8 @@ export interface Target {
   dcgm: boolean;
   metric: string;
   fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; gpu: FbGpu } | null;
+  /** The code a count stands for (Canonical.codeLabel): written while the count is above zero, else 0. */
+  code?: number;
 }
 
 /**
@@ -169,7 +171,9 @@ export class PromSeriesMapper {
       const gpu = canonicalLabels(own);
       fb = { field: canon.name as 'gpu.mem.used', gpu: this.fb.gpu(gpu, JSON.stringify(gpu)) };
     }
+    const code = canon.codeLabel !== undefined ? Number(labels[canon.codeLabel]) : NaN;
     return {
+      ...(Number.isFinite(code) ? { code } : {}),
       role: cls.role,
       series,
       le: cls.role === 'bucket' ? applyScale(le, canon.scale) : le,
@@ -199,7 +203,7 @@ export class PromSeriesMapper {
       this.sink.histogram(t.series, ts, t.le, raw);
       return;
     }
-    const v = t.scale === 1 ? raw : applyScale(raw, t.scale);
+    const v = t.code !== undefined ? (raw > 0 ? t.code : 0) : t.scale === 1 ? raw : applyScale(raw, t.scale);
     this.sink.sample(t.series, ts, v);
     if (t.alias >= 0) this.sink.sample(t.alias, ts, v);
     if (t.fb) this.fb.add(t.fb.field, t.fb.gpu, ts, raw);

@@ -79,6 +79,11 @@ export interface Canonical {
    * label set last set longer ago than this, in seconds, is history, not the present.
    */
   staleAfterS?: number;
+  /**
+   * The value is a count of events whose code a label names (dcgm-exporter's Xid count per `xid`): the series
+   * reads that code while the count is above zero, 0 otherwise, as gpu.xid's "last Xid" does.
+   */
+  codeLabel?: string;
 }
 
 export const MIB = 1024 * 1024;
@@ -110,6 +115,7 @@ interface Rule {
   labels?: (labels: Labels) => Labels;
   adapters?: (labels: Labels) => string[];
   staleAfterS?: number;
+  codeLabel?: string;
 }
 
 const g = (name: string, unit: string, scale = 1): Rule => ({ name, unit, kind: 'gauge', scale });
@@ -242,6 +248,8 @@ const DCGM: Record<string, Rule> = {
   DEV_CLOCK_THROTTLE_REASONS: g('gpu.throttle_reasons', 'bitmask'),
   DEV_CLOCKS_EVENT_REASONS: g('gpu.throttle_reasons', 'bitmask'),
   DEV_XID_ERRORS: g('gpu.xid', 'code'),
+  // dcgm-exporter's own count of each Xid within its window (`xid` label; PR 239 printed it as XID_ERRORS_ACTIVE).
+  DEV_XID_ERRORS_ACTIVE: { ...g('gpu.xid', 'code'), codeLabel: 'xid' },
   DEV_ECC_DBE_VOL_TOTAL: c('gpu.ecc_dbe', 'count'),
   DEV_ECC_SBE_VOL_TOTAL: c('gpu.ecc_sbe', 'count'),
   DEV_ROW_REMAP_FAILURE: g('gpu.row_remap_failure', 'count'),
@@ -356,12 +364,18 @@ const NVIDIA_SMI_EXPORTER: Record<string, Rule> = {
   ecc_errors_corrected_volatile_total: c('gpu.ecc_sbe', 'count'),
 };
 
+/** dcgm-exporter's computed metrics (`DCGM_EXP_`). */
+const DCGM_EXP: Record<string, Rule> = {
+  XID_ERRORS_COUNT: { ...g('gpu.xid', 'code'), codeLabel: 'xid' },
+};
+
 /** Prefixed tables after vLLM's, SGLang's, TGI's and DCGM's: the prefix and the table it names. */
 const MORE_PREFIXES: [string, Record<string, Rule>][] = [
   ['trtllm_', TRTLLM],
   ['trtllm:', TRTLLM],
   ['nv_', TRITON],
   ['nvidia_smi_', NVIDIA_SMI_EXPORTER],
+  ['DCGM_EXP_', DCGM_EXP],
 ];
 
 function findRule(metric: string): Rule | undefined {
@@ -409,6 +423,7 @@ export function canonicalMetric(metric: string, labels: Labels, typeKind?: Serie
     sumAs: rule.sumAs,
     adapters: rule.adapters,
     staleAfterS: rule.staleAfterS,
+    ...(rule.codeLabel ? { codeLabel: rule.codeLabel } : {}),
   };
 }
 

@@ -527,3 +527,16 @@ test('percent and millisecond scales divide, so 35 % is 0.35 and 95 % is not pas
     r.dispose();
   }
 });
+
+test("dcgm-exporter's count of each Xid in its window reads as gpu.xid's code while it counts, 0 after", async () => {
+  const line = (n: number, t: number) => `DCGM_EXP_XID_ERRORS_COUNT{gpu="0",UUID="GPU-a",Hostname="node-1",window_size_in_ms="300000",xid="79"} ${n} ${t}`;
+  const text = ['# TYPE DCGM_EXP_XID_ERRORS_COUNT gauge', line(0, 1700000000000), line(1, 1700000015000), line(2, 1700000030000), line(0, 1700000045000)].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, name: 'dcgm.prom' });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'gpu.xid').map((s) => s.v), [0, 79, 79, 0]);
+    assert.equal(seriesRows(r).find((s) => s.name === 'gpu.xid')!.labels.xid, '79');
+  } finally {
+    r.dispose();
+  }
+});
