@@ -23,6 +23,7 @@ import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
 import { SkippedSpans } from './skipped-spans';
 import { JsonDocuments } from './json-documents';
+import { DebugTextReader } from './otlp-debug-text';
 import { attributes, hexId, isObj, otlpNanos, type Json } from './otlp-values';
 import { OtlpLogs } from './otlp-logs';
 
@@ -32,7 +33,7 @@ import { OtlpMetrics } from './otlp-metrics';
 export function detectOtlp(head: Buffer): number {
   const s = head.toString('utf8');
   if (/"resource_?[sS]pans"\s*:/.test(s) || /"resource_?[mM]etrics"\s*:/.test(s) || /"resource_?[lL]ogs"\s*:/.test(s)) return 0.95;
-  if (isConsoleSpans(head) || isBareElements(head)) return 0.9;
+  if (isConsoleSpans(head) || isBareElements(head) || DebugTextReader.detect(head.toString('utf8'))) return 0.9;
   // Grafana Tempo's v1 trace answer: the resource spans under `batches`.
   return /^\s*\{\s*"batches"\s*:\s*\[\s*(\]|\{\s*"(resource|scopeSpans|instrumentationLibrarySpans)"\s*:)/.test(s) ? 0.9 : 0;
 }
@@ -447,6 +448,24 @@ export const otlpImporter: Importer = {
       }
       pre.push(r.value);
       preBytes += r.value.length;
+    }
+    // The collector's debug exporter prints each batch as text: read block by block into the requests it printed.
+    if (preBytes > 0 && DebugTextReader.detect(Buffer.concat(pre).toString('utf8'))) {
+      const reader = new DebugTextReader();
+      const rest: AsyncIterator<Buffer> = { next: async () => (ended ? { done: true, value: undefined } : chunks.next()) };
+      const take = (b: { doc: Json; line: number } | null) => {
+        if (b) spans += importRequest(b.doc, sink, reqs, others, { line: b.line }, skipped.to(ctx.warn));
+      };
+      let spans = 0;
+      metricWarn = ctx.warn;
+      for await (const l of linesFrom(Buffer.concat(pre), rest, 0, 1)) take(reader.line(l.text, l.line));
+      take(reader.finish());
+      others.metrics.finish({ key: 'resourceMetrics' });
+      others.logs.finish({ key: 'resourceLogs' });
+      if (spans === 0 && others.metrics.points === 0 && others.logs.records === 0) throw skipped.none(ctx.path, { line: 1 }, "no spans, metric points or log records in the debug exporter's output");
+      if (reader.other) ctx.warn(`${reader.other} lines of the collector's own log between the exported batches skipped`);
+      reqs.flush(sink);
+      return;
     }
     // Java's logging exporters' bare elements go the same way: whole documents, each read as the request it is part of.
     const consoleShape = preBytes > 0 && (isConsoleSpans(Buffer.concat(pre)) || isBareElements(Buffer.concat(pre)));

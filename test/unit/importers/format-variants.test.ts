@@ -43,6 +43,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['nvidia-smi-pmon-dt.txt', 'nvidia-smi-pmon', { series: 6, samples: 12 }, 0],
   ['nvidia-smi-pmon-su.txt', 'nvidia-smi-pmon', { series: 6, samples: 12 }, 1],
   ['nvidia-smi-query-repeated-header.csv', 'nvidia-smi-csv', { series: 2, samples: 6 }, 1],
+  ['otelcol-debug-exporter.log', 'otlp-json', { series: 9, samples: 7, histograms: 45, events: 1, spans: 2 }, 1],
   ['prometheus-api-expression.json', 'prometheus-json', { series: 2, samples: 4 }, 1],
   ['prometheus-created-gauges.prom', 'prometheus-text', { series: 5, samples: 4, histograms: 2 }, 1],
   ['pstore-dmesg-ramoops.txt', 'kernel-log', { series: 1, samples: 1, events: 263 }, 1],
