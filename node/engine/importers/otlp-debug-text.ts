@@ -43,6 +43,9 @@ export function debugTimeNanos(s: string): string | null {
   return String(BigInt(ms) * 1_000_000n + BigInt((m[3] ?? '').padEnd(9, '0')));
 }
 
+/** The line that starts an item of each section. */
+const ITEM_OF = { spans: /^Span #\d+$/, metrics: /^Metric #\d+$/, logs: /^LogRecord #\d+$/ } as const;
+
 /** `Server` (or older collectors' `SPAN_KIND_SERVER`), lower-cased: OTLP's SpanKind number. */
 const KINDS: Record<string, number> = { unspecified: 0, internal: 1, server: 2, client: 3, producer: 4, consumer: 5 };
 
@@ -99,12 +102,13 @@ export class DebugTextReader {
     } else if (t.startsWith('InstrumentationScope ')) {
       const [name, version] = t.slice('InstrumentationScope '.length).split(' ');
       this.scope().scope = { name, ...(version ? { version } : {}) };
-    } else if (/^(?:Span|Metric|LogRecord) #\d+$/.test(t)) {
-      this.item = t.startsWith('Metric') ? { dataPoints: [] } : { attributes: [] };
+    } else if (ITEM_OF[this.section].test(t)) {
+      // (Only the section's own kind of item: a `Metric #` in a spans block is no span.)
+      this.item = this.section === 'metrics' ? { dataPoints: [] } : { attributes: [] };
       this.point = null;
       this.attrsTarget = null;
       (this.scope().items as Json[]).push(this.item);
-    } else if (/^(?:Number|Histogram|Summary|ExponentialHistogram)DataPoints #\d+$/.test(t) && this.item) {
+    } else if (/^(?:Number|Histogram|Summary|ExponentialHistogram)DataPoints #\d+$/.test(t) && this.item && this.section === 'metrics') {
       this.point = { attributes: [], bounds: [], buckets: [], quantiles: [] };
       (this.item.dataPoints as Json[]).push(this.point);
       this.attrsTarget = null;

@@ -114,3 +114,17 @@ test("the debug exporter's text: spans with kinds, status and attributes; a gaug
     t.dispose();
   }
 });
+
+test('an item of another kind inside a block (a cut or mangled log) is no item of this one: no crash, the rest read', async () => {
+  const mangled = LOG.replace('Span #1', 'Metric #1').replace('Metric #0', 'Span #9').replace('LogRecord #0', 'HistogramDataPoints #0');
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'otelcol.log');
+    writeFileSync(file, mangled);
+    const r = await importFiles(t.store, [file], { importers: [otlpImporter] });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    assert.equal((storeSql(t.store).prepare('SELECT COUNT(*) n FROM spans').get() as { n: number }).n, 1);
+  } finally {
+    t.dispose();
+  }
+});
