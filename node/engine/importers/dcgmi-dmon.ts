@@ -96,7 +96,8 @@ async function importDcgmiDmon(input: EntryInput, sink: Sink, ctx: ImportContext
   const end = clock.fallback(no, 'dcgmi dmon prints no times: one interval a second (its default -d 1000) assumed, the last');
   for (const r of rows) {
     const ts = end - (interval - r.interval) * INTERVAL_MS;
-    const labels: Labels = r.entity === 'GPU' ? { gpu: r.id } : { entity: `${r.entity} ${r.id}` };
+    // A MIG instance (`GPU-I 1`) is a GPU of its own to the model, as dcgm-exporter's GPU_I_ID makes it.
+    const labels: Labels = r.entity === 'GPU' ? { gpu: r.id } : r.entity === 'GPU-I' ? { entity: `${r.entity} ${r.id}`, GPU_I_ID: r.id } : { entity: `${r.entity} ${r.id}` };
     for (let k = 0; k < r.cells.length; k++) {
       const col = r.cols[k];
       const cell = r.cells[k];

@@ -43,6 +43,11 @@ export function debugTimeNanos(s: string): string | null {
   return String(BigInt(ms) * 1_000_000n + BigInt((m[3] ?? '').padEnd(9, '0')));
 }
 
+/** What may follow a log record's body: its next field, the next record or block. */
+const NEXT_FIELD = /^(?:Attributes:|Trace ID:|Span ID:|Flags:|EventName:|LogRecord #\d+|ScopeLogs #\d+|.*Resource(?:Spans|Metrics|Logs) #\d+\s*$|\t\{"kind")/;
+/** The most lines one body is held over. */
+const MAX_BODY_LINES = 2000;
+
 /** The line that starts an item of each section. */
 const ITEM_OF = { spans: /^Span #\d+$/, metrics: /^Metric #\d+$/, logs: /^LogRecord #\d+$/ } as const;
 
@@ -67,9 +72,23 @@ export class DebugTextReader {
     return /(^|\t| )Resource(?:Spans|Metrics|Logs) #\d+\s*$/m.test(head) && /^(?:Span|Metric|LogRecord) #\d+\s*$/m.test(head);
   }
 
+  /** A `Body: Str(…` whose text runs over lines (the collector prints its newlines raw): its lines so far. */
+  private openBody: string[] | null = null;
+
   /** One line; the request of a resource block it completes, with the line the block began at. */
   line(raw: string, no: number): { doc: Json; line: number } | null {
     const text = raw.replace(/\r$/, '');
+    if (this.openBody) {
+      // The body goes on until a line that is the record's next field (or a new block) after one ending in `)`.
+      const last = this.openBody[this.openBody.length - 1];
+      if (!(last.endsWith(')') && NEXT_FIELD.test(text)) && this.openBody.length < MAX_BODY_LINES) {
+        this.openBody.push(text);
+        return null;
+      }
+      const body = this.openBody.join('\n');
+      this.openBody = null;
+      if (this.item) this.item.body = anyValue(body);
+    }
     const res = /(?:^|\t| )Resource(Spans|Metrics|Logs) #\d+\s*$/.exec(text);
     if (res) {
       const done = this.finish();
@@ -114,7 +133,8 @@ export class DebugTextReader {
       this.attrsTarget = null;
     } else if (t === 'Data point attributes:' && this.point) this.attrsTarget = this.point.attributes as Json[];
     else if (t === 'Attributes:' && this.item && this.section !== 'metrics') this.attrsTarget = this.item.attributes as Json[];
-    else if (t === 'Events:' || t === 'Links:' || /^(?:SpanEvent|SpanLink) #\d+$/.test(t)) this.attrsTarget = null;
+    // A span's events and links, a point's exemplars: their `->` lines are not the item's attributes.
+    else if (/^(?:Events|Links|Exemplars|FilteredAttributes):$/.test(t) || /^(?:SpanEvent|SpanLink|Exemplar) #\d+$/.test(t)) this.attrsTarget = null;
     else this.field(t);
     return null;
   }
@@ -136,9 +156,10 @@ export class DebugTextReader {
 
   /** `Name : value` of a span, `Key: value` of a point or a record. */
   private field(t: string): void {
-    const m = /^([A-Za-z][\w #,]*?)\s*:\s?(.*)$/.exec(t);
-    if (!m || !this.item) return;
-    const [key, value] = [m[1], m[2].trim()];
+    // The key is what comes before the first colon (found, not backtracked: a long run of spaces was quadratic).
+    const colon = t.indexOf(':');
+    if (colon <= 0 || !this.item || !/^[A-Za-z][\w #,]*$/.test(t.slice(0, colon).trimEnd())) return;
+    const [key, value] = [t.slice(0, colon).trimEnd(), t.slice(colon + 1).trim()];
     const item = this.item;
     if (this.section === 'spans') {
       if (key === 'Trace ID') item.traceId = value;
@@ -157,7 +178,10 @@ export class DebugTextReader {
       else if (key === 'ObservedTimestamp') item.observedTimeUnixNano = debugTimeNanos(value) ?? undefined;
       else if (key === 'SeverityText') item.severityText = value;
       else if (key === 'SeverityNumber') item.severityNumber = Number(/\((\d+)\)/.exec(value)?.[1] ?? 0);
-      else if (key === 'Body') item.body = anyValue(value);
+      else if (key === 'Body') {
+        if (/^Str\(/.test(value) && !value.endsWith(')')) this.openBody = [value];
+        else item.body = anyValue(value);
+      }
       else if (key === 'Trace ID') item.traceId = value || undefined;
       else if (key === 'Span ID') item.spanId = value || undefined;
       return;
@@ -182,6 +206,10 @@ export class DebugTextReader {
 
   /** The request of the block read so far, or null; the reader then waits for the next block. */
   finish(): { doc: Json; line: number } | null {
+    if (this.openBody) {
+      if (this.item) this.item.body = anyValue(this.openBody.join('\n'));
+      this.openBody = null;
+    }
     if (!this.request || !this.section) return null;
     const resource = { attributes: this.resource };
     let doc: Json;

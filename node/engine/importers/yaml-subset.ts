@@ -22,6 +22,34 @@ interface Line {
 
 const NUMBER = /^[-+]?(?:\d+|\d*\.\d+(?:[eE][-+]?\d+)?|\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)$/;
 
+/** YAML's single-character escapes (go-yaml writes `\e` for ANSI colours, `\ ` where it wrapped a line, …). */
+const ESCAPES: Record<string, string> = {
+  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ',
+  '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
+};
+
+/** The text of a double-quoted scalar (its quotes gone), escapes decoded. */
+function doubleQuoted(body: string, no: number): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = body[++i];
+    const hex = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
+    if (hex) {
+      const h = body.slice(i + 1, i + 1 + hex);
+      if (!/^[0-9a-fA-F]+$/.test(h) || h.length !== hex) throw new YamlError(no, `a bad \\${e} escape in a double-quoted string`);
+      out += String.fromCodePoint(parseInt(h, 16));
+      i += hex;
+    } else if (e !== undefined && e in ESCAPES) out += ESCAPES[e];
+    else throw new YamlError(no, `the escape \\${e ?? ''} in a double-quoted string, which YAML does not have`);
+  }
+  return out;
+}
+
 /** A scalar as written after `key: ` or `- `. */
 function scalar(text: string, no: number): unknown {
   const t = text.trim();
@@ -32,11 +60,7 @@ function scalar(text: string, no: number): unknown {
   if (t === '{}') return {};
   if (t.startsWith('"')) {
     if (!t.endsWith('"') || t.length < 2) throw new YamlError(no, 'an unterminated double-quoted string');
-    try {
-      return JSON.parse(t.replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1').replace(/\\\//g, '/'));
-    } catch {
-      throw new YamlError(no, 'a double-quoted string YAML does not allow');
-    }
+    return doubleQuoted(t.slice(1, -1), no);
   }
   if (t.startsWith("'")) {
     if (!t.endsWith("'") || t.length < 2) throw new YamlError(no, 'an unterminated single-quoted string');
@@ -161,7 +185,7 @@ class Reader {
       if (next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) return this.sequence(indent, depth + 1);
       return next.indent > indent ? this.node(next.indent, depth + 1) : null;
     }
-    if (/^[|>][-+]?\d*$/.test(rest)) return this.block(rest, indent);
+    if (/^[|>](?:[1-9][-+]?|[-+][1-9]?)?$/.test(rest)) return this.block(rest, indent);
     return this.plain(rest, indent, no);
   }
 
@@ -171,17 +195,23 @@ class Reader {
     const quoted = first.startsWith('"') || first.startsWith("'");
     while (this.at < this.lines.length && this.lines[this.at].indent > indent) {
       const l = this.lines[this.at];
-      if (!quoted && (entry(l.text) || l.text.startsWith('- '))) throw new YamlError(l.no, 'a mapping or sequence under a scalar');
+      // (A continuation that starts `- ` is text: go-yaml wraps long plain scalars at 80 columns wherever.)
+      if (!quoted && entry(l.text)) throw new YamlError(l.no, 'a mapping or sequence under a scalar');
       parts.push(l.text);
       this.at++;
     }
-    return scalar(parts.join(' '), no);
+    // Folded with a space; in a double-quoted scalar a line ending in an escaped line break (`\`) joins without one.
+    let text = parts[0];
+    for (let i = 1; i < parts.length; i++) text = /(^|[^\\])(\\\\)*\\$/.test(text) && text.startsWith('"') ? text.slice(0, -1) + parts[i] : `${text} ${parts[i]}`;
+    return scalar(text, no);
   }
 
   /** `|` keeps the lines, `>` folds them; `-` drops the last newline. */
   private block(head: string, indent: number): string {
     const kept: string[] = [];
-    let base = -1;
+    // An indentation indicator (`|2-`: go-yaml writes it where the text starts with a space) fixes the base.
+    const digit = /\d/.exec(head);
+    let base = digit ? indent + Number(digit[0]) : -1;
     let lastNo = this.at > 0 ? this.lines[this.at - 1].no : 0;
     while (this.at < this.lines.length && this.lines[this.at].indent > indent) {
       const l = this.lines[this.at];
@@ -193,6 +223,12 @@ class Reader {
       this.at++;
     }
     const text = head.startsWith('>') ? kept.join(' ').replace(/ {2,}/g, ' ') : kept.join('\n');
-    return head.includes('-') ? text : `${text}\n`;
+    // `-` drops the last newline, `+` keeps the blank lines after the text as well, the default keeps one.
+    if (head.includes('-')) return text;
+    if (head.includes('+')) {
+      const next = this.at < this.lines.length ? this.lines[this.at].no : lastNo + 1;
+      return `${text}\n${'\n'.repeat(Math.max(0, next - lastNo - 1))}`;
+    }
+    return `${text}\n`;
   }
 }

@@ -381,7 +381,7 @@ const MORE_PREFIXES: [string, Record<string, Rule>][] = [
 function findRule(metric: string): Rule | undefined {
   if (metric.startsWith(RAY_VLLM)) return findRule(metric.slice(4));
   // A pipeline that lower-cases metric names (dcgm-exporter issue 272: `dcgm_fi_prof_gr_engine_active`): DCGM's names are upper case.
-  if (metric.startsWith('dcgm_fi_')) return findRule(metric.toUpperCase());
+  if (metric.startsWith('dcgm_fi_') || metric.startsWith('dcgm_exp_')) return findRule(metric.toUpperCase());
   for (const [prefix, t] of MORE_PREFIXES) {
     if (!metric.startsWith(prefix)) continue;
     const bare = metric.slice(prefix.length);

@@ -40,3 +40,15 @@ test("dcgmi dmon: rows before any header fail the file as not dmon's; nvidia-smi
   const smi = '# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n# Idx     W     C     C     %     %     %     %   MHz   MHz\n    0    61    33     -     0     0     0     0  2619  1980\n';
   assert.equal(detectImporter(Buffer.from(smi), 'dmon.txt')?.format, 'nvidia-smi-dmon');
 });
+
+test("dcgmi dmon's MIG instances (GPU-I) are GPUs of their own to the model, as dcgm-exporter's GPU_I_ID makes them", async () => {
+  const text = ['#Entity   FBUSD   FBFRE', 'ID', 'GPU-I 1   4384    480', 'GPU-I 2   6       4858', ''].join('\n');
+  const r = await runImporter(dcgmiDmonImporter, { text, name: 'dmon.txt', mtimeMs: Date.UTC(2026, 2, 14) });
+  try {
+    assert.equal(r.error, null);
+    const used = r.all<{ labels_json: string }>("SELECT labels_json FROM series WHERE name = 'gpu.mem.used' ORDER BY id").map((x) => JSON.parse(x.labels_json));
+    assert.deepEqual(used.map((l) => [l.entity, l.GPU_I_ID]), [['GPU-I 1', '1'], ['GPU-I 2', '2']]);
+  } finally {
+    r.dispose();
+  }
+});

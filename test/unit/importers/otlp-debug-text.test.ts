@@ -128,3 +128,54 @@ test('an item of another kind inside a block (a cut or mangled log) is no item o
     t.dispose();
   }
 });
+
+test("exemplars are not a point's labels; a body printed over lines is whole (its CUDA OOM found); a long run of spaces is linear", async () => {
+  const text = [
+    '2026-03-14T09:00:06.000Z\tinfo\tResourceMetrics #0',
+    'ScopeMetrics #0',
+    'Metric #0',
+    'Descriptor:',
+    '     -> Name: vllm:num_requests_running',
+    '     -> DataType: Gauge',
+    ...[0, 1].flatMap((i) => [
+      `NumberDataPoints #${i}`,
+      'Data point attributes:',
+      '     -> model_name: Str(llama)',
+      `Timestamp: 2026-03-14 09:00:0${6 + i} +0000 UTC`,
+      `Value: ${3 + i}.000000`,
+      'Exemplars:',
+      'Exemplar #0',
+      '     -> Trace ID: 5b8aa5a2d2c872e8321cf37308d69df2',
+      `     -> Value: ${i}.000000`,
+    ]),
+    '2026-03-14T09:00:07.000Z\tinfo\tResourceLogs #0',
+    'ScopeLogs #0',
+    'LogRecord #0',
+    'Timestamp: 2026-03-14 09:00:06.900 +0000 UTC',
+    'SeverityText: ERROR',
+    'Body: Str(Traceback (most recent call last):',
+    '  File "/v/worker.py", line 10, in run',
+    `    x = torch.empty(n)${' '.repeat(200_000)}`,
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.)',
+    'Attributes:',
+    '     -> log.file.name: Str(vllm.log)',
+    '',
+  ].join('\n');
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'otelcol.log');
+    writeFileSync(file, text);
+    const t0 = performance.now();
+    const r = await importFiles(t.store, [file], { importers: [otlpImporter] });
+    assert.ok(performance.now() - t0 < 5000);
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const db = storeSql(t.store);
+    assert.deepEqual(db.prepare("SELECT COUNT(*) n FROM series WHERE name = 'req.running'").get(), { n: 1 }, 'one series: the exemplar did not become labels');
+    assert.deepEqual((db.prepare("SELECT value FROM samples JOIN series s ON s.id = series_id WHERE s.name = 'req.running' ORDER BY ts_ms").all() as { value: number }[]).map((x) => x.value), [3, 4]);
+    const oom = db.prepare("SELECT text FROM events WHERE kind = 'oom'").all() as { text: string }[];
+    assert.equal(oom.length, 1);
+    assert.match(oom[0].text, /^Traceback \(most recent call last\):\n {2}File/);
+  } finally {
+    t.dispose();
+  }
+});

@@ -82,3 +82,22 @@ test('a `__proto__` key is an own property, as JSON.parse makes it, not the prot
   assert.deepEqual(Object.keys(doc), ['__proto__', 'kind']);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
+
+test("go-yaml's quoting and block headers: YAML escapes, an escaped line break, `|2-`, `|+`, a wrapped plain scalar whose next line starts with `- `", () => {
+  const y = [
+    'a: "\\e[31mred\\e[0m \\x41\\u00e9\\t\\\\"',
+    'b: "one two \\',
+    '  three"',
+    'c: |2-',
+    '    indented first',
+    '  second',
+    'd: |+',
+    '  x',
+    '',
+    'e: a long plain scalar wrapped by go-yaml',
+    '  - and its continuation',
+    'f: 1',
+  ].join('\n');
+  assert.deepEqual(parseYamlSubset(y), [{ a: '\x1b[31mred\x1b[0m Aé\t\\', b: 'one two three', c: '  indented first\nsecond', d: 'x\n\n', e: 'a long plain scalar wrapped by go-yaml - and its continuation', f: 1 }]);
+  assert.throws(() => parseYamlSubset('a: "\\q"\n'), (e: unknown) => e instanceof YamlError && e.line === 1 && /the escape \\q/.test(e.message));
+});
