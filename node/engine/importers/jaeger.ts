@@ -11,9 +11,8 @@ import { RequestSeries } from './request-series';
 import { nsSum, unitsToNs } from './ns-time';
 import { SkippedSpans } from './skipped-spans';
 import { JsonScanError, parseAt, pathText, scanJson, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
+import { isObj, type Json } from './json-object';
 
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
 export function detectJaeger(head: Buffer): number {
   const s = head.toString('utf8');

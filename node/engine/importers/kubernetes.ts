@@ -35,9 +35,8 @@ import { isOomLine, parseOom } from './oom-text';
 import { readText } from './read-text';
 import { parseYamlSubset, YamlError } from './yaml-subset';
 import { ImportError, type EntryInput, type ImportContext, type Importer, type Sink } from './types';
+import { isObj, type Json } from './json-object';
 
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 const str = (x: unknown): string => (typeof x === 'string' ? x : x === undefined || x === null ? '' : String(x));
 
 /**
@@ -590,6 +589,7 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   let capturedMs: number | null = null;
   const lines = text.split('\n');
   const jsonAt = jsonStartLine(lines);
+  let yamlFrom = -1;
   if (jsonAt >= 0) {
     const docs = new JsonDocuments(MAX_DOCUMENT_CHARS);
     let offset = 0;
@@ -616,8 +616,8 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
     }
     if (docs.open) throw new ImportError(ctx.path, { line: docs.openLine }, 'the JSON ends early — the file is truncated');
     if (!found) throw new ImportError(ctx.path, { key: 'items' }, 'no Kubernetes Event or Pod in the JSON');
-  } else if (yamlStartLine(lines) >= 0) {
-    const from = yamlStartLine(lines);
+  } else if ((yamlFrom = yamlStartLine(lines)) >= 0) {
+    const from = yamlFrom;
     let docs: unknown[];
     try {
       docs = parseYamlSubset(lines.slice(from).join('\n'), MAX_VALUE_DEPTH);

@@ -56,7 +56,6 @@ const KINDS: Record<string, number> = { unspecified: 0, internal: 1, server: 2, 
 
 /** A resource block of the debug exporter's text, rebuilt as OTLP/JSON. */
 export class DebugTextReader {
-  private request: Json | null = null;
   private section: 'spans' | 'metrics' | 'logs' | null = null;
   private resource: Json[] = [];
   private scopes: Json[] = [];
@@ -99,7 +98,6 @@ export class DebugTextReader {
       this.point = null;
       this.attrsTarget = null;
       this.startLine = no;
-      this.request = {};
       return done;
     }
     if (!this.section) {
@@ -210,7 +208,7 @@ export class DebugTextReader {
       if (this.item) this.item.body = anyValue(this.openBody.join('\n'));
       this.openBody = null;
     }
-    if (!this.request || !this.section) return null;
+    if (!this.section) return null;
     const resource = { attributes: this.resource };
     let doc: Json;
     if (this.section === 'spans') {
@@ -220,7 +218,6 @@ export class DebugTextReader {
     } else {
       doc = { resourceMetrics: [{ resource, scopeMetrics: this.scopes.map((s) => ({ scope: s.scope, metrics: (s.items as Json[]).map(metricOf) })) }] };
     }
-    this.request = null;
     this.section = null;
     return { doc, line: this.startLine };
   }

@@ -1,7 +1,8 @@
 // OTLP's attribute values (AnyValue) and times as plain JSON, shared by its traces and metrics readers.
 import { unitsToNs } from './ns-time';
-export type Json = Record<string, unknown>;
-export const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
+import { isObj, type Json } from './json-object';
+
+export { isObj, type Json };
 
 /** An OTLP AnyValue as plain JSON. */
 export function anyValue(v: unknown): unknown {

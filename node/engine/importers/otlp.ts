@@ -450,7 +450,8 @@ export const otlpImporter: Importer = {
       preBytes += r.value.length;
     }
     // The collector's debug exporter prints each batch as text: read block by block into the requests it printed.
-    if (preBytes > 0 && DebugTextReader.detect(Buffer.concat(pre).toString('utf8'))) {
+    const headBytes = Buffer.concat(pre);
+    if (preBytes > 0 && DebugTextReader.detect(headBytes.toString('utf8'))) {
       const reader = new DebugTextReader();
       const rest: AsyncIterator<Buffer> = { next: async () => (ended ? { done: true, value: undefined } : chunks.next()) };
       const take = (b: { doc: Json; line: number } | null) => {
@@ -458,7 +459,7 @@ export const otlpImporter: Importer = {
       };
       let spans = 0;
       metricWarn = ctx.warn;
-      for await (const l of linesFrom(Buffer.concat(pre), rest, 0, 1)) take(reader.line(l.text, l.line));
+      for await (const l of linesFrom(headBytes, rest, 0, 1)) take(reader.line(l.text, l.line));
       take(reader.finish());
       others.metrics.finish({ key: 'resourceMetrics' });
       others.logs.finish({ key: 'resourceLogs' });
@@ -468,12 +469,13 @@ export const otlpImporter: Importer = {
       return;
     }
     // Java's logging exporters' bare elements go the same way: whole documents, each read as the request it is part of.
-    const consoleShape = preBytes > 0 && (isConsoleSpans(Buffer.concat(pre)) || isBareElements(Buffer.concat(pre)));
+    const consoleShape = preBytes > 0 && (isConsoleSpans(headBytes) || isBareElements(headBytes));
     // The chunks read ahead, then the rest of the stream.
     const source: AsyncIterator<Buffer> = {
       next: async () => (pre.length ? { done: false, value: pre.shift()! } : ended ? { done: true, value: undefined } : chunks.next()),
     };
-    let rest: Buffer | null = consoleShape ? Buffer.concat(pre.splice(0)) : null;
+    let rest: Buffer | null = consoleShape ? headBytes : null;
+    if (consoleShape) pre.length = 0;
     if (!consoleShape) {
       try {
         for (;;) {

@@ -12,6 +12,7 @@ import { ImportError, type EntryInput, type ImportContext, type Importer, type S
 import { MAX_VALUE_DEPTH, jsonErrorOffset, jsonTooDeep } from './json-error-offset';
 import { lineOf } from './read-text';
 import { startsWithBom } from './line-reader';
+import { isObj, type Json } from './json-object';
 
 interface Result {
   metric?: Record<string, unknown>;
@@ -161,8 +162,6 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
   if (named) ctx.warn(`results without __name__ (the answer to an expression) are named after ${named.from}: "${named.name}"`);
 }
 
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /**
  * The query an answer was asked with, where the file keeps it: Grafana's inspector (`request.url`'s
