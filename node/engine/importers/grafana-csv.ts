@@ -16,7 +16,7 @@ import type { Labels } from '../signals/canonical';
 import { csvFields } from './csv-fields';
 import { GarbageGuard } from './garbage-guard';
 import { headLines } from './line-reader';
-import { LogClock, parseIsoZoned } from './log-time';
+import { LogClock, parseIsoZoned, validWallClock } from './log-time';
 import { fileStem } from './prometheus-json';
 import { classify, promMs, PromSeriesMapper, type Target } from './prom-series';
 import { parseLabels } from './prometheus-text';
@@ -54,12 +54,11 @@ function timeOf(cell: string, clock: LogClock, noZone: () => void): number {
   const iso = parseIsoZoned(t.replace(' ', 'T'));
   if (Number.isFinite(iso)) return iso;
   const m = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,3}))?)?$/.exec(t);
-  // A field out of its range (`2024-13-45 99:99:99`) is no time: Date.UTC would roll it into another.
-  if (!m || +m[2] < 1 || +m[2] > 12 || +m[3] < 1 || +m[3] > 31 || +m[4] > 23 || +m[5] > 59 || +(m[6] ?? 0) > 60) return NaN;
+  // A field out of its range (`2024-13-45 99:99:99`, 2024-02-31) is no time: this cell's own error says so.
+  const ms = +(m?.[7] ?? '0').padEnd(3, '0');
+  if (!m || !validWallClock(+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0), ms)) return NaN;
   noZone();
-  const ts = clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0), +(m[7] ?? '0').padEnd(3, '0'));
-  // 2024-02-31 rolls into March: the day must come back as written (checked in UTC, before the zone shifts it).
-  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])).getUTCDate() === +m[3] ? ts : NaN;
+  return clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0), ms);
 }
 
 /** A number as Grafana prints it, thousands separators allowed (`1,024.5`); the parts cannot overlap, so the match is linear. */

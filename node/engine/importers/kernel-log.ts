@@ -151,7 +151,7 @@ class KernelParser {
       // (a /dev/kmsg record: its time was read above)
     } else if ((m = DMESG_T.exec(body))) {
       const mon = monthNumber(m[1]);
-      if (mon) ts = this.clock.local(+m[6], mon, +m[2], +m[3], +m[4], +m[5]);
+      if (mon) ts = this.clock.local(+m[6], mon, +m[2], +m[3], +m[4], +m[5], 0, no);
       body = body.slice(m[0].length);
     } else if ((m = DMESG_REL.exec(body))) {
       rel = Number(m[1]);
@@ -169,9 +169,9 @@ class KernelParser {
     } else if ((m = SHORT_FULL.exec(body))) {
       const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
       const zone = m[8];
-      if (zone === 'UTC' || zone === 'GMT') ts = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms);
+      if (zone === 'UTC' || zone === 'GMT') ts = parseIsoZoned(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) + ms;
       else if (zone[0] === '+' || zone[0] === '-') ts = parseIsoZoned(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${zone}`) + ms;
-      else ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], ms);
+      else ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
       body = body.slice(m[0].length);
     } else if ((m = SYSLOG.exec(body)) && monthNumber(m[1])) {
       ts = this.clock.yearless(monthNumber(m[1])!, +m[2], +m[3], +m[4], +m[5], m[6] ? Number((m[6] + '00').slice(0, 3)) : 0, no);

@@ -37,6 +37,25 @@ export function monthNumber(name: string): number | undefined {
   return MONTHS[name.slice(0, 3).toLowerCase()];
 }
 
+/** Days in a month of the Gregorian calendar. */
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/**
+ * Whether a wall-clock reading names a real instant. Date.UTC rolls what is not one into another
+ * (2024-02-31 → March 2, 25:00 → the next day), so a mangled or mistyped time would be placed silently
+ * elsewhere; a leap second (:60) is allowed and lands on the next minute.
+ */
+export function validWallClock(year: number, month: number, day: number, h: number, m: number, s: number, ms = 0): boolean {
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && h >= 0 && h <= 23 && m >= 0 && m <= 59 && s >= 0 && s <= 60 && ms >= 0 && ms <= 999;
+}
+
+/** A reading as the log would have printed it, for messages. */
+const wallText = (year: number, month: number, day: number, h: number, m: number, s: number): string =>
+  `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')} ${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+
 export class LogClock {
   private readonly tzMs: number;
   private yearOf = NaN;
@@ -44,6 +63,7 @@ export class LogClock {
   private warned = false;
   private warnedMtime = false;
   private warnedAnchor = false;
+  private warnedInvalid = false;
   /** timeOfDay(): the epoch ms of the current day's local midnight, and the last time of day seen. */
   private dayStart = NaN;
   private lastTod = 0;
@@ -55,9 +75,17 @@ export class LogClock {
     this.tzMs = (ctx.options.tzOffsetMinutes ?? 0) * 60_000;
   }
 
-  /** A local wall-clock time with its year, as epoch ms. */
-  local(year: number, month: number, day: number, h: number, m: number, s: number, ms = 0): number {
-    return Date.UTC(year, month - 1, day, h, m, s, ms) - this.tzMs;
+  /**
+   * A local wall-clock time with its year, as epoch ms; NaN (warned once a file, naming the first) where the
+   * reading is no real time (validWallClock): each caller then treats the line as one without a time.
+   */
+  local(year: number, month: number, day: number, h: number, m: number, s: number, ms = 0, line?: number): number {
+    if (validWallClock(year, month, day, h, m, s, ms)) return Date.UTC(year, month - 1, day, h, m, s, ms) - this.tzMs;
+    if (!this.warnedInvalid) {
+      this.warnedInvalid = true;
+      this.ctx.warn(`no such date or time "${wallText(year, month, day, h, m, s)}": not read as a time (the first of any)`, line === undefined ? undefined : { line });
+    }
+    return NaN;
   }
 
   /** A local wall-clock time without a year, as epoch ms (year chosen by the rules above). */
@@ -68,7 +96,7 @@ export class LogClock {
       // falling back by more than half a year, December to January) goes on in the next one.
       if (month < this.lastMonth - 6) this.yearsOn++;
       this.lastMonth = month;
-      return this.local(given + this.yearsOn, month, day, h, m, s, ms);
+      return this.local(given + this.yearsOn, month, day, h, m, s, ms, line);
     }
     const mtime = instantMs(this.ctx.bundleEndMs) ?? instantMs(this.ctx.mtimeMs);
     if (mtime !== null) {
@@ -78,15 +106,16 @@ export class LogClock {
         this.anchorYear = new Date(mtime + this.tzMs).getUTCFullYear();
       }
       const year = this.anchorYear;
-      const t = this.local(year, month, day, h, m, s, ms);
-      // A day of slack: the mtime can trail the last line by clock skew or a late copy within a day.
-      return t > mtime + DAY_MS ? this.local(year - 1, month, day, h, m, s, ms) : t;
+      // A day of slack: the mtime can trail the last line by clock skew or a late copy within a day. Feb 29
+      // in a common anchor year is the year before's only when that one is a leap year (else no date, warned).
+      const fits = validWallClock(year, month, day, h, m, s, ms) && Date.UTC(year, month - 1, day, h, m, s, ms) - this.tzMs <= mtime + DAY_MS;
+      return this.local(fits ? year : year - 1, month, day, h, m, s, ms, line);
     }
     if (!this.warned) {
       this.warned = true;
       this.ctx.warn('timestamps carry no year and the file has no modification time: assumed the current year (set the year in the import options)', line === undefined ? undefined : { line });
     }
-    return this.local(new Date().getUTCFullYear(), month, day, h, m, s, ms);
+    return this.local(new Date().getUTCFullYear(), month, day, h, m, s, ms, line);
   }
 
   /**
@@ -162,6 +191,7 @@ export function parseIsoZoned(s: string): number {
   const m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)$/.exec(s);
   if (!m) return NaN;
   const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+  if (!validWallClock(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6])) return NaN;
   const t = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms);
   if (m[8] === 'Z') return t;
   const sign = m[8][0] === '-' ? -1 : 1;

@@ -13,7 +13,7 @@ import type { Sink } from './types';
 export const CTIME = /(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s+([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{1,2}):(\d\d):(\d\d)\s+(\d{4})\s*$/;
 
 /** A ctime match as epoch ms, in the machine's local time (the clock's zone). */
-export const ctimeMs = (m: RegExpExecArray, clock: LogClock): number => clock.local(+m[6], monthNumber(m[1]) ?? 1, +m[2], +m[3], +m[4], +m[5]);
+export const ctimeMs = (m: RegExpExecArray, clock: LogClock, line?: number): number => clock.local(+m[6], monthNumber(m[1]) ?? 1, +m[2], +m[3], +m[4], +m[5], 0, line);
 
 /**
  * nvidia-smi's messages when it reaches no GPU, or not this one (`Failed to initialize NVML: Driver/library version

@@ -284,8 +284,8 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
       }
       const date = CTIME.exec(line);
       if (date && mode === 'query' && /^\s*Timestamp\s+:/.test(line)) {
-        ts = ctimeMs(date, clock);
-        w.at(ts);
+        ts = ctimeMs(date, clock, no);
+        if (Number.isFinite(ts)) w.at(ts);
         continue;
       }
       // The table's first line (after a shell prompt where a session was pasted), or a `watch` header
@@ -293,8 +293,8 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
       if (date && (date.index === 0 || /^Every\s/.test(line) || /^\s*$|[#$>]\s*$/.test(line.slice(0, date.index)))) {
         if (mode === 'query') query.end(now);
         mode = 'none';
-        ts = ctimeMs(date, clock);
-        w.at(ts);
+        ts = ctimeMs(date, clock, no);
+        if (Number.isFinite(ts)) w.at(ts);
         dated = true;
         continue;
       }

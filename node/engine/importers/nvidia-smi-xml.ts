@@ -82,7 +82,7 @@ async function importSmiXml(input: EntryInput, sink: Sink, ctx: ImportContext): 
     const parent = path[path.length - 2] ?? '';
     if (parent === 'nvidia_smi_log' && name === 'timestamp') {
       const m = CTIME.exec(text.trim());
-      if (m) w.at((ts = ctimeMs(m, clock)));
+      if (m && Number.isFinite((ts = ctimeMs(m, clock)))) w.at(ts);
       return;
     }
     const g = gpu;

@@ -588,10 +588,10 @@ async function importMonitor(pmon: boolean, input: EntryInput, sink: Sink, ctx: 
           guard.malformed(no, `bad date/time "${[di >= 0 ? cells[di] : '', ti >= 0 ? cells[ti] : ''].join(' ').trim()}"`);
           continue;
         }
-        if (d && t) ts = clock.local(+d[1], +d[2], +d[3], +t[1], +t[2], +t[3]);
+        if (d && t) ts = clock.local(+d[1], +d[2], +d[3], +t[1], +t[2], +t[3], 0, no);
         else if (t) ts = clock.timeOfDay(+t[1], +t[2], +t[3], 0, no);
         // A date without a time of day: the rows of one day can only be told apart by order.
-        else if (d) ts = clock.local(+d[1], +d[2], +d[3], 0, 0, 0);
+        else if (d) ts = clock.local(+d[1], +d[2], +d[3], 0, 0, 0, 0, no);
       }
       if (Number.isFinite(ts) && !(di >= 0 && ti < 0)) write(gpu, pid, process, ts, values);
       else {

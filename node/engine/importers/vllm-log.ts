@@ -490,14 +490,14 @@ export class LogParser {
       rest = rest.slice(this.tb !== null && m[0].length > m[1].length + 1 ? m[1].length + 1 : m[0].length);
       known = true;
     } else if (c0 >= 48 && c0 <= 57 && (m = LOGURU.exec(rest))) {
-      ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+      ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0, no);
       coarse = !m[7];
       pyLevel = m[8] === 'SUCCESS' ? 'INFO' : m[8];
       pyLogger = m[9];
       rest = rest.slice(m[0].length);
       known = true;
     } else if (c0 >= 48 && c0 <= 57 && (m = PY_LOGGING.exec(rest))) {
-      ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+      ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0, no);
       coarse = !m[7];
       pyLevel = m[9] ?? m[11] ?? m[12];
       pyLogger = m[8] ?? m[10] ?? m[13];
@@ -522,7 +522,7 @@ export class LogParser {
     if (rest.charCodeAt(0) === 91 /* [ */) {
       if ((m = BRACKET_PREFIX.exec(rest))) {
         year = +m[1];
-        bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+        bracketTs = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0, no);
         bracketCoarse = !m[7];
         tp = m[8] ?? null;
         rest = rest.slice(m[0].length);
@@ -561,7 +561,7 @@ export class LogParser {
       file = `${m[8]}:${m[9]}`;
       if (!Number.isFinite(ts) && m[2] !== undefined) {
         const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
-        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms, no) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
         coarse = !m[7];
       }
       rest = rest.slice(m[0].length);
@@ -578,7 +578,7 @@ export class LogParser {
       file = `${m[8] ?? m[10]}:${m[9] ?? m[11]}`;
       if (!Number.isFinite(ts)) {
         const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
-        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
+        ts = year !== undefined ? this.clock.local(year, +m[2], +m[3], +m[4], +m[5], +m[6], ms, no) : this.clock.yearless(+m[2], +m[3], +m[4], +m[5], +m[6], ms, no);
         coarse = !m[7];
       }
       rest = rest.slice(m[0].length);
