@@ -271,6 +271,10 @@ interface Columns {
 }
 
 const TABLE_HEADER = /^\s*(?:NAMESPACE\s+)?(?:LAST SEEN|LASTSEEN)\s{2,}\S/;
+/** `kubectl get pods` (`-A`'s NAMESPACE first; `-o wide`'s IP, NODE… after AGE; `get all`'s `pod/` names). */
+const POD_TABLE_HEADER = /^\s*(?:NAMESPACE\s{2,})?NAME\s{2,}READY\s{2,}STATUS\s{2,}RESTARTS\s{2,}AGE\b/;
+/** A pods table's RESTARTS cell: `6`, or kubectl 1.22+'s `6 (118s ago)` with the last restart's age. */
+const RESTARTS_CELL = /^(\d+)(?: \((\S+) ago\))?$/;
 const DESCRIBE_EVENTS_HEADER = /^\s+(?:Type\s+Reason\s+Age\s+From\s+Message|FirstSeen\s+LastSeen\s+Count\s+From)/;
 
 function columnsOf(header: string): Columns {
@@ -365,8 +369,23 @@ interface DescribedPod {
   events: K8sEvent[];
 }
 
+/** A row of `kubectl get pods`: the state of a pod when kubectl ran, and its restarts. */
+interface PodRow {
+  name: string;
+  namespace: string;
+  ready: string;
+  status: string;
+  restarts: number;
+  /** The last restart's age (ms before kubectl ran), where the cell gives it. */
+  lastRestartAge: number | null;
+  age: string;
+  node: string;
+  line: number;
+}
+
 interface TextRead {
   events: K8sEvent[];
+  podRows: PodRow[];
   pods: DescribedPod[];
   containers: ContainerState[];
   /** When kubectl ran, where a describe says it. */
@@ -382,6 +401,9 @@ function readKubectlText(lines: string[]): TextRead {
   /** Which state block the indented Started/Finished/Reason/Exit Code lines belong to. */
   let block: { state: 'running' | 'terminated' | 'waiting' | 'other'; last: boolean; indent: number; term: Termination | null } | null = null;
   let table: { cols: Columns; indent: number; tabs: boolean; describe: boolean } | null = null;
+  let podTable: Columns | null = null;
+  /** By namespace and name: a `--watch` prints a pod again at each change, and its last row is its state. */
+  const podRows = new Map<string, PodRow>();
   let inContainers = false;
 
   for (let i = 0; i < lines.length; i++) {
@@ -389,6 +411,20 @@ function readKubectlText(lines: string[]): TextRead {
     const no = i + 1;
     const indent = raw.length - raw.trimStart().length;
     const text = raw.trim();
+    if (podTable) {
+      const row = text ? podRowOf(cellsOf(raw, podTable, false), no) : null;
+      if (row) {
+        const key = `${row.namespace}/${row.name}`;
+        podRows.delete(key);
+        podRows.set(key, row);
+        continue;
+      }
+      podTable = null;
+    }
+    if (POD_TABLE_HEADER.test(raw)) {
+      podTable = columnsOf(raw);
+      continue;
+    }
     if (table) {
       if (!text) {
         table = null;
@@ -481,8 +517,66 @@ function readKubectlText(lines: string[]): TextRead {
     if (capturedMs === null && p.startMs !== null && p.scheduledAge !== null) capturedMs = p.startMs + p.scheduledAge;
     for (const e of p.events) events.push(e);
   }
+  // Else a pod both listed and described: its start time plus its age in the list.
+  for (const r of podRows.values()) {
+    if (capturedMs !== null) break;
+    const start = pods.find((p) => p.name === r.name && p.startMs !== null)?.startMs ?? null;
+    const age = ageMs(r.age);
+    if (start !== null && age !== null) capturedMs = start + age;
+  }
   events.sort((a, b) => a.line - b.line);
-  return { events, pods, containers, capturedMs };
+  return { events, podRows: [...podRows.values()], pods, containers, capturedMs };
+}
+
+/** A pods table's row, or null where the cells are not one (the table has ended). */
+function podRowOf(c: Record<string, string>, line: number): PodRow | null {
+  const r = RESTARTS_CELL.exec(c.RESTARTS ?? '');
+  if (!c.NAME || !/^\d+\/\d+$/.test(c.READY ?? '') || !r || !c.STATUS) return null;
+  return {
+    name: c.NAME.replace(/^pods?\//, ''),
+    namespace: c.NAMESPACE ?? '',
+    ready: c.READY,
+    status: c.STATUS,
+    restarts: Number(r[1]),
+    lastRestartAge: r[2] !== undefined ? ageMs(r[2]) : null,
+    age: c.AGE ?? '',
+    node: c.NODE && c.NODE !== '<none>' ? c.NODE : '',
+    line,
+  };
+}
+
+/** A pod status that says its container has ended badly or keeps doing so. */
+const FAILING_STATUS = /^(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|ContainerStatusUnknown|RunContainerError|StartError|Evicted)$/;
+
+/**
+ * A pods table's row as events: its state when kubectl ran (the OOM killer's `OOMKilled` a host OOM kill
+ * then, as the table does not say when), and its last restart at its age where kubectl 1.22+ gives it.
+ * Only the last restart has a time: the count is kept in the text and attrs, never spread into times.
+ */
+function writePodRow(sink: Sink, p: PodRow, anchor: number, restartsDescribed: boolean): number {
+  const object = `pod/${p.name}`;
+  const base = { from: 'kubernetes', object, pod: p.name, ...(p.namespace ? { namespace: p.namespace } : {}), ...(p.node ? { node: p.node } : {}), status: p.status, ready: p.ready, restart_count: p.restarts, ...(p.age ? { age: p.age } : {}) };
+  const failing = FAILING_STATUS.test(p.status);
+  const oomKilled = /OOMKilled$/.test(p.status);
+  const restarts = `${p.restarts} restart${p.restarts === 1 ? '' : 's'}`;
+  sink.event({
+    ts_ms: anchor,
+    kind: oomKilled ? EV.hostOomKill : EV.log,
+    severity: oomKilled ? 'error' : failing ? 'warning' : 'info',
+    line: p.line,
+    text: `${object} ${p.status} (ready ${p.ready}, ${restarts}${p.age ? `, age ${p.age}` : ''}) when kubectl listed it${oomKilled ? ': killed by the kernel OOM killer at its memory limit, at or before this time' : ''}`,
+    attrs: { ...base, reason: oomKilled ? 'OOMKilled' : 'PodStatus', ...(oomKilled ? { host: true } : {}) },
+  });
+  if (p.restarts === 0 || p.lastRestartAge === null || restartsDescribed) return 1;
+  sink.event({
+    ts_ms: anchor - p.lastRestartAge,
+    kind: EV.engineRestart,
+    severity: failing ? 'warning' : 'info',
+    line: p.line,
+    text: `${object} restarted (the last of ${restarts}${p.age ? ` in its ${p.age}` : ''}; ${p.status} when listed)`,
+    attrs: { ...base, reason: 'Restarted' },
+  });
+  return 2;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -586,6 +680,7 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   const events: K8sEvent[] = [];
   const containers: ContainerState[] = [];
   const pods: DescribedPod[] = [];
+  const podRows: PodRow[] = [];
   let capturedMs: number | null = null;
   const lines = text.split('\n');
   const jsonAt = jsonStartLine(lines);
@@ -634,14 +729,19 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
     containers.push(...read.containers);
     capturedMs = read.capturedMs;
     pods.push(...read.pods);
-    if (!events.length && !containers.length && !pods.some((p) => p.startMs !== null)) throw new ImportError(ctx.path, { line: 1 }, 'no Kubernetes events table, container state or describe output found');
+    podRows.push(...read.podRows);
+    if (!events.length && !containers.length && !podRows.length && !pods.some((p) => p.startMs !== null)) throw new ImportError(ctx.path, { line: 1 }, 'no Kubernetes events table, pods table, container state or describe output found');
   }
 
-  // Ages count back from when kubectl ran.
+  // Ages count back from when kubectl ran (a pods table's state is then, too).
   let anchor: number | null = null;
-  if (events.some((e) => e.firstAge !== null || e.lastAge !== null)) {
-    anchor = capturedMs ?? new LogClock(ctx).anchor('event ages count back from when kubectl ran, which the file does not say', undefined, 'mtime');
+  if (podRows.length || events.some((e) => e.firstAge !== null || e.lastAge !== null)) {
+    anchor = capturedMs ?? new LogClock(ctx).anchor('ages and states count back from when kubectl ran, which the file does not say', undefined, 'mtime');
   }
+  // A pod described too has its restarts at their own times (its container states): not again from the table.
+  // (A table without -A names no namespace: its pod is the described one of that name.)
+  const described = new Set(containers.flatMap((c) => [`${c.namespace}/${c.pod}`, `/${c.pod}`]));
+  for (const p of podRows) writePodRow(sink, p, anchor!, described.has(`${p.namespace}/${p.name}`));
   let unknown = 0;
   for (const e of events) {
     const first = e.firstMs ?? (e.firstAge !== null && anchor !== null ? anchor - e.firstAge : null) ?? (e.lastAge !== null && anchor !== null ? anchor - e.lastAge : null);
@@ -685,6 +785,7 @@ export function detectKubernetes(head: Buffer): number {
   }
   if (yamlStartLine(lines) >= 0) return 0.9;
   if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/.test(l))) return 0.9;
+  if (lines.some((l) => POD_TABLE_HEADER.test(l))) return 0.9;
   if (lines.some((l) => DESCRIBE_EVENTS_HEADER.test(l))) return 0.9;
   const describe = lines.some((l) => /^Name:\s+\S/.test(l)) && lines.some((l) => /^Namespace:\s+\S/.test(l)) && lines.some((l) => /^(?:Containers|Events|Start Time|Controlled By):/.test(l));
   if (describe) return 0.9;

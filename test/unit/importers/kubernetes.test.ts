@@ -113,7 +113,7 @@ test('get events -o wide: columns by the header, FIRST SEEN and COUNT read; the 
   try {
     assert.equal(r.error, null);
     assert.equal(r.warnings.length, 1);
-    assert.match(r.warnings[0], /event ages count back from when kubectl ran, which the file does not say: placed at the file's modification time, 2026-03-14T10:00:00\.000Z/);
+    assert.match(r.warnings[0], /ages and states count back from when kubectl ran, which the file does not say: placed at the file's modification time, 2026-03-14T10:00:00\.000Z/);
     const backoff = events(r).find((e) => e.attrs.reason === 'BackOff')!;
     assert.equal(backoff.ts_ms, mtime - 20 * 60_000);
     assert.equal(backoff.attrs.last_ms, mtime - 122_000);
@@ -263,4 +263,111 @@ test("kubectl get pods -o yaml after its prompt: the error exit at its finish (i
   } finally {
     c.dispose();
   }
+});
+
+test('kubectl get pods -A -o wide: each pod its state when listed, the last restart at its age, OOMKilled a host OOM kill; old counts without an age get no time', async () => {
+  const mtime = at('2026-03-14T10:00:00Z');
+  const text = [
+    '$ kubectl get pods -A -o wide',
+    'NAMESPACE   NAME                         READY   STATUS             RESTARTS        AGE   IP            NODE         NOMINATED NODE   READINESS GATES',
+    'serving     vllm-llama-7b9c5d-x2k4p      0/1     CrashLoopBackOff   5 (2m30s ago)   13m   10.244.0.13   gpu-node-1   <none>           <none>',
+    'serving     vllm-llama-7b9c5d-q8r7t      1/1     Running            0               13m   10.244.0.14   gpu-node-2   <none>           <none>',
+    'serving     sglang-qwen-5f6d7-m2n3b      0/1     OOMKilled          3 (40s ago)     9m    10.244.1.7    gpu-node-2   <none>           <none>',
+    'kube-system coredns-5d78c9869d-abcde     1/1     Running            7               30d   10.244.0.2    gpu-node-1   <none>           <none>',
+    '$ ',
+  ].join('\n');
+  const r = await runImporter(kubernetesImporter, { text, name: 'pods.txt', mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    assert.match(r.warnings.join('\n'), /ages and states count back from when kubectl ran/);
+    const restarts = events(r, 'engine_restart');
+    assert.deepEqual(restarts.map((e) => [e.attrs.pod, e.ts_ms, e.attrs.restart_count]), [
+      ['vllm-llama-7b9c5d-x2k4p', mtime - 150_000, 5],
+      ['sglang-qwen-5f6d7-m2n3b', mtime - 40_000, 3],
+    ]);
+    assert.equal(restarts[0].severity, 'warning');
+    const oom = events(r, 'host_oom_kill');
+    assert.deepEqual(oom.map((e) => [e.attrs.pod, e.ts_ms, e.attrs.node, e.attrs.host]), [['sglang-qwen-5f6d7-m2n3b', mtime, 'gpu-node-2', true]]);
+    const states = events(r, 'log');
+    assert.deepEqual(states.map((e) => [e.attrs.namespace, e.attrs.pod, e.attrs.status, e.severity]), [
+      ['serving', 'vllm-llama-7b9c5d-x2k4p', 'CrashLoopBackOff', 'warning'],
+      ['serving', 'vllm-llama-7b9c5d-q8r7t', 'Running', 'info'],
+      ['kube-system', 'coredns-5d78c9869d-abcde', 'Running', 'info'],
+    ]);
+    assert.ok(states.every((e) => e.ts_ms === mtime));
+    // 7 restarts without an age (kubectl before 1.22): kept in its state's text, not dated.
+    assert.match(states[2].text, /7 restarts, age 30d/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("kubectl get pods: a --watch row again is the pod's later state; get all names pods pod/…, its next table ends the pods; a listed and described pod dates the listing and its restarts come from the describe", async () => {
+  const watch = [
+    'NAME                      READY   STATUS             RESTARTS      AGE',
+    'tgi-mistral-6c8f9-abcde   1/1     Running            1 (5m ago)    20m',
+    'tgi-mistral-6c8f9-abcde   0/1     Error              1 (6m ago)    21m',
+    'tgi-mistral-6c8f9-abcde   0/1     CrashLoopBackOff   2 (1s ago)    21m',
+  ].join('\n');
+  const mtime = at('2026-03-14T10:00:00Z');
+  let r = await runImporter(kubernetesImporter, { text: watch, name: 'watch.txt', mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(events(r).map((e) => [e.kind, e.attrs.status, e.attrs.restart_count]), [
+      ['log', 'CrashLoopBackOff', 2],
+      ['engine_restart', 'CrashLoopBackOff', 2],
+    ]);
+  } finally {
+    r.dispose();
+  }
+  const all = [
+    'NAME                                 READY   STATUS    RESTARTS       AGE',
+    'pod/vllm-3b-57c8d4996c-qtr8b         0/1     Running   6 (118s ago)   20m',
+    '',
+    'NAME                 TYPE        CLUSTER-IP     EXTERNAL-IP   PORT(S)    AGE',
+    'service/vllm-3b      ClusterIP   10.96.12.34    <none>        8000/TCP   20m',
+  ].join('\n');
+  r = await runImporter(kubernetesImporter, { text: all, name: 'all.txt', mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(events(r).map((e) => [e.kind, e.attrs.pod, e.ts_ms]), [
+      ['log', 'vllm-3b-57c8d4996c-qtr8b', mtime],
+      ['engine_restart', 'vllm-3b-57c8d4996c-qtr8b', mtime - 118_000],
+    ]);
+  } finally {
+    r.dispose();
+  }
+  const both = [
+    '$ kubectl get pods',
+    'NAME                         READY   STATUS             RESTARTS        AGE',
+    'vllm-qwen-5cc594fd46-hg5rw   0/1     CrashLoopBackOff   5 (2m30s ago)   13m',
+    '$ kubectl describe pod vllm-qwen-5cc594fd46-hg5rw',
+    'Name:             vllm-qwen-5cc594fd46-hg5rw',
+    'Namespace:        default',
+    'Node:             gpu-1/192.168.49.2',
+    'Start Time:       Tue, 06 May 2025 17:37:06 +0000',
+    'Status:           Running',
+    'Containers:',
+    '  vllm-openai:',
+    '    State:          Waiting',
+    '      Reason:       CrashLoopBackOff',
+    '    Last State:     Terminated',
+    '      Reason:       Error',
+    '      Exit Code:    1',
+    '      Started:      Tue, 06 May 2025 17:47:36 +0000',
+    '      Finished:     Tue, 06 May 2025 17:48:20 +0000',
+    '    Restart Count:  5',
+  ].join('\n');
+  r = await runImporter(kubernetesImporter, { text: both, name: 'both.txt', mtimeMs: mtime });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, [], 'the listing is dated by the describe: Start Time + the listed age');
+    const listed = events(r).find((e) => e.attrs.reason === 'PodStatus')!;
+    assert.equal(listed.ts_ms, at('2025-05-06T17:50:06Z'));
+    assert.deepEqual(events(r, 'engine_restart'), [], 'the describe shows no run after the exit: no restart from the table either');
+    assert.deepEqual(events(r, 'engine_crash').map((e) => e.ts_ms), [at('2025-05-06T17:48:20Z')]);
+  } finally {
+    r.dispose();
+  }
+  assert.equal(detected(all), 'kubernetes');
 });
