@@ -11,7 +11,14 @@ import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } fr
 
 export type ScanItem =
   | { kind: 'events'; events: unknown[]; offset: number }
-  | { kind: 'key'; key: string; value: unknown; raw: string; offset: number };
+  | { kind: 'key'; key: string; value: unknown; raw: string; offset: number }
+  /**
+   * The input ended before the trace closed, after its events had begun: every complete event before it was
+   * handed out (the Trace Event Format makes the array's closing `]` optional, and a profiler killed while
+   * writing leaves such a file). `inEvents`: it ended inside the events, else among the members after them.
+   * Always the last item.
+   */
+  | { kind: 'truncated'; offset: number; inEvents: boolean };
 
 export class ScanError extends Error {
   constructor(readonly offset: number, message: string, readonly key?: string) {
@@ -294,7 +301,10 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
 
   if ((mode as Mode) !== 'done') {
     const where = base + buf.length;
-    if (mode === 'events') throw new ScanError(where, 'truncated trace: the traceEvents array is not closed', 'traceEvents');
+    if (mode === 'events' || sawEvents) {
+      yield { kind: 'truncated', offset: where, inEvents: mode === 'events' };
+      return;
+    }
     if (mode === 'start') throw new ScanError(where, 'empty trace');
     throw new ScanError(where, 'truncated trace: the top-level object is not closed', key || undefined);
   }

@@ -36,6 +36,12 @@ import { OpStacks, withRoom } from './kineto-op-stacks';
 import { LogClock } from './log-time';
 import { nsInRange, nsOfNumber, nsSum, unitsToNs } from './ns-time';
 
+/**
+ * `[memory]` events' `Device Type` (c10::DeviceType) of an accelerator's memory: CUDA 1, HIP 6 (ROCm builds
+ * that do not report HIP as CUDA), XPU 12, MTIA 19, PrivateUse1 20. CPU (0) allocations are not the GPU's.
+ */
+const ACCELERATOR_DEVICE_TYPES = new Set([1, 6, 12, 19, 20]);
+
 /** Epoch µs below this (1973) are not epoch times but offsets from the trace's base time. */
 const RELATIVE_US_LIMIT = 1e14;
 
@@ -374,6 +380,9 @@ class KinetoReader {
   private maxUs = -Infinity;
   private flows = 0;
   private memNoAddr = 0;
+  /** Launches (kernels, runtime calls) with both ids, and those whose External id is their correlation id (opOf). */
+  private launchesWithBoth = 0;
+  private extIsCorr = 0;
   private devices: DeviceProps[] = [];
   private timeMode: 'unknown' | 'epoch' | 'relative' = 'unknown';
 
@@ -523,7 +532,7 @@ class KinetoReader {
         else attrs[ARG_NAMES[k] ?? k] = args[k];
       }
       if (corr !== null) attrs.launch_span_id = `c${corr}`;
-      if (ext !== null && ext !== 0) attrs.op_span_id = `op${ext}`;
+      if (this.opOf(ext, corr)) attrs.op_span_id = `op${ext}`;
       this.sink.kernel({
         device: asInt(args.device) ?? (legacyKernel ? asInt(e.tid) : null) ?? asInt(e.pid) ?? 0,
         stream: asInt(args.stream) ?? asInt(e.tid) ?? 0,
@@ -545,7 +554,7 @@ class KinetoReader {
     this.sink.span({
       trace_id: this.traceId,
       span_id: spanId,
-      parent_id: isCall && ext !== null && ext !== 0 ? `op${ext}` : null,
+      parent_id: isCall && this.opOf(ext, corr) ? `op${ext}` : null,
       name: e.name ?? '',
       start_ns: start,
       end_ns: end,
@@ -553,10 +562,24 @@ class KinetoReader {
     });
   }
 
+  /**
+   * Whether a GPU event's or runtime call's External id names its CPU op. Traces of torch 2.0–2.1 give
+   * launches their own correlation id there (the ops count apart): linking by it tied a launch inside
+   * `aten::_softmax_backward_data` to an unrelated `aten::result_type`, so such a launch names no op.
+   */
+  private opOf(ext: number | null, corr: number | null): boolean {
+    if (ext === null || ext === 0) return false;
+    if (corr === null) return true;
+    this.launchesWithBoth++;
+    if (ext !== corr) return true;
+    this.extIsCorr++;
+    return false;
+  }
+
   private memory(e: TraceEvent, offset: number): void {
     const a = e.args ?? {};
     const ts = usNumber(e.ts);
-    if (asInt(a['Device Type']) !== 1 || !Number.isFinite(ts)) return;
+    if (!ACCELERATOR_DEVICE_TYPES.has(asInt(a['Device Type']) ?? -1) || !Number.isFinite(ts)) return;
     const ns = Math.abs(ts) < MAX_US ? this.ns(e.ts!, ts) : null;
     if (ns === null || !nsInRange(ns)) {
       this.ctx.warn('[memory] event with a ts that is no time (past 2^63 ns), skipped', { offset, key: 'ts' });
@@ -649,6 +672,10 @@ class KinetoReader {
     this.open.clear();
     this.writeAllocations();
     if (this.memNoAddr > 0) this.ctx.warn(`${this.memNoAddr} CUDA [memory] events carry no Addr (older profiler): allocations cannot be paired`);
+    // (One launch whose two ids agree by chance is not worth a word; a trace of them is.)
+    if (this.extIsCorr > 0 && this.extIsCorr * 2 > this.launchesWithBoth) {
+      this.ctx.warn(`${this.extIsCorr} of ${this.launchesWithBoth} kernels and runtime calls carry their correlation id as their External id (a torch 2.0–2.1 profiler): not linked to a CPU op`);
+    }
     if (!Number.isFinite(this.minUs)) return;
     const toMs = (us: number) => Number(this.ns(us) / 1000n) / 1000;
     const first = toMs(this.minUs);
@@ -671,11 +698,18 @@ interface PassReader {
   event(raw: unknown, offset: number): void;
 }
 
-async function pass(input: EntryInput, ctx: ImportContext, reader: PassReader | null, skipEvents: boolean): Promise<bigint | null> {
+/** Where a trace cut off before its end stops (json-event-scanner's `truncated`). */
+interface Cut {
+  offset: number;
+  inEvents: boolean;
+}
+
+async function pass(input: EntryInput, ctx: ImportContext, reader: PassReader | null, skipEvents: boolean, cut?: (c: Cut) => void): Promise<bigint | null> {
   let base: bigint | null = null;
   try {
     for await (const item of scanChromeTrace(skipEvents ? input.stream() : exactTimes(input.stream()), { skipEvents })) {
-      if (item.kind === 'key') {
+      if (item.kind === 'truncated') cut?.(item);
+      else if (item.kind === 'key') {
         // The raw digits: an epoch-ns number does not survive a trip through a double.
         if (item.key === 'baseTimeNanoseconds') base = parseBase(item.raw);
         reader?.topKey(item.key, item.value, item.raw);
@@ -714,8 +748,20 @@ export const kinetoImporter: Importer = {
   async import(input, sink, ctx) {
     const run = async (base: bigint | null) => {
       const reader = new KinetoReader(sink, ctx, base);
-      await pass(input, ctx, reader, false);
+      let ended: Cut | null = null;
+      await pass(input, ctx, reader, false, (c) => (ended = c));
       reader.finish();
+      // A profiler killed mid-write (the crash under investigation, often) leaves the trace unclosed: what it
+      // wrote whole is kept, said with where it stops.
+      const c = ended as Cut | null;
+      if (c) {
+        ctx.warn(
+          c.inEvents
+            ? 'the trace ends inside traceEvents, before its closing "]" (a profiler that did not finish writing it): the complete events before this point were read, the one cut off was not'
+            : 'the trace ends inside its top-level object after traceEvents (a profiler that did not finish writing it): every event was read; the members cut off (deviceProperties, baseTimeNanoseconds) are missing',
+          { offset: c.offset, key: c.inEvents ? 'traceEvents' : undefined },
+        );
+      }
     };
     try {
       await run(null);
