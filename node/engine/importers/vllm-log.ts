@@ -47,8 +47,9 @@
 //     .count/.sum; counters req.finished (Success and ERROR lines) and req.errors (ERROR lines). A duration
 //     that is not a Rust `Duration` print is warned about (its line) and left out of its series.
 // Events (kind — severity — attrs):
-//   oom — error — exception, tried_bytes, gpu, capacity_bytes, free_bytes, process_bytes, process_pid,
-//     allocated_bytes, reserved_unallocated_bytes, reserved_bytes (oom-text.ts; null when not printed)
+//   oom — error — exception, tried_bytes, gpu, capacity_bytes, free_bytes, process_bytes, other_processes,
+//     other_processes_bytes, allocated_bytes, reserved_unallocated_bytes, reserved_bytes (oom-text.ts; null when
+//     not printed)
 //   preemption — warning — mode ('RECOMPUTE'|'SWAP'|'RETRACT'), cumulative (V0 count), retracted (SGLang);
 //     upstream's V0 warning and other wordings ("… was preempted …", "Preempting request …"; not "resumed")
 //   traceback — error — exception (type), message (its last line), frames (count); text = whole traceback

@@ -62,7 +62,7 @@ test('every OOM line of the corpus is an oom event with its numbers', { skip: sk
     assert.equal(oom[0].attrs.gpu, 1);
     assert.equal(oom[0].attrs.tried_bytes, 270 * 2 ** 20);
     assert.equal(oom[0].ts_ms, Date.UTC(2026, 4, 8, 14, 46, 12));
-    assert.equal(oom[2].attrs.process_pid, 2684311);
+    assert.deepEqual(oom[2].attrs.other_processes, [{ pid: 2684311, bytes: Math.round(14.51 * 2 ** 30) }]);
     assert.deepEqual(events(r, 'engine_crash').map((e) => e.line), [3]);
     // bare lines take the time of the line before
     assert.equal(oom[2].ts_ms, Date.UTC(2026, 2, 13, 9, 0, 43));
