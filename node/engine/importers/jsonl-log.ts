@@ -144,7 +144,8 @@ export function classifyLogText(text: string, severity: Severity, attrs: Record<
   const x = parseXid(text);
   if (x) {
     const info = xidInfo(x.code);
-    Object.assign(attrs, x, { meaning: info.meaning, class: info.class });
+    const { caused_by, ...fields } = x;
+    Object.assign(attrs, fields, caused_by !== null ? { caused_by } : {}, { meaning: info.meaning, class: info.class });
     return { kind: 'xid', severity: info.severity };
   }
   return { kind: 'log', severity };

@@ -15,14 +15,16 @@
 //
 // Events: xid — severity by code — attrs code, bus_id ("0000:3b:00", PCI function dropped), pid, name
 //   (process; null when absent or '<unknown>'), meaning, class ('hardware'|'software'|'secondary'),
-//   message (the driver's text after the code), gpu_uuid (from an earlier "NVRM: GPU at PCI:… GPU-…"
-//   line, when there is one);
+//   message (the driver's text after the code), caused_by (the Xid a cleanup Xid names: "caused by previous
+//   Xid 149"), gpu_uuid (from an earlier "NVRM: GPU at PCI:… GPU-…" line, when there is one);
 //   host_oom_kill — error — pid, name, anon_rss_bytes (the kernel OOM killer: host RAM, not GPU);
 //   gpu_fallen_off — critical — bus_id ("GPU has fallen off the bus" without an Xid, or newer drivers'
 //     three lines "The NVIDIA GPU <bus>" … "fallen off the bus");
-//   sxid — critical (Fatal) / warning — code, bus_id, fatal, message: NVSwitch SXid errors;
+//   sxid — critical (Fatal) / warning (Non-fatal) / error (no verdict line) — code, bus_id, fatal (null: not
+//     said), message: NVSwitch SXid errors (a switch's detail lines after its verdict stay log lines);
 //   log — info ('warning' for lines naming NVRM/nvidia) — every other non-empty line.
-// Samples: gpu.xid (value = the Xid code, label bus_id, metric "kernel-log:NVRM Xid") at each Xid.
+// Samples: gpu.xid (value = the Xid code, label bus_id, metric "kernel-log:NVRM Xid") at each Xid; of a bus's
+//   Xids within one ms (one sample), a hardware one stands over the cleanup after it.
 import type { Severity } from '../../../common/contract/types';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
@@ -62,10 +64,15 @@ const RFC5424 = /^1 (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)
 /** journalctl -o short-full: `Fri 2025-02-14 05:03:41 UTC host kernel: `; a zone other than UTC/GMT or ±hhmm is read as local time. */
 const SHORT_FULL = /^\w{3} (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (UTC|GMT|[+-]\d{4}|[A-Z]{2,5}) (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
 const MAX_PENDING = 1_000_000;
+/** Switch × code pairs remembered (a fabric has tens of switches and a handful of codes). */
+const MAX_SXID_KEYS = 4096;
 // The process name is the kernel's comm (at most 15 bytes): bounded, so a line repeating "Out of memory:
 // Kill process 1 (" with no ")" is not scanned to its end from every mention (quadratic).
 /** The OOM killer's verdict: `Out of memory: Killed process …`, or a container's `Memory cgroup out of memory: Killed process …`. */
-const OOM_KILL = /[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)\n]{0,64})\)(?:.*?anon-rss:(\d+)kB)?/;
+/** (RHEL 6's kernels: `Killed process 123, UID 48, (httpd)`; a comm may hold parentheses itself: `((resolved))`.) */
+const OOM_KILL = /[Oo]ut of memory: Kill(?:ed)? process (\d+),? (?:UID \d+, )?\((\(?[^()\n]{0,64}\)?)\)(?:.*?anon-rss:([\d,]+)kB)?/;
+/** An Xid raised by the driver's cleanup names the Xid it follows (`Ch 00000001 caused by previous Xid 149`). */
+const CAUSED_BY = /caused by previous Xid (\d+)/;
 
 export interface XidFields {
   code: number;
@@ -73,6 +80,8 @@ export interface XidFields {
   pid: number | null;
   name: string | null;
   message: string;
+  /** The Xid this one says caused it (45's "caused by previous Xid 149"): the fault is that one. */
+  caused_by: number | null;
 }
 
 /** The parts of an "NVRM: Xid (PCI:…): code, [pid=…, ][name=…, ]text" message; null if not one. */
@@ -92,7 +101,8 @@ export function parseXid(text: string): XidFields | null {
     name = nm[1] === '<unknown>' ? null : nm[1];
     rest = rest.slice(nm[0].length);
   }
-  return { code: Number(m[2]), bus_id: m[1].toLowerCase(), pid, name, message: rest.trim() };
+  const cause = CAUSED_BY.exec(rest);
+  return { code: Number(m[2]), bus_id: m[1].toLowerCase(), pid, name, message: rest.trim(), caused_by: cause ? Number(cause[1]) : null };
 }
 
 interface Pending {
@@ -110,6 +120,10 @@ class KernelParser {
   private pendingRel = false;
   private readonly uuids = new Map<string, string>();
   private readonly xidSeries = new Map<string, number>();
+  /** Per bus: the ms and code of its last gpu.xid sample (the store keeps one value a ms: see emit). */
+  private readonly xidLast = new Map<string, { ts: number; code: number }>();
+  /** The switches and codes whose SXid verdict line was seen (their detail lines follow it). */
+  private readonly sxids = new Set<string>();
   /** The file is /dev/kmsg records. */
   private kmsg = false;
   /** The bus and line of a three-line "The NVIDIA GPU … fallen off the bus" being read. */
@@ -196,6 +210,7 @@ class KernelParser {
     if (x) {
       const info = xidInfo(x.code);
       const attrs: Record<string, unknown> = { code: x.code, bus_id: x.bus_id, pid: x.pid, name: x.name, meaning: info.meaning, class: info.class, message: x.message };
+      if (x.caused_by !== null) attrs.caused_by = x.caused_by;
       const uuid = this.uuids.get(x.bus_id);
       if (uuid) attrs.gpu_uuid = uuid;
       return { event: { ts_ms: 0, kind: 'xid', severity: info.severity, line: no, text: body, attrs }, xid: { code: x.code, bus_id: x.bus_id } };
@@ -212,16 +227,23 @@ class KernelParser {
       return { event: { ts_ms: 0, kind: 'gpu_fallen_off', severity: 'critical', line: no, text: body.trim(), attrs: { bus_id: bus } }, xid: null };
     }
     const sx = SXID.exec(body);
-    // An SXid is one line with its Fatal / Non-fatal verdict; the lines after it with the same code
-    // (`Data {…}`, `Severity 5 Engine instance …`) are its details, kept as log lines.
-    if (sx && sx[3] !== undefined) {
-      // NVSwitch errors: Fatal ones take the fabric's links down; the model does not read them (yet).
-      const attrs = { code: Number(sx[2]), bus_id: sx[1].toLowerCase(), fatal: sx[3] === 'Fatal', message: sx[4].trim() };
-      return { event: { ts_ms: 0, kind: 'sxid', severity: sx[3] === 'Fatal' ? 'critical' : 'warning', line: no, text: body, attrs }, xid: null };
+    // An SXid is one line with its Fatal / Non-fatal verdict; the lines after it with the same switch and code
+    // (`Data {…}`, `Severity 5 Engine instance …`) are its details, kept as log lines. A line of those with no
+    // verdict line of its switch and code before it (a grep, a paste of one line) is the SXid itself, its
+    // verdict unknown.
+    if (sx) {
+      const key = `${sx[1].toLowerCase()} ${sx[2]}`;
+      if (sx[3] !== undefined || !this.sxids.has(key)) {
+        if (this.sxids.size < MAX_SXID_KEYS) this.sxids.add(key);
+        // NVSwitch errors: Fatal ones take the fabric's links down (gpu_hardware_fault reads them).
+        const fatal = sx[3] === undefined ? null : sx[3] === 'Fatal';
+        const attrs = { code: Number(sx[2]), bus_id: sx[1].toLowerCase(), fatal, message: sx[4].trim() };
+        return { event: { ts_ms: 0, kind: 'sxid', severity: fatal === true ? 'critical' : fatal === null ? 'error' : 'warning', line: no, text: body, attrs }, xid: null };
+      }
     }
     const oom = OOM_KILL.exec(body);
     if (oom) {
-      const attrs = { pid: Number(oom[1]), name: oom[2], anon_rss_bytes: oom[3] ? Number(oom[3]) * 1024 : null };
+      const attrs = { pid: Number(oom[1]), name: oom[2], anon_rss_bytes: oom[3] ? Number(oom[3].replace(/,/g, '')) * 1024 : null };
       return { event: { ts_ms: 0, kind: 'host_oom_kill', severity: 'error', line: no, text: body, attrs }, xid: null };
     }
     // The line's own level where it has one (--decode, <N>, kmsg), never below warning for the driver's lines.
@@ -241,6 +263,11 @@ class KernelParser {
       id = this.sink.series({ name: 'gpu.xid', labels: { bus_id: xid.bus_id, metric: 'kernel-log:NVRM Xid' }, unit: 'code', kind: 'gauge' });
       this.xidSeries.set(xid.bus_id, id);
     }
+    // Xids of one bus within one ms (a burst: 62, 120, 45 …) share one sample: the hardware one stands.
+    const at = Math.round(ts);
+    const last = this.xidLast.get(xid.bus_id);
+    if (last && last.ts === at && xidInfo(last.code).class === 'hardware' && xidInfo(xid.code).class !== 'hardware') return;
+    this.xidLast.set(xid.bus_id, { ts: at, code: xid.code });
     this.sink.sample(id, ts, xid.code);
   }
 

@@ -13,8 +13,8 @@
 // - series torch.allocated / torch.reserved {gpu} (bytes), replayed from the trace (reserved from
 //   segment_alloc/map − segment_free/unmap), anchored so that the last value equals the dump-time state
 //   from the segments (allocated = requested bytes of active blocks, as trace sizes are requested sizes;
-//   reserved = segment bytes); segments without a trace give the totals at the dump time (the last
-//   entry of every device's trace).
+//   reserved = segment bytes); segments without a trace, or with one that changes neither total (a lone
+//   `snapshot` or `oom` entry), give the totals at the dump time (the last entry of every device's trace).
 // - events: `oom` entries as kind 'oom' (severity error; attrs device, size, device_free, stream, stack_id
 //   where the entry has frames; the text names the innermost Python frame).
 // Times: trace `time_us` is epoch µs → ns. Older snapshots (no time_us, blocks without addresses, segments
@@ -267,7 +267,9 @@ class SnapshotWriter {
     // trace). A trace that changed a total not at all (no segment events: history recorded after the
     // model loaded) writes no series for it: a flat reserved line from the trace's start would read the
     // cache's headroom before the allocations as fragmentation, and hide a leak growing inside it.
-    const held = segments.length && !trace.length ? { from: null, to: dumpUs() } : null;
+    // A trace without a single allocation or segment change (one `snapshot` or `oom` entry: a snapshot taken
+    // at the OOM) is no history either: the totals at its dump.
+    const held = segments.length && allocT.length === 0 && resT.length === 0 ? { from: null, to: dumpUs() } : null;
     this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, held);
     this.replay('torch.reserved', device, resT, resD, reservedEnd, held);
   }

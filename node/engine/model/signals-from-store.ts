@@ -80,7 +80,7 @@ export const REQUEST_ATTRS = {
 /** Event kinds the rules read. */
 export const EVENT_KINDS: EventKind[] = [
   EV.oom, EV.hostOomKill, EV.xid, EV.gpuFallenOff, EV.gpuLost, EV.engineStart, EV.engineRestart, EV.engineCrash, EV.version, EV.config, EV.deploy,
-  EV.ncclTimeout, EV.ncclError, EV.preemption, EV.traceback, EV.abort,
+  EV.ncclTimeout, EV.ncclError, EV.preemption, EV.traceback, EV.abort, EV.sxid,
 ];
 
 /** Labels that name where a series came from rather than what it measures. */

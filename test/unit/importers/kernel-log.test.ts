@@ -47,8 +47,9 @@ test('every Xid line of the corpus: codes, bus ids, pids, names, classes', { ski
 });
 
 test('Xid message variants', () => {
-  assert.deepEqual(parseXid('NVRM: Xid (PCI:0000:3b:00.0): 79, pid=123, name=python, GPU has fallen off the bus.'), { code: 79, bus_id: '0000:3b:00', pid: 123, name: 'python', message: 'GPU has fallen off the bus.' });
-  assert.deepEqual(parseXid('NVRM: Xid (0000:3B:00): 48, An uncorrectable double bit error'), { code: 48, bus_id: '0000:3b:00', pid: null, name: null, message: 'An uncorrectable double bit error' });
+  assert.deepEqual(parseXid('NVRM: Xid (PCI:0000:3b:00.0): 79, pid=123, name=python, GPU has fallen off the bus.'), { code: 79, bus_id: '0000:3b:00', pid: 123, name: 'python', message: 'GPU has fallen off the bus.', caused_by: null });
+  assert.deepEqual(parseXid('NVRM: Xid (0000:3B:00): 48, An uncorrectable double bit error'), { code: 48, bus_id: '0000:3b:00', pid: null, name: null, message: 'An uncorrectable double bit error', caused_by: null });
+  assert.equal(parseXid('kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149')!.caused_by, 149);
   assert.equal(parseXid('NVRM: GPU at PCI:0000:01:00: GPU-8a47'), null);
 });
 
@@ -204,6 +205,45 @@ test("review: an SXid's detail lines (Severity … Engine instance …, Data {�
   const r = await runImporter(kernelLogImporter, { text, mtimeMs: MTIME });
   try {
     assert.deepEqual(events(r, 'sxid').map((e) => [e.attrs.code, e.attrs.fatal]), [[20034, true]]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("SXids: a verdict line is the error, its switch's detail lines after it are not; a detail line alone is the error, its verdict unknown", async () => {
+  const text = [
+    '[6781753.400584] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up',
+    '[6781753.400600] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Severity 1 Engine instance 48 Sub-engine instance 00',
+    '[6781753.400700] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Data {0x10000000, 0x10000000}',
+    '[6781754.000000] nvidia-nvswitch2: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0, 0x00bd5c8a}',
+  ].join('\n');
+  const r = await runImporter(kernelLogImporter, { text, mtimeMs: MTIME });
+  try {
+    assert.deepEqual(events(r, 'sxid').map((e) => [e.line, e.attrs.bus_id, e.attrs.code, e.attrs.fatal, e.severity]), [
+      [1, '0000:06:00', 20034, true, 'critical'],
+      [4, '0000:84:00', 12028, null, 'error'],
+    ]);
+    assert.equal(events(r, 'log').length, 2);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("a burst of Xids in one ms keeps the hardware one in gpu.xid; the OOM killer's RHEL 6 wording, a comm in parentheses, anon-rss with commas", async () => {
+  const text = [
+    '[Mon Mar  3 10:00:00 2025] NVRM: Xid (PCI:0000:3b:00): 62, pid=1, name=python3, Internal micro-controller halt',
+    '[Mon Mar  3 10:00:00 2025] NVRM: Xid (PCI:0000:3b:00): 45, pid=1, name=python3, Ch 00000010',
+    '[Mon Mar  3 10:00:01 2025] Out of memory: Killed process 123, UID 48, (httpd).',
+    '[Mon Mar  3 10:00:02 2025] Out of memory: Killed process 77 ((resolved)) total-vm:1kB, anon-rss:153,700,88kB, file-rss:0kB',
+  ].join('\n');
+  const r = await runImporter(kernelLogImporter, { text, mtimeMs: MTIME });
+  try {
+    assert.deepEqual(values(r, 'gpu.xid', { bus_id: '0000:3b:00' }), [{ ts: Date.UTC(2025, 2, 3, 10), v: 62 }]);
+    assert.equal(events(r, 'xid').length, 2, 'both Xids stay events');
+    assert.deepEqual(events(r, 'host_oom_kill').map((e) => e.attrs), [
+      { pid: 123, name: 'httpd', anon_rss_bytes: null },
+      { pid: 77, name: '(resolved)', anon_rss_bytes: 15370088 * 1024 },
+    ]);
   } finally {
     r.dispose();
   }

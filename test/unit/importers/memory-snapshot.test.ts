@@ -321,3 +321,23 @@ test("an oom trace entry's frames: its stack, and the Python frame that asked in
     t.dispose();
   }
 });
+
+test('a snapshot taken at an OOM whose trace is its one snapshot entry gives the totals at that entry (it gave no series)', async () => {
+  const t = tempStore();
+  try {
+    const T = 1_700_000_000_000_000;
+    const snap = snapshot() as Record<string, PickleValue>;
+    snap.device_traces = [[{ action: 'snapshot', addr: 0, size: 0, stream: 0, time_us: T + 50, frames: [] }]];
+    const file = join(t.dir, 'at-oom.pickle');
+    writeFileSync(file, pickle(snap));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const series = storeSql(t.store).prepare("SELECT r.name, s.ts_ms ts, s.value v FROM series r JOIN samples s ON s.series_id = r.id ORDER BY r.name").all();
+    assert.deepEqual(series, [
+      { name: 'torch.allocated', ts: T / 1000, v: 1500 },
+      { name: 'torch.reserved', ts: T / 1000, v: 6144 },
+    ]);
+  } finally {
+    t.dispose();
+  }
+});

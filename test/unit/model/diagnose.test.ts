@@ -140,6 +140,24 @@ test('gpu_hardware_fault: an Xid 79 outranks the hang it causes', () => {
   assert.ok(g.alerts.some((a) => a.family === 'errors'));
 });
 
+test('gpu_hardware_fault: a cleanup Xid 45 that names its NVLink cause (caused by previous Xid 149) and an NVSwitch fatal SXid are hardware faults; a lone Xid 45 is not', () => {
+  const cases: [string, Record<string, unknown>, string, boolean][] = [
+    ['xid', { code: 45, class: 'secondary', caused_by: 149 }, 'NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149', true],
+    ['sxid', { code: 20034, bus_id: '0000:05:00', fatal: true }, 'nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up', true],
+    ['sxid', { code: 12028, bus_id: '0000:84:00', fatal: null }, 'nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0}', true],
+    ['sxid', { code: 10001, bus_id: '0000:84:00', fatal: false }, 'nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 10001, Non-fatal, Link 2 corrected', false],
+    ['xid', { code: 45, class: 'secondary' }, 'NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001', false],
+  ];
+  for (const [kind, attrs, text, hardware] of cases) {
+    const d = analyzeAndCheck({ ...stalled, errRate: (s) => (after(s) ? 5 : 0) }, (x) => {
+      x.event(ON, { kind, severity: 'warning', text, attrs });
+    }).diagnosis;
+    const hw = d.causes.find((c) => c.id === 'gpu_hardware_fault');
+    assert.equal(d.causes[0]?.id === 'gpu_hardware_fault', hardware, `${text}: ${d.causes.map((c) => c.id).join(', ')}`);
+    if (hardware) assert.equal(hw!.onset_ms, ONSET_MS);
+  }
+});
+
 test("the diagnosis carries the quadrant split its windows were classified with (the config's θR, θS)", () => {
   const shape: ServingShape = { kv: (s) => (after(s) ? 0.97 : 0.4), running: (s) => (after(s) ? 40 : 20) };
   for (const cfg of [DEFAULT_CONFIG, mergeConfig({ theta_R: 0.6, theta_S: 0.3 })]) {

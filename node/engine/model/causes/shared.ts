@@ -12,6 +12,8 @@ interface Fault {
   text: string;
   event: EventRow | null;
   ref: string | null;
+  /** A hardware fault that has no Xid code (an NVSwitch's fatal SXid). */
+  hardware?: boolean;
 }
 
 const HW_TEXT = /uncorrectable ECC|fallen off the bus|double[- ]bit ECC|row[- ]remap(ping)? (pending|failure)|GSP (error|timeout)|NVLink error/i;
@@ -19,7 +21,15 @@ const HW_TEXT = /uncorrectable ECC|fallen off the bus|double[- ]bit ECC|row[- ]r
 /** Xid/ECC faults from events, the gpu.xid series (value = code) and gpu.ecc_dbe increases. */
 function faults(c: CauseContext): Fault[] {
   const out: Fault[] = [];
-  for (const e of events(c, EV.xid)) out.push({ t: e.ts_ms, code: Number.isFinite(Number(e.attrs.code)) ? Number(e.attrs.code) : null, text: e.text, event: e, ref: null });
+  for (const e of events(c, EV.xid)) {
+    out.push({ t: e.ts_ms, code: Number.isFinite(Number(e.attrs.code)) ? Number(e.attrs.code) : null, text: e.text, event: e, ref: null });
+    // A cleanup Xid (45) that names its cause ("caused by previous Xid 149") stands for that one where the
+    // log holds only the cleanup.
+    const cause = e.attrs.caused_by;
+    if (typeof cause === 'number' && Number.isFinite(cause)) out.push({ t: e.ts_ms, code: cause, text: `Xid ${cause}, named by: ${e.text}`, event: e, ref: null });
+  }
+  // An NVSwitch's fatal error (or one without its verdict line) takes the fabric's links down: every GPU on it.
+  for (const e of events(c, EV.sxid)) if (e.attrs.fatal !== false) out.push({ t: e.ts_ms, code: null, text: `NVSwitch SXid ${e.attrs.code ?? '?'}: ${e.text}`, event: e, ref: null, hardware: true });
   for (const e of events(c, EV.traceback)) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
   // A device off the bus (kernel log without an Xid line) or lost by NVML during a live recording.
   for (const e of events(c, EV.gpuFallenOff, EV.gpuLost)) out.push({ t: e.ts_ms, code: null, text: `fallen off the bus: ${e.text}`, event: e, ref: null });
@@ -35,7 +45,7 @@ export function hardwareFaults(c: CauseContext): { hw: Fault[]; soft: Fault[] } 
   const hi = c.episode ? spanEnd(c) : Infinity;
   const all = faults(c).filter((x) => x.t >= lo && x.t <= hi);
   return {
-    hw: all.filter((x) => (x.code !== null && cc.hw_xids.includes(x.code)) || (x.code === null && HW_TEXT.test(x.text))),
+    hw: all.filter((x) => x.hardware === true || (x.code !== null && cc.hw_xids.includes(x.code)) || (x.code === null && HW_TEXT.test(x.text))),
     soft: all.filter((x) => x.code !== null && cc.software_xids.includes(x.code)),
   };
 }
