@@ -1,5 +1,7 @@
 // Jaeger JSON: the query API / UI download `{data: [trace…]}`, one bare trace `{traceID, spans,
-// processes}`, or a bare array of spans as stored one by one (each with its own `process`) or of traces. startTime/duration are µs; the parent is the first CHILD_OF reference within the trace, else its first FOLLOWS_FROM (Jaeger's rule). Read as a stream
+// processes}`, a bare array of spans as stored one by one (each with its own `process`) or of traces, one
+// span as Jaeger's Elasticsearch/OpenSearch storage keeps it (its tag values as text beside their type, a
+// `tag` map of tags as fields, `parentSpanID`), or an Elasticsearch `_search` answer of those (hits.hits[]._source). startTime/duration are µs; the parent is the first CHILD_OF reference within the trace, else its first FOLLOWS_FROM (Jaeger's rule). Read as a stream
 // (json-path-scanner.ts), with no size limit: see JaegerStream for what is held.
 //
 // spans: trace_id / span_id as written (lower-case hex), attrs = tags, plus service.name (from the
@@ -20,13 +22,32 @@ export function detectJaeger(head: Buffer): number {
   if (/"operationName"\s*:/.test(s) && /"spans"\s*:/.test(s)) return 0.9;
   // A bare array of spans: Jaeger's span fields without a trace around them.
   if (/^\s*\[/.test(s) && /"operationName"\s*:/.test(s) && /"spanID"\s*:/.test(s) && /"startTime"\s*:/.test(s)) return 0.85;
+  // One stored span, or an Elasticsearch answer of them: the same fields in an object.
+  if (/^\s*\{/.test(s) && /"operationName"\s*:/.test(s) && /"spanID"\s*:/.test(s) && /"startTime(?:Millis)?"\s*:/.test(s)) return 0.85;
   return 0.4;
 }
 
-function tags(list: unknown): Record<string, unknown> {
+/**
+ * A tag's value. Jaeger's storage documents (Elasticsearch/OpenSearch) keep every value as text beside its
+ * type (`{"type":"int64","value":"23456"}`): read back as the number or boolean the UI shows.
+ */
+function tagValue(t: Json): unknown {
+  const v = t.value;
+  if (typeof v !== 'string') return v;
+  if (t.type === 'bool') return v === 'true' ? true : v === 'false' ? false : v;
+  if (t.type === 'int64') return /^-?\d{1,15}$/.test(v) ? Number(v) : v;
+  if (t.type === 'float64') return Number.isFinite(Number(v)) && v.trim() !== '' ? Number(v) : v;
+  return v;
+}
+
+/**
+ * A span's or process's tags: the typed list, and (storage documents with tags as fields) the `tag` map,
+ * whose keys spell the dots of a tag's name as `@`.
+ */
+function tags(list: unknown, fields?: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (!Array.isArray(list)) return out;
-  for (const t of list) if (isObj(t) && typeof t.key === 'string') out[t.key] = t.value;
+  if (Array.isArray(list)) for (const t of list) if (isObj(t) && typeof t.key === 'string') out[t.key] = tagValue(t);
+  if (isObj(fields)) for (const k of Object.keys(fields)) out[k.replace(/@/g, '.')] = fields[k];
   return out;
 }
 
@@ -60,11 +81,13 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   // first FOLLOWS_FROM within it; a reference into another trace is never the parent.
   const sameTrace = (r: Json) => r.traceID === undefined || traceId === null || String(r.traceID).toLowerCase() === traceId;
   const parentRef = refs.find((r) => r.refType === 'CHILD_OF' && sameTrace(r)) ?? refs.find((r) => r.refType === 'FOLLOWS_FROM' && sameTrace(r)) ?? null;
-  const own = tags(sp.tags);
+  // A storage document names its parent itself (`parentSpanID`) where it has no reference to say it.
+  const parentId = parentRef && typeof parentRef.spanID === 'string' ? parentRef.spanID.toLowerCase() : typeof sp.parentSpanID === 'string' && sp.parentSpanID && !/^0+$/.test(sp.parentSpanID) ? sp.parentSpanID.toLowerCase() : null;
+  const own = tags(sp.tags, sp.tag);
   // A span of a trace names its process by id; a span stored on its own (a bare array) embeds it.
   const proc = typeof sp.processID === 'string' && isObj(processes[sp.processID]) ? (processes[sp.processID] as Json) : isObj(sp.process) ? sp.process : null;
   const attrs: Record<string, unknown> = {
-    ...(proc ? identityOf(tags(proc.tags)) : {}),
+    ...(proc ? identityOf(tags(proc.tags, proc.tag)) : {}),
     ...own,
     'service.name': proc?.serviceName,
     'jaeger.logs': Array.isArray(sp.logs) ? sp.logs.length : 0,
@@ -80,7 +103,7 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   sink.span({
     trace_id: traceId,
     span_id: spanId,
-    parent_id: parentRef && typeof parentRef.spanID === 'string' ? parentRef.spanID.toLowerCase() : null,
+    parent_id: parentId,
     name: typeof sp.operationName === 'string' ? sp.operationName : '',
     start_ns: start,
     end_ns: end,
@@ -90,6 +113,9 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
 }
 
 type Warn = (message: string, where: Position) => void;
+
+/** The members of one span as Jaeger's storage writes it (a document of its own). */
+const SPAN_MEMBERS = new Set(['spanID', 'parentSpanID', 'operationName', 'references', 'startTime', 'duration', 'tags', 'tag', 'logs', 'process', 'flags', 'warnings']);
 
 interface TraceState {
   index: number;
@@ -131,6 +157,17 @@ class JaegerStream implements JsonVisitor {
 
   /** A bare top-level array: of spans (each with its own `process`), or of traces. */
   sawArray = false;
+  /**
+   * The top-level members of a document that may be one span as Jaeger stores it (Elasticsearch/OpenSearch,
+   * Kibana's "inspect" of one hit): a span is small, its members are kept until the document ends.
+   */
+  private readonly single: Json = {};
+  /** Spans read from an Elasticsearch/OpenSearch `_search` answer (`hits.hits[i]._source`). */
+  sawHits = false;
+
+  get sawSingle(): boolean {
+    return typeof this.single.spanID === 'string' && typeof this.single.traceID === 'string';
+  }
 
   enter(path: JsonPath, kind: ValueKind): Take {
     if (path.length === 0) {
@@ -141,6 +178,12 @@ class JaegerStream implements JsonVisitor {
       return kind === 'object' ? 'walk' : 'skip';
     }
     if (this.sawArray) return path.length === 1 && kind === 'object' ? 'parse' : 'skip';
+    if (path[0] === 'hits') {
+      if (path.length === 1) return kind === 'object' ? 'walk' : 'skip';
+      if (path[1] !== 'hits') return 'skip';
+      if (path.length === 2 || path.length === 3) return kind === 'array' || kind === 'object' ? 'walk' : 'skip';
+      return path.length === 4 && path[3] === '_source' && kind === 'object' ? 'parse' : 'skip';
+    }
     // The members of a trace: data[i].x, or x at the top for a bare trace.
     const inData = path[0] === 'data';
     const depth = inData ? path.length - 2 : path.length;
@@ -166,7 +209,8 @@ class JaegerStream implements JsonVisitor {
         trace.sawSpans = true;
         return 'walk';
       }
-      return key === 'processes' || key === 'traceID' ? 'parse' : 'skip';
+      // (Also a lone span's own members: small, and kept only until the document is known not to be one.)
+      return key === 'processes' || key === 'traceID' || (!inData && SPAN_MEMBERS.has(key as string)) ? 'parse' : 'skip';
     }
     if (depth === 2 && key === 'spans') return kind !== 'object' ? 'skip' : this.ready(trace) ? 'parse' : 'text';
     return 'skip';
@@ -177,6 +221,17 @@ class JaegerStream implements JsonVisitor {
       this.arrayItem(v, path[0] as number, at);
       return;
     }
+    if (path[0] === 'hits') {
+      this.sawHits = true;
+      this.bare.sawSpans = true;
+      this.emit(v, { ...this.bare, index: path[2] as number, processes: {}, sawTraceID: true }, at);
+      return;
+    }
+    if (path.length === 1 && path[0] !== 'traceID' && path[0] !== 'processes') {
+      if (!this.sawData && !this.bare.sawSpans) this.single[path[0] as string] = v as Json[string];
+      return;
+    }
+    if (path.length === 1 && path[0] === 'traceID') this.single.traceID = v as Json[string];
     const inData = path[0] === 'data';
     const trace = inData ? this.trace! : this.bare;
     const key = path[inData ? 2 : 0];
@@ -210,6 +265,10 @@ class JaegerStream implements JsonVisitor {
 
   leave(path: JsonPath): void {
     if (this.sawArray) return;
+    if (path.length === 0 && !this.sawData && !this.bare.sawSpans && !this.sawHits && this.sawSingle) {
+      this.emit(this.single, { ...this.bare, processes: {}, sawTraceID: true }, { line: 1, offset: 0 });
+      return;
+    }
     const atTrace = path.length === 2 && path[0] === 'data';
     if (!atTrace && path.length !== 0) return;
     // {data: […]} is not itself a trace; a top level with neither is not a Jaeger file (said after the scan).
@@ -250,7 +309,7 @@ export const jaegerImporter: Importer = {
       if (e instanceof JsonScanError) throw new ImportError(ctx.path, { line: e.line, offset: e.offset }, `malformed JSON: ${e.message}`);
       throw e;
     }
-    if (!doc.sawData && !doc.sawBareSpans && !doc.sawArray) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]}, a trace with spans, or an array of spans');
+    if (!doc.sawData && !doc.sawBareSpans && !doc.sawArray && !doc.sawSingle) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]}, a trace with spans, an array of spans, a stored span or an Elasticsearch answer of them');
     if (doc.spans === 0) throw skipped.none(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
     reqs.flush(sink);
   },

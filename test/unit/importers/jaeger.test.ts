@@ -153,3 +153,52 @@ test("a Jaeger process's host names its spans (hostname as host.name)", async ()
     t.dispose();
   }
 });
+
+test("a span as Jaeger's Elasticsearch storage keeps it, alone or in a _search answer: typed text values read back, tags as fields, parentSpanID", async () => {
+  const span = (id: string, parent: string | null, start: number) => ({
+    traceID: '00000000000000010000000000000000',
+    spanID: id,
+    ...(parent ? { parentSpanID: parent } : {}),
+    flags: 1,
+    operationName: 'llm_request',
+    references: [],
+    startTime: start,
+    startTimeMillis: Math.floor(start / 1000),
+    duration: 250_000,
+    tags: [
+      { key: 'gen_ai.usage.prompt_tokens', type: 'int64', value: '14' },
+      { key: 'error', type: 'bool', value: 'false' },
+      { key: 'gen_ai.latency.time_to_first_token', type: 'float64', value: '0.19' },
+      { key: 'big', type: 'int64', value: '9223372036854775222' },
+    ],
+    tag: { 'http@status_code': '200' },
+    logs: [],
+    process: { serviceName: 'vllm', tags: [], tag: { 'k8s@pod@name': 'vllm-0' } },
+  });
+  const t = tempStore();
+  try {
+    const one = join(t.dir, 'es-span.json');
+    writeFileSync(one, JSON.stringify(span('0000000000000002', '0000000000000003', 1_700_000_000_000_000), null, 2));
+    const answer = join(t.dir, 'es-search.json');
+    writeFileSync(answer, JSON.stringify({ took: 3, timed_out: false, hits: { total: { value: 2 }, hits: [{ _index: 'jaeger-span-2026-03-14', _id: 'a', _source: span('00000000000000a1', null, 1_700_000_000_100_000) }, { _index: 'jaeger-span-2026-03-14', _id: 'b', _source: span('00000000000000a2', '00000000000000a1', 1_700_000_000_200_000) }] } }));
+    assert.equal(detectImporter(readFileSync(one), 'es-span.json', importers)?.format, 'jaeger-json');
+    assert.equal(detectImporter(readFileSync(answer), 'es-search.json', importers)?.format, 'jaeger-json');
+    const r = await importFiles(t.store, [one, answer], { importers });
+    assert.deepEqual(r.sources.map((s) => [s.status, s.error]), [['ok', null], ['ok', null]]);
+    const rows = storeSql(t.store).prepare('SELECT span_id, parent_id, name, start_ns, end_ns, attrs_json FROM spans ORDER BY start_ns').safeIntegers().all() as { span_id: string; parent_id: string | null; start_ns: bigint; end_ns: bigint; attrs_json: string }[];
+    assert.deepEqual(rows.map((x) => [x.span_id, x.parent_id, x.start_ns, x.end_ns - x.start_ns]), [
+      ['0000000000000002', '0000000000000003', 1_700_000_000_000_000_000n, 250_000_000n],
+      ['00000000000000a1', null, 1_700_000_000_100_000_000n, 250_000_000n],
+      ['00000000000000a2', '00000000000000a1', 1_700_000_000_200_000_000n, 250_000_000n],
+    ]);
+    const a = JSON.parse(rows[0].attrs_json);
+    assert.equal(a['gen_ai.usage.prompt_tokens'], 14);
+    assert.equal(a.error, false);
+    assert.equal(a['gen_ai.latency.time_to_first_token'], 0.19);
+    assert.equal(a.big, '9223372036854775222', 'past 2^53: kept as written');
+    assert.equal(a['http.status_code'], '200');
+    assert.equal(a['service.name'], 'vllm');
+  } finally {
+    t.dispose();
+  }
+});
