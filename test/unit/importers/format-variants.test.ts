@@ -23,12 +23,15 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['grafana-inspector-p99.json', 'prometheus-json', { series: 1, samples: 3 }, 1],
   ['jaeger-api-v3.json', 'otlp-json', { series: 8, samples: 6, histograms: 45, spans: 3 }, 0],
   ['jaeger-span-array.json', 'jaeger-json', { series: 5, samples: 4, histograms: 22, spans: 2 }, 0],
+  ['jaeger-es-search.json', 'jaeger-json', { series: 8, samples: 6, histograms: 45, spans: 2 }, 0],
   ['kubectl-describe-pod.txt', 'kubernetes', { events: 8 }, 0],
   ['kubectl-get-events-wide.txt', 'kubernetes', { events: 4 }, 1],
   ['kubectl-get-events.json', 'kubernetes', { events: 8 }, 0],
   ['kubectl-get-pod.json', 'kubernetes', { events: 3 }, 0],
   ['kubectl-get-pods.yaml', 'kubernetes', { events: 3 }, 0],
+  ['kubectl-get-pods-wide.txt', 'kubernetes', { events: 7 }, 1],
   ['kineto-ns-precision.json', 'kineto-json', { series: 1, samples: 1, events: 1, spans: 1, kernels: 3 }, 0],
+  ['kineto-cut-mid-write.json', 'kineto-json', { series: 1, samples: 1, events: 1, spans: 10, kernels: 4 }, 1],
   ['kmsg-records.txt', 'kernel-log', { series: 1, samples: 1, events: 3 }, 1],
   ['memory-snapshot-torch20-segments-only.pickle', 'torch-memory-snapshot', { series: 4, samples: 4, allocations: 2 }, 2],
   ['memory-snapshot-torch21-no-time.pickle', 'torch-memory-snapshot', { series: 2, samples: 2, allocations: 2 }, 1],
@@ -49,6 +52,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['pstore-dmesg-ramoops.txt', 'kernel-log', { series: 1, samples: 1, events: 263 }, 1],
   ['ray-serve-llm-metrics.prom', 'prometheus-text', { series: 7, samples: 6, histograms: 2 }, 1],
   ['rocm-kernel-kind.json', 'kineto-json', { series: 1, samples: 1, events: 1, kernels: 2 }, 0],
+  ['syslog-xid-caused-by-sxid.log', 'kernel-log', { series: 2, samples: 2, events: 4 }, 0],
   ['sglang-collector-brackets.log', 'sglang-log', { series: 5, samples: 15 }, 0],
   ['sglang-scheduler-crash-compose.log', 'sglang-log', { series: 7, samples: 10, events: 7 }, 0],
   ['sglang-current.log', 'sglang-log', { series: 14, samples: 38, events: 2 }, 1],
@@ -62,6 +66,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['vllm-glued-stats.log', 'vllm-log', { series: 6, samples: 24 }, 0],
   ['vllm-preemption-wordings.log', 'vllm-log', { series: 1, samples: 1, events: 4 }, 0],
   ['vllm-with-torch-lines.log', 'vllm-log', { events: 4 }, 0],
+  ['vllm-rocm-hip-oom.log', 'vllm-log', { series: 6, samples: 6, events: 2 }, 0],
 ];
 
 test('every sample variant is listed here', () => {
