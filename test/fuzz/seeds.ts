@@ -80,7 +80,7 @@ const NSYS_CORPUS_SEED = 'nsys_sqlite/pipit_saxpy_mpi_cuda_nsys2022.2_MODIFIED.s
  * without them never reaches the paths that were quadratic — and nvidia-smi's table, query and XML, whose
  * readers go by columns, indentation and tags.
  */
-const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log', 'nvidia-smi-table-r470.txt', 'nvidia-smi-q-r470.txt', 'nvidia-smi-q-x-r535.xml', 'dcgmi-dmon.txt', 'victoriametrics-export.jsonl', 'kubectl-get-events.json', 'kubectl-get-pod.json', 'kubectl-describe-pod.txt', 'kubectl-get-events-wide.txt', 'kubectl-get-pods.yaml', 'otelcol-debug-exporter.log', 'nsys-stats-traces.csv', 'nsys-stats-gpu-trace.txt', 'nvprof-gpu-trace.csv', 'grafana-series-joined.csv', 'grafana-formatted-legend.csv', 'sglang-scheduler-crash-compose.log', 'vllm-engine-interleaved-stern.log'];
+const SAMPLE_SEEDS = ['vllm-with-torch-lines.log', 'torchrun-nccl-timeout.log', 'vllm-preemption-wordings.log', 'nvidia-smi-table-r470.txt', 'nvidia-smi-q-r470.txt', 'nvidia-smi-q-x-r535.xml', 'dcgmi-dmon.txt', 'victoriametrics-export.jsonl', 'kubectl-get-events.json', 'kubectl-get-pod.json', 'kubectl-describe-pod.txt', 'kubectl-get-events-wide.txt', 'kubectl-get-pods.yaml', 'otelcol-debug-exporter.log', 'nsys-stats-traces.csv', 'nsys-stats-gpu-trace.txt', 'nvprof-gpu-trace.csv', 'grafana-series-joined.csv', 'grafana-formatted-legend.csv', 'sglang-scheduler-crash-compose.log', 'vllm-engine-interleaved-stern.log', 'kubectl-get-pods-wide.txt', 'jaeger-es-search.json', 'kineto-cut-mid-write.json', 'syslog-xid-caused-by-sxid.log', 'vllm-rocm-hip-oom.log'];
 
 export function fuzzSeeds(dir: string): string[] {
   mkdirSync(dir, { recursive: true });
