@@ -219,7 +219,11 @@ export async function* scanChromeTrace(src: AsyncIterable<Buffer>, opts: ScanOpt
           else if (b === BACKSLASH) escaped = true;
           else if (b === QUOTE) {
             inString = false;
-            key = JSON.parse(buf.toString('utf8', keyStart, i + 1)) as string;
+            try {
+              key = JSON.parse(buf.toString('utf8', keyStart, i + 1)) as string;
+            } catch (e) {
+              throw new ScanError(base + keyStart, `malformed key: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')}`);
+            }
             keyStart = -1;
             mode = 'colon';
           }

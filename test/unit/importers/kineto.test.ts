@@ -482,3 +482,16 @@ test('a torch 2.0–2.1 trace whose launches carry their correlation id as Exter
     r.dispose();
   }
 });
+
+test('a top-level key with a control character fails naming its byte (the fuzzer found it unplaced)', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'badkey.json');
+    writeFileSync(file, '{"schemaVersion":1,"trace\u0001Name":"x","traceEvents":[]}');
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'failed');
+    assert.match(r.sources[0].error!, /badkey\.json \(byte 19\): malformed key: Bad control character in string literal$/);
+  } finally {
+    t.dispose();
+  }
+});
