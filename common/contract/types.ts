@@ -30,6 +30,7 @@ export type FormatId =
   | 'nvprof-csv'
   | 'otlp-json'
   | 'jaeger-json'
+  | 'zipkin-json'
   | 'live-nvml'
   | 'live-scrape'
   | 'prometheus-pull'

@@ -49,6 +49,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['torch-log', 'PyTorch log'],
   ['otlp-json', 'traces'],
   ['jaeger-json', 'traces'],
+  ['zipkin-json', 'traces'],
   ['nvidia-smi-csv', 'GPU telemetry'],
   ['nvidia-smi-dmon', 'GPU telemetry'],
   ['nvidia-smi-text', 'GPU telemetry'],

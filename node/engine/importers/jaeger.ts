@@ -8,7 +8,7 @@
 // process), jaeger.logs (count), jaeger.references (non-parent references) and the request facts of
 // span-attributes.ts.
 import { ImportError, type Importer, type Position, type Sink } from './types';
-import { identityOf, requestFacts } from './span-attributes';
+import { identityOf } from './span-attributes';
 import { RequestSeries } from './request-series';
 import { nsSum, unitsToNs } from './ns-time';
 import { SkippedSpans } from './skipped-spans';
@@ -95,11 +95,7 @@ function emitSpan(sp: Json, trace: TraceState, sink: Sink, reqs: RequestSeries, 
   const others = refs.filter((r) => r !== parentRef);
   if (others.length) attrs['jaeger.references'] = others.map((r) => ({ refType: r.refType, traceID: r.traceID, spanID: r.spanID }));
   const end = endNs ?? start;
-  const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: own.error === true });
-  if (facts) {
-    Object.assign(attrs, facts);
-    reqs.add(facts, Number(end / 1_000_000n));
-  }
+  reqs.addSpan(own, { start_ns: start, end_ns: end, statusError: own.error === true }, attrs);
   sink.span({
     trace_id: traceId,
     span_id: spanId,

@@ -17,7 +17,7 @@
 // flattened), plus service.name (from the resource), otel.kind, otel.scope, otel.status_code,
 // otel.status_message, otel.events (count), and the request facts of span-attributes.ts.
 import { ImportError, type Importer, type Position, type Sink } from './types';
-import { identityOf, requestFacts } from './span-attributes';
+import { identityOf } from './span-attributes';
 import { RequestSeries } from './request-series';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
@@ -93,11 +93,7 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
     'otel.status_message': typeof status.message === 'string' ? status.message : undefined,
     'otel.events': Array.isArray(sp.events) ? sp.events.length : 0,
   };
-  const facts = requestFacts(own, { start_ns: start, end_ns: end, statusError: code === 2, statusMessage: typeof status.message === 'string' ? status.message : null });
-  if (facts) {
-    Object.assign(attrs, facts);
-    reqs.add(facts, Number(end / 1_000_000n));
-  }
+  reqs.addSpan(own, { start_ns: start, end_ns: end, statusError: code === 2, statusMessage: typeof status.message === 'string' ? status.message : null }, attrs);
   sink.span({ trace_id: traceId, span_id: spanId, parent_id: hexId(sp.parentSpanId, 8), name: typeof sp.name === 'string' ? sp.name : '', start_ns: start, end_ns: end, attrs });
   return true;
 }

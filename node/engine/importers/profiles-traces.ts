@@ -1,4 +1,4 @@
-// The profiler and trace importers (Kineto, memory snapshots, Nsight Systems/Compute and their CSV reports, nvprof, OTLP, Jaeger).
+// The profiler and trace importers (Kineto, memory snapshots, Nsight Systems/Compute and their CSV reports, nvprof, OTLP, Jaeger, Zipkin).
 import type { Importer } from './types';
 import { kinetoImporter } from './kineto';
 import { memorySnapshotImporter } from './memory-snapshot';
@@ -8,6 +8,7 @@ import { ncuCsvImporter } from './ncu-csv';
 import { nsysStatsCsvImporter, nvprofCsvImporter } from './gpu-trace-csv';
 import { otlpImporter } from './otlp';
 import { jaegerImporter } from './jaeger';
+import { zipkinImporter } from './zipkin';
 
 export const PROFILE_TRACE_IMPORTERS: readonly Importer[] = [
   kinetoImporter,
@@ -20,4 +21,5 @@ export const PROFILE_TRACE_IMPORTERS: readonly Importer[] = [
   nvprofCsvImporter,
   otlpImporter,
   jaegerImporter,
+  zipkinImporter,
 ];

@@ -4,7 +4,7 @@
 // three more latencies spans do not carry: lat.validation, lat.inference and lat.itl (from the request's
 // mean time per output token, as TGI's own request_mean_time_per_token_duration maps to lat.itl).
 import type { Sink } from './types';
-import type { RequestFacts } from './span-attributes';
+import { requestFacts, type RequestFacts, type SpanOutcome } from './span-attributes';
 
 export const WINDOW_MS = 10_000;
 
@@ -48,6 +48,17 @@ export class RequestSeries {
 
   /** `labels` of each series by its name; spans' series all carry {from: 'spans'}. */
   constructor(private readonly labels: (series: string) => Record<string, string> = () => SPAN_LABELS) {}
+
+  /**
+   * A trace span's request facts, read from its own attributes (span-attributes.ts): merged into the
+   * attributes it is stored with, and counted in the series at its end. Every trace reader's one way in.
+   */
+  addSpan(own: Record<string, unknown>, outcome: SpanOutcome, attrs: Record<string, unknown>): void {
+    const facts = requestFacts(own, outcome);
+    if (!facts) return;
+    Object.assign(attrs, facts);
+    this.add(facts, Number(outcome.end_ns / 1_000_000n));
+  }
 
   add(facts: LatencyFacts, endMs: number): void {
     if (!Number.isFinite(endMs)) return;

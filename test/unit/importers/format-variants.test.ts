@@ -23,6 +23,7 @@ const EXPECTED: [string, string, Counts, number][] = [
   ['grafana-inspector-p99.json', 'prometheus-json', { series: 1, samples: 3 }, 1],
   ['jaeger-api-v3.json', 'otlp-json', { series: 8, samples: 6, histograms: 45, spans: 3 }, 0],
   ['jaeger-span-array.json', 'jaeger-json', { series: 5, samples: 4, histograms: 22, spans: 2 }, 0],
+  ['zipkin-v2-traces.json', 'zipkin-json', { series: 11, samples: 32, histograms: 268, spans: 8 }, 2],
   ['jaeger-es-search.json', 'jaeger-json', { series: 8, samples: 6, histograms: 45, spans: 2 }, 0],
   ['kubectl-describe-pod.txt', 'kubernetes', { events: 8 }, 0],
   ['kubectl-get-events-wide.txt', 'kubernetes', { events: 4 }, 1],
