@@ -8,19 +8,21 @@
 // Tables written:
 // - kernels: CUPTI_ACTIVITY_KIND_KERNEL (name = demangled name via StringIds, else short name; attrs kind
 //   'kernel', short_name, grid, block, registers_per_thread, static/dynamic_shared_memory, context, pid,
-//   launch_span_id 'c<correlationId>'); _MEMCPY as kind 'memcpy' named "Memcpy HtoD" etc. (attrs bytes,
-//   copy_kind); _MEMSET as kind 'memset' named "Memset" (attrs bytes, value).
+//   launch_span_id 'c<correlationId>', none for correlation 0); _MEMCPY as kind 'memcpy' named "Memcpy HtoD"
+//   etc. (attrs bytes, copy_kind; unified-memory migrations "Unified memory HtoD migration", unified,
+//   migration_cause, virtual_address); _MEMSET as kind 'memset' named "Memset" (attrs bytes, value).
 // - spans: CUDA runtime calls (trace_id 'nsys:<pid>', span_id 'c<correlationId>', attrs cat 'cuda_runtime',
 //   correlation, tid, return_value) and NVTX ranges (eventType 59 push/pop, 60 start/end) and marks (34,
 //   zero length) (span_id 'n<rowid>', attrs cat 'nvtx', domain_id, tid, event_type).
-// - allocations: CUDA_GPU_MEMORY_USAGE_EVENTS, memoryOperationType 0 alloc / 1 free, paired by
+// - allocations: CUDA_GPU_MEMORY_USAGE_EVENTS of device memory (memKind 0–1, host memory, left out and
+//   warned), memoryOperationType 0 alloc / 1 free, paired by
 //   device+address in time order; the stack is [runtime call, "next kernel: <short name>"] (the call with
 //   the same correlationId, the first kernel launched after it). correlation_id is the allocating call's
 //   (its span is 'c<correlationId>'; a free without its alloc keeps the free's): it is a column, not a
 //   frame, as the stack must stay the same for every allocation from one call site, or the leak view's
 //   grouping by stack would fall apart.
 // - series gpu.mem.total {gpu} (bytes) from TARGET_INFO_GPU.totalMemory, sampled at the first and last
-//   timestamp; one 'gpu_info' event per GPU.
+//   timestamp; one 'gpu_info' event per GPU; gpu = its CUDA device number (cuDevice, else deviceId, else id).
 // Times: ns since session start + TARGET_INFO_SESSION_START_TIME.utcEpochNs (else a start time from the
 // META_DATA tables; else, relative to the capture's start, the capture is placed to end at the bundle's
 // time or the file's mtime, with a warning).
@@ -40,6 +42,12 @@ export function detectNsysSqlite(head: Buffer): number {
 }
 
 const COPY_KINDS: Record<number, string> = { 1: 'HtoD', 2: 'DtoH', 3: 'HtoA', 4: 'AtoH', 5: 'AtoA', 6: 'AtoD', 7: 'DtoA', 8: 'DtoD', 9: 'HtoH', 10: 'PtoP' };
+/** Unified-memory page migrations (ENUM_CUDA_MEMCPY_OPER 11–13): the driver moving pages on a fault, no call's copy. */
+const UVM_KINDS: Record<number, string> = { 11: 'HtoD', 12: 'DtoH', 13: 'DtoD' };
+/** ENUM_CUDA_MEM_KIND's host memory (0 pageable, 1 pinned: cudaHostAlloc): not the GPU's, whatever deviceId says. */
+const HOST_MEM_KINDS = '0, 1';
+/** ENUM_CUDA_MEM_KIND 5: a module's `__device__` globals, loaded with it and never freed by a call. */
+const DEVICE_STATIC = 5;
 
 const KERNEL = 'CUPTI_ACTIVITY_KIND_KERNEL';
 const RUNTIME = 'CUPTI_ACTIVITY_KIND_RUNTIME';
@@ -128,7 +136,8 @@ async function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading,
       start_ns: `a.start + ${base}`,
       end_ns: `a."end" + ${base}`,
       correlation_id: `${c('correlationId')}`,
-      attrs_json: `json_object(${attrs(c)}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', 'c' || ${c('correlationId')})`,
+      // A migration (or any activity CUPTI gives correlation 0) was launched by no call.
+      attrs_json: `json_object(${attrs(c)}, 'context', ${c('contextId')}, 'pid', ${pidOf(c('globalPid'))}, 'launch_span_id', CASE WHEN ${c('correlationId')} > 0 THEN 'c' || ${c('correlationId')} END)`,
     }, { table, alias: 'a' }, signal);
   };
   await activity(
@@ -138,8 +147,10 @@ async function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading,
   );
   await activity(
     MEMCPY,
-    (c) => `'Memcpy ' || CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN '${v}'`).join(' ')} ELSE 'copy' END`,
-    (c) => `'kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')}, 'dst_kind', ${c('dstKind')}`,
+    (c) =>
+      `CASE ${c('copyKind')} ${Object.entries(COPY_KINDS).map(([k, v]) => `WHEN ${k} THEN 'Memcpy ${v}'`).join(' ')} ${Object.entries(UVM_KINDS).map(([k, v]) => `WHEN ${k} THEN 'Unified memory ${v} migration'`).join(' ')} ELSE 'Memcpy copy' END`,
+    (c) =>
+      `'kind', 'memcpy', 'bytes', ${c('bytes')}, 'copy_kind', ${c('copyKind')}, 'src_kind', ${c('srcKind')}, 'dst_kind', ${c('dstKind')}, 'unified', CASE WHEN ${c('copyKind')} IN (${Object.keys(UVM_KINDS).join(', ')}) THEN json('true') END, 'migration_cause', ${c('migrationCause')}, 'virtual_address', CASE WHEN ${c('virtualAddress')} IS NOT NULL THEN printf('0x%x', ${c('virtualAddress')}) END`,
   );
   await activity(MEMSET, () => `'Memset'`, (c) => `'kind', 'memset', 'bytes', ${c('bytes')}, 'value', ${c('value')}`);
 
@@ -147,6 +158,8 @@ async function copy(q: AttachedQuery, schema: Schema, base: string, at: Reading,
     at.table = RUNTIME;
     schema.require(RUNTIME, 'start', 'end', 'nameId');
     const c = (n: string) => schema.col(RUNTIME, 'r', n);
+    // (The layers of one call share its correlation id — cudaMalloc and its cudaMalloc_v3020 entry point,
+    // cudaDeviceReset and the cuCtxSynchronize it makes — and so its span id: `c<id>` finds them all.)
     await q.copy('spans', {
       trace_id: `'nsys:' || ${pidOf(c('globalTid'))}`,
       span_id: `COALESCE('c' || ${c('correlationId')}, 'r' || r.rowid)`,
@@ -185,6 +198,11 @@ async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: s
   at.table = MEMORY;
   schema.require(MEMORY, 'start', 'deviceId', 'address', 'bytes', 'memoryOperationType');
   const hasCorr = schema.columns(MEMORY).has('correlationId');
+  const hasKind = schema.columns(MEMORY).has('memKind');
+  if (hasKind) {
+    const host = q.all(`SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN memoryOperationType = 0 THEN bytes END), 0) AS bytes FROM ext.${MEMORY} WHERE memKind IN (${HOST_MEM_KINDS})`)[0];
+    if (Number(host?.n) > 0) ctx.warn(`${Number(host.n)} memory events of pinned or pageable host memory (${(Number(host.bytes) / 2 ** 30).toFixed(2)} GiB allocated) are not GPU memory: left out of the allocations`, { key: `${MEMORY}.memKind` });
+  }
   const hasStrings = schema.has('StringIds');
   const name = (id: string) => `(SELECT value FROM ext.StringIds WHERE id = ${id})`;
 
@@ -204,7 +222,10 @@ async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: s
     kernelAfter = (corr) => (q.all(`SELECT ${name(`k."${nameCol}"`)} AS n FROM ext.${KERNEL} k WHERE k.correlationId > ? ORDER BY k.correlationId LIMIT 1`, corr)[0]?.n as string | null | undefined) ?? null;
   }
   const stacks = new Map<number, number | null>();
-  const stackFor = (corr: number | null): number | null => {
+  let staticStack: number | null = null;
+  const stackFor = (corr: number | null, kind: number | null): number | null => {
+    // A module's globals: made by no call, so "the next kernel" after correlation 0 would name a stranger.
+    if (kind === DEVICE_STATIC) return (staticStack ??= sink.stack(['(__device__ globals: a module loaded)']));
     if (corr === null) return null;
     let id = stacks.get(corr);
     if (id !== undefined) return id;
@@ -223,11 +244,11 @@ async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: s
   // Time order through a sorted list of rowids, paged by its own integer position: an exact keyset,
   // whatever the start column holds (a start past 2^53 read as a double once repeated a page forever),
   // and each page a search, not a scan of the table (a keyset on start alone scanned it per page).
-  const order = q.ordered({ table: MEMORY, alias: 'm', where: 'm.start IS NOT NULL' }, 'm.start, m.rowid');
+  const order = q.ordered({ table: MEMORY, alias: 'm', where: `m.start IS NOT NULL${hasKind ? ` AND m.memKind NOT IN (${HOST_MEM_KINDS})` : ''}` }, 'm.start, m.rowid');
   const page = (after: number) =>
     q.all(
       `SELECT o.rowid AS pos, m.rowid AS rid, m.deviceId AS device, printf('0x%x', m.address) AS addr, m.bytes AS bytes,
-              m.memoryOperationType AS op, CAST(m.start + ${base} AS TEXT) AS ns, ${hasCorr ? 'm.correlationId' : 'NULL'} AS corr
+              m.memoryOperationType AS op, CAST(m.start + ${base} AS TEXT) AS ns, ${hasCorr ? 'm.correlationId' : 'NULL'} AS corr, ${hasKind ? 'm.memKind' : 'NULL'} AS kind
          FROM temp.${order} o JOIN ext.${MEMORY} m ON m.rowid = o.rid WHERE o.rowid > ? ORDER BY o.rowid LIMIT ${MEMORY_PAGE}`,
       after,
     );
@@ -244,14 +265,15 @@ async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: s
     const key = `${device}:${addr}`;
     const size = Number(r.bytes);
     const corr = r.corr === null || r.corr === undefined ? null : Number(r.corr);
+    const kind = r.kind === null || r.kind === undefined ? null : Number(r.kind);
     if (Number(r.op) === 0) {
       const prev = open.get(key);
       if (prev) sink.allocation({ device, addr, size: prev.size, alloc_ns: prev.ns, free_ns: ns, stack_id: prev.stack, source: 'nsys', correlation_id: prev.corr });
-      open.set(key, { size, ns, stack: stackFor(corr), corr });
+      open.set(key, { size, ns, stack: stackFor(corr, kind), corr });
     } else if (Number(r.op) === 1) {
       const a = open.get(key);
       open.delete(key);
-      sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr), source: 'nsys', correlation_id: a ? a.corr : corr });
+      sink.allocation({ device, addr, size: a?.size ?? size, alloc_ns: a?.ns ?? null, free_ns: ns, stack_id: a?.stack ?? stackFor(corr, kind), source: 'nsys', correlation_id: a ? a.corr : corr });
     }
   };
   for (let after = 0; ; ) {
@@ -273,10 +295,13 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
   if (!schema.has('TARGET_INFO_GPU')) return;
   const span = q.copiedSpanMs();
   const cols = schema.columns('TARGET_INFO_GPU');
-  const pick = ['id', 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c) => cols.has(c));
-  if (!cols.has('id')) return;
-  for (const g of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')} FROM ext.TARGET_INFO_GPU ORDER BY id`)) {
-    const id = String(g.id);
+  // Kernels and memory events name a GPU by its CUDA device number (`cuDevice`); nsys's own `id` may run in
+  // another order (reverse bus order, seen), and exports before 2021 call it `deviceId`.
+  const number = ['cuDevice', 'deviceId', 'id'].find((c) => cols.has(c));
+  if (!number) return;
+  const pick = [number, 'id', 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c, i, all) => cols.has(c) && all.indexOf(c) === i);
+  for (const g of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')} FROM ext.TARGET_INFO_GPU ORDER BY "${number}"`)) {
+    const id = String(g[number]);
     const lo = typeof span?.lo === 'number' ? span.lo : null;
     const hi = typeof span?.hi === 'number' ? span.hi : null;
     if (lo === null || hi === null) continue;
@@ -286,7 +311,8 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
       if (hi !== lo) sink.sample(s, hi, g.totalMemory);
     }
     const gib = typeof g.totalMemory === 'number' ? `, ${(g.totalMemory / 2 ** 30).toFixed(1)} GiB` : '';
-    sink.event({ ts_ms: lo, kind: 'gpu_info', text: `GPU ${id}: ${g.name ?? 'unknown'}${gib}`, attrs: { gpu: Number(g.id), ...g } });
+    const { id: nsysId, ...rest } = g;
+    sink.event({ ts_ms: lo, kind: 'gpu_info', text: `GPU ${id}: ${g.name ?? 'unknown'}${gib}`, attrs: { ...rest, gpu: Number(id), ...(nsysId !== undefined ? { nsys_id: nsysId } : {}) } });
   }
 }
 

@@ -28,7 +28,7 @@ test('corpus nsys export: each allocation keeps its correlationId, which joins t
     const frees = calls('cudaFree_v3020');
     assert.equal(mallocs.length, 15);
     assert.equal(frees.length, 3);
-    const insert = ext.prepare(`INSERT INTO ${MEM} (start, globalPid, deviceId, contextId, address, pc, bytes, memKind, memoryOperationType, name, correlationId) VALUES (?, ?, 0, 1, ?, 0, ?, 1, ?, NULL, ?)`);
+    const insert = ext.prepare(`INSERT INTO ${MEM} (start, globalPid, deviceId, contextId, address, pc, bytes, memKind, memoryOperationType, name, correlationId) VALUES (?, ?, 0, 1, ?, 0, ?, 2, ?, NULL, ?)`); // memKind 2: device memory, as cudaMalloc makes
     const addr = (i: number) => 0x7f0000000000n + BigInt(i) * 0x100000n;
     mallocs.forEach((c, i) => insert.run(c.start + 10n, (c.globalTid >> 24n) << 24n, addr(i), BigInt((i + 1) * 4096), 0, c.corr));
     // The three frees release the first three buffers; one more allocation has no correlationId.

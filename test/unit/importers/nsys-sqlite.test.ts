@@ -187,3 +187,72 @@ test('an export without StringIds says its names are placeholders', async () => 
     t.dispose();
   }
 });
+
+test("a GPU is named by its CUDA device number (nsys' own id may run in another order, older exports call it deviceId); host memory events are not the GPU's; __device__ globals and unified-memory migrations say what they are", async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'kinds.sqlite');
+    const db = new Database(file);
+    const pid = 42 << 24;
+    db.exec(`
+      ${NSYS_DDL.strings}; ${NSYS_DDL.someStrings};
+      ${NSYS_DDL.session}; INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000001, '', '');
+      ${NSYS_DDL.runtime};
+      INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, ${pid + 7}, 10, 1, 0), (300, 350, 0, ${pid + 7}, 11, 2, 0);
+      ${NSYS_DDL.kernel};
+      INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (400, 800, 0, 1, 7, 11, ${pid}, 3, 4, 8, 1, 1, 256, 1, 1, 64);
+      ${NSYS_DDL.memory};
+      INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES
+        (150, ${pid}, 0, 1, 140000000000000, 0, 1048576, 2, 0, 10),
+        (160, ${pid}, 0, 1, 140100000000000, 0, 85899345920, 1, 0, 10),
+        (50, ${pid}, 0, 1, 140200000000000, 0, 144, 5, 0, 0);
+      CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, totalMemory INTEGER, cuDevice INTEGER);
+      INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA A40', '0000:c1:00.0', 48305799168, 1), (0, 1, 'NVIDIA A100-SXM4-40GB', '0000:81:00.0', 42505273344, 0);
+      CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER, migrationCause INTEGER, virtualAddress INTEGER);
+      INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (500, 520, 0, 1, 0, 0, ${pid}, 65536, 11, 7, 7, 1, 140000000000000), (600, 610, 0, 1, 7, 11, ${pid}, 4096, 1, 0, 2, NULL, NULL);
+    `);
+    db.close();
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const s = storeSql(t.store);
+    // GPU 0 is the A100 (cuDevice 0), whatever nsys numbered it.
+    assert.deepEqual(s.prepare("SELECT json_extract(attrs_json, '$.gpu') AS gpu, json_extract(attrs_json, '$.busLocation') AS bus, json_extract(attrs_json, '$.nsys_id') AS nsys FROM events WHERE kind = 'gpu_info' ORDER BY gpu").all(), [
+      { gpu: 0, bus: '0000:81:00.0', nsys: 1 },
+      { gpu: 1, bus: '0000:c1:00.0', nsys: 0 },
+    ]);
+    assert.deepEqual(s.prepare("SELECT json_extract(labels_json, '$.gpu') AS gpu, MAX(value) AS v FROM series JOIN samples ON series_id = id WHERE name = 'gpu.mem.total' GROUP BY 1 ORDER BY 1").all(), [
+      { gpu: '0', v: 42505273344 },
+      { gpu: '1', v: 48305799168 },
+    ]);
+    // The 80 GiB of pinned host memory is left out, said; the module's globals carry their own frame.
+    const allocs = s.prepare('SELECT a.size, st.frames_json FROM allocations a LEFT JOIN stacks st ON st.id = a.stack_id ORDER BY a.alloc_ns').all() as { size: number; frames_json: string }[];
+    assert.deepEqual(allocs.map((a) => [a.size, JSON.parse(a.frames_json)]), [
+      [144, ['(__device__ globals: a module loaded)']],
+      [1048576, ['cudaMalloc_v3020', 'next kernel: gemm']],
+    ]);
+    const warnings = JSON.parse(s.prepare('SELECT warnings_json FROM sources').pluck().get() as string) as string[];
+    assert.match(warnings.join('\n'), /1 memory events of pinned or pageable host memory \(80\.00 GiB allocated\) are not GPU memory/);
+    // A page migration is named so and launched by no call; a copy keeps its call.
+    const copies = s.prepare("SELECT name, json_extract(attrs_json, '$.launch_span_id') AS launch, json_extract(attrs_json, '$.unified') AS unified, json_extract(attrs_json, '$.virtual_address') AS va FROM kernels WHERE json_extract(attrs_json, '$.kind') = 'memcpy' ORDER BY start_ns").all();
+    assert.deepEqual(copies, [
+      { name: 'Unified memory HtoD migration', launch: null, unified: 1, va: `0x${(140000000000000).toString(16)}` },
+      { name: 'Memcpy HtoD', launch: 'c11', unified: null, va: null },
+    ]);
+  } finally {
+    t.dispose();
+  }
+  // An export from before 2021: its GPU table's number is `deviceId`.
+  const t2 = tempStore();
+  try {
+    const file = join(t2.dir, 'old.sqlite');
+    syntheticExport(file, false);
+    const db = new Database(file);
+    db.exec("CREATE TABLE TARGET_INFO_GPU (deviceId INTEGER NOT NULL, name TEXT, totalMemory INTEGER); INSERT INTO TARGET_INFO_GPU VALUES (0, 'Tesla V100-SXM2-32GB', 34089730048);");
+    db.close();
+    const r = await importFiles(t2.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    assert.deepEqual(storeSql(t2.store).prepare("SELECT text FROM events WHERE kind = 'gpu_info'").pluck().all(), ['GPU 0: Tesla V100-SXM2-32GB, 31.7 GiB']);
+  } finally {
+    t2.dispose();
+  }
+});
