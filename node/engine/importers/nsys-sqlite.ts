@@ -316,6 +316,37 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
   }
 }
 
+/**
+ * The export's tables of activity this reader does not take, by what they hold: said in one warning, so an
+ * OS-runtime-only capture (37 k rows read as 5) or GPU metrics are not silently missing from an "ok".
+ */
+const UNREAD_TABLES: [RegExp, string][] = [
+  [/^OSRT_API$/, 'OS runtime calls'],
+  [/^GPU_METRICS$/, 'GPU metrics'],
+  [/^CUPTI_ACTIVITY_KIND_(?:SYNCHRONIZATION|CUDA_EVENT|GRAPH_TRACE)$/, 'CUDA synchronizations, events and graphs'],
+  [/^CUDA_UM_(?:CPU|GPU)_PAGE_FAULT_EVENTS$/, 'unified-memory page faults'],
+  [/^(?:SCHED_EVENTS|COMPOSITE_EVENTS|SAMPLING_CALLCHAINS)$/, 'CPU scheduling and sampling'],
+  [/^(?:MPI_|UCP_|NVSHMEM_)/, 'MPI/UCX/NVSHMEM calls'],
+  [/^(?:CUDNN|CUBLAS|CUSPARSE)_EVENTS$/, 'cuDNN/cuBLAS/cuSPARSE calls'],
+];
+
+function sayUnread(q: AttachedQuery, schema: Schema, ctx: ImportContext): void {
+  const found: string[] = [];
+  for (const t of [...schema.tables].sort()) {
+    const what = UNREAD_TABLES.find(([re]) => re.test(t))?.[1];
+    if (!what) continue;
+    // The largest rowid, not COUNT(*): a search, where a count reads the whole table.
+    const rows = Number(q.all(`SELECT MAX(rowid) AS n FROM ext."${t}"`)[0]?.n ?? 0);
+    if (rows > 0) found.push(`${t} (${what}, ~${rows.toLocaleString('en-US')} rows)`);
+  }
+  if (found.length) ctx.warn(`not read: ${found.join(', ')}`, { key: 'sqlite_master' });
+  // Launches with no GPU side: CUPTI's kernel activity was not captured (or not exported).
+  if (!schema.has(KERNEL) && schema.has(RUNTIME) && schema.has('StringIds') && schema.columns(RUNTIME).has('nameId')) {
+    const launches = Number(q.all(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ext.${RUNTIME} r JOIN ext.StringIds s ON s.id = r.nameId WHERE s.value LIKE 'cudaLaunchKernel%' OR s.value LIKE 'cuLaunchKernel%' LIMIT 1000000)`)[0]?.n ?? 0);
+    if (launches > 0) ctx.warn(`${launches.toLocaleString('en-US')} kernel launches but no kernel activity table: the GPU side was not captured or not exported (profile with --trace=cuda and export again)`, { key: KERNEL });
+  }
+}
+
 async function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext): Promise<void> {
   const at: Reading = { table: 'sqlite_master' };
   try {
@@ -345,6 +376,8 @@ async function importAttached(q: AttachedQuery, sink: Sink, ctx: ImportContext):
     await allocations(q, sink, schema, base, at, ctx);
     at.table = 'TARGET_INFO_GPU';
     gpus(q, sink, schema);
+    at.table = 'sqlite_master';
+    sayUnread(q, schema, ctx);
   } catch (e) {
     // SQLite's own errors on a damaged file ("database disk image is malformed") name no table: this does.
     if (e instanceof ImportError || ctx.signal.aborted) throw e;

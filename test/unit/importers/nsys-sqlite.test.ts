@@ -256,3 +256,28 @@ test("a GPU is named by its CUDA device number (nsys' own id may run in another 
     t2.dispose();
   }
 });
+
+test('activity tables the reader does not take are named in a warning with their size; launches without a kernel table are said', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'osrt.sqlite');
+    const db = new Database(file);
+    db.exec(`
+      ${NSYS_DDL.strings}; ${NSYS_DDL.someStrings};
+      ${NSYS_DDL.session}; INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000001, '', '');
+      ${NSYS_DDL.runtime};
+      INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (300, 350, 0, ${(42 << 24) + 7}, 11, 2, 0), (400, 450, 0, ${(42 << 24) + 7}, 12, 2, 0);
+      CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER, eventClass INTEGER, globalTid INTEGER, nameId INTEGER);
+      INSERT INTO OSRT_API VALUES (1, 2, 27, 1, 1), (3, 4, 27, 1, 1), (5, 6, 27, 1, 1);
+      CREATE TABLE GPU_METRICS (timestamp INTEGER, typeId INTEGER, metricId INTEGER, value INTEGER);
+    `);
+    db.close();
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const warnings = (JSON.parse(storeSql(t.store).prepare('SELECT warnings_json FROM sources').pluck().get() as string) as string[]).join('\n');
+    assert.match(warnings, /not read: OSRT_API \(OS runtime calls, ~3 rows\)$/m, 'an empty GPU_METRICS is not named');
+    assert.match(warnings, /2 kernel launches but no kernel activity table/);
+  } finally {
+    t.dispose();
+  }
+});
