@@ -99,7 +99,7 @@ export function requestFacts(attrs: Record<string, unknown>, span: SpanOutcome):
  * rest (SDK versions, command lines) is left out: it would be repeated on every span. Jaeger clients name
  * the host `hostname`.
  */
-export const RESOURCE_IDENTITY = ['service.namespace', 'service.instance.id', 'service.version', 'host.name', 'k8s.pod.name', 'k8s.namespace.name', 'k8s.node.name', 'container.id'] as const;
+export const RESOURCE_IDENTITY = ['service.namespace', 'service.instance.id', 'service.version', 'host.name', 'k8s.cluster.name', 'k8s.namespace.name', 'k8s.deployment.name', 'k8s.pod.name', 'k8s.container.name', 'k8s.node.name', 'container.id'] as const;
 
 export function identityOf(resource: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
