@@ -81,6 +81,17 @@ function exceptionName(text: string, phrase: string): string | null {
   return null;
 }
 
+/**
+ * An allocator's message cut before its figures (a terminal's hard wrap after "(GPU 0;", a paste): it asks for
+ * memory but neither the capacity sentence (≥ 2.1) nor the parenthesis (≤ 2.0) is whole on this line.
+ */
+export function oomIsCut(text: string): boolean {
+  return TRIED.test(text) && !NEW_CAP.test(text) && !OLD.test(text) && !FRACTION_DEVICE.test(text);
+}
+
+/** A wrapped line of an OOM message: it carries one of its figures or words. */
+export const OOM_CONTINUATION = /\d(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b|total capac|already allocated|reserved|is free|memory in use|allocated by PyTorch|^\s*(?:GPU \d|\(GPU)/;
+
 /** True for a line that carries an OOM message (cheap test before parseOom). */
 export function isOomLine(line: string): boolean {
   return oomText(line) !== null;

@@ -82,7 +82,7 @@ import { GarbageGuard } from './garbage-guard';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { headLines, lineBatches } from './line-reader';
 import { LogClock, isoOf, parseIsoZoned } from './log-time';
-import { isOomLine, parseOom } from './oom-text';
+import { isOomLine, OOM_CONTINUATION, oomIsCut, parseOom } from './oom-text';
 import { RequestSeries } from './request-series';
 import { messageOf, tgiJsonRequest, tgiTextRequest, type TgiRequest } from './tgi-request-line';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
@@ -363,6 +363,8 @@ const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of t
 /** What may follow an exception line inside one chained traceback. */
 const TB_CHAIN = /^(?:\s*$|During handling of the above exception|The above exception was the direct cause)/;
 const MAX_TRACEBACK_LINES = 500;
+/** An OOM message wrapped over at most this many lines (the longest, torch 2.4's, is ~600 characters). */
+const MAX_OOM_LINES = 8;
 /** Processes whose tracebacks are held open at once (a node's workers); past it the oldest is emitted as it stands. */
 const MAX_PARKED = 64;
 const MAX_UNTIMED = 10_000;
@@ -421,6 +423,8 @@ export class LogParser {
   /** Lines before the first timestamp wait for it (or for the file's mtime at the end). */
   private readonly untimed: { no: number; line: string }[] = [];
   private tb: Traceback | null = null;
+  /** An OOM message cut before its figures, waiting for its wrapped lines (oom()). */
+  private heldOom: { p: Prefix; no: number; lines: string[] } | null = null;
   /** Open tracebacks of processes other than the current line's, by pid (see handle()). */
   private readonly parked = new Map<string, Traceback>();
   /** A C++ stack trace being read (`frame #N:` lines). */
@@ -636,6 +640,14 @@ export class LogParser {
 
   private handle(p: Prefix, no: number): void {
     const body = p.body;
+    if (this.heldOom) {
+      // A message cut over lines (a terminal's hard wrap, a paste): its figures are on the bare lines after it.
+      if (!p.known && this.heldOom.lines.length < MAX_OOM_LINES && body.trim() !== '' && OOM_CONTINUATION.test(body)) {
+        this.heldOom.lines.push(body.trim());
+        return;
+      }
+      this.flushOom();
+    }
     if (this.args) {
       if (!p.json && (/^\s/.test(body) || body === '}') && this.args.lines.length < MAX_TRACEBACK_LINES) {
         this.args.lines.push(body);
@@ -917,9 +929,22 @@ export class LogParser {
   }
 
   private oom(p: Prefix, no: number): void {
-    const info = parseOom(p.body);
-    this.event(p, no, 'oom', 'error', { ...info });
+    const info = parseOom(p.body)!;
     this.activity = true;
+    // Cut before its figures (a wrap after "(GPU 0;" or "GPU 0 has a total"): held for the lines that finish it.
+    if (info.capacity_bytes === null && oomIsCut(p.body)) {
+      this.heldOom = { p, no, lines: [p.body] };
+      return;
+    }
+    this.event(p, no, 'oom', 'error', { ...info });
+  }
+
+  /** The OOM message held for its wrapped lines, read whole. */
+  private flushOom(): void {
+    const h = this.heldOom!;
+    this.heldOom = null;
+    const whole = h.lines.join(' ').replace(/\s+/g, ' ');
+    this.event({ ...h.p, body: whole }, h.no, 'oom', 'error', { ...parseOom(whole) });
   }
 
   private endCppTrace(): void {
@@ -1085,6 +1110,7 @@ export class LogParser {
   finish(lastLine: number): void {
     this.resolveUntimed();
     if (this.args) this.endArgs();
+    if (this.heldOom) this.flushOom();
     if (this.tb) this.endTraceback(this.tb.closedBy);
     for (const tb of this.parked.values()) this.emitTraceback(tb, tb.closedBy);
     this.parked.clear();

@@ -196,3 +196,26 @@ test('stats percentages divide by 100: 45.3 % of the KV cache is 0.453', async (
     r.dispose();
   }
 });
+
+test('an OOM message hard-wrapped over lines (a terminal paste) is read whole: its figures were on the lines after it', async () => {
+  const text = [
+    '[2023-04-19 23:44:01,100] [INFO] [engine.py:100:step] step 12',
+    'OutOfMemoryError: CUDA out of memory. Tried to allocate 198.00 MiB (GPU 0; 31.75',
+    'GiB total capacity; 28.05 GiB already allocated; 137.69 MiB free; 28.08 GiB',
+    'reserved in total by PyTorch) If reserved memory is >> allocated memory try',
+    'setting max_split_size_mb to avoid fragmentation.',
+    '[2023-04-19 23:44:03,404] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 8432',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, name: 'ds.log' });
+  try {
+    assert.equal(r.error, null);
+    const oom = events(r, 'oom');
+    assert.equal(oom.length, 1);
+    const GiB = 2 ** 30;
+    assert.deepEqual([oom[0].line, oom[0].attrs.gpu, oom[0].attrs.capacity_bytes, oom[0].attrs.allocated_bytes, oom[0].attrs.reserved_bytes], [2, 0, Math.round(31.75 * GiB), Math.round(28.05 * GiB), Math.round(28.08 * GiB)]);
+    assert.equal(oom[0].ts_ms, Date.UTC(2023, 3, 19, 23, 44, 1, 100));
+    assert.match(oom[0].text, /31\.75 GiB total capacity; 28\.05 GiB already allocated/);
+  } finally {
+    r.dispose();
+  }
+});
