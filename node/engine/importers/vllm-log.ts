@@ -1239,6 +1239,12 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
 const DIALECT_ORDER: LogDialect[] = ['vllm', 'sglang', 'tgi', 'torch'];
 
 /** How sure the engine-log family is of a head, and whose dialect it is. */
+/**
+ * A line of a JSON document (a trace, a config), not of a log: an engine's name in it (`"service": "sglang"`)
+ * says nothing of the file being the engine's log (a bare OTLP ScopeSpans mentioning sglang was read as one).
+ */
+const JSON_TEXT = /^\s*(?:[{[]\s*"|"[^"]*"\s*:|[\]}],?\s*$)/;
+
 export function detectEngineLog(head: Buffer): { score: number; dialect: LogDialect } {
   const cached = detected.get(head);
   if (cached) return cached;
@@ -1254,7 +1260,7 @@ export function detectEngineLog(head: Buffer): { score: number; dialect: LogDial
     if (d) {
       counts[d[0]]++;
       hits++;
-    } else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || /vLLM|sglang|text_generation/.test(l)) hints++;
+    } else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || (/vLLM|sglang|text_generation/.test(l) && !JSON_TEXT.test(l))) hints++;
     else if (/ProcessGroupNCCL|Watchdog caught collective operation timeout|c10::|torch\.distributed/.test(l)) torchHints++;
   }
   let dialect: LogDialect = torchHints > hints ? 'torch' : 'vllm';

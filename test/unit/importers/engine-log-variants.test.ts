@@ -364,3 +364,10 @@ test("tensor-parallel workers' tracebacks printed over each other: each is its p
     r.dispose();
   }
 });
+
+test("a JSON document that names an engine (a trace's service, a config) is not that engine's log; a log line carrying JSON still is", () => {
+  const doc = (s: string) => detectImporter(Buffer.from(s), 'x.json')?.format ?? null;
+  assert.equal(doc('{"scope":{"name":"sglang"},"spans":[{"traceId":"4bf9","spanId":"00f0","name":"Req r1","startTimeUnixNano":"1"}]}\n'), null);
+  assert.equal(doc('{\n  "spans": [\n    {\n      "name": "sglang request",\n      "service": "vLLM"\n    }\n  ]\n}\n'), null);
+  assert.equal(doc('INFO 03-14 10:00:00 [api_server.py:1] vLLM API server version 0.9.1 {"model": "x"}\n'), 'vllm-log');
+});
