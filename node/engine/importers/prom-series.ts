@@ -119,6 +119,8 @@ export function parsePromNumber(s: string): number {
 }
 
 function unitFromName(name: string): string {
+  // `…_tokens_seconds` is a rate (llama.cpp's `prompt_tokens_seconds`, tokens/s), not a duration.
+  if (/tokens?_(?:per_)?seconds?(?:_|$)/.test(name)) return 'tokens/s';
   if (name.endsWith('_seconds') || name.includes('_seconds_')) return 'seconds';
   if (name.endsWith('_bytes') || name.includes('_bytes_')) return 'bytes';
   return '';

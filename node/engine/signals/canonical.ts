@@ -50,7 +50,9 @@
 // trtllm-serve (`trtllm_`/`trtllm:`) maps as vLLM's names plus kv_cache_utilization/hit_rate; Triton's TensorRT-LLM
 // backend (`nv_trt_llm_request_metrics{request_type=active|waiting}`, `…kv_cache_block_metrics{…=fraction}`) and
 // Triton's GPU metrics (`nv_gpu_*`) map; NIM 1.x's unprefixed vLLM names map as the generic table lists;
-// nvidia_gpu_exporter's `nvidia_smi_*` (memory, utilisation, clocks in Hz, power, temperature, throttle bits, ECC) map.
+// nvidia_gpu_exporter's `nvidia_smi_*` (memory, utilisation, clocks in Hz, power, temperature, throttle bits, ECC) map;
+// llama.cpp's `llamacpp:` (slots processing, requests deferred, token counters) maps; SGLang's PD and grammar
+// queues are req.waiting under a `queue` label.
 // Histograms: one series of kind 'histogram' carries the buckets; `<name>.sum` and `<name>.count` are
 // counters. Every canonical series carries label `metric` = the original metric name, so the V0 and
 // V1 spellings of one signal stay separate series (the model picks; kv_cache_usage_perc wins).
@@ -364,6 +366,36 @@ const NVIDIA_SMI_EXPORTER: Record<string, Rule> = {
   ecc_errors_corrected_volatile_total: c('gpu.ecc_sbe', 'count'),
 };
 
+/**
+ * llama.cpp's `llama-server --metrics` (`llamacpp:`): slots processing and requests deferred for a free slot,
+ * token counters, and its average throughputs in tokens/s over the processing time (the counters win where
+ * both are read, see the model's rates).
+ */
+const LLAMACPP: Record<string, Rule> = {
+  requests_processing: g('req.running', 'count'),
+  requests_deferred: g('req.waiting', 'count'),
+  prompt_tokens: c('tokens.prompt', 'tokens'),
+  tokens_predicted: c('tokens.generation', 'tokens'),
+  prompt_tokens_seconds: g('tokens.prompt_rate', 'tokens/s'),
+  predicted_tokens_seconds: g('tokens.generation_rate', 'tokens/s'),
+  kv_cache_usage_ratio: g('kv.usage', 'fraction'),
+  kv_cache_tokens: g('kv.used_tokens', 'tokens'),
+};
+
+/**
+ * SGLang's queues of prefill/decode disaggregation and structured output (0.4.6+): requests that wait there
+ * are not in `num_queue_reqs`, which reads 0 while they queue. Each is req.waiting under its own `queue` label,
+ * so the model adds them to the waiting queue (pickSources keeps label sets apart). The prefill side's
+ * in-flight queue (KV being sent) is work under way, not waiting: not mapped.
+ */
+const SGLANG_QUEUES: Record<string, string> = {
+  num_prefill_prealloc_queue_reqs: 'prefill_prealloc',
+  num_decode_prealloc_queue_reqs: 'decode_prealloc',
+  num_decode_transfer_queue_reqs: 'decode_transfer',
+  num_grammar_queue_reqs: 'grammar',
+};
+for (const [name, queue] of Object.entries(SGLANG_QUEUES)) SGLANG[name] = { ...g('req.waiting', 'count'), labels: (l) => ({ ...l, queue }) };
+
 /** dcgm-exporter's computed metrics (`DCGM_EXP_`). */
 const DCGM_EXP: Record<string, Rule> = {
   XID_ERRORS_COUNT: { ...g('gpu.xid', 'code'), codeLabel: 'xid' },
@@ -376,6 +408,7 @@ const MORE_PREFIXES: [string, Record<string, Rule>][] = [
   ['nv_', TRITON],
   ['nvidia_smi_', NVIDIA_SMI_EXPORTER],
   ['DCGM_EXP_', DCGM_EXP],
+  ['llamacpp:', LLAMACPP],
 ];
 
 function findRule(metric: string): Rule | undefined {

@@ -540,3 +540,16 @@ test("dcgm-exporter's count of each Xid in its window reads as gpu.xid's code wh
     r.dispose();
   }
 });
+
+test('an unknown metric named …_tokens_seconds is a rate in tokens/s, not a duration; …_seconds stays seconds', async () => {
+  const text = ['# TYPE my_server_prompt_tokens_seconds gauge', 'my_server_prompt_tokens_seconds 140.2', '# TYPE my_server_step_seconds gauge', 'my_server_step_seconds 0.02', ''].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, name: 'm.prom', mtimeMs: Date.UTC(2026, 2, 14) });
+  try {
+    assert.deepEqual(seriesRows(r).map((s) => [s.name, s.unit]).sort(), [
+      ['my_server_prompt_tokens_seconds', 'tokens/s'],
+      ['my_server_step_seconds', 'seconds'],
+    ]);
+  } finally {
+    r.dispose();
+  }
+});

@@ -140,3 +140,21 @@ test('DCGM names lower-cased by a pipeline map as DCGM\'s own', () => {
   assert.equal(canonicalMetric('dcgm_fi_dev_fb_used', { gpu: '0' })?.scale, MIB);
   assert.equal(isBlankSentinel('dcgm_fi_dev_fb_used', 2147483647), true);
 });
+
+test("llama.cpp's llamacpp: metrics map: slots processing running, deferred waiting, token counters, throughputs in tokens/s", () => {
+  const m = (name: string, kind?: 'gauge' | 'counter') => canonicalMetric(name, {}, kind);
+  assert.deepEqual([m('llamacpp:requests_processing', 'gauge')?.name, m('llamacpp:requests_deferred', 'gauge')?.name], ['req.running', 'req.waiting']);
+  assert.deepEqual([m('llamacpp:prompt_tokens_total', 'counter')?.name, m('llamacpp:tokens_predicted_total', 'counter')?.name], ['tokens.prompt', 'tokens.generation']);
+  const rate = m('llamacpp:prompt_tokens_seconds', 'gauge')!;
+  assert.deepEqual([rate.name, rate.unit], ['tokens.prompt_rate', 'tokens/s']);
+  assert.equal(m('llamacpp:prompt_seconds_total', 'counter'), null, 'time spent prompting: no canonical signal');
+});
+
+test("SGLang's disaggregation and grammar queues are req.waiting under their own queue label, so they add to the waiting queue", () => {
+  const base = { model_name: 'Qwen/Qwen3-0.6B', tp_rank: '0' };
+  const main = canonicalMetric('sglang:num_queue_reqs', base)!;
+  const pd = canonicalMetric('sglang:num_decode_prealloc_queue_reqs', base)!;
+  assert.deepEqual([pd.name, pd.unit, pd.labels.queue, pd.labels.model], ['req.waiting', 'count', 'decode_prealloc', 'Qwen/Qwen3-0.6B']);
+  assert.equal(main.labels.queue, undefined);
+  assert.equal(canonicalMetric('sglang:num_prefill_inflight_queue_reqs', base), null, 'KV under way to the decode side is work, not waiting');
+});
