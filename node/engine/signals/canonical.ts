@@ -218,7 +218,8 @@ const TGI: Record<string, Rule> = {
   batch_current_max_tokens: g('batch.max_tokens', 'tokens'),
   request_count: c('req.arrivals', 'count'),
   request_success: { ...c('req.finished', 'count'), labels: (l) => ({ ...l, reason: 'success' }) },
-  request_failure: c('req.errors', 'count'),
+  // err="validation" is the client's bad request (TGI answers 422): not the server failing; it keeps its name.
+  request_failure: { ...c('req.errors', 'count'), name: (l) => (l.err === 'validation' ? 'tgi_request_failure' : 'req.errors') },
   request_duration: h('lat.e2e', 'seconds'),
   request_queue_duration: h('lat.queue', 'seconds'),
   request_inference_duration: h('lat.inference', 'seconds'),

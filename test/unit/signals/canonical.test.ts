@@ -158,3 +158,9 @@ test("SGLang's disaggregation and grammar queues are req.waiting under their own
   assert.equal(main.labels.queue, undefined);
   assert.equal(canonicalMetric('sglang:num_prefill_inflight_queue_reqs', base), null, 'KV under way to the decode side is work, not waiting');
 });
+
+test("TGI's failures are server errors, except a validation failure (the client's bad request)", () => {
+  assert.equal(canonicalMetric('tgi_request_failure', { err: 'generation' })?.name, 'req.errors');
+  assert.equal(canonicalMetric('tgi_request_failure', { err: 'overloaded' })?.name, 'req.errors');
+  assert.equal(canonicalMetric('tgi_request_failure', { err: 'validation' })?.name, 'tgi_request_failure');
+});
