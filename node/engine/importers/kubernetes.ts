@@ -84,6 +84,8 @@ interface K8sEvent {
   /** Ages (ms before kubectl ran) where the shape gives those instead. */
   firstAge: number | null;
   lastAge: number | null;
+  /** How exact lastAge is (kubectl rounds an age to its last unit: `23d` is 23 to 24 days), ms. */
+  lastAgeUnit: number | null;
   line: number;
 }
 
@@ -141,6 +143,12 @@ export function ageMs(s: string): number | null {
   return ms <= MAX_AGE_MS ? ms : null;
 }
 
+/** The last unit of an age (`5m31s` → 1 s, `23d` → 1 day): kubectl drops what is below it. */
+export function ageUnitMs(s: string): number | null {
+  const m = /(\d+)([ydhms])(?:\s|$)/.exec(s.trim());
+  return m ? AGE_UNIT[m[2]] : null;
+}
+
 /** `46m (x17 over 76m)` → last age, count and first age; `5m` → that age, once. */
 function ageCell(s: string): { last: number | null; first: number | null; count: number | null } {
   const m = /^(\S+)\s+\(x(\d+) over (\S+)\)$/.exec(s.trim());
@@ -175,6 +183,7 @@ function eventFromJson(o: Json, line: number): K8sEvent | null {
     lastMs: last,
     firstAge: null,
     lastAge: null,
+    lastAgeUnit: null,
     line,
   };
 }
@@ -273,6 +282,8 @@ interface Columns {
 const TABLE_HEADER = /^\s*(?:NAMESPACE\s+)?(?:LAST SEEN|LASTSEEN)\s{2,}\S/;
 /** `kubectl get pods` (`-A`'s NAMESPACE first; `-o wide`'s IP, NODE… after AGE; `get all`'s `pod/` names). */
 const POD_TABLE_HEADER = /^\s*(?:NAMESPACE\s{2,})?NAME\s{2,}READY\s{2,}STATUS\s{2,}RESTARTS\s{2,}AGE\b/;
+/** A pods table's row as detection sees it: `[namespace] name  1/1  Status  6 (118s ago)  20m`. */
+const POD_ROW = /^\s*(?:[a-z0-9][-a-z0-9.]*\s{2,})?[a-z0-9][-a-z0-9./]*\s{2,}\d+\/\d+\s{2,}\S+\s{2,}\d+(?: \(\S+ ago\))?\s{2,}\S+/;
 /** A pods table's RESTARTS cell: `6`, or kubectl 1.22+'s `6 (118s ago)` with the last restart's age. */
 const RESTARTS_CELL = /^(\d+)(?: \((\S+) ago\))?$/;
 const DESCRIBE_EVENTS_HEADER = /^\s+(?:Type\s+Reason\s+Age\s+From\s+Message|FirstSeen\s+LastSeen\s+Count\s+From)/;
@@ -349,6 +360,7 @@ function eventFromCells(c: Record<string, string>, line: number, podOfDescribe: 
     lastMs: lastAbs,
     firstAge: firstAbs !== null ? null : firstAge,
     lastAge: lastAbs !== null ? null : age.last,
+    lastAgeUnit: lastAbs !== null ? null : ageUnitMs(lastCell),
     line,
   };
 }
@@ -364,8 +376,9 @@ interface DescribedPod {
   reason: string;
   message: string;
   line: number;
-  /** The age of its `Scheduled` event: with startMs, when kubectl ran. */
+  /** The age of its `Scheduled` event: with startMs, when kubectl ran (to within scheduledUnit). */
   scheduledAge: number | null;
+  scheduledUnit: number | null;
   events: K8sEvent[];
 }
 
@@ -383,13 +396,19 @@ interface PodRow {
   line: number;
 }
 
+/** When kubectl ran, as a describe tells it: at or after `ms`, before `ms + unit` (the age's rounding). */
+interface Captured {
+  ms: number;
+  unit: number;
+}
+
 interface TextRead {
   events: K8sEvent[];
   podRows: PodRow[];
   pods: DescribedPod[];
   containers: ContainerState[];
   /** When kubectl ran, where a describe says it. */
-  capturedMs: number | null;
+  captured: Captured | null;
 }
 
 function readKubectlText(lines: string[]): TextRead {
@@ -412,7 +431,9 @@ function readKubectlText(lines: string[]): TextRead {
     const indent = raw.length - raw.trimStart().length;
     const text = raw.trim();
     if (podTable) {
-      const row = text ? podRowOf(cellsOf(raw, podTable, false), no) : null;
+      // By the header's columns; a `--watch` row printed after a later flush may not line up with them: then by
+      // its runs of blanks (only RESTARTS' `1 (5s ago)` holds a single one).
+      const row = text ? (podRowOf(cellsOf(raw, podTable, false), no) ?? podRowOf(cellsBySpaces(text, podTable), no)) : null;
       if (row) {
         const key = `${row.namespace}/${row.name}`;
         podRows.delete(key);
@@ -437,7 +458,10 @@ function readKubectlText(lines: string[]): TextRead {
         const e = cells.TYPE === undefined || /^(?:Normal|Warning)$/.test(cells.TYPE) ? eventFromCells(cells, no, table.describe && pod ? pod : null) : null;
         if (e) {
           (table.describe && pod ? pod.events : events).push(e);
-          if (table.describe && pod && e.reason === 'Scheduled' && e.lastAge !== null && pod.scheduledAge === null) pod.scheduledAge = e.lastAge;
+          if (table.describe && pod && e.reason === 'Scheduled' && e.lastAge !== null && pod.scheduledAge === null) {
+            pod.scheduledAge = e.lastAge;
+            pod.scheduledUnit = e.lastAgeUnit;
+          }
           continue;
         }
         // A describe's table goes on past a line snipped from a paste (`(…)`); another table ends at it.
@@ -465,7 +489,7 @@ function readKubectlText(lines: string[]): TextRead {
       if (!inContainers) container = null;
       block = null;
       if (kv[1] === 'Name' && kv[2]) {
-        pod = { name: kv[2].trim(), namespace: '', node: '', startMs: null, status: '', reason: '', message: '', line: no, scheduledAge: null, events: [] };
+        pod = { name: kv[2].trim(), namespace: '', node: '', startMs: null, status: '', reason: '', message: '', line: no, scheduledAge: null, scheduledUnit: null, events: [] };
         pods.push(pod);
       } else if (pod && kv[1] === 'Namespace') pod.namespace = kv[2].trim();
       else if (pod && kv[1] === 'Node') pod.node = kv[2].trim().split('/')[0];
@@ -511,21 +535,30 @@ function readKubectlText(lines: string[]): TextRead {
     } else if (block && indent <= block.indent) block = null;
   }
 
-  // When kubectl ran: a pod's start time plus the age of its Scheduled event (the first that says).
-  let capturedMs: number | null = null;
+  // When kubectl ran: a pod's start time plus the age of its Scheduled event (the first that says), to within
+  // that age's last unit.
+  let captured: Captured | null = null;
   for (const p of pods) {
-    if (capturedMs === null && p.startMs !== null && p.scheduledAge !== null) capturedMs = p.startMs + p.scheduledAge;
+    if (captured === null && p.startMs !== null && p.scheduledAge !== null) captured = { ms: p.startMs + p.scheduledAge, unit: p.scheduledUnit ?? 1000 };
     for (const e of p.events) events.push(e);
   }
   // Else a pod both listed and described: its start time plus its age in the list.
   for (const r of podRows.values()) {
-    if (capturedMs !== null) break;
+    if (captured !== null) break;
     const start = pods.find((p) => p.name === r.name && p.startMs !== null)?.startMs ?? null;
     const age = ageMs(r.age);
-    if (start !== null && age !== null) capturedMs = start + age;
+    if (start !== null && age !== null) captured = { ms: start + age, unit: ageUnitMs(r.age) ?? 1000 };
   }
   events.sort((a, b) => a.line - b.line);
-  return { events, podRows: [...podRows.values()], pods, containers, capturedMs };
+  return { events, podRows: [...podRows.values()], pods, containers, captured };
+}
+
+/** A row's cells in the header's order, split at runs of two or more blanks. */
+function cellsBySpaces(text: string, cols: Columns): Record<string, string> {
+  const parts = text.split(/\s{2,}/);
+  const out: Record<string, string> = {};
+  cols.names.forEach((n, i) => (out[n] = parts[i] ?? ''));
+  return out;
 }
 
 /** A pods table's row, or null where the cells are not one (the table has ended). */
@@ -553,11 +586,12 @@ const FAILING_STATUS = /^(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|Container
  * then, as the table does not say when), and its last restart at its age where kubectl 1.22+ gives it.
  * Only the last restart has a time: the count is kept in the text and attrs, never spread into times.
  */
-function writePodRow(sink: Sink, p: PodRow, anchor: number, restartsDescribed: boolean): number {
+function writePodRow(sink: Sink, p: PodRow, anchor: number, described: boolean): number {
   const object = `pod/${p.name}`;
   const base = { from: 'kubernetes', object, pod: p.name, ...(p.namespace ? { namespace: p.namespace } : {}), ...(p.node ? { node: p.node } : {}), status: p.status, ready: p.ready, restart_count: p.restarts, ...(p.age ? { age: p.age } : {}) };
   const failing = FAILING_STATUS.test(p.status);
-  const oomKilled = /OOMKilled$/.test(p.status);
+  // A described pod's container states say when it was OOM-killed: the row's status is not a second kill.
+  const oomKilled = /OOMKilled$/.test(p.status) && !described;
   const restarts = `${p.restarts} restart${p.restarts === 1 ? '' : 's'}`;
   sink.event({
     ts_ms: anchor,
@@ -567,7 +601,7 @@ function writePodRow(sink: Sink, p: PodRow, anchor: number, restartsDescribed: b
     text: `${object} ${p.status} (ready ${p.ready}, ${restarts}${p.age ? `, age ${p.age}` : ''}) when kubectl listed it${oomKilled ? ': killed by the kernel OOM killer at its memory limit, at or before this time' : ''}`,
     attrs: { ...base, reason: oomKilled ? 'OOMKilled' : 'PodStatus', ...(oomKilled ? { host: true } : {}) },
   });
-  if (p.restarts === 0 || p.lastRestartAge === null || restartsDescribed) return 1;
+  if (p.restarts === 0 || p.lastRestartAge === null || described) return 1;
   sink.event({
     ts_ms: anchor - p.lastRestartAge,
     kind: EV.engineRestart,
@@ -681,7 +715,7 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   const containers: ContainerState[] = [];
   const pods: DescribedPod[] = [];
   const podRows: PodRow[] = [];
-  let capturedMs: number | null = null;
+  let captured: Captured | null = null;
   const lines = text.split('\n');
   const jsonAt = jsonStartLine(lines);
   let yamlFrom = -1;
@@ -727,7 +761,7 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
     const read = readKubectlText(lines);
     events.push(...read.events);
     containers.push(...read.containers);
-    capturedMs = read.capturedMs;
+    captured = read.captured;
     pods.push(...read.pods);
     podRows.push(...read.podRows);
     if (!events.length && !containers.length && !podRows.length && !pods.some((p) => p.startMs !== null)) throw new ImportError(ctx.path, { line: 1 }, 'no Kubernetes events table, pods table, container state or describe output found');
@@ -736,7 +770,7 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   // Ages count back from when kubectl ran (a pods table's state is then, too).
   let anchor: number | null = null;
   if (podRows.length || events.some((e) => e.firstAge !== null || e.lastAge !== null)) {
-    anchor = capturedMs ?? new LogClock(ctx).anchor('ages and states count back from when kubectl ran, which the file does not say', undefined, 'mtime');
+    anchor = captured !== null ? capturedAt(captured, ctx) : new LogClock(ctx).anchor('ages and states count back from when kubectl ran, which the file does not say', undefined, 'mtime');
   }
   // A pod described too has its restarts at their own times (its container states): not again from the table.
   // (A table without -A names no namespace: its pod is the described one of that name.)
@@ -769,6 +803,19 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   if (unknown) ctx.warn(`${unknown} events without a time (\`<unknown>\` age, no timestamp) skipped`);
 }
 
+/**
+ * When kubectl ran, from a describe's start time plus an age: exact where the age counts seconds or minutes;
+ * a coarser one (`23d`: any time in that day) takes the file's mtime where it falls in that span (what
+ * `kubectl … > file` leaves), else its start, warned: every age counted from it is that coarse.
+ */
+function capturedAt(c: Captured, ctx: ImportContext): number {
+  if (c.unit <= 60_000) return c.ms;
+  const mtime = instantMs(ctx.mtimeMs);
+  if (mtime !== null && mtime >= c.ms && mtime < c.ms + c.unit) return mtime;
+  ctx.warn(`when kubectl ran is known to within ${Math.round(c.unit / 60_000)} min (a pod's start time plus an age kubectl rounded): ages are counted from ${isoOf(c.ms)}`);
+  return c.ms;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Detection
 
@@ -785,7 +832,12 @@ export function detectKubernetes(head: Buffer): number {
   }
   if (yamlStartLine(lines) >= 0) return 0.9;
   if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/.test(l))) return 0.9;
-  if (lines.some((l) => POD_TABLE_HEADER.test(l))) return 0.9;
+  // A pods table opens many pastes whose body is the engine's log (`kubectl get pods`, then `kubectl logs`): it
+  // is the file only where its rows are most of it, else the log's reader takes it.
+  if (lines.some((l) => POD_TABLE_HEADER.test(l))) {
+    const rows = lines.filter((l) => POD_ROW.test(l)).length;
+    return rows >= 0.5 * lines.filter((l) => l.trim() && !/^\s*\$ /.test(l)).length - 1 ? 0.9 : 0.3;
+  }
   if (lines.some((l) => DESCRIBE_EVENTS_HEADER.test(l))) return 0.9;
   const describe = lines.some((l) => /^Name:\s+\S/.test(l)) && lines.some((l) => /^Namespace:\s+\S/.test(l)) && lines.some((l) => /^(?:Containers|Events|Start Time|Controlled By):/.test(l));
   if (describe) return 0.9;

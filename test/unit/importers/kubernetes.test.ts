@@ -371,3 +371,64 @@ test("kubectl get pods: a --watch row again is the pod's later state; get all na
   }
   assert.equal(detected(all), 'kubernetes');
 });
+
+test("review: a pods table that opens an engine log's paste leaves the file to the log's reader; --watch rows that no longer line up are still read; a coarse age defers to an mtime inside it; a described OOM kill is not counted twice", async () => {
+  const paste = [
+    '$ kubectl get pods',
+    'NAME                         READY   STATUS             RESTARTS       AGE',
+    'vllm-qwen-5cc594fd46-hg5rw   0/1     CrashLoopBackOff   5 (2m30s ago)   13m',
+    '$ kubectl logs vllm-qwen-5cc594fd46-hg5rw --previous',
+    readFileSync(sample('vllm-rocm-hip-oom.log'), 'utf8'),
+  ].join('\n');
+  assert.equal(detected(paste), 'vllm-log');
+
+  const watch = [
+    'NAME                      READY   STATUS    RESTARTS   AGE',
+    'tgi-mistral-6c8f9-abcde   1/1     Running   0          20m',
+    'tgi-mistral-6c8f9-abcde   0/1   OOMKilled   0     21m',
+    'tgi-mistral-6c8f9-abcde   0/1   CrashLoopBackOff   1 (1s ago)   21m',
+  ].join('\n');
+  const mtime = at('2026-03-14T10:00:00Z');
+  let r = await runImporter(kubernetesImporter, { text: watch, name: 'watch.txt', mtimeMs: mtime });
+  try {
+    assert.deepEqual(events(r).map((e) => [e.kind, e.attrs.status]), [
+      ['log', 'CrashLoopBackOff'],
+      ['engine_restart', 'CrashLoopBackOff'],
+    ]);
+  } finally {
+    r.dispose();
+  }
+
+  const describe = (age: string, terminated: string) => [
+    'NAME                         READY   STATUS      RESTARTS      AGE',
+    `vllm-qwen-5cc594fd46-hg5rw   0/1     OOMKilled   3 (5m ago)    ${age}`,
+    'Name:             vllm-qwen-5cc594fd46-hg5rw',
+    'Namespace:        default',
+    'Start Time:       Wed, 18 Feb 2026 14:00:00 +0000',
+    'Containers:',
+    '  vllm-openai:',
+    '    State:          Terminated',
+    '      Reason:       OOMKilled',
+    '      Exit Code:    137',
+    `      Started:      ${terminated}`,
+    `      Finished:     ${terminated}`,
+    '    Restart Count:  3',
+  ].join('\n');
+  // 23d after Feb 18 14:00 is some time on Mar 13 14:00 … Mar 14 14:00: the mtime, inside it, is when kubectl ran.
+  r = await runImporter(kubernetesImporter, { text: describe('23d', 'Sat, 14 Mar 2026 09:59:00 +0000'), name: 'd.txt', mtimeMs: mtime });
+  try {
+    assert.deepEqual(r.warnings, []);
+    assert.equal(events(r).find((e) => e.attrs.reason === 'PodStatus')!.ts_ms, mtime);
+    assert.deepEqual(events(r, 'host_oom_kill').map((e) => e.ts_ms), [at('2026-03-14T09:59:00Z')], 'the describe dates the kill; the row does not add one');
+  } finally {
+    r.dispose();
+  }
+  // An mtime outside the age's day (a copy made later): the day's start, warned.
+  r = await runImporter(kubernetesImporter, { text: describe('23d', 'Sat, 14 Mar 2026 09:59:00 +0000'), name: 'd.txt', mtimeMs: at('2026-04-01T00:00:00Z') });
+  try {
+    assert.match(r.warnings.join('\n'), /known to within 1440 min/);
+    assert.equal(events(r).find((e) => e.attrs.reason === 'PodStatus')!.ts_ms, at('2026-03-13T14:00:00Z'));
+  } finally {
+    r.dispose();
+  }
+});
