@@ -24,6 +24,8 @@ export interface OomInfo {
   free_bytes: number | null;
   /** Memory the whole process holds on the GPU (PyTorch and not): "this process has … memory in use". */
   process_bytes: number | null;
+  /** This process's pid, where it is inferred among the "Process <pid>" entries (selfAmongOthers). */
+  process_pid?: number;
   /** The other processes on the GPU and what each holds ("Process <pid> has … memory in use", torch ≥ 2.1). */
   other_processes: { pid: number; bytes: number | null }[] | null;
   /** Their sum: memory this process could never have had. */
@@ -86,15 +88,37 @@ function exceptionName(text: string, phrase: string): string | null {
  * memory but neither the capacity sentence (≥ 2.1) nor the parenthesis (≤ 2.0) is whole on this line.
  */
 export function oomIsCut(text: string): boolean {
-  return TRIED.test(text) && !NEW_CAP.test(text) && !OLD.test(text) && !FRACTION_DEVICE.test(text);
+  // (torch 2.0's memory-fraction message puts each figure on a line of its own.)
+  if (FRACTION_DEVICE.test(text)) return !FRACTION_FIELDS.tried.test(text);
+  return TRIED.test(text) && !NEW_CAP.test(text) && !OLD.test(text);
 }
 
 /** A wrapped line of an OOM message: it carries one of its figures or words. */
-export const OOM_CONTINUATION = /\d(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b|total capac|already allocated|reserved|is free|memory in use|allocated by PyTorch|^\s*(?:GPU \d|\(GPU)/;
+export const OOM_CONTINUATION = /\d(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b|total capac|already allocated|reserved|is free|memory in use|allocated by PyTorch|^\s*(?:GPU \d|\(GPU|Currently allocated|Requested|Device limit|Free \(according|PyTorch limit)/;
 
 /** True for a line that carries an OOM message (cheap test before parseOom). */
 export function isOomLine(line: string): boolean {
   return oomText(line) !== null;
+}
+
+/**
+ * In a container NVML lists the host's pids, so PyTorch cannot tell itself among them: every process is a
+ * "Process N" and no sentence says "this process". The one that holds at least PyTorch's own reserve (the
+ * nearest above it) is then this process; without the reserve nothing is inferred.
+ */
+function selfAmongOthers(info: OomInfo, others: { pid: number; bytes: number | null }[]): void {
+  const reserve = info.reserved_bytes;
+  if (reserve === null) return;
+  let self = -1;
+  others.forEach((o, i) => {
+    if (o.bytes !== null && o.bytes >= reserve && (self < 0 || o.bytes < others[self].bytes!)) self = i;
+  });
+  if (self < 0) return;
+  info.process_bytes = others[self].bytes;
+  info.process_pid = others[self].pid;
+  const rest = others.filter((_, i) => i !== self);
+  info.other_processes = rest.length ? rest : null;
+  info.other_processes_bytes = rest.length ? rest.reduce((sum, o) => sum + (o.bytes ?? 0), 0) : null;
 }
 
 export function parseOom(text: string): OomInfo | null {
@@ -135,6 +159,7 @@ export function parseOom(text: string): OomInfo | null {
       info.reserved_unallocated_bytes = size(a[3], a[4]);
       info.reserved_bytes = info.allocated_bytes! + info.reserved_unallocated_bytes!;
     }
+    if (!tp && info.other_processes) selfAmongOthers(info, info.other_processes);
     return info;
   }
   const old = OLD.exec(text);

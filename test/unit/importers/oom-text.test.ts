@@ -27,9 +27,9 @@ test('every OOM wording of the corpus parses to numbers', { skip: skipUnlessCorp
     reserved_bytes: r(21.42 * GiB) + r(24.12 * MiB),
   });
   assert.equal(p[2], null); // the CRITICAL follow-up line is not an OOM message
-  // "Process N has X memory in use": another process on the GPU (this one is "this process")
-  assert.deepEqual(p[3]!.other_processes, [{ pid: 2684311, bytes: r(14.51 * GiB) }]);
-  assert.equal(p[3]!.other_processes_bytes, r(14.51 * GiB));
+  // "Process N has X memory in use" and no "this process" (a container: NVML's host pids): the one holding
+  // at least PyTorch's reserve is this process.
+  assert.deepEqual([p[3]!.process_pid, p[3]!.process_bytes, p[3]!.other_processes], [2684311, r(14.51 * GiB), null]);
   assert.equal(p[3]!.tried_bytes, r(74.16 * GiB));
   // ~2.1 "total capacty" typo, KiB unit
   assert.equal(p[4]!.capacity_bytes, r(23.69 * GiB));
@@ -78,4 +78,12 @@ PyTorch limit (set by user-supplied memory fraction)
   assert.equal(parseOom("node:2134736:2285781 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes"), null, 'the same failure as the line before');
   assert.equal(parseOom("ERROR: vLLM ran out of memory headroom? no: 'Out of memory: Killed process 42 (python3)'"), null, "the host's OOM killer is not the GPU's");
   assert.equal(parseOom("OutOfMemoryError('CUDA out of memory. Tried to allocate 1.00 GiB.')")!.exception, 'OutOfMemoryError');
+});
+
+test('in a container every process is a "Process N": the one holding at least the reserve is this one, the rest others; without the reserve none is guessed', () => {
+  const line = (tail: string) => `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.06 GiB is free. Process 3312 has 60.20 GiB memory in use. Process 3313 has 17.88 GiB memory in use. ${tail}`;
+  const p = parseOom(line('Of the allocated memory 16.10 GiB is allocated by PyTorch, and 1.02 GiB is reserved by PyTorch but unallocated.'))!;
+  assert.deepEqual([p.process_pid, p.process_bytes, p.other_processes], [3313, r(17.88 * GiB), [{ pid: 3312, bytes: r(60.2 * GiB) }]]);
+  const cut = parseOom(line(''))!;
+  assert.deepEqual([cut.process_pid, cut.process_bytes, cut.other_processes?.length], [undefined, null, 2]);
 });

@@ -62,7 +62,7 @@ test('every OOM line of the corpus is an oom event with its numbers', { skip: sk
     assert.equal(oom[0].attrs.gpu, 1);
     assert.equal(oom[0].attrs.tried_bytes, 270 * 2 ** 20);
     assert.equal(oom[0].ts_ms, Date.UTC(2026, 4, 8, 14, 46, 12));
-    assert.deepEqual(oom[2].attrs.other_processes, [{ pid: 2684311, bytes: Math.round(14.51 * 2 ** 30) }]);
+    assert.deepEqual([oom[2].attrs.process_pid, oom[2].attrs.process_bytes], [2684311, Math.round(14.51 * 2 ** 30)]);
     assert.deepEqual(events(r, 'engine_crash').map((e) => e.line), [3]);
     // bare lines take the time of the line before
     assert.equal(oom[2].ts_ms, Date.UTC(2026, 2, 13, 9, 0, 43));
@@ -215,6 +215,28 @@ test('an OOM message hard-wrapped over lines (a terminal paste) is read whole: i
     assert.deepEqual([oom[0].line, oom[0].attrs.gpu, oom[0].attrs.capacity_bytes, oom[0].attrs.allocated_bytes, oom[0].attrs.reserved_bytes], [2, 0, Math.round(31.75 * GiB), Math.round(28.05 * GiB), Math.round(28.08 * GiB)]);
     assert.equal(oom[0].ts_ms, Date.UTC(2023, 3, 19, 23, 44, 1, 100));
     assert.match(oom[0].text, /31\.75 GiB total capacity; 28\.05 GiB already allocated/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("review: torch 2.0's memory-fraction message, a figure a line, is read with its figures", async () => {
+  const text = [
+    'INFO 03-14 10:00:00 [engine.py:1] warming up',
+    'ERROR 03-14 10:00:01 [engine.py:2] torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)',
+    'Currently allocated     : 16.08 GiB',
+    'Requested               : 4.83 GiB',
+    'Device limit            : 22.20 GiB',
+    'Free (according to CUDA): 11.12 MiB',
+    'PyTorch limit (set by user-supplied memory fraction)',
+    '                        : 17179869184.00 GiB',
+    'INFO 03-14 10:00:02 [engine.py:3] shutting down',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, name: 'frac.log', options: { year: 2026 } });
+  try {
+    const oom = events(r, 'oom');
+    const GiB = 2 ** 30;
+    assert.deepEqual(oom.map((e) => [e.attrs.gpu, e.attrs.allocated_bytes, e.attrs.tried_bytes, e.attrs.capacity_bytes, e.attrs.free_bytes]), [[0, Math.round(16.08 * GiB), Math.round(4.83 * GiB), Math.round(22.2 * GiB), Math.round(11.12 * 2 ** 20)]]);
   } finally {
     r.dispose();
   }
