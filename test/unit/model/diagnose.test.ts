@@ -140,11 +140,11 @@ test('gpu_hardware_fault: an Xid 79 outranks the hang it causes', () => {
   assert.ok(g.alerts.some((a) => a.family === 'errors'));
 });
 
-test('gpu_hardware_fault: a cleanup Xid 45 that names its NVLink cause (caused by previous Xid 149) and an NVSwitch fatal SXid are hardware faults; a lone Xid 45 is not', () => {
+test('gpu_hardware_fault: a cleanup Xid 45 that names its NVLink cause (caused by previous Xid 149) and an NVSwitch fatal SXid are hardware faults; a lone Xid 45, an SXid without its verdict and a non-fatal one are not', () => {
   const cases: [string, Record<string, unknown>, string, boolean][] = [
     ['xid', { code: 45, class: 'secondary', caused_by: 149 }, 'NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149', true],
     ['sxid', { code: 20034, bus_id: '0000:05:00', fatal: true }, 'nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up', true],
-    ['sxid', { code: 12028, bus_id: '0000:84:00', fatal: null }, 'nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0}', true],
+    ['sxid', { code: 12028, bus_id: '0000:84:00', fatal: null }, 'nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0}', false],
     ['sxid', { code: 10001, bus_id: '0000:84:00', fatal: false }, 'nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 10001, Non-fatal, Link 2 corrected', false],
     ['xid', { code: 45, class: 'secondary' }, 'NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001', false],
   ];
@@ -156,6 +156,22 @@ test('gpu_hardware_fault: a cleanup Xid 45 that names its NVLink cause (caused b
     assert.equal(d.causes[0]?.id === 'gpu_hardware_fault', hardware, `${text}: ${d.causes.map((c) => c.id).join(', ')}`);
     if (hardware) assert.equal(hw!.onset_ms, ONSET_MS);
   }
+});
+
+test('oom_crash_loop: a cleanup Xid naming a hardware cause before the OOMs vetoes the crash loop, as the hardware Xid itself does', () => {
+  const run = (xid: { code: number; caused_by?: number; text: string } | null) =>
+    analyzeAndCheck({ ...stalled, errRate: (s) => (after(s) ? 5 : 0) }, (x) => {
+      if (xid) x.event(ON - 30, { kind: 'xid', severity: 'warning', text: xid.text, attrs: { code: xid.code, class: 'secondary', ...(xid.caused_by ? { caused_by: xid.caused_by } : {}) } });
+      for (let k = 0; k < 4; k++) {
+        x.event(ON + k * 120, { kind: 'oom', severity: 'error', text: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.', attrs: { exception: 'torch.OutOfMemoryError' } });
+        x.event(ON + k * 120 + 30, { kind: 'engine_restart', severity: 'warning', text: 'engine restarted', attrs: {} });
+      }
+    }).diagnosis.checked.find((c) => c.id === 'oom_crash_loop')!;
+  const vetoed = (c: ReturnType<typeof run>) => c.verdict !== 'fired' && c.failed.some((f) => f.condition.startsWith('HW Xid before the crash'));
+  assert.equal(run(null).verdict, 'fired');
+  const named = run({ code: 45, caused_by: 79, text: 'NVRM: Xid (PCI:0000:3b:00): 45, pid=1, name=python3, Ch 00000001 caused by previous Xid 79' });
+  assert.ok(vetoed(named), JSON.stringify(named));
+  assert.equal(run({ code: 45, text: 'NVRM: Xid (PCI:0000:3b:00): 45, pid=1, name=python3, Ch 00000001' }).verdict, 'fired');
 });
 
 test("the diagnosis carries the quadrant split its windows were classified with (the config's θR, θS)", () => {

@@ -1,7 +1,7 @@
 // OOM crash loop: out-of-memory kills the engine and the restarts fail or OOM again.
 import { EV, SIG } from '../../../../common/names';
 import { cond, defineCause, eventEvidence, events, notAssessable, type CauseContext, type RuleResult } from './context';
-import { isHostOom, ooms } from './shared';
+import { hardwareEvents, isHostOom, ooms } from './shared';
 import { densest, worstRestartLoop } from '../restarts';
 
 export const oomCrashLoop = defineCause({
@@ -31,7 +31,7 @@ function rule(c: CauseContext): RuleResult {
   const engineLogged = events(c, ...ENGINE_LOG_KINDS).some((e) => e.attrs.from !== 'kubernetes');
   const inferred = gpuOoms.length === 0 && !engineLogged && (metricLoop?.count ?? 0) >= c.cfg.causes.crash_loop_restarts;
   const firstOom = gpuOoms[0]?.ts_ms ?? (inferred ? metricLoop!.from : Infinity);
-  const xidBefore = events(c, EV.xid).filter((e) => c.cfg.causes.hw_xids.includes(Number(e.attrs.code)) && e.ts_ms <= firstOom);
+  const xidBefore = hardwareEvents(c).filter((e) => e.ts_ms <= firstOom);
   return {
     id: 'oom_crash_loop',
     missing: [],

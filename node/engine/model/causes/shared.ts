@@ -28,14 +28,25 @@ function faults(c: CauseContext): Fault[] {
     const cause = e.attrs.caused_by;
     if (typeof cause === 'number' && Number.isFinite(cause)) out.push({ t: e.ts_ms, code: cause, text: `Xid ${cause}, named by: ${e.text}`, event: e, ref: null });
   }
-  // An NVSwitch's fatal error (or one without its verdict line) takes the fabric's links down: every GPU on it.
-  for (const e of events(c, EV.sxid)) if (e.attrs.fatal !== false) out.push({ t: e.ts_ms, code: null, text: `NVSwitch SXid ${e.attrs.code ?? '?'}: ${e.text}`, event: e, ref: null, hardware: true });
+  // An NVSwitch's fatal error takes the fabric's links down: every GPU on it. (One whose verdict line is not in
+  // the log says too little: most SXids are non-fatal.)
+  for (const e of events(c, EV.sxid)) if (e.attrs.fatal === true) out.push({ t: e.ts_ms, code: null, text: `NVSwitch SXid ${e.attrs.code ?? '?'}: ${e.text}`, event: e, ref: null, hardware: true });
   for (const e of events(c, EV.traceback)) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
   // A device off the bus (kernel log without an Xid line) or lost by NVML during a live recording.
   for (const e of events(c, EV.gpuFallenOff, EV.gpuLost)) out.push({ t: e.ts_ms, code: null, text: `fallen off the bus: ${e.text}`, event: e, ref: null });
   for (const s of c.sig.series.get(SIG.gpuXid) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.xid{gpu="${s.labels.gpu}"}` : SIG.gpuXid });
   for (const s of c.sig.series.get(SIG.gpuEccDbe) ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.ecc_dbe{gpu="${s.labels.gpu}"}` : SIG.gpuEccDbe });
   return out.sort((a, b) => a.t - b.t);
+}
+
+/**
+ * The events that name a hardware fault, anywhere in the incident: an Xid of `causes.hw_xids`, a cleanup Xid
+ * that names one as its cause, an NVSwitch's fatal SXid (as hardwareFaults reads them, without its window).
+ */
+export function hardwareEvents(c: CauseContext): EventRow[] {
+  const hw = c.cfg.causes.hw_xids;
+  const named = (x: unknown) => typeof x === 'number' && hw.includes(x);
+  return [...events(c, EV.xid).filter((e) => named(Number(e.attrs.code)) || named(e.attrs.caused_by)), ...events(c, EV.sxid).filter((e) => e.attrs.fatal === true)];
 }
 
 /** HW-class faults near the symptoms (or anywhere, without an episode); `soft` = the software/secondary Xids. */
