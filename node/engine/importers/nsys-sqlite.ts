@@ -244,7 +244,7 @@ async function allocations(q: AttachedQuery, sink: Sink, schema: Schema, base: s
   // Time order through a sorted list of rowids, paged by its own integer position: an exact keyset,
   // whatever the start column holds (a start past 2^53 read as a double once repeated a page forever),
   // and each page a search, not a scan of the table (a keyset on start alone scanned it per page).
-  const order = q.ordered({ table: MEMORY, alias: 'm', where: `m.start IS NOT NULL${hasKind ? ` AND m.memKind NOT IN (${HOST_MEM_KINDS})` : ''}` }, 'm.start, m.rowid');
+  const order = q.ordered({ table: MEMORY, alias: 'm', where: `m.start IS NOT NULL${hasKind ? ` AND (m.memKind IS NULL OR m.memKind NOT IN (${HOST_MEM_KINDS}))` : ''}` }, 'm.start, m.rowid');
   const page = (after: number) =>
     q.all(
       `SELECT o.rowid AS pos, m.rowid AS rid, m.deviceId AS device, printf('0x%x', m.address) AS addr, m.bytes AS bytes,
@@ -299,9 +299,14 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
   // another order (reverse bus order, seen), and exports before 2021 call it `deviceId`.
   const number = ['cuDevice', 'deviceId', 'id'].find((c) => cols.has(c));
   if (!number) return;
-  const pick = [number, 'id', 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c, i, all) => cols.has(c) && all.indexOf(c) === i);
-  for (const g of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')} FROM ext.TARGET_INFO_GPU ORDER BY "${number}"`)) {
-    const id = String(g[number]);
+  const pick = [number, ...['deviceId', 'id'].filter((c) => c !== number), 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c, i, all) => cols.has(c) && all.indexOf(c) === i);
+  // (A row whose CUDA number is NULL — a GPU CUDA did not enumerate — falls back to nsys' own.)
+  const fallback = ['deviceId', 'id'].filter((c) => c !== number && cols.has(c));
+  const numberSql = fallback.length ? `COALESCE(${[number, ...fallback].map((c) => `"${c}"`).join(', ')})` : `"${number}"`;
+  for (const g of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')}, ${numberSql} AS qs_gpu FROM ext.TARGET_INFO_GPU ORDER BY qs_gpu`)) {
+    if (g.qs_gpu === null || g.qs_gpu === undefined) continue;
+    const id = String(g.qs_gpu);
+    delete g.qs_gpu;
     const lo = typeof span?.lo === 'number' ? span.lo : null;
     const hi = typeof span?.hi === 'number' ? span.hi : null;
     if (lo === null || hi === null) continue;
@@ -335,9 +340,16 @@ function sayUnread(q: AttachedQuery, schema: Schema, ctx: ImportContext): void {
   for (const t of [...schema.tables].sort()) {
     const what = UNREAD_TABLES.find(([re]) => re.test(t))?.[1];
     if (!what) continue;
-    // The largest rowid, not COUNT(*): a search, where a count reads the whole table.
-    const rows = Number(q.all(`SELECT MAX(rowid) AS n FROM ext."${t}"`)[0]?.n ?? 0);
-    if (rows > 0) found.push(`${t} (${what}, ~${rows.toLocaleString('en-US')} rows)`);
+    // The largest rowid, not COUNT(*): a search, where a count reads the whole table (a WITHOUT ROWID table
+    // has none: it is named without its size, as advice must not fail the import).
+    let rows: number | null;
+    try {
+      rows = Number(q.all(`SELECT MAX(rowid) AS n FROM ext."${t}"`)[0]?.n ?? 0);
+    } catch {
+      rows = null;
+    }
+    if (rows === null) found.push(`${t} (${what})`);
+    else if (rows > 0) found.push(`${t} (${what}, ~${rows.toLocaleString('en-US')} rows)`);
   }
   if (found.length) ctx.warn(`not read: ${found.join(', ')}`, { key: 'sqlite_master' });
   // Launches with no GPU side: CUPTI's kernel activity was not captured (or not exported).

@@ -281,3 +281,29 @@ test('activity tables the reader does not take are named in a warning with their
     t.dispose();
   }
 });
+
+test('review: a GPU row without its CUDA number takes nsys\' own, memory events without a kind are kept, a WITHOUT ROWID table only advised on', async () => {
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'odd.sqlite');
+    syntheticExport(file, false);
+    const db = new Database(file);
+    db.exec(`
+      CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT, totalMemory INTEGER, cuDevice INTEGER);
+      INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100', 85520809984, NULL);
+      CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER, memoryOperationType INTEGER NOT NULL, correlationId INTEGER);
+      INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (150, ${42 << 24}, 0, 1, 140000000000000, 0, 4096, NULL, 0, 10);
+      CREATE TABLE OSRT_API (start INTEGER NOT NULL, nameId INTEGER NOT NULL, PRIMARY KEY (start, nameId)) WITHOUT ROWID;
+      INSERT INTO OSRT_API VALUES (1, 1);
+    `);
+    db.close();
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const s = storeSql(t.store);
+    assert.deepEqual(s.prepare("SELECT text FROM events WHERE kind = 'gpu_info'").pluck().all(), ['GPU 0: NVIDIA H100, 79.6 GiB']);
+    assert.equal(s.prepare('SELECT COUNT(*) FROM allocations').pluck().get(), 1);
+    assert.match(s.prepare('SELECT warnings_json FROM sources').pluck().get() as string, /not read: OSRT_API \(OS runtime calls\)/);
+  } finally {
+    t.dispose();
+  }
+});
