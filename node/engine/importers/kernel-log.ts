@@ -69,8 +69,15 @@ const MAX_SXID_KEYS = 4096;
 // The process name is the kernel's comm (at most 15 bytes): bounded, so a line repeating "Out of memory:
 // Kill process 1 (" with no ")" is not scanned to its end from every mention (quadratic).
 /** The OOM killer's verdict: `Out of memory: Killed process …`, or a container's `Memory cgroup out of memory: Killed process …`. */
-/** (RHEL 6's kernels: `Killed process 123, UID 48, (httpd)`; a comm may hold parentheses itself: `((resolved))`.) */
-const OOM_KILL = /[Oo]ut of memory: Kill(?:ed)? process (\d+),? (?:UID \d+, )?\((\(?[^()\n]{0,64}\)?)\)(?:.*?anon-rss:([\d,]+)kB)?/;
+/**
+ * Kernels before 5.x say it over two lines — `Out of memory: Kill process 123 (python3) score … or sacrifice
+ * child`, then `Killed process 123 (python3) total-vm:…, anon-rss:…` (RHEL 6: `Killed process 123, UID 48,
+ * (httpd) …`) — newer ones in one, `Out of memory: Killed process …`. A comm may hold parentheses itself:
+ * `((resolved))`.
+ */
+const OOM_KILL = /(?:[Oo]ut of memory: Kill(?:ed)? process|^Killed process) (\d+),? (?:UID \d+, )?\((\(?[^()\n]{0,64}\)?)\)(?:.*?anon-rss:([\d,]+)kB)?/;
+/** Lines after an OOM killer's verdict within which a `Killed process` line of the same pid is that kill's. */
+const OOM_KILL_LINES = 50;
 /** An Xid raised by the driver's cleanup names the Xid it follows (`Ch 00000001 caused by previous Xid 149`). */
 const CAUSED_BY = /caused by previous Xid (\d+)/;
 
@@ -122,6 +129,8 @@ class KernelParser {
   private readonly xidSeries = new Map<string, number>();
   /** Per bus: the ms and code of its last gpu.xid sample (the store keeps one value a ms: see emit). */
   private readonly xidLast = new Map<string, { ts: number; code: number }>();
+  /** The OOM killer's last kill (pid, line): its second line is not a second kill. */
+  private lastKill: { pid: number; line: number } | null = null;
   /** The switches and codes whose SXid verdict line was seen (their detail lines follow it). */
   private readonly sxids = new Set<string>();
   /** The file is /dev/kmsg records. */
@@ -241,10 +250,14 @@ class KernelParser {
         return { event: { ts_ms: 0, kind: 'sxid', severity: fatal === true ? 'critical' : fatal === null ? 'error' : 'warning', line: no, text: body, attrs }, xid: null };
       }
     }
-    const oom = OOM_KILL.exec(body);
+    const oom = OOM_KILL.exec(body.trimStart());
     if (oom) {
       const attrs = { pid: Number(oom[1]), name: oom[2], anon_rss_bytes: oom[3] ? Number(oom[3].replace(/,/g, '')) * 1024 : null };
-      return { event: { ts_ms: 0, kind: 'host_oom_kill', severity: 'error', line: no, text: body, attrs }, xid: null };
+      // The second line of an older kernel's kill (its `Killed process` after `Out of memory: Kill process`): one kill.
+      const same = this.lastKill !== null && this.lastKill.pid === attrs.pid && no - this.lastKill.line <= OOM_KILL_LINES;
+      this.lastKill = { pid: attrs.pid, line: no };
+      if (!same) return { event: { ts_ms: 0, kind: 'host_oom_kill', severity: 'error', line: no, text: body, attrs }, xid: null };
+      return { event: { ts_ms: 0, kind: 'log', severity: 'error', line: no, text: body, attrs: { ...attrs, of: 'host_oom_kill' } }, xid: null };
     }
     // The line's own level where it has one (--decode, <N>, kmsg), never below warning for the driver's lines.
     let severity: Severity = level >= 0 ? LEVEL_SEVERITY[level] : 'info';

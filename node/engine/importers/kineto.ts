@@ -758,7 +758,7 @@ export const kinetoImporter: Importer = {
         ctx.warn(
           c.inEvents
             ? 'the trace ends inside traceEvents, before its closing "]" (a profiler that did not finish writing it): the complete events before this point were read, the one cut off was not'
-            : 'the trace ends inside its top-level object after traceEvents (a profiler that did not finish writing it): every event was read; the members cut off (deviceProperties, baseTimeNanoseconds) are missing',
+            : 'the trace ends inside its top-level object after traceEvents (a profiler that did not finish writing it): every event was read; any top-level member written after it (baseTimeNanoseconds, deviceProperties where it follows) is missing',
           { offset: c.offset, key: c.inEvents ? 'traceEvents' : undefined },
         );
       }

@@ -248,3 +248,20 @@ test("a burst of Xids in one ms keeps the hardware one in gpu.xid; the OOM kille
     r.dispose();
   }
 });
+
+test("review: an older kernel's two-line OOM kill (verdict, then `Killed process`) is one kill; a `Killed process` line alone is a kill", async () => {
+  const text = [
+    '[Mon Mar  3 10:00:00 2025] Out of memory: Kill process 2574 (httpd) score 105 or sacrifice child',
+    '[Mon Mar  3 10:00:00 2025] Killed process 2574, UID 48, (httpd) total-vm:1548120kB, anon-rss:524288kB, file-rss:0kB',
+    '[Mon Mar  3 10:05:00 2025] Killed process 3100 (python3) total-vm:81234567kB, anon-rss:60000000kB, file-rss:0kB',
+  ].join('\n');
+  const r = await runImporter(kernelLogImporter, { text, mtimeMs: MTIME });
+  try {
+    assert.deepEqual(events(r, 'host_oom_kill').map((e) => [e.attrs.pid, e.attrs.name]), [
+      [2574, 'httpd'],
+      [3100, 'python3'],
+    ]);
+  } finally {
+    r.dispose();
+  }
+});
