@@ -345,7 +345,9 @@ function sayUnread(q: AttachedQuery, schema: Schema, ctx: ImportContext): void {
     let rows: number | null;
     try {
       rows = Number(q.all(`SELECT MAX(rowid) AS n FROM ext."${t}"`)[0]?.n ?? 0);
-    } catch {
+    } catch (e) {
+      // Only the missing rowid: a damaged file's error goes on to fail the import, naming the table.
+      if (!/no such column: rowid/.test((e as Error).message)) throw e;
       rows = null;
     }
     if (rows === null) found.push(`${t} (${what})`);

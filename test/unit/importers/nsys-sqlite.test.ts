@@ -307,3 +307,21 @@ test('review: a GPU row without its CUDA number takes nsys\' own, memory events 
     t.dispose();
   }
 });
+
+test('review (fuzz): a damaged export fails naming where, never as a damaged workspace (the unread-table advice had swallowed its error)', { skip: skipUnlessCorpus(FILES[1]) }, async () => {
+  const { mutateFile } = await import('../../fuzz/mutate');
+  const t = tempStore();
+  try {
+    const src = gunzipSync(readFileSync(corpusFile(FILES[1])!));
+    const files = [1, 2, 3, 4].map((seed) => {
+      const f = join(t.dir, `damaged-${seed}.sqlite`);
+      writeFileSync(f, mutateFile('nsys-corpus.sqlite', src, 'duplicate-chunk', seed));
+      return f;
+    });
+    const r = await importFiles(t.store, files, { importers });
+    for (const s of r.sources) assert.doesNotMatch(s.error ?? '', /workspace database is damaged/, s.error ?? '');
+    assert.ok(r.sources.some((s) => s.status === 'failed' && /\(key \w+\): /.test(s.error ?? '')), JSON.stringify(r.sources));
+  } finally {
+    t.dispose();
+  }
+});
