@@ -58,18 +58,18 @@ export function severityOf(level: unknown): Severity {
 }
 
 /** An epoch number in s, ms, µs or ns (by magnitude), or a date string, as ms; NaN if neither. */
-export function timeOf(v: unknown, clock: LogClock): number {
+export function timeOf(v: unknown, clock: LogClock, line?: number): number {
   if (typeof v === 'number' && Number.isFinite(v)) {
     const a = Math.abs(v);
     return a < 1e11 ? v * 1000 : a < 1e14 ? v : a < 1e17 ? v / 1000 : v / 1e6;
   }
   if (typeof v !== 'string') return NaN;
   const s = v.trim();
-  if (/^\d+(\.\d+)?$/.test(s)) return timeOf(Number(s), clock);
+  if (/^\d+(\.\d+)?$/.test(s)) return timeOf(Number(s), clock, line);
   const zoned = parseIsoZoned(s.replace(/ (?=[+-]\d\d:?\d\d$)/, ''));
   if (Number.isFinite(zoned)) return zoned;
   const m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?$/.exec(s);
-  return m ? clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0) : NaN;
+  return m ? clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0, line) : NaN;
 }
 
 function pick(o: Record<string, unknown>, keys: string[]): [string, unknown] | null {
@@ -106,7 +106,7 @@ export async function importJsonlLog(input: EntryInput, sink: Sink, ctx: ImportC
       const obj = o as Record<string, unknown>;
       const fields = obj.fields && typeof obj.fields === 'object' ? (obj.fields as Record<string, unknown>) : null;
       const t = pick(obj, TIME_KEYS);
-      const ts = t ? timeOf(t[1], clock) : NaN;
+      const ts = t ? timeOf(t[1], clock, no) : NaN;
       if (!Number.isFinite(ts)) {
         guard.malformed(no, t ? `unreadable time in "${t[0]}": ${JSON.stringify(t[1])}` : `no time field (${TIME_KEYS.join(', ')})`);
         continue;

@@ -24,10 +24,10 @@ import { nsOfNumber, nsSum } from './ns-time';
 import { instantMs, LogClock, monthNumber } from './log-time';
 
 /** Older ncu's "Kernel Time" ("2020-Apr-07 17:01:05", local time) as epoch ms, or null. */
-function kernelTime(v: string | undefined, clock: LogClock): number | null {
+function kernelTime(v: string | undefined, clock: LogClock, line?: number): number | null {
   const m = /^(\d{4})-([A-Za-z]{3})-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(v?.trim() ?? '');
   const month = m ? monthNumber(m[2]) : undefined;
-  return m && month ? clock.local(+m[1], month, +m[3], +m[4], +m[5], +m[6]) : null;
+  return m && month ? clock.local(+m[1], month, +m[3], +m[4], +m[5], +m[6], 0, line) : null;
 }
 
 const HEADER_START = /^(?:"ID",)?"Process ID","Process Name","Host Name","Kernel Name"/m;
@@ -161,7 +161,7 @@ export const ncuCsvImporter: Importer = {
     const ordered = [...kernels.values()].sort((a, b) => a.id - b.id);
     const clock = new LogClock(ctx);
     const ownNs = (k: Kernel): bigint | null => {
-      const ms = kernelTime(k.row['Kernel Time'], clock);
+      const ms = kernelTime(k.row['Kernel Time'], clock, k.line);
       return ms === null || !Number.isFinite(ms) ? null : BigInt(Math.round(ms)) * 1_000_000n;
     };
     // NaN or a base-256 tar mtime past any date would throw in BigInt() or overflow: 0 (1970) then.

@@ -134,10 +134,10 @@ export function cellNumber(cell: string, headerUnit: string): number | null {
 }
 
 /** nvidia-smi's "2026/07/03 22:11:09.763" in the clock's zone, NaN if not one. */
-function smiTime(s: string, clock: LogClock): number {
+function smiTime(s: string, clock: LogClock, line?: number): number {
   const m = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?$/.exec(s.trim());
   if (!m) return NaN;
-  return clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0);
+  return clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0, line);
 }
 
 interface Column {
@@ -266,7 +266,7 @@ class QueryTable {
       tsText = cells[this.timeCol].trim();
       if (tsText === this.lastTs) ts = this.lastTsValue;
       else {
-        ts = smiTime(tsText, this.clock);
+        ts = smiTime(tsText, this.clock, no);
         if (!Number.isFinite(ts)) return false;
         this.ordinal = 0;
         this.lastTs = tsText;
