@@ -1,15 +1,16 @@
 // The empty state: what a bundle can hold, and where to drop it.
 import { DropZone } from './ImportZone';
 
+// (docs/formats.md lists each shape; this is the summary a first-time user reads.)
 const FORMATS: [string, string][] = [
-  ['Prometheus metrics', 'vLLM, TGI, SGLang and DCGM exporter scrapes: exposition text with timestamps, or query_range JSON'],
-  ['nvidia-smi', '--query-gpu CSV, dmon / pmon output'],
-  ['Engine and kernel logs', 'vLLM / SGLang / TGI logs, JSON-lines logs, dmesg with NVRM Xid lines'],
+  ['Prometheus metrics', 'vLLM, SGLang, TGI, TensorRT-LLM / Triton, NIM, llama.cpp and DCGM scrapes (exposition text), query_range JSON, VictoriaMetrics exports, Grafana panel CSVs'],
+  ['nvidia-smi and DCGM', '--query-gpu CSV, dmon / pmon, the table, -q text and XML, dcgmi dmon'],
+  ['Engine and kernel logs', 'vLLM / SGLang / TGI / PyTorch logs (docker, kubectl, stern prefixes), JSON-lines logs, dmesg / journalctl with NVRM Xid and SXid lines'],
+  ['Kubernetes', 'kubectl get events / pods (tables, JSON, YAML), kubectl describe pod'],
   ['PyTorch profiler traces', 'Kineto / Chrome trace JSON, including [memory] events'],
   ['CUDA memory snapshots', 'torch.cuda.memory._snapshot() pickles and memory timelines'],
-  ['Nsight Systems', 'SQLite exports (nsys export --type sqlite)'],
-  ['Nsight Compute', 'CSV exports (ncu --csv)'],
-  ['Traces', 'OTLP JSON and Jaeger JSON'],
+  ['Nsight and nvprof', 'nsys SQLite exports, nsys stats and nvprof trace CSVs, ncu CSV'],
+  ['Traces', 'OTLP JSON (and the Collector debug exporter), Jaeger JSON, Zipkin v2 JSON'],
 ];
 
 export function Home() {

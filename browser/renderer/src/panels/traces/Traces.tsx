@@ -60,7 +60,7 @@ export function Traces() {
   if (state === 'ready' && !traces.length)
     return (
       <div className="panel muted" data-state="empty" data-testid="traces-panel">
-        This incident has no traces (OTLP or Jaeger JSON).
+        This incident has no traces (OTLP, Jaeger or Zipkin JSON).
       </div>
     );
   return (

@@ -1,4 +1,4 @@
-// Request traces (OTLP, Jaeger) as span trees.
+// Request traces (OTLP, Jaeger, Zipkin) as span trees.
 import { definePanel } from '../panel';
 import { Traces } from './Traces';
 
