@@ -95,7 +95,7 @@ export const EV = {
   hostOomKill: 'host_oom_kill',
   xid: 'xid',
   gpuFallenOff: 'gpu_fallen_off',
-  /** An NVSwitch error (SXid); not read by the model. */
+  /** An NVSwitch error (SXid); a fatal one is a hardware fault (model/causes/shared.ts). */
   sxid: 'sxid',
   /** Live NVML recording: a device stopped answering. */
   gpuLost: 'gpu_lost',

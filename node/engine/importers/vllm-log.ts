@@ -56,7 +56,10 @@
 //     (`[rank0]: Traceback …` too: another rank's line ends it); C++ traces (`Exception raised from …`,
 //     `frame #N: …` lines) are tracebacks with language 'c++', raised_from
 //   Two stats lines glued without their newline are split where the second's prefix starts.
-//   nccl_timeout — critical — op, seq, timeout_ms, ran_ms, rank;  nccl_error — error — (text only)
+//   nccl_timeout — critical — op, seq, timeout_ms, ran_ms, rank (torchrun's global one), pg_rank (the message's, where
+//     it differs); or a watchdog that saw the work stop: watchdog ('stuck' | 'heartbeat' | 'scheduler'), timeout_ms;
+//   nccl_error — error — error ('remote' | 'internal' | 'system' | 'cuda' | 'usage' | 'network' | 'timeout', an
+//     echo of a timeout already read) where the text says
 //   version — info — engine, version, model, v1 (vLLM: boolean; others null) — from start banners:
 //     vLLM `vLLM API server version X`, `Initializing a (V1 )LLM engine (vX) with config: model='…'`;
 //     SGLang `server_args=ServerArgs(model_path='…', …)` (printed once at launch; SGLang logs no version);
@@ -301,7 +304,23 @@ const CPP_FRAME = /^frame #\d+: /;
 const CPP_THROW = /^terminate called after throwing an instance of '([^']+)'/;
 const SGLANG_RETRACT = /Retract requests\. #retracted_reqs: (\d+)/;
 const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watchdog )?timeout|ncclTimeout|timed out in (?:call to )?(?:NCCL|collective)/i;
+/**
+ * A watchdog that saw the work itself stop, not one collective time out: PyTorch's collective watchdog stuck
+ * (`ProcessGroupNCCL's watchdog got stuck for 480 seconds`), its heartbeat monitor, SGLang's scheduler
+ * watchdog (`Watchdog timeout (self.watchdog_timeout=300)`, which kills the server after a forward step hung).
+ */
+const WATCHDOG_HANG = /watchdog got stuck for (\d+) seconds|Heartbeat monitor timed out|(?:Scheduler )?[Ww]atchdog timeout \(self\.watchdog_timeout=(\d+)/;
 const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error/;
+/** NCCL's network failing under a collective (not its start-up probing: `NET/IB : No device found` is not one). */
+const NCCL_NET_FAILURE = /Got completion from peer .*(?:error|status=)|Call to ibv_\w+ failed|Connection closed by remote peer|Broken pipe|Connection reset by peer|NET\/OFI Request .* completed with error/;
+/** What failed, as NCCL says it. */
+const NCCL_ERROR_KIND: [RegExp, string][] = [
+  [/ncclRemoteError|remote process exited or there was a network error/, 'remote'],
+  [/ncclInternalError|internal error/, 'internal'],
+  [/ncclSystemError|unhandled system error/, 'system'],
+  [/ncclUnhandledCudaError|unhandled cuda error/, 'cuda'],
+  [/ncclInvalidUsage|invalid usage/, 'usage'],
+];
 const NCCL_WARN = /(?:^|\s)NCCL WARN /;
 
 /**
@@ -314,7 +333,8 @@ function ncclError(body: string): boolean {
   const i = body.indexOf('ProcessGroupNCCL');
   return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
 }
-const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError|Shard \d+ crashed|Shard \d+ failed to start|Shard complete standard error output|\bhit an exception\b|Received sigquit from a child process|^Fatal Python error: |A worker died or was killed while executing/;
+// (SGLang prints "Received sigquit from a child proces." — its own spelling.)
+const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError|Shard \d+ crashed|Shard \d+ failed to start|Shard complete standard error output|\bhit an exception\b|Received sigquit from a child proces|^Fatal Python error: |A worker died or was killed while executing/;
 
 /** A line that announces the traceback after it on the same line (`Scheduler hit an exception: Traceback (most recent call last):`). */
 function announcesTraceback(body: string): boolean {
@@ -365,6 +385,8 @@ const TB_CHAIN = /^(?:\s*$|During handling of the above exception|The above exce
 const MAX_TRACEBACK_LINES = 500;
 /** An OOM message wrapped over at most this many lines (the longest, torch 2.4's, is ~600 characters). */
 const MAX_OOM_LINES = 8;
+/** Distinct collective timeouts remembered for their echoes (a job's ranks × the collectives that hung). */
+const MAX_TIMEOUT_KEYS = 65_536;
 /** Processes whose tracebacks are held open at once (a node's workers); past it the oldest is emitted as it stands. */
 const MAX_PARKED = 64;
 const MAX_UNTIMED = 10_000;
@@ -423,6 +445,8 @@ export class LogParser {
   /** Lines before the first timestamp wait for it (or for the file's mtime at the end). */
   private readonly untimed: { no: number; line: string }[] = [];
   private tb: Traceback | null = null;
+  /** The collective timeouts read (rank, group rank, op, seq): PyTorch's echoes of one are not more. */
+  private readonly timeouts = new Set<string>();
   /** An OOM message cut before its figures, waiting for its wrapped lines (oom()). */
   private heldOom: { p: Prefix; no: number; lines: string[] } | null = null;
   /** Open tracebacks of processes other than the current line's, by pid (see handle()). */
@@ -778,19 +802,46 @@ export class LogParser {
       return;
     }
     if (NCCL_TIMEOUT.test(body)) {
+      const op = /OpType=(\w+)/.exec(body)?.[1] ?? null;
+      const seq = num(/SeqNum=(\d+)/.exec(body)?.[1]);
+      // The message's `[Rank N]` is the rank within its process group; torchrun's `[rankN]:` prefix the global one.
+      const pgRank = num(/\[Rank (\d+)\]/.exec(body)?.[1]);
+      const rank = p.rank ?? pgRank;
+      // PyTorch repeats a timeout as it unwinds ("watchdog thread terminated with exception: …", "communicator was
+      // aborted … Original reason …"): one collective's timeout is one event, its echoes error lines.
+      const key = seq !== null ? `${rank}|${pgRank}|${op}|${seq}` : null;
+      if (key !== null && this.timeouts.has(key)) {
+        this.event(p, no, 'nccl_error', 'error', { error: 'timeout', seq });
+        return;
+      }
+      if (key !== null && this.timeouts.size < MAX_TIMEOUT_KEYS) this.timeouts.add(key);
       this.event(p, no, 'nccl_timeout', 'critical', {
-        op: /OpType=(\w+)/.exec(body)?.[1] ?? null,
-        seq: num(/SeqNum=(\d+)/.exec(body)?.[1]),
+        op,
+        seq,
         timeout_ms: num(/Timeout\(ms\)=(\d+)/.exec(body)?.[1]),
         ran_ms: num(/ran for (\d+) milliseconds/.exec(body)?.[1]),
-        rank: num(/\[Rank (\d+)\]/.exec(body)?.[1]) ?? p.rank,
+        rank,
+        ...(pgRank !== null && pgRank !== rank ? { pg_rank: pgRank } : {}),
+      });
+      this.activity = true;
+      return;
+    }
+    const hang = WATCHDOG_HANG.exec(body);
+    if (hang) {
+      const stuck = hang[1] ?? hang[2];
+      this.event(p, no, 'nccl_timeout', 'critical', {
+        watchdog: hang[2] !== undefined ? 'scheduler' : hang[1] !== undefined ? 'stuck' : 'heartbeat',
+        timeout_ms: stuck !== undefined ? Number(stuck) * 1000 : null,
+        rank: p.rank ?? (p.tp !== null ? num(/\d+/.exec(p.tp)?.[0]) : null),
       });
       this.activity = true;
       return;
     }
     // (PyTorch's C++ lines name the file apart: an error from ProcessGroupNCCL.cpp is an NCCL error.)
-    if (ncclError(body) || (p.file !== null && p.file.startsWith('ProcessGroupNCCL') && (p.level === 'ERROR' || p.level === 'CRITICAL'))) {
-      this.event(p, no, 'nccl_error', 'error', {});
+    const netFailure = NCCL_WARN.test(body) && NCCL_NET_FAILURE.test(body);
+    if (netFailure || ncclError(body) || (p.file !== null && p.file.startsWith('ProcessGroupNCCL') && (p.level === 'ERROR' || p.level === 'CRITICAL'))) {
+      const kind = netFailure ? 'network' : NCCL_ERROR_KIND.find(([re]) => re.test(body))?.[1];
+      this.event(p, no, 'nccl_error', 'error', kind ? { error: kind } : {});
       this.activity = true;
       return;
     }
@@ -1224,6 +1275,9 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   ['sglang', /^(?:\S+Z\s+)?(?:\([\w-]+ pid=\d+\)\s+)?(?:\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?(?: [A-Z]+\d+[^\]]*)?\]\s*)?(?:(?:Decode|Prefill) batch[.,] |server_args=ServerArgs\()/],
   ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] (?:INFO|WARNING|ERROR|Load weight|Memory pool|Capture|KV Cache|max_total_num_tokens|The server is fired)/],
   ['sglang', /^\[\d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP)\d+[^\]]*)?\] /],
+  // Any line under SGLang's own bracket with its rank tag (`[2025-03-09 00:57:15 TP4] Watchdog timeout …`): no other
+  // engine prints TPn there.
+  ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? (?:TP|DP|PP|EP)\d+[^\]]*\] /],
   ['sglang', /^\[gpu(?:_id)?=\d+\] (?:Decode|Prefill) batch[.,] /],
   // The launcher's lines, under its tracing spans (`shard-manager: `, `download{model_id=…}: `).
   ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: |[\w-]+: )?text_generation_\w*(?:::\w+)*: /],

@@ -16,7 +16,8 @@ import { sustainedSymptoms } from './alerts';
 import { median } from './baseline';
 
 /** Event kinds that are faults by themselves. */
-const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.xid]);
+// (An NCCL error is a fault: a job whose log shows only ncclRemoteError and a DistBackendError had read "healthy".)
+const FAULT_KINDS = new Set<string>([EV.oom, EV.hostOomKill, EV.engineCrash, EV.gpuFallenOff, EV.gpuLost, EV.ncclTimeout, EV.ncclError, EV.xid]);
 /** A traceback is a fault when it is one of these (a handled client error prints tracebacks too). */
 const FATAL_TRACE = /EngineDeadError|CUDA error|out of memory|NCCL|Segmentation fault|fatal/i;
 

@@ -371,3 +371,48 @@ test("a JSON document that names an engine (a trace's service, a config) is not 
   assert.equal(doc('{\n  "spans": [\n    {\n      "name": "sglang request",\n      "service": "vLLM"\n    }\n  ]\n}\n'), null);
   assert.equal(doc('INFO 03-14 10:00:00 [api_server.py:1] vLLM API server version 0.9.1 {"model": "x"}\n'), 'vllm-log');
 });
+
+test('NCCL: a timeout is one event at its global rank (the group rank kept apart), its echoes error lines; watchdogs that saw the work stop; what failed, and the network under it', async () => {
+  const text = [
+    "[rank13]:[E218 04:54:22.102030 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=216, OpType=ALLTOALL_BASE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",
+    "[rank13]:[E218 04:54:22.203040 ProcessGroupNCCL.cpp:1785] [PG ID 1 PG GUID 3 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=216, OpType=ALLTOALL_BASE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",
+    "[rank5]:[F218 04:58:01.000100 ProcessGroupNCCL.cpp:1306] [PG ID 0 PG GUID 0(default_pg) Rank 5] [PG ID 0 PG GUID 0(default_pg) Rank 5] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
+    "[rank2]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:317, remote process exited or there was a network error, NCCL version 2.21.5",
+    'gpu-node-3:4021:4102 [2] NCCL WARN NET/IB : Got completion from peer 10.0.0.7<41822> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.8 remoteGids::ffff:10.0.0.7',
+    'gpu-node-3:4021:4021 [2] NCCL WARN NET/IB : No device found.',
+  ].join('\n');
+  const r = await runImporter(torchLogImporter, { text, name: 'train.log', options: { year: 2025 } });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(events(r, 'nccl_timeout').map((e) => [e.line, e.attrs.rank, e.attrs.pg_rank ?? null, e.attrs.op ?? null, e.attrs.watchdog ?? null, e.attrs.timeout_ms]), [
+      [1, 13, 1, 'ALLTOALL_BASE', null, 600000],
+      [3, 5, null, null, 'stuck', 480000],
+    ]);
+    assert.deepEqual(events(r, 'nccl_error').map((e) => [e.line, e.attrs.error ?? null]), [
+      [2, 'timeout'],
+      [4, 'remote'],
+      [5, 'network'],
+    ]);
+    assert.equal(events(r, 'log').find((e) => e.line === 6)?.severity, 'warning', 'start-up probing is no failure');
+  } finally {
+    r.dispose();
+  }
+  // SGLang: its scheduler watchdog killing a hung step, under its own bracket (detected as SGLang by that alone),
+  // and its "child proces." crash line as it spells it.
+  const sglang = [
+    '[2025-03-09 00:57:15 TP4] Watchdog timeout (self.watchdog_timeout=300)',
+    '[2025-03-09 00:57:15 TP6] Watchdog timeout (self.watchdog_timeout=300)',
+    '[2025-03-09 00:57:16] Received sigquit from a child proces. It usually means the child failed.',
+  ].join('\n');
+  assert.equal(detectImporter(Buffer.from(sglang), 's.log')?.format, 'sglang-log');
+  const s = await runImporter(sglangLogImporter, { text: sglang, name: 's.log' });
+  try {
+    assert.deepEqual(events(s, 'nccl_timeout').map((e) => [e.attrs.watchdog, e.attrs.rank, e.attrs.timeout_ms]), [
+      ['scheduler', 4, 300000],
+      ['scheduler', 6, 300000],
+    ]);
+    assert.equal(events(s, 'engine_crash').length, 1);
+  } finally {
+    s.dispose();
+  }
+});

@@ -219,3 +219,26 @@ test('log lines only: served work up with every slot busy and the queue growing 
   const check = longer.checked.find((c) => c.id === 'traffic_surge')!;
   assert.ok(check.failed?.some((f) => /holding more/.test(f.condition) && f.held), JSON.stringify(check));
 });
+
+test('a log whose only fault is an NCCL error (a remote rank gone, a DistBackendError) is not healthy: the error is the evidence', async () => {
+  const { importFiles } = await import('../../helpers/import-file');
+  const { analyzeIncident } = await import('../../../node/engine/model/diagnose');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const ts = tempStore();
+  try {
+    const file = join(ts.dir, 'train.log');
+    writeFileSync(file, [
+      '[rank2]:[E318 10:00:01.000000 ProcessGroupNCCL.cpp:1234] [PG ID 0 Rank 2] NCCL communicator error: remote process exited or there was a network error',
+      "[rank2]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:317, remote process exited or there was a network error, NCCL version 2.21.5",
+      '[rank2]: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.',
+    ].join('\n'));
+    const r = await importFiles(ts.store, [file], { options: { year: 2025 } });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const d = analyzeIncident(ts.store, r.incident_id);
+    assert.equal(d.status, 'unexplained', JSON.stringify({ status: d.status, causes: d.causes.map((c) => c.id) }));
+    assert.ok(d.unexplained!.evidence.some((e) => /ncclRemoteError|DistBackendError/.test(e.text)));
+  } finally {
+    ts.dispose();
+  }
+});
