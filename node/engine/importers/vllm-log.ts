@@ -311,8 +311,12 @@ const NCCL_TIMEOUT = /Watchdog caught collective operation timeout|NCCL (?:watch
  */
 const WATCHDOG_HANG = /watchdog got stuck for (\d+) seconds|Heartbeat monitor timed out|(?:Scheduler )?[Ww]atchdog timeout \(self\.watchdog_timeout=(\d+)/;
 const NCCL_ERROR = /NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error/;
-/** NCCL's network failing under a collective (not its start-up probing: `NET/IB : No device found` is not one). */
-const NCCL_NET_FAILURE = /Got completion from peer .*(?:error|status=)|Call to ibv_\w+ failed|Connection closed by remote peer|Broken pipe|Connection reset by peer|NET\/OFI Request .* completed with error/;
+/**
+ * NCCL's network failing under a collective: an IB completion with an error status, a failed verbs call, an OFI
+ * request in error. Not its start-up probing (`NET/IB : No device found`), nor a peer's socket closing or
+ * resetting, which every rank prints as a job is torn down.
+ */
+const NCCL_NET_FAILURE = /Got completion from peer .*(?:error|status=)|Call to ibv_\w+ failed|NET\/OFI Request .* completed with error/;
 /** What failed, as NCCL says it. */
 const NCCL_ERROR_KIND: [RegExp, string][] = [
   [/ncclRemoteError|remote process exited or there was a network error/, 'remote'],
