@@ -45,7 +45,7 @@ describe('workstation (browser mode)', { skip: missing ?? false, concurrency: 1 
   test('the empty state explains what a bundle can hold', async () => {
     await app.open();
     const text = await page.textContent('[data-testid="home"]');
-    for (const f of ['Prometheus', 'nvidia-smi', 'Nsight Systems', 'Nsight Compute', 'OTLP', 'CUDA memory snapshots', 'PyTorch profiler']) assert.ok(text?.includes(f), `empty state names ${f}`);
+    for (const f of ['Prometheus', 'nvidia-smi', 'Nsight Systems', 'Nsight Compute', 'OTLP', 'Zipkin', 'Kubernetes', 'CUDA memory snapshots', 'PyTorch profiler']) assert.ok(text?.includes(f), `empty state names ${f}`);
     await app.screenshot('00-home');
   });
 

@@ -9,7 +9,7 @@ const FORMATS: [string, string][] = [
   ['Kubernetes', 'kubectl get events / pods (tables, JSON, YAML), kubectl describe pod'],
   ['PyTorch profiler traces', 'Kineto / Chrome trace JSON, including [memory] events'],
   ['CUDA memory snapshots', 'torch.cuda.memory._snapshot() pickles and memory timelines'],
-  ['Nsight and nvprof', 'nsys SQLite exports, nsys stats and nvprof trace CSVs, ncu CSV'],
+  ['Nsight Systems and Nsight Compute', 'nsys SQLite exports and nsys stats trace CSVs, ncu CSV; nvprof traces'],
   ['Traces', 'OTLP JSON (and the Collector debug exporter), Jaeger JSON, Zipkin v2 JSON'],
 ];
 
