@@ -586,7 +586,7 @@ const FAILING_STATUS = /^(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|Container
  * then, as the table does not say when), and its last restart at its age where kubectl 1.22+ gives it.
  * Only the last restart has a time: the count is kept in the text and attrs, never spread into times.
  */
-function writePodRow(sink: Sink, p: PodRow, anchor: number, described: boolean): number {
+function writePodRow(sink: Sink, p: PodRow, anchor: number, described: boolean): void {
   const object = `pod/${p.name}`;
   const base = { from: 'kubernetes', object, pod: p.name, ...(p.namespace ? { namespace: p.namespace } : {}), ...(p.node ? { node: p.node } : {}), status: p.status, ready: p.ready, restart_count: p.restarts, ...(p.age ? { age: p.age } : {}) };
   const failing = FAILING_STATUS.test(p.status);
@@ -601,7 +601,7 @@ function writePodRow(sink: Sink, p: PodRow, anchor: number, described: boolean):
     text: `${object} ${p.status} (ready ${p.ready}, ${restarts}${p.age ? `, age ${p.age}` : ''}) when kubectl listed it${oomKilled ? ': killed by the kernel OOM killer at its memory limit, at or before this time' : ''}`,
     attrs: { ...base, reason: oomKilled ? 'OOMKilled' : 'PodStatus', ...(oomKilled ? { host: true } : {}) },
   });
-  if (p.restarts === 0 || p.lastRestartAge === null || described) return 1;
+  if (p.restarts === 0 || p.lastRestartAge === null || described) return;
   sink.event({
     ts_ms: anchor - p.lastRestartAge,
     kind: EV.engineRestart,
@@ -610,7 +610,6 @@ function writePodRow(sink: Sink, p: PodRow, anchor: number, described: boolean):
     text: `${object} restarted (the last of ${restarts}${p.age ? ` in its ${p.age}` : ''}; ${p.status} when listed)`,
     attrs: { ...base, reason: 'Restarted' },
   });
-  return 2;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -772,9 +771,11 @@ async function importKubernetes(input: EntryInput, sink: Sink, ctx: ImportContex
   if (podRows.length || events.some((e) => e.firstAge !== null || e.lastAge !== null)) {
     anchor = captured !== null ? capturedAt(captured, ctx) : new LogClock(ctx).anchor('ages and states count back from when kubectl ran, which the file does not say', undefined, 'mtime');
   }
-  // A pod described too has its restarts at their own times (its container states): not again from the table.
+  // A pod described too has its restarts at their own times (its container states): not again from the table —
+  // where the describe holds those states (a paste cut before them dates nothing).
   // (A table without -A names no namespace: its pod is the described one of that name.)
-  const described = new Set(containers.flatMap((c) => [`${c.namespace}/${c.pod}`, `/${c.pod}`]));
+  const dated = containers.filter((c) => c.running !== null || c.ended.some((t) => t.finishedMs !== null));
+  const described = new Set(dated.flatMap((c) => [`${c.namespace}/${c.pod}`, `/${c.pod}`]));
   for (const p of podRows) writePodRow(sink, p, anchor!, described.has(`${p.namespace}/${p.name}`));
   let unknown = 0;
   for (const e of events) {
@@ -833,14 +834,13 @@ export function detectKubernetes(head: Buffer): number {
   if (yamlStartLine(lines) >= 0) return 0.9;
   if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/.test(l))) return 0.9;
   // A pods table opens many pastes whose body is the engine's log (`kubectl get pods`, then `kubectl logs`): it
-  // is the file only where its rows are most of it, else the log's reader takes it.
-  if (lines.some((l) => POD_TABLE_HEADER.test(l))) {
-    const rows = lines.filter((l) => POD_ROW.test(l)).length;
-    return rows >= 0.5 * lines.filter((l) => l.trim() && !/^\s*\$ /.test(l)).length - 1 ? 0.9 : 0.3;
-  }
+  // is the file only where its rows are most of it, or beside a describe; else the log's reader takes it.
+  const podTable = lines.some((l) => POD_TABLE_HEADER.test(l));
+  if (podTable && lines.filter((l) => POD_ROW.test(l)).length >= 0.5 * lines.filter((l) => l.trim() && !/^\s*\$ /.test(l)).length - 1) return 0.9;
   if (lines.some((l) => DESCRIBE_EVENTS_HEADER.test(l))) return 0.9;
   const describe = lines.some((l) => /^Name:\s+\S/.test(l)) && lines.some((l) => /^Namespace:\s+\S/.test(l)) && lines.some((l) => /^(?:Containers|Events|Start Time|Controlled By):/.test(l));
   if (describe) return 0.9;
+  if (podTable) return 0.3;
   const rows = lines.filter((l) => looseRow(l)).length;
   if (rows >= 1 && rows >= 0.3 * lines.filter((l) => l.trim()).length) return 0.8;
   if (lines.some((l) => /^\s+Last State:\s+Terminated\s*$/.test(l)) && lines.some((l) => /^\s+(?:Exit Code|Finished):\s+\S/.test(l))) return 0.85;

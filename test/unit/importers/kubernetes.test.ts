@@ -432,3 +432,26 @@ test("review: a pods table that opens an engine log's paste leaves the file to t
     r.dispose();
   }
 });
+
+test('re-read: a pods table beside a describe is the describe\'s file even where the image names an engine; a describe cut before its container states does not hide the table\'s restart', async () => {
+  const text = [
+    '$ kubectl get pods',
+    'NAME                           READY   STATUS             RESTARTS        AGE',
+    'sglang-qwen-5cc594fd46-hg5rw   0/1     CrashLoopBackOff   5 (2m30s ago)   13m',
+    '$ kubectl describe pod sglang-qwen-5cc594fd46-hg5rw',
+    'Name:             sglang-qwen-5cc594fd46-hg5rw',
+    'Namespace:        default',
+    'Start Time:       Tue, 06 May 2025 17:37:06 +0000',
+    'Status:           Running',
+    'Containers:',
+    '  sglang:',
+    '    Image:          lmsysorg/sglang:v0.4.6',
+  ].join('\n');
+  assert.equal(detected(text), 'kubernetes');
+  const r = await runImporter(kubernetesImporter, { text, name: 'both.txt', mtimeMs: at('2026-03-14T10:00:00Z') });
+  try {
+    assert.deepEqual(events(r, 'engine_restart').map((e) => e.ts_ms), [at('2025-05-06T17:50:06Z') - 150_000]);
+  } finally {
+    r.dispose();
+  }
+});
