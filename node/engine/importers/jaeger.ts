@@ -1,8 +1,10 @@
 // Jaeger JSON: the query API / UI download `{data: [trace…]}`, one bare trace `{traceID, spans,
 // processes}`, a bare array of spans as stored one by one (each with its own `process`) or of traces, one
 // span as Jaeger's Elasticsearch/OpenSearch storage keeps it (its tag values as text beside their type, a
-// `tag` map of tags as fields, `parentSpanID`), or an Elasticsearch `_search` answer of those (hits.hits[]._source). startTime/duration are µs; the parent is the first CHILD_OF reference within the trace, else its first FOLLOWS_FROM (Jaeger's rule). Read as a stream
-// (json-path-scanner.ts), with no size limit: see JaegerStream for what is held.
+// `tag` map of tags as fields, `parentSpanID`), or an Elasticsearch `_search` answer of those
+// (hits.hits[]._source). startTime/duration are µs; the parent is the first CHILD_OF reference within the
+// trace, else its first FOLLOWS_FROM (Jaeger's rule). Read as a stream (json-path-scanner.ts), with no size
+// limit: see JaegerStream for what is held.
 //
 // spans: trace_id / span_id as written (lower-case hex), attrs = tags, plus service.name (from the
 // process), jaeger.logs (count), jaeger.references (non-parent references) and the request facts of
@@ -220,7 +222,7 @@ class JaegerStream implements JsonVisitor {
     if (path[0] === 'hits') {
       this.sawHits = true;
       this.bare.sawSpans = true;
-      this.emit(v, { ...this.bare, index: path[2] as number, processes: {}, sawTraceID: true }, at);
+      this.emit(v, this.loneSpan(path[2] as number), at);
       return;
     }
     if (path.length === 1 && path[0] !== 'traceID' && path[0] !== 'processes') {
@@ -256,13 +258,13 @@ class JaegerStream implements JsonVisitor {
       return;
     }
     this.bare.sawSpans = true;
-    this.emit(v, { ...this.bare, index, processes: {}, sawTraceID: true }, at);
+    this.emit(v, this.loneSpan(index), at);
   }
 
   leave(path: JsonPath): void {
     if (this.sawArray) return;
     if (path.length === 0 && !this.sawData && !this.bare.sawSpans && !this.sawHits && this.sawSingle) {
-      this.emit(this.single, { ...this.bare, processes: {}, sawTraceID: true }, { line: 1, offset: 0 });
+      this.emit(this.single, this.loneSpan(this.bare.index), { line: 1, offset: 0 });
       return;
     }
     const atTrace = path.length === 2 && path[0] === 'data';
@@ -274,6 +276,11 @@ class JaegerStream implements JsonVisitor {
     trace.sawTraceID = true;
     this.release(trace);
     if (!trace.sawSpans) this.warn(`trace ${trace.index} has no spans list`, { key: `data[${trace.index}].spans` });
+  }
+
+  /** The trace state of a span stored on its own (its process embedded, its traceID its own). */
+  private loneSpan(index: number): TraceState {
+    return { ...this.bare, index, processes: {}, sawTraceID: true };
   }
 
   /** Whether a span of this trace can go to the sink as it is read. */

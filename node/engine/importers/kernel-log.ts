@@ -68,9 +68,9 @@ const MAX_PENDING = 1_000_000;
 const MAX_SXID_KEYS = 4096;
 // The process name is the kernel's comm (at most 15 bytes): bounded, so a line repeating "Out of memory:
 // Kill process 1 (" with no ")" is not scanned to its end from every mention (quadratic).
-/** The OOM killer's verdict: `Out of memory: Killed process …`, or a container's `Memory cgroup out of memory: Killed process …`. */
 /**
- * Kernels before 5.x say it over two lines — `Out of memory: Kill process 123 (python3) score … or sacrifice
+ * The OOM killer's verdict: `Out of memory: Killed process …`, or a container's `Memory cgroup out of memory:
+ * Killed process …`. Kernels before 5.x say it over two lines — `Out of memory: Kill process 123 (python3) score … or sacrifice
  * child`, then `Killed process 123 (python3) total-vm:…, anon-rss:…` (RHEL 6: `Killed process 123, UID 48,
  * (httpd) …`) — newer ones in one, `Out of memory: Killed process …`. A comm may hold parentheses itself:
  * `((resolved))`.

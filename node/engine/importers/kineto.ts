@@ -704,11 +704,18 @@ interface Cut {
   inEvents: boolean;
 }
 
-async function pass(input: EntryInput, ctx: ImportContext, reader: PassReader | null, skipEvents: boolean, cut?: (c: Cut) => void): Promise<bigint | null> {
+/** What one pass read besides its events: the base time, and where a trace cut off stops. */
+interface Passed {
+  base: bigint | null;
+  cut: Cut | null;
+}
+
+async function pass(input: EntryInput, ctx: ImportContext, reader: PassReader | null, skipEvents: boolean): Promise<Passed> {
   let base: bigint | null = null;
+  let cut: Cut | null = null;
   try {
     for await (const item of scanChromeTrace(skipEvents ? input.stream() : exactTimes(input.stream()), { skipEvents })) {
-      if (item.kind === 'truncated') cut?.(item);
+      if (item.kind === 'truncated') cut = item;
       else if (item.kind === 'key') {
         // The raw digits: an epoch-ns number does not survive a trip through a double.
         if (item.key === 'baseTimeNanoseconds') base = parseBase(item.raw);
@@ -716,13 +723,13 @@ async function pass(input: EntryInput, ctx: ImportContext, reader: PassReader | 
       } else if (reader) {
         for (const ev of item.events) reader.event(ev, item.offset);
       }
-      if (ctx.signal.aborted) return base;
+      if (ctx.signal.aborted) break;
     }
   } catch (e) {
     if (e instanceof ScanError) throw new ImportError(ctx.path, { offset: e.offset, key: e.key }, e.message);
     throw e;
   }
-  return base;
+  return { base, cut };
 }
 
 /** The latest end (µs) of a trace's events: where a trace with relative times and no base time ends. */
@@ -748,12 +755,10 @@ export const kinetoImporter: Importer = {
   async import(input, sink, ctx) {
     const run = async (base: bigint | null) => {
       const reader = new KinetoReader(sink, ctx, base);
-      let ended: Cut | null = null;
-      await pass(input, ctx, reader, false, (c) => (ended = c));
+      const c = (await pass(input, ctx, reader, false)).cut;
       reader.finish();
       // A profiler killed mid-write (the crash under investigation, often) leaves the trace unclosed: what it
       // wrote whole is kept, said with where it stops.
-      const c = ended as Cut | null;
       if (c) {
         ctx.warn(
           c.inEvents
@@ -768,7 +773,7 @@ export const kinetoImporter: Importer = {
     } catch (e) {
       if (!(e instanceof NeedBaseTime)) throw e;
       // Nothing was written yet: find the base time (it follows traceEvents), then read again.
-      let base = await pass(input, ctx, null, true);
+      let base = (await pass(input, ctx, null, true)).base;
       if (base === null) {
         // Relative µs and no base time (the pre-Kineto profiler's bare array, a trace cut before its
         // end): the trace is placed to end at the bundle's time, else the file's mtime, with a warning.

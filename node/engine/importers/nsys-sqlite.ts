@@ -299,14 +299,13 @@ function gpus(q: AttachedQuery, sink: Sink, schema: Schema): void {
   // another order (reverse bus order, seen), and exports before 2021 call it `deviceId`.
   const number = ['cuDevice', 'deviceId', 'id'].find((c) => cols.has(c));
   if (!number) return;
-  const pick = [number, ...['deviceId', 'id'].filter((c) => c !== number), 'name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c, i, all) => cols.has(c) && all.indexOf(c) === i);
   // (A row whose CUDA number is NULL — a GPU CUDA did not enumerate — falls back to nsys' own.)
-  const fallback = ['deviceId', 'id'].filter((c) => c !== number && cols.has(c));
-  const numberSql = fallback.length ? `COALESCE(${[number, ...fallback].map((c) => `"${c}"`).join(', ')})` : `"${number}"`;
-  for (const g of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')}, ${numberSql} AS qs_gpu FROM ext.TARGET_INFO_GPU ORDER BY qs_gpu`)) {
-    if (g.qs_gpu === null || g.qs_gpu === undefined) continue;
-    const id = String(g.qs_gpu);
-    delete g.qs_gpu;
+  const numbers = [number, ...['deviceId', 'id'].filter((c) => c !== number && cols.has(c))];
+  const pick = [...numbers, ...['name', 'totalMemory', 'smCount', 'uuid', 'busLocation', 'computeMajor', 'computeMinor', 'memoryBandwidth', 'clockRate'].filter((c) => cols.has(c))];
+  const numberSql = numbers.length > 1 ? `COALESCE(${numbers.map((c) => `"${c}"`).join(', ')})` : `"${number}"`;
+  for (const { qs_gpu: gpu, ...g } of q.all(`SELECT ${pick.map((c) => `"${c}"`).join(', ')}, ${numberSql} AS qs_gpu FROM ext.TARGET_INFO_GPU ORDER BY qs_gpu`)) {
+    if (gpu === null || gpu === undefined) continue;
+    const id = String(gpu);
     const lo = typeof span?.lo === 'number' ? span.lo : null;
     const hi = typeof span?.hi === 'number' ? span.hi : null;
     if (lo === null || hi === null) continue;

@@ -44,7 +44,7 @@ const rx = (s: string) => new RegExp(s);
 
 const TRIED = rx(`Tried to allocate ${SZ}`);
 const NEW_CAP = rx(`GPU (\\d+) has a total capac(?:i)?ty of ${SZ} of which ${SZ} is free`);
-const PROCESS = /Process (\d+) has ([0-9]+(?:\.[0-9]+)?) ?(B|bytes|KiB|MiB|GiB|TiB|KB|MB|GB) memory in use/g;
+const PROCESS = new RegExp(`Process (\\d+) has ${SZ} memory in use`, 'g');
 /** NVML lists every process on the GPU; a message names a few. Past this many, the rest are not kept. */
 const MAX_OTHER_PROCESSES = 64;
 const THIS_PROCESS = rx(`this process has ${SZ} memory in use`);
@@ -116,9 +116,13 @@ function selfAmongOthers(info: OomInfo, others: { pid: number; bytes: number | n
   if (self < 0) return;
   info.process_bytes = others[self].bytes;
   info.process_pid = others[self].pid;
-  const rest = others.filter((_, i) => i !== self);
-  info.other_processes = rest.length ? rest : null;
-  info.other_processes_bytes = rest.length ? rest.reduce((sum, o) => sum + (o.bytes ?? 0), 0) : null;
+  setOthers(info, others.filter((_, i) => i !== self));
+}
+
+/** The other processes on the GPU and their sum; none: both null. */
+function setOthers(info: OomInfo, others: { pid: number; bytes: number | null }[]): void {
+  info.other_processes = others.length ? others : null;
+  info.other_processes_bytes = others.length ? others.reduce((sum, o) => sum + (o.bytes ?? 0), 0) : null;
 }
 
 export function parseOom(text: string): OomInfo | null {
@@ -147,10 +151,7 @@ export function parseOom(text: string): OomInfo | null {
     const others: { pid: number; bytes: number | null }[] = [];
     PROCESS.lastIndex = 0;
     for (let p = PROCESS.exec(text); p && others.length < MAX_OTHER_PROCESSES; p = PROCESS.exec(text)) others.push({ pid: Number(p[1]), bytes: size(p[2], p[3]) });
-    if (others.length) {
-      info.other_processes = others;
-      info.other_processes_bytes = others.reduce((sum, o) => sum + (o.bytes ?? 0), 0);
-    }
+    setOthers(info, others);
     const tp = THIS_PROCESS.exec(text);
     if (tp) info.process_bytes = size(tp[1], tp[2]);
     const a = ALLOCATED.exec(text);
@@ -189,7 +190,6 @@ export function parseOom(text: string): OomInfo | null {
     info.tried_bytes = f(FRACTION_FIELDS.tried);
     info.capacity_bytes = f(FRACTION_FIELDS.capacity);
     info.free_bytes = f(FRACTION_FIELDS.free);
-    return info;
   }
   return info;
 }

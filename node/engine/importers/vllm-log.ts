@@ -1296,13 +1296,13 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
 ];
 const DIALECT_ORDER: LogDialect[] = ['vllm', 'sglang', 'tgi', 'torch'];
 
-/** How sure the engine-log family is of a head, and whose dialect it is. */
 /**
  * A line of a JSON document (a trace, a config), not of a log: an engine's name in it (`"service": "sglang"`)
  * says nothing of the file being the engine's log (a bare OTLP ScopeSpans mentioning sglang was read as one).
  */
 const JSON_TEXT = /^\s*(?:[{[]\s*"|"[^"]*"\s*:|[\]}],?\s*$)/;
 
+/** How sure the engine-log family is of a head, and whose dialect it is. */
 export function detectEngineLog(head: Buffer): { score: number; dialect: LogDialect } {
   const cached = detected.get(head);
   if (cached) return cached;

@@ -182,9 +182,19 @@ const VLLM: Record<string, Rule> = {
   },
 };
 
+/** Requests waiting in a queue beside the main one: req.waiting under its own `queue` label (pickSources adds label sets apart). */
+const waitingIn = (queue: string): Rule => ({ ...g('req.waiting', 'count'), labels: (l) => ({ ...l, queue }) });
+
 const SGLANG: Record<string, Rule> = {
   num_running_reqs: g('req.running', 'count'),
   num_queue_reqs: g('req.waiting', 'count'),
+  // The queues of prefill/decode disaggregation and structured output (0.4.6+): requests waiting there are not
+  // in num_queue_reqs, which reads 0 while they queue. The prefill side's in-flight queue (KV being sent) is
+  // work under way, not waiting: not mapped.
+  num_prefill_prealloc_queue_reqs: waitingIn('prefill_prealloc'),
+  num_decode_prealloc_queue_reqs: waitingIn('decode_prealloc'),
+  num_decode_transfer_queue_reqs: waitingIn('decode_transfer'),
+  num_grammar_queue_reqs: waitingIn('grammar'),
   token_usage: g('kv.usage', 'fraction'),
   num_used_tokens: g('kv.used_tokens', 'tokens'),
   gen_throughput: g('tokens.generation_rate', 'tokens/s'),
@@ -383,19 +393,6 @@ const LLAMACPP: Record<string, Rule> = {
   kv_cache_tokens: g('kv.used_tokens', 'tokens'),
 };
 
-/**
- * SGLang's queues of prefill/decode disaggregation and structured output (0.4.6+): requests that wait there
- * are not in `num_queue_reqs`, which reads 0 while they queue. Each is req.waiting under its own `queue` label,
- * so the model adds them to the waiting queue (pickSources keeps label sets apart). The prefill side's
- * in-flight queue (KV being sent) is work under way, not waiting: not mapped.
- */
-const SGLANG_QUEUES: Record<string, string> = {
-  num_prefill_prealloc_queue_reqs: 'prefill_prealloc',
-  num_decode_prealloc_queue_reqs: 'decode_prealloc',
-  num_decode_transfer_queue_reqs: 'decode_transfer',
-  num_grammar_queue_reqs: 'grammar',
-};
-for (const [name, queue] of Object.entries(SGLANG_QUEUES)) SGLANG[name] = { ...g('req.waiting', 'count'), labels: (l) => ({ ...l, queue }) };
 
 /** dcgm-exporter's computed metrics (`DCGM_EXP_`). */
 const DCGM_EXP: Record<string, Rule> = {

@@ -44,9 +44,14 @@ function faults(c: CauseContext): Fault[] {
  * that names one as its cause, an NVSwitch's fatal SXid (as hardwareFaults reads them, without its window).
  */
 export function hardwareEvents(c: CauseContext): EventRow[] {
-  const hw = c.cfg.causes.hw_xids;
-  const named = (x: unknown) => typeof x === 'number' && hw.includes(x);
-  return [...events(c, EV.xid).filter((e) => named(Number(e.attrs.code)) || named(e.attrs.caused_by)), ...events(c, EV.sxid).filter((e) => e.attrs.fatal === true)];
+  const out = new Set<EventRow>();
+  for (const x of faults(c)) if (x.event && (x.event.kind === EV.xid || x.event.kind === EV.sxid) && isHardware(x, c)) out.add(x.event);
+  return [...out];
+}
+
+/** A fault of the hardware class: flagged so, an Xid of `causes.hw_xids`, or a text that names a hardware error. */
+function isHardware(x: Fault, c: CauseContext): boolean {
+  return x.hardware === true || (x.code !== null && c.cfg.causes.hw_xids.includes(x.code)) || (x.code === null && HW_TEXT.test(x.text));
 }
 
 /** HW-class faults near the symptoms (or anywhere, without an episode); `soft` = the software/secondary Xids. */
@@ -56,7 +61,7 @@ export function hardwareFaults(c: CauseContext): { hw: Fault[]; soft: Fault[] } 
   const hi = c.episode ? spanEnd(c) : Infinity;
   const all = faults(c).filter((x) => x.t >= lo && x.t <= hi);
   return {
-    hw: all.filter((x) => x.hardware === true || (x.code !== null && cc.hw_xids.includes(x.code)) || (x.code === null && HW_TEXT.test(x.text))),
+    hw: all.filter((x) => isHardware(x, c)),
     soft: all.filter((x) => x.code !== null && cc.software_xids.includes(x.code)),
   };
 }
