@@ -1,6 +1,6 @@
 // What an incident's diagnosis says in one line, the same in the headline, the overview and the report:
-// healthy, explained (root cause → chain → mechanism) or unexplained (something broke and no rule names
-// it). A crash, an OOM, an Xid or an outage is never shown as healthy, even from a diagnosis that says
+// healthy, explained (root cause → chain → mechanism), unexplained (something broke and no rule names
+// it) or too little data to judge (series too short or absent, nothing broken seen). A crash, an OOM, an Xid or an outage is never shown as healthy, even from a diagnosis that says
 // so: the events the bundle holds are checked here too. One onset everywhere: the diagnosis' own.
 import type { CauseCheck, CauseId, Diagnosis, DiagnosisStatus, Evidence } from './contract/diagnosis';
 import { causeChain, causeMechanism, causeName } from './causes';
@@ -64,7 +64,7 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
   const evidence = d.unexplained?.evidence ?? [];
   const onset = onsetOf(d, disruptions);
   const abnormal = disruptions.length > 0 || gaps.length > 0 || d.onset_ms !== null || d.alerts.length > 0 || evidence.length > 0;
-  const status: DiagnosisStatus = top ? 'explained' : d.status === 'unexplained' || abnormal ? 'unexplained' : 'healthy';
+  const status: DiagnosisStatus = top ? 'explained' : d.status === 'unexplained' || abnormal ? 'unexplained' : d.status === 'insufficient' ? 'insufficient' : 'healthy';
   const base = { top: top?.id ?? null, onset_ms: onset, disruptions, gaps, evidence };
 
   if (status === 'explained' && top) {
@@ -104,11 +104,28 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
       confidence: null,
     };
   }
+  const c = d.coverage;
+  if (status === 'insufficient' && c) {
+    return {
+      ...base,
+      status,
+      title: 'Too little data to judge',
+      detail: `${c.span_ms > 0 ? `The bundle's time series cover ${formatDuration(c.span_ms)}` : 'The bundle holds no time series (events only)'}: too short for anything to hold long enough to alert after a baseline (that takes ${formatDuration(c.need_ms)}), so it shows only that no crash, OOM or Xid was seen. Add the engine's metrics or a longer capture.`,
+      root: null,
+      chain: [],
+      mechanism: '',
+      confidence: null,
+    };
+  }
+  // Older diagnoses have no coverage: they claimed both.
+  const unmeasured = c ? [c.latency ? null : 'request latency', c.throughput ? null : 'token rate'].filter((x): x is string => x !== null) : [];
   return {
     ...base,
     status,
     title: 'Healthy',
-    detail: 'No onset, no alert, no crash: latency and throughput stayed within the thresholds.',
+    detail: unmeasured.length
+      ? `No onset, no alert, no crash in what the bundle holds — but it measures no ${unmeasured.join(' and no ')}, so a slowdown there would not show.`
+      : 'No onset, no alert, no crash: latency and throughput stayed within the thresholds.',
     root: null,
     chain: [],
     mechanism: '',

@@ -81,9 +81,22 @@ export interface CauseResult {
 /**
  * healthy: nothing abnormal. explained: a rule names the cause (causes[0] is the root cause).
  * unexplained: something is wrong (a crash, an OOM, an Xid, an outage, a stall, the joint trigger or an alert)
- * but no rule fires — never shown as healthy.
+ * but no rule fires — never shown as healthy. insufficient: nothing abnormal, but the bundle's time series
+ * are too short (or absent) for "healthy" to mean anything — a pasted log fragment, a single scrape.
  */
-export type DiagnosisStatus = 'healthy' | 'explained' | 'unexplained';
+export type DiagnosisStatus = 'healthy' | 'explained' | 'unexplained' | 'insufficient';
+
+/** What the diagnosis could judge: how much time its series cover and which of the service's signals they hold. */
+export interface Coverage {
+  /** The span of time series the windows cover (ms); 0 where the bundle holds none (events only). */
+  span_ms: number;
+  /** The least span that supports "healthy": a baseline, then long enough for an alert to hold. */
+  need_ms: number;
+  /** Whether request latency (end-to-end, TTFT, ITL or queue time) was measured. */
+  latency: boolean;
+  /** Whether the token rate was measured. */
+  throughput: boolean;
+}
 
 /** One cause as it was checked: fired (with its conditions), not fired (the conditions that failed), or not assessable. */
 export interface CauseCheck {
@@ -162,6 +175,8 @@ export interface Diagnosis {
   checked: CauseCheck[];
   /** Set when status is 'unexplained'. */
   unexplained: Unexplained | null;
+  /** What the series could judge (absent in diagnoses saved before it was added). */
+  coverage?: Coverage;
   /** Window width and step the analysis used (ms), and the gaps it skipped (no data from any source). */
   window_ms?: number;
   step_ms?: number;

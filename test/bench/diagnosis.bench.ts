@@ -67,7 +67,7 @@ export interface Analyzed {
   seed: number;
   ms: number;
   error: string | null;
-  status: 'healthy' | 'explained' | 'unexplained' | 'error';
+  status: 'healthy' | 'explained' | 'unexplained' | 'insufficient' | 'error';
   causes: string[];
   onsetMs: number | null;
   causeOnsetMs: number | null;
@@ -313,7 +313,7 @@ interface Row {
   a: Analyzed;
 }
 
-const predicted = (a: Analyzed) => (a.status === 'error' ? 'error' : a.causes[0] ?? (a.status === 'unexplained' ? 'unexplained' : 'healthy'));
+const predicted = (a: Analyzed) => (a.status === 'error' ? 'error' : a.causes[0] ?? (a.status === 'unexplained' || a.status === 'insufficient' ? a.status : 'healthy'));
 const isHealthyCall = (a: Analyzed) => a.causes.length === 0 && a.status === 'healthy';
 const correct = (r: Row) => (r.truth.cause === null ? isHealthyCall(r.a) : r.a.causes[0] === r.truth.cause);
 const inTop3 = (r: Row) => (r.truth.cause === null ? isHealthyCall(r.a) : r.a.causes.slice(0, 3).includes(r.truth.cause));

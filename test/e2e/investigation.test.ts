@@ -6,7 +6,7 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -230,6 +230,36 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
     await app.dragOnChart(0.9, 1, { chart: 'kv' });
     await app.waitTimelineIdle();
     await page.locator('.quadrant-map').screenshot({ path: join('test-results', 'screenshots', 'issue16-quadrant-24h-zoomed.png') });
+  });
+
+  test('a pasted fragment reads "too little data", never "Healthy"; one Xid line names its fault though it has no span', async () => {
+    const dropOne = async (name: string, text: string) => {
+      await page.click('.brand');
+      await page.waitForSelector('[data-testid="home"]');
+      const before = await page.locator('[data-testid="incident-row"]').count();
+      const file = join(mkdtempSync(join(dir, 'one-')), name);
+      writeFileSync(file, text);
+      await app.importByInput([file]);
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="incident-row"]').length === n + 1, before);
+      await app.waitForIncident();
+      await page.waitForSelector('[data-testid="headline"][data-state="ready"]');
+      return page.locator('[data-testid="headline"]');
+    };
+    const stats = [0, 10, 20].map(
+      (s) => `INFO 03-04 12:00:${String(s).padStart(2, '0')} [loggers.py:118] Engine 000: Avg prompt throughput: 900.0 tokens/s, Avg generation throughput: 240.0 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 40.0%, Prefix cache hit rate: 0.0%`,
+    );
+    const fragment = await dropOne('vllm.log', stats.join('\n'));
+    assert.equal(await fragment.getAttribute('data-status'), 'insufficient');
+    const text = (await fragment.textContent()) ?? '';
+    assert.match(text, /Too little data/);
+    assert.doesNotMatch(text, /healthy/i);
+    await page.click('[data-testid="headline"]');
+    assert.match((await page.textContent('[data-testid="verdict"]')) ?? '', /cover 20 s/);
+
+    const xid = await dropOne('dmesg.txt', '[Wed Mar  4 12:06:40 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus.\n');
+    assert.equal(await xid.getAttribute('data-status'), 'explained');
+    assert.equal(await xid.getAttribute('data-cause'), 'gpu_hardware_fault');
+    await app.screenshot('issue16-one-xid-line');
   });
 
   test('no page errors, console errors or CSP violations', () => {

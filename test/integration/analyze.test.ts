@@ -48,7 +48,7 @@ test('analyze <db> --json prints the §7 diagnosis and saves it in the diagnoses
     const { code, out } = await capture([file, '--json']);
     assert.equal(code, 0);
     const d = JSON.parse(out) as Diagnosis;
-    assert.deepEqual(Object.keys(d), ['incident', 'baseline', 'preset', 'onset_ms', 'windows', 'quadrant_thresholds', 'alerts', 'causes', 'not_assessable', 'leak', 'convergence_ms', 'trigger', 'status', 'checked', 'unexplained', 'window_ms', 'step_ms', 'gaps']);
+    assert.deepEqual(Object.keys(d), ['incident', 'baseline', 'preset', 'onset_ms', 'windows', 'quadrant_thresholds', 'alerts', 'causes', 'not_assessable', 'leak', 'convergence_ms', 'trigger', 'status', 'checked', 'unexplained', 'coverage', 'window_ms', 'step_ms', 'gaps']);
     assert.equal(d.status, 'explained');
     assert.equal(d.checked.length, 21, 'every cause is listed as checked');
     assert.equal(d.preset, 'default');

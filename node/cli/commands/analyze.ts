@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Diagnosis } from '../../../common/contract/diagnosis';
-import { formatBytes } from '../../../common/format';
+import { formatBytes, formatDuration } from '../../../common/format';
 import { importPaths } from '../../engine/import/pipeline';
 import { DEFAULT_CONFIG, PRESETS, isPreset, mergeConfig, type ModelConfig } from '../../engine/model/config';
 import { analyzeIncidentDetailed, type AnalysisDetail } from '../../engine/model/diagnose';
@@ -87,12 +87,22 @@ export function loadConfig(file: string): ModelConfig {
 const iso = (ms: number | null) => (ms === null ? '—' : new Date(ms).toISOString());
 const val = (v: unknown) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
 
+function statusLine(g: Diagnosis): string {
+  if (g.status === 'explained') return `explained: ${g.causes[0].chain.join(' → ')}`;
+  if (g.status === 'unexplained') return 'UNEXPLAINED incident: something went wrong that no rule explains (evidence below)';
+  if (g.status === 'insufficient' && g.coverage) {
+    const c = g.coverage;
+    return `too little data to judge: ${c.span_ms ? `the series cover ${formatDuration(c.span_ms)}` : 'no time series'}, ${formatDuration(c.need_ms)} needed (no crash seen)`;
+  }
+  return 'healthy';
+}
+
 export function summary(d: AnalysisDetail): string {
   const g: Diagnosis = d.diagnosis;
   const out: string[] = [];
   out.push(`incident   ${iso(g.incident.start_ms)} → ${iso(g.incident.end_ms)}  (${g.windows.length} windows of ${d.frame.grid.W / 1000} s, step ${d.frame.grid.step / 1000} s)`);
   out.push(`baseline   ${iso(g.baseline.start_ms)} → ${iso(g.baseline.end_ms)}   preset ${g.preset}`);
-  out.push(`status     ${g.status === 'explained' ? `explained: ${g.causes[0].chain.join(' → ')}` : g.status === 'unexplained' ? 'UNEXPLAINED incident: something went wrong that no rule explains (evidence below)' : 'healthy'}`);
+  out.push(`status     ${statusLine(g)}`);
   out.push(`onset      ${g.onset_ms === null ? 'none' : iso(g.onset_ms)}`);
   if (g.gaps?.length) out.push(`gaps       ${g.gaps.map((x) => `${iso(x.start_ms)} → ${iso(x.end_ms)}`).join('; ')} (no data; left out of the analysis)`);
   out.push(`quadrants  ${d.path.map((p) => `${p.quadrant} (${iso(p.from_ms).slice(11, 19)})`).join(' → ')}`);
@@ -101,7 +111,7 @@ export function summary(d: AnalysisDetail): string {
   for (const a of g.alerts) out.push(`  ${a.family.padEnd(10)} fired ${iso(a.first_fired_ms)}  resolved ${a.resolved_ms === null ? 'still firing' : iso(a.resolved_ms)}`);
   if (d.convergence_ms !== null) out.push(`  top cause settled ${d.convergence_ms / 1000} s after the start of the episode`);
   out.push('causes');
-  if (!g.causes.length) out.push(g.status === 'healthy' ? '  none: healthy' : '  none matched; see the evidence and what was ruled out below');
+  if (!g.causes.length) out.push(g.status === 'healthy' ? '  none: healthy' : g.status === 'insufficient' ? '  none: too little data' : '  none matched; see the evidence and what was ruled out below');
   if (g.unexplained) for (const e of g.unexplained.evidence.slice(0, 8)) out.push(`  evidence ${iso(e.start_ms).slice(11, 19)}: ${e.text}`);
   g.causes.forEach((c, i) => {
     out.push(`  ${i + 1}. ${c.id}  confidence ${c.confidence}  onset ${iso(c.onset_ms)}${c.chain.length > 1 ? `  chain ${c.chain.join(' → ')}` : ''}`);

@@ -8,7 +8,7 @@
 // change that never hurt service (a leak still filling headroom) is judged against the baseline all the
 // same. Where nothing explains an abnormal episode, each sustained symptom's own stretch is read in turn
 // (streakSpans). The reported onset is where the top cause's chain began (incidentOnset).
-import type { Alert, AnalyzeOptions, CauseCheck, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Evidence, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
+import type { Alert, AnalyzeOptions, CauseCheck, Coverage, DiagnosisStatus, CauseId, CauseResult, Diagnosis, Evidence, Quadrant, WindowScore } from '../../../common/contract/diagnosis';
 import { evaluateAlerts, forWindows, sustainedSymptoms } from './alerts';
 import { EV } from '../../../common/names';
 import { defaultBaselineSpan, mad, median, quantile } from './baseline';
@@ -147,7 +147,8 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   }
   const { ctx, results, spanFree, causes } = judged;
   const { span, episode, kv } = ctx;
-  const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : 'healthy';
+  const coverage = coverageOf(sig, f, bands, dense ? dense.end_ms - dense.start_ms : endMs - startMs, cfg);
+  const status: DiagnosisStatus = causes.length ? 'explained' : abnormal.length ? 'unexplained' : coverage.span_ms < coverage.need_ms ? 'insufficient' : 'healthy';
   const unexplained = status === 'unexplained' ? { onset_ms: abnormal[0].start_ms, evidence: abnormal } : null;
   const onsetMs = incidentOnset(causes, onsetIndex >= 0 ? f.t[onsetIndex] : null) ?? unexplained?.onset_ms ?? null;
   const leakFires = causes.some((c) => c.id === 'gpu_memory_leak');
@@ -174,6 +175,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     status,
     checked: checkedCauses(results, causes),
     unexplained,
+    coverage,
     window_ms: grid.W,
     step_ms: grid.step,
     gaps: dense?.gaps ?? [],
@@ -190,6 +192,22 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     trend,
     frag,
     sampling_interval_ms: interval,
+  };
+}
+
+/**
+ * What the series could judge. "Healthy" claims that nothing held long enough to alert after a baseline,
+ * so it needs the baseline's share of the span and then an alert's hold (alerts.for_ms): below that
+ * (a pasted log fragment, one scrape, a log of events with no series at all) nothing could have alerted,
+ * and the verdict says the data are too little instead.
+ */
+function coverageOf(sig: Signals, f: Frame, bands: readonly LatencyBand[], denseMs: number, cfg: ModelConfig): Coverage {
+  const hasSeries = [...sig.series.values(), ...sig.histograms.values()].some((list) => list.length > 0);
+  return {
+    span_ms: hasSeries ? Math.max(0, denseMs) : 0,
+    need_ms: Math.ceil(cfg.alerts.for_ms / (1 - cfg.baseline_fraction)),
+    latency: f.t.some((_, i) => latencyMeasured(bands, i)) || f.e2e99.some(Number.isFinite) || f.ttft99.some(Number.isFinite),
+    throughput: f.gtok.some(Number.isFinite),
   };
 }
 

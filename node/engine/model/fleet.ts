@@ -181,7 +181,8 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   for (const { group, d } of per)
     for (const e of d.unexplained?.evidence ?? []) if (!(collectionGap && isOutageEvidence(e))) evidence.push({ ...e, text: `${group.key}: ${e.text}` });
   evidence.sort((a, b) => a.start_ms - b.start_ms);
-  const status = causes.length ? 'explained' : evidence.length ? 'unexplained' : 'healthy';
+  // Too little data for the pooled series is too little for the instances' too (each holds a part of them).
+  const status = causes.length ? 'explained' : evidence.length ? 'unexplained' : fleet.status === 'insufficient' ? 'insufficient' : 'healthy';
   const firedIds = new Set(causes.map((c) => c.id));
   return {
     ...fleet,

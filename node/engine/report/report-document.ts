@@ -88,10 +88,12 @@ function summary(d: ReportData, at: (ms: number | null) => string): Block[] {
   const v = d.verdict;
   const top = dg.causes[0] ?? null;
   const blocks: Block[] = [];
-  const lead = v.status === 'explained' ? `Explained: ${v.title}` : v.status === 'unexplained' ? v.title : 'Healthy';
+  const lead = v.status === 'explained' ? `Explained: ${v.title}` : v.title;
   const confidence = v.confidence !== null ? ` (confidence ${v.confidence.toFixed(2)})` : '';
-  blocks.push({ t: 'p', tone: 'verdict', text: v.status === 'healthy' ? `Healthy: ${v.detail}` : `${lead}${confidence}, onset ${at(v.onset_ms)}.` });
-  if (v.status !== 'healthy') blocks.push({ t: 'p', text: v.detail });
+  // Healthy and too-little-data verdicts have no onset: their one sentence is the whole verdict.
+  const quiet = v.status === 'healthy' || v.status === 'insufficient';
+  blocks.push({ t: 'p', tone: 'verdict', text: quiet ? `${v.title}: ${v.detail}` : `${lead}${confidence}, onset ${at(v.onset_ms)}.` });
+  if (!quiet) blocks.push({ t: 'p', text: v.detail });
 
   const rows: [string, string][] = [['Status', v.status]];
   if (top && v.root) {

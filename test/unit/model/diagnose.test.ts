@@ -242,3 +242,45 @@ test('a log whose only fault is an NCCL error (a remote rank gone, a DistBackend
     ts.dispose();
   }
 });
+
+test('too little data to judge: a pasted fragment of stats lines or a lone traceback is not "healthy"; ten minutes of the same lines are, and say that latency was not measured', async () => {
+  const { importFiles } = await import('../../helpers/import-file');
+  const { analyzeIncident } = await import('../../../node/engine/model/diagnose');
+  const { verdictOf } = await import('../../../common/verdict');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const stats = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const t = new Date(Date.UTC(2025, 4, 12, 10, 0, 0) + i * 10_000).toISOString();
+      return `INFO ${t.slice(5, 7)}-${t.slice(8, 10)} ${t.slice(11, 19)} [loggers.py:118] Engine 000: Avg prompt throughput: ${900 + (i % 3) * 10}.0 tokens/s, Avg generation throughput: ${240 + (i % 4)}.0 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: ${40 + (i % 5)}.0%, Prefix cache hit rate: 0.0%`;
+    }).join('\n');
+  const analyze = async (name: string, text: string) => {
+    const ts = tempStore();
+    try {
+      const file = join(ts.dir, name);
+      writeFileSync(file, text);
+      const r = await importFiles(ts.store, [file], { options: { year: 2025 } });
+      assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+      return analyzeIncident(ts.store, r.incident_id);
+    } finally {
+      ts.dispose();
+    }
+  };
+  const fragment = await analyze('vllm.log', stats(3));
+  assert.equal(fragment.status, 'insufficient');
+  assert.equal(fragment.coverage?.span_ms, 20_000);
+  assert.ok(fragment.coverage!.need_ms > fragment.coverage!.span_ms);
+  const fv = verdictOf(fragment);
+  assert.equal(fv.status, 'insufficient');
+  assert.match(fv.detail, /cover 20 s/);
+
+  const traceback = await analyze('crash.log', ['Traceback (most recent call last):', '  File "/app/serve.py", line 12, in <module>', '    engine = build()'].join('\n'));
+  assert.equal(traceback.status, 'insufficient');
+  assert.equal(traceback.coverage?.span_ms, 0);
+  assert.match(verdictOf(traceback).detail, /no time series/);
+
+  const tenMinutes = await analyze('vllm.log', stats(61));
+  assert.equal(tenMinutes.status, 'healthy', JSON.stringify(tenMinutes.causes.map((c) => c.id)));
+  assert.deepEqual([tenMinutes.coverage?.latency, tenMinutes.coverage?.throughput], [false, true]);
+  assert.match(verdictOf(tenMinutes).detail, /measures no request latency/);
+});

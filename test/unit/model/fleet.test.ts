@@ -143,6 +143,12 @@ test('every replica silent over one stretch, where the pooled GPU telemetry saw 
   ]);
   assert.equal(pooled.status, 'unexplained');
   assert.equal(pooled.unexplained?.evidence.length, 3);
+  // Too little data for the pooled series is too little for the fleet: not "healthy".
+  const short = mergeFleet({ ...diag([]), status: 'insufficient' }, [
+    { group: group('a'), d: diag([]) },
+    { group: group('b'), d: diag([]) },
+  ]);
+  assert.equal(short.status, 'insufficient');
 });
 
 test('replicas scraped every 60 s at their own phases, inside windows timed by 10 s log lines, sum to the fleet as PromQL sums them', () => {

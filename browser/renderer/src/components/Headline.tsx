@@ -2,7 +2,7 @@
 // confidence and the one onset; "not enough data yet" for an incident that holds (almost) nothing, and
 // "analysing…" while a new analysis runs. A click opens the diagnosis.
 import { formatDuration, formatPercent, formatTime } from '../../../../common/format';
-import { hasData, useDiagnosis } from '../state/diagnosis';
+import { useDiagnosis } from '../state/diagnosis';
 import { useCursor } from '../state/cursor';
 import { useNavigation } from '../state/navigation';
 import { STATUS_LABEL, useVerdict } from '../state/verdict';
@@ -26,7 +26,7 @@ export function Headline() {
       analysing…
     </span>
   ) : null;
-  if (!hasData(diagnosis) || !verdict)
+  if (!verdict)
     return (
       <div className="headline" data-state="no-data" data-testid="headline" data-cause="" data-status="no-data">
         <span className="headline-title">Not enough data yet</span>
@@ -55,7 +55,9 @@ export function Headline() {
         </span>
         {verdict.confidence !== null ? <span className="num muted" title="confidence of the top cause">{formatPercent(verdict.confidence)}</span> : null}
       </span>
-      {verdict.status !== 'healthy' ? (
+      {verdict.status === 'insufficient' ? (
+        <span className="headline-sub muted small">no crash seen; the series are too short to judge</span>
+      ) : verdict.status !== 'healthy' ? (
         <span className="headline-sub muted small" data-testid="headline-onset">
           onset {formatTime(onset)}
           {onset !== null ? ` (T+${formatDuration(onset - start)})` : ''}

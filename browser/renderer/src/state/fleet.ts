@@ -6,7 +6,7 @@ import type { InstanceDiagnosis } from '../../../../common/contract/diagnosis';
 /** Labels that name where a series was measured (Prometheus `instance`, Kubernetes `pod`, hosts; DCGM's `Hostname`). */
 const IDENTITY_LABELS = ['instance', 'pod', 'host', 'hostname', 'Hostname', 'node'];
 
-const STATUS_RANK = { explained: 2, unexplained: 1, healthy: 0 } as const;
+const STATUS_RANK = { explained: 2, unexplained: 1, healthy: 0, insufficient: 0 } as const;
 
 /**
  * How bad an instance looks, for sorting: a named cause first, then something wrong without one, then

@@ -251,7 +251,7 @@ export function DiagnosisPanel() {
       ) : null}
       {diagnosis && !hasData(diagnosis) ? (
         <p className="muted" data-testid="not-enough-data">
-          Not enough data yet: the incident holds (almost) no samples. The diagnosis is repeated as data arrive.
+          The incident spans (almost) no time: there are no windows to replay. A live recording repeats the diagnosis as data arrive.
         </p>
       ) : null}
       {diagnosis && verdict ? (
