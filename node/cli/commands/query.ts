@@ -5,6 +5,7 @@ import { UsageError } from '../errors';
 import { existsSync } from 'node:fs';
 import { writeSync } from 'node:fs';
 import { streamReadOnlySql } from '../../engine/store/user-sql';
+import { fileKind } from '../../engine/store/workspace-file';
 import { randomUUID } from 'node:crypto';
 
 /** The placeholder of a bigint in --json output: a random token, so no value of the answer can be it. */
@@ -19,6 +20,8 @@ export const command: Command = {
     const [db, ...sqlParts] = positional;
     if (!db || !sqlParts.length) throw new UsageError('name a database and a query');
     if (!existsSync(db)) throw new Error(`${db}: no such database`);
+    // A bundle (a folder, a log, an archive) named where the database goes reached SQLite as "disk I/O error".
+    if (fileKind(db) === 'other') throw new UsageError(`${db} is not a SQLite database; to query a bundle, import it first: quadscope import ${db} --db incident.db, then quadscope query incident.db …`);
     const limit = flags.limit === undefined ? 10_000 : Number(flags.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer');
     // Rows go to stdout as they are read, so a large answer never sits in memory.
