@@ -26,6 +26,8 @@ export const SIG = {
   gpuEccDbe: 'gpu.ecc_dbe',
   gpuEccSbe: 'gpu.ecc_sbe',
   gpuRowRemapPending: 'gpu.row_remap_pending',
+  gpuRowRemapFailure: 'gpu.row_remap_failure',
+  gpuRecoveryAction: 'gpu.recovery_action',
   procGpuMemUsed: 'proc.gpu_mem.used',
   procGpuMemCcpm: 'proc.gpu_mem.ccpm',
   procSmUtil: 'proc.sm_util',

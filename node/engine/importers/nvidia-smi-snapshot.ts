@@ -28,6 +28,8 @@ export interface Reading {
   /** The --query-gpu field it stands for, as the `metric` label (the CSV importer's names). */
   field: string;
   scale?: number;
+  /** Reads a value that is a word, not a figure (null: no reading). */
+  parse?: (text: string) => number | null;
 }
 
 const R = (name: string, unit: string, field: string, scale = 1, kind?: SeriesKind): Reading => ({ name, unit, field, scale, kind });
@@ -56,7 +58,11 @@ export const READ = {
   pstate: R('gpu.pstate', '', 'pstate'),
   fan: R('gpu.fan', 'fraction', 'fan.speed', 0.01),
   remapPending: R(SIG.gpuRowRemapPending, 'count', 'remapped_rows.pending'),
-  remapFailure: R('gpu.row_remap_failure', 'count', 'remapped_rows.failure'),
+  remapFailure: R(SIG.gpuRowRemapFailure, 'count', 'remapped_rows.failure'),
+  // R550–565 print whether the driver asks for a reset (Yes/No); R570+ deprecate both for the one recovery action.
+  resetRequired: R(SIG.gpuRecoveryAction, 'code', 'reset_status.reset_required'),
+  drainAndReset: R(SIG.gpuRecoveryAction, 'code', 'reset_status.drain_and_reset_recommended'),
+  recoveryAction: { ...R(SIG.gpuRecoveryAction, 'code', 'gpu_recovery_action'), parse: recoveryActionCode },
   pcieReplays: R('gpu.pcie_replays', 'count', 'pcie.replay_counter', 1, 'counter'),
   pcieTx: R('gpu.pcie_tx', 'bytes/s', 'pcie.tx', 1000),
   pcieRx: R('gpu.pcie_rx', 'bytes/s', 'pcie.rx', 1000),
@@ -66,9 +72,22 @@ export const READ = {
   procMem: R(SIG.procGpuMemUsed, 'bytes', 'used_gpu_memory', MIB),
 } as const;
 
+/**
+ * The recovery action the driver asks for after an uncorrectable error, as NVML numbers it
+ * (nvmlDeviceGpuRecoveryAction_t, DCGM's GPU_RECOVERY_ACTION): 0 none, 1 GPU reset, 2 node reboot, 3 drain
+ * P2P, 4 drain and reset. nvidia-smi prints the word ("None", "Reset", some drivers "GPU_RESET"); a word
+ * not known is no reading rather than a guess.
+ */
+export function recoveryActionCode(text: string): number | null {
+  const w = text.toLowerCase().replace(/^(nvml_)?(gpu_)?recovery_action_/, '').replace(/[^a-z0-9]/g, '');
+  const codes: Record<string, number> = { none: 0, reset: 1, gpureset: 1, reboot: 2, nodereboot: 2, drainp2p: 3, drainandreset: 4, drainreset: 4 };
+  return Object.prototype.hasOwnProperty.call(codes, w) ? codes[w] : null;
+}
+
 /** A reading as nvidia-smi prints it ("143771 MiB", "52 C", "77.67 W", "0 %", "P0", "Yes"), in the reading's unit; null for none. */
 export function readingValue(text: string, r: Reading): number | null {
   const s = text.trim();
+  if (r.parse) return r.parse(s);
   if (s === 'Yes' || s === 'Active') return 1;
   if (s === 'No' || s === 'Not Active') return 0;
   const p = /^P(\d+)$/.exec(s);

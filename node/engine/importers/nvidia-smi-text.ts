@@ -50,7 +50,8 @@ function unwrapped(line: string): string {
 
 /** The query's readings by section and key (the section of a GPU-level key is ''). */
 const QUERY_READINGS: Record<string, Record<string, Reading>> = {
-  '': { 'Performance State': READ.pstate, 'Fan Speed': READ.fan },
+  '': { 'Performance State': READ.pstate, 'Fan Speed': READ.fan, 'GPU Recovery Action': READ.recoveryAction },
+  'GPU Reset Status': { 'Reset Required': READ.resetRequired, 'Drain and Reset Recommended': READ.drainAndReset },
   'FB Memory Usage': { Total: READ.memTotal, Reserved: READ.memReserved, Used: READ.memUsed, Free: READ.memFree },
   'BAR1 Memory Usage': { Used: READ.bar1Used },
   Utilization: { Gpu: READ.util, GPU: READ.util, Memory: READ.memUtil, Encoder: READ.encUtil, Decoder: READ.decUtil, JPEG: READ.jpgUtil, OFA: READ.ofaUtil },

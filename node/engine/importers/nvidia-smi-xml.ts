@@ -15,6 +15,9 @@ import { ImportError, type EntryInput, type ImportContext, type Importer, type S
 const READINGS: Record<string, Reading> = {
   'gpu/performance_state': READ.pstate,
   'gpu/fan_speed': READ.fan,
+  'gpu/gpu_recovery_action': READ.recoveryAction,
+  'gpu_reset_status/reset_required': READ.resetRequired,
+  'gpu_reset_status/drain_and_reset_recommended': READ.drainAndReset,
   'fb_memory_usage/total': READ.memTotal,
   'fb_memory_usage/reserved': READ.memReserved,
   'fb_memory_usage/used': READ.memUsed,

@@ -60,6 +60,9 @@ const GPU_FIELDS: Record<string, FieldRule> = {
   'ecc.errors.corrected.volatile.total': { name: 'gpu.ecc_sbe', unit: 'count', kind: 'counter' },
   'remapped_rows.pending': { name: 'gpu.row_remap_pending', unit: 'count' },
   'remapped_rows.failure': { name: 'gpu.row_remap_failure', unit: 'count' },
+  // Yes (1) where the driver asks for a reset after an uncorrectable error (nvidia-smi-snapshot.ts recoveryActionCode).
+  'reset_status.reset_required': { name: 'gpu.recovery_action', unit: 'code' },
+  'reset_status.drain_and_reset_recommended': { name: 'gpu.recovery_action', unit: 'code' },
   pstate: { name: 'gpu.pstate', unit: '' },
 };
 

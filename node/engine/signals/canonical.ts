@@ -14,6 +14,8 @@
 //   gpu.throttle_time — seconds — counter, label reason (nvidia-smi clocks_event_reasons_counters.*)
 //   gpu.xid — code — gauge (value = Xid code; DCGM XID_ERRORS = last Xid, 0 = none; kernel log: label bus_id)
 //   gpu.ecc_dbe, gpu.ecc_sbe — count — counter;  gpu.row_remap_pending, gpu.row_remap_failure — count — gauge
+//   gpu.recovery_action — code — gauge (NVML's recovery action after an uncorrectable error: 0 none, 1 GPU reset,
+//       2 node reboot, 3 drain P2P, 4 drain and reset; nvidia-smi's Reset Required / Drain and Reset Yes = 1)
 //   gpu.pcie_replays — count — counter;  gpu.energy — J — counter
 //   proc.gpu_mem.used — bytes — gauge, labels pid, process (nvidia-smi --query-compute-apps; pmon fb, with gpu)
 //   proc.sm_util, proc.mem_util, proc.enc_util, proc.dec_util, proc.jpg_util, proc.ofa_util — fraction — gauge,
@@ -267,6 +269,9 @@ const DCGM: Record<string, Rule> = {
   DEV_ECC_SBE_VOL_TOTAL: c('gpu.ecc_sbe', 'count'),
   DEV_ROW_REMAP_FAILURE: g('gpu.row_remap_failure', 'count'),
   DEV_ROW_REMAP_PENDING: g('gpu.row_remap_pending', 'count'),
+  // DCGM 4.x's field 1523 under its first name and the later one: NVML's recovery action code.
+  DEV_GET_GPU_RECOVERY_ACTION: g('gpu.recovery_action', 'code'),
+  DEV_GPU_RECOVERY_ACTION: g('gpu.recovery_action', 'code'),
   DEV_PCIE_REPLAY_COUNTER: c('gpu.pcie_replays', 'count'),
   DEV_TOTAL_ENERGY_CONSUMPTION: c('gpu.energy', 'J', 0.001),
 };

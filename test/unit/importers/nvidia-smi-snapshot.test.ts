@@ -347,3 +347,64 @@ test("an init script's nvidia-smi in a pod's log (`kubectl logs --timestamps`, C
     r.dispose();
   }
 });
+
+test("the driver's call for a reset after an uncorrectable error: R550–565's Reset Status (Yes/No), R570+'s GPU Recovery Action (the word as NVML's code), the deprecated lines no reading, in -q and -q -x", async () => {
+  const query = (ts: string, reset: string, drain: string, action: string | null) =>
+    [
+      '==============NVSMI LOG==============',
+      '',
+      `Timestamp                                 : ${ts}`,
+      'Driver Version                            : 570.124.06',
+      'Attached GPUs                             : 1',
+      'GPU 00000000:18:00.0',
+      '    Product Name                          : NVIDIA H100 80GB HBM3',
+      '    GPU Reset Status',
+      `        Reset Required                    : ${reset}`,
+      `        Drain and Reset Recommended       : ${drain}`,
+      ...(action === null ? [] : [`    GPU Recovery Action                   : ${action}`]),
+      '    FB Memory Usage',
+      '        Total                             : 81559 MiB',
+      '        Used                              : 1 MiB',
+      '',
+    ].join('\n');
+  const old = await runImporter(nvidiaSmiTextImporter, { text: query('Tue Mar  4 12:00:00 2025', 'No', 'N/A', null) + query('Tue Mar  4 12:01:00 2025', 'Yes', 'No', null) });
+  try {
+    assert.equal(old.error, null, old.error?.message);
+    assert.deepEqual(values(old, 'gpu.recovery_action').map((x) => [x.ts, x.v]), [[at('2025-03-04T12:00:00Z'), 0], [at('2025-03-04T12:01:00Z'), 1], [at('2025-03-04T12:01:00Z'), 0]]);
+  } finally {
+    old.dispose();
+  }
+  const dep = 'Requested functionality has been deprecated';
+  const r570 = await runImporter(nvidiaSmiTextImporter, { text: query('Tue Mar  4 12:00:00 2025', dep, dep, 'None') + query('Tue Mar  4 12:01:00 2025', dep, dep, 'Reset') + query('Tue Mar  4 12:02:00 2025', dep, dep, 'GPU_RESET') + query('Tue Mar  4 12:03:00 2025', dep, dep, 'Drain and Reset') + query('Tue Mar  4 12:04:00 2025', dep, dep, 'Something New') });
+  try {
+    assert.equal(r570.error, null, r570.error?.message);
+    assert.deepEqual(values(r570, 'gpu.recovery_action').map((x) => x.v), [0, 1, 1, 4]);
+  } finally {
+    r570.dispose();
+  }
+  const xml = [
+    '<?xml version="1.0" ?>',
+    '<nvidia_smi_log>',
+    '\t<timestamp>Tue Mar  4 12:05:00 2025</timestamp>',
+    '\t<driver_version>575.51.02</driver_version>',
+    '\t<attached_gpus>1</attached_gpus>',
+    '\t<gpu id="00000000:18:00.0">',
+    '\t\t<product_name>NVIDIA H100 80GB HBM3</product_name>',
+    '\t\t<gpu_reset_status>',
+    `\t\t\t<reset_required>${dep}</reset_required>`,
+    `\t\t\t<drain_and_reset_recommended>${dep}</drain_and_reset_recommended>`,
+    '\t\t</gpu_reset_status>',
+    '\t\t<gpu_recovery_action>Reboot</gpu_recovery_action>',
+    '\t\t<fb_memory_usage><total>81559 MiB</total><used>1 MiB</used></fb_memory_usage>',
+    '\t</gpu>',
+    '</nvidia_smi_log>',
+    '',
+  ].join('\n');
+  const x = await runImporter(nvidiaSmiXmlImporter, { text: xml, name: 'smi.xml' });
+  try {
+    assert.equal(x.error, null, x.error?.message);
+    assert.deepEqual(values(x, 'gpu.recovery_action').map((v) => v.v), [2]);
+  } finally {
+    x.dispose();
+  }
+});

@@ -401,3 +401,19 @@ test('power.draw.average is gpu.power where the query has no power.draw (R550+ q
     both.dispose();
   }
 });
+
+test("reset_status.reset_required and drain_and_reset_recommended: Yes is the driver's call for a reset (gpu.recovery_action 1), No is 0, [N/A] no reading", async () => {
+  const text = [
+    'timestamp, index, reset_status.reset_required, reset_status.drain_and_reset_recommended',
+    '2026/07/03 22:11:09.763, 0, No, [N/A]',
+    '2026/07/03 22:11:10.763, 0, Yes, No',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(values(r, 'gpu.recovery_action', { metric: 'nvidia-smi:reset_status.reset_required' }).map((s) => s.v), [0, 1]);
+    assert.deepEqual(values(r, 'gpu.recovery_action', { metric: 'nvidia-smi:reset_status.drain_and_reset_recommended' }).map((s) => s.v), [0]);
+  } finally {
+    r.dispose();
+  }
+});

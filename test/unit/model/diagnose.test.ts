@@ -158,6 +158,21 @@ test('gpu_hardware_fault: a cleanup Xid 45 that names its NVLink cause (caused b
   }
 });
 
+test("gpu_hardware_fault: the driver's call for a reset (gpu.recovery_action) and a row remap that appears are hardware faults; a remap pending from the first sample is an older error, not this incident", () => {
+  const run = (name: string, v: (s: number) => number) =>
+    analyzeAndCheck({ ...stalled, errRate: (s) => (after(s) ? 5 : 0) }, (x) => {
+      x.gauge(name, (s) => (s % 15 === 0 ? v(s) : null), { gpu: '0' });
+    }).diagnosis;
+  const reset = run('gpu.recovery_action', (s) => (after(s) ? 1 : 0));
+  assert.equal(reset.causes[0]?.id, 'gpu_hardware_fault', reset.causes.map((c) => c.id).join(', '));
+  assert.ok(nearOnset(reset.causes[0].onset_ms), String(reset.causes[0].onset_ms));
+  assert.match(reset.causes[0].evidence[0].text, /asks for a GPU reset/);
+  const remap = run('gpu.row_remap_pending', (s) => (after(s) ? 1 : 0));
+  assert.equal(remap.causes[0]?.id, 'gpu_hardware_fault', remap.causes.map((c) => c.id).join(', '));
+  const older = run('gpu.row_remap_pending', () => 1);
+  assert.equal(older.causes.some((c) => c.id === 'gpu_hardware_fault'), false, older.causes.map((c) => c.id).join(', '));
+});
+
 test('oom_crash_loop: a cleanup Xid naming a hardware cause before the OOMs vetoes the crash loop, as the hardware Xid itself does', () => {
   const run = (xid: { code: number; caused_by?: number; text: string } | null) =>
     analyzeAndCheck({ ...stalled, errRate: (s) => (after(s) ? 5 : 0) }, (x) => {

@@ -49,6 +49,8 @@ test('DCGM units are normalised: MiB → bytes, % → fraction, mJ → J', () =>
   assert.equal(canonicalMetric('DCGM_FI_PROF_SM_ACTIVE', {}, 'gauge')?.scale, 1);
   assert.equal(canonicalMetric('DCGM_FI_DEV_CLOCKS_EVENT_REASONS', {}, 'gauge')?.name, 'gpu.throttle_reasons');
   assert.equal(canonicalMetric('DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION', {}, 'counter')?.scale, 0.001);
+  // Field 1523 under both its names: NVML's recovery action code as it is.
+  for (const m of ['DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION', 'DCGM_FI_DEV_GPU_RECOVERY_ACTION']) assert.deepEqual([canonicalMetric(m, {}, 'gauge')?.name, canonicalMetric(m, {}, 'gauge')?.scale ?? 1], ['gpu.recovery_action', 1]);
 });
 
 test('HTTP 5xx counts as req.errors, other statuses as http.requests', () => {

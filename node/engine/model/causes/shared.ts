@@ -18,7 +18,15 @@ interface Fault {
 
 const HW_TEXT = /uncorrectable ECC|fallen off the bus|double[- ]bit ECC|row[- ]remap(ping)? (pending|failure)|GSP (error|timeout)|NVLink error/i;
 
-/** Xid/ECC faults from events, the gpu.xid series (value = code) and gpu.ecc_dbe increases. */
+/** NVML's recovery actions by code (nvidia-smi-snapshot.ts recoveryActionCode). */
+const RECOVERY: Record<number, string> = { 1: 'a GPU reset', 2: 'a node reboot', 3: 'a drain of peer-to-peer traffic', 4: 'a drain and a GPU reset' };
+
+const seriesRef = (s: { labels: Record<string, string> }, name: string) => (s.labels.gpu !== undefined ? `${name}{gpu="${s.labels.gpu}"}` : name);
+
+/**
+ * Xid/ECC faults from events, the gpu.xid series (value = code), gpu.ecc_dbe increases, the driver's recovery
+ * action and row remaps that appear.
+ */
 function faults(c: CauseContext): Fault[] {
   const out: Fault[] = [];
   for (const e of events(c, EV.xid)) {
@@ -34,8 +42,18 @@ function faults(c: CauseContext): Fault[] {
   for (const e of events(c, EV.traceback)) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
   // A device off the bus (kernel log without an Xid line) or lost by NVML during a live recording.
   for (const e of events(c, EV.gpuFallenOff, EV.gpuLost)) out.push({ t: e.ts_ms, code: null, text: `fallen off the bus: ${e.text}`, event: e, ref: null });
-  for (const s of c.sig.series.get(SIG.gpuXid) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.xid{gpu="${s.labels.gpu}"}` : SIG.gpuXid });
-  for (const s of c.sig.series.get(SIG.gpuEccDbe) ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: s.labels.gpu !== undefined ? `gpu.ecc_dbe{gpu="${s.labels.gpu}"}` : SIG.gpuEccDbe });
+  for (const s of c.sig.series.get(SIG.gpuXid) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: seriesRef(s, SIG.gpuXid) });
+  for (const s of c.sig.series.get(SIG.gpuEccDbe) ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: seriesRef(s, SIG.gpuEccDbe) });
+  // The driver asking for a reset, a reboot or a drain is NVIDIA's verdict on an uncorrectable error (the GPU
+  // cannot be used again without it): a fault wherever it is seen, the first sample included.
+  for (const s of c.sig.series.get(SIG.gpuRecoveryAction) ?? [])
+    for (let i = 0; i < s.t.length; i++)
+      if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: null, text: `the driver asks for ${RECOVERY[s.v[i]] ?? `recovery action ${s.v[i]}`} (an uncorrectable error)`, event: null, ref: seriesRef(s, SIG.gpuRecoveryAction), hardware: true });
+  // A row remap pending or failed is an uncorrectable memory error, where it appears during the data: one
+  // pending from the first sample is an older error the GPU runs on until its next reset.
+  for (const name of [SIG.gpuRowRemapPending, SIG.gpuRowRemapFailure])
+    for (const s of c.sig.series.get(name) ?? [])
+      for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: null, text: `${name === SIG.gpuRowRemapPending ? 'row remap pending' : 'row remapping failure'} ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: seriesRef(s, name), hardware: true });
   return out.sort((a, b) => a.t - b.t);
 }
 
