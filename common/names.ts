@@ -103,6 +103,8 @@ export const EV = {
   gpuLost: 'gpu_lost',
   engineStart: 'engine_start',
   engineRestart: 'engine_restart',
+  /** A graceful shutdown: the server stopped on request (a rollout, an operator), not a crash. */
+  engineStop: 'engine_stop',
   engineCrash: 'engine_crash',
   version: 'version',
   config: 'config',

@@ -68,6 +68,8 @@
 //     TGI logs no version of its own (`--env` prints only commit sha and docker label): version null.
 //   engine_start — info — version;  engine_restart — warning — version, starts (nth start in the file):
 //     a start banner after serving activity (stats, requests, errors) since the previous start
+//   engine_stop — info — (text): a graceful shutdown (vLLM `Shutting down FastAPI HTTP server.`, uvicorn `Shutting
+//     down`, TGI `Terminating webserver`), one per shutdown (its lines within 10 s are one)
 //   engine_crash — critical — (text): EngineDeadError, "died unexpectedly", "Got fatal signal…"; exception
 //     for C++ `terminate called after throwing an instance of '…'`
 //   http_error — error — status, method, path (access lines with 5xx)
@@ -352,6 +354,15 @@ interface Banner {
   v1: boolean | null;
 }
 /** Start banners on one line; `banner` null: the line marks a start but says nothing more (a log event). */
+/**
+ * A server stopping on request: vLLM's API server (`Shutting down FastAPI HTTP server.`), uvicorn under vLLM and
+ * SGLang (`Shutting down`, the whole message), TGI's launcher (`Terminating webserver`). Printed on SIGTERM or
+ * Ctrl-C, and after a crash as the server winds down.
+ */
+const STOP = /^(?:Shutting down FastAPI HTTP server\.?|Shutting down|(?:text_generation_launcher: )?Terminating webserver)\s*$/;
+/** One shutdown prints several stop lines (vLLM's, then uvicorn's): those within this of the first are one stop. */
+const STOP_SAME_MS = 10_000;
+
 const BANNERS: { re: RegExp; banner: (m: RegExpExecArray) => Banner | null }[] = [
   { re: /vLLM API server version ([\w.+-]+)/, banner: (m) => ({ engine: 'vllm', version: m[1], model: null, v1: null }) },
   {
@@ -464,6 +475,8 @@ export class LogParser {
   private httpDirty = false;
   private httpTs = NaN;
   private starts = 0;
+  /** When the last engine_stop was written (STOP_SAME_MS). */
+  private stoppedAt = -Infinity;
   private activity = false;
   /** A TGI `Args {` block being read, one field a line. */
   private args: { p: Prefix; no: number; lines: string[] } | null = null;
@@ -852,6 +865,13 @@ export class LogParser {
     if (CRASH.test(body)) {
       this.event(p, no, 'engine_crash', 'critical', {});
       this.activity = true;
+      return;
+    }
+    if (STOP.test(body)) {
+      if (!(Math.abs(p.ts - this.stoppedAt) <= STOP_SAME_MS)) {
+        this.event(p, no, 'engine_stop', 'info', {});
+        this.stoppedAt = p.ts;
+      } else this.log(p, no);
       return;
     }
     this.limits(p, body);

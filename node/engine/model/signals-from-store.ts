@@ -79,7 +79,7 @@ export const REQUEST_ATTRS = {
 
 /** Event kinds the rules read. */
 export const EVENT_KINDS: EventKind[] = [
-  EV.oom, EV.hostOomKill, EV.xid, EV.gpuFallenOff, EV.gpuLost, EV.engineStart, EV.engineRestart, EV.engineCrash, EV.version, EV.config, EV.deploy,
+  EV.oom, EV.hostOomKill, EV.xid, EV.gpuFallenOff, EV.gpuLost, EV.engineStart, EV.engineRestart, EV.engineStop, EV.engineCrash, EV.version, EV.config, EV.deploy,
   EV.ncclTimeout, EV.ncclError, EV.preemption, EV.traceback, EV.abort, EV.sxid,
 ];
 

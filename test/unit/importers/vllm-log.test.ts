@@ -241,3 +241,25 @@ test("review: torch 2.0's memory-fraction message, a figure a line, is read with
     r.dispose();
   }
 });
+
+test("a graceful shutdown is one engine_stop (vLLM's line and uvicorn's within 10 s), TGI's launcher too; vLLM's client and executor wind-downs are not", async () => {
+  const text = [
+    'INFO 03-01 10:00:00 [api_server.py:1805] vLLM API server version 0.10.1.1',
+    'INFO 03-01 10:10:00 [launcher.py:80] Shutting down FastAPI HTTP server.',
+    'INFO:     Shutting down',
+    'INFO:     Waiting for application shutdown.',
+    'INFO:     Application shutdown complete.',
+    'INFO 03-01 10:10:02 [ray_distributed_executor.py:120] Shutting down Ray distributed executor. If you see error log from logging.cc regarding SIGTERM received, please ignore because this is the expected termination process in Ray.',
+    'INFO 03-01 10:10:03 [client.py:281] Shutting down MQLLMEngineClient output handler.',
+    'INFO 03-01 10:30:00 [api_server.py:1805] vLLM API server version 0.10.1.1',
+    'INFO 03-01 10:40:00 [launcher.py:80] Shutting down FastAPI HTTP server.',
+    '2026-03-01T10:50:00.000000Z  INFO text_generation_launcher: Terminating webserver',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, options: { year: 2026 } });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.deepEqual(events(r, 'engine_stop').map((e) => [e.line, e.ts_ms]), [[2, Date.UTC(2026, 2, 1, 10, 10)], [9, Date.UTC(2026, 2, 1, 10, 40)], [10, Date.UTC(2026, 2, 1, 10, 50)]]);
+  } finally {
+    r.dispose();
+  }
+});

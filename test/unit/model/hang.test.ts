@@ -10,7 +10,7 @@ import { Store } from '../../../node/engine/store/store';
 import { analyzeIncident } from '../../../node/engine/model/diagnose';
 import { SyntheticIncident, T0 } from '../../helpers/synthetic-incident';
 
-function logOnly(endWithCrash: boolean): { store: Store; id: number; dir: string } {
+function logOnly(endWithCrash: boolean, extra?: (x: SyntheticIncident) => void): { store: Store; id: number; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
   const store = new Store(join(dir, 'ws.db'));
   const x = new SyntheticIncident(store, 3600, 10, 5);
@@ -20,6 +20,7 @@ function logOnly(endWithCrash: boolean): { store: Store; id: number; dir: string
   x.gauge('req.waiting', (s) => (on(s) ? 0 : null));
   x.gauge('kv.usage', (s) => (on(s) ? 0.3 * x.noise(0.1) : null));
   if (endWithCrash) x.event(3250, { kind: 'engine_crash', severity: 'critical', line: 1, text: 'EngineCore encountered a fatal error.', attrs: {} });
+  extra?.(x);
   return { store, id: x.done(), dir };
 }
 
@@ -43,6 +44,22 @@ test('the same silence without a fatal error at its end is a gap in the data, no
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a silence that begins with a graceful stop (a rollout, an operator) and ends in a restart is no hang; the same silence without the stop is one', () => {
+  for (const stopped of [false, true]) {
+    const { store, id, dir } = logOnly(false, (x) => {
+      if (stopped) x.event(2004, { kind: 'engine_stop', severity: 'info', line: 1, text: 'Shutting down FastAPI HTTP server.', attrs: {} });
+      x.event(3290, { kind: 'engine_restart', severity: 'warning', line: 2, text: 'vLLM API server version 0.10.1.1', attrs: { version: '0.10.1.1', starts: 2 } });
+    });
+    try {
+      const d = analyzeIncident(store, id);
+      assert.equal(d.causes.some((c) => c.id === 'engine_hang'), !stopped, `${stopped ? 'stopped' : 'silent'}: ${JSON.stringify(d.checked.find((c) => c.id === 'engine_hang'))}`);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 });
 

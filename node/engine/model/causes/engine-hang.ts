@@ -87,11 +87,13 @@ function stallOnset(c: CauseContext, start: number): number {
 /**
  * The longest stretch of the span where the engine reported nothing at all, begun right after a reading
  * with requests in flight and no crash at its start (a crash's silence is an outage, not a hang), and
- * ended by a fatal error, a watchdog or a restart before the engine spoke again.
+ * ended by a fatal error, a watchdog, a stop or a restart before the engine spoke again.
  */
 function silentWithWork(c: CauseContext): { ms: number; start: number | null; end: number | null } | null {
   const seen = (i: number) => Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i]) || Number.isFinite(c.f.wait[i]);
-  const ends = events(c, ...CRASH_KINDS, EV.engineRestart, EV.engineStart).map((e) => e.ts_ms).sort((a, b) => a - b);
+  // A graceful stop where the silence begins is a server stopped on request (a rollout, an operator), not a
+  // wedged one; one where it ends is the operator killing the stuck engine.
+  const ends = events(c, ...CRASH_KINDS, EV.engineRestart, EV.engineStart, EV.engineStop).map((e) => e.ts_ms).sort((a, b) => a - b);
   let best: { ms: number; start: number | null; end: number | null } | null = null;
   // From the baseline to the end of the data, not the episode: a silent window has no S at all, so an
   // episode never covers the silence it follows.
