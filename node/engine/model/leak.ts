@@ -227,10 +227,14 @@ export interface Fragmentation {
   gap_bytes: number;
   reserved_bytes: number;
   at_ms: number;
-  /** From the largest OOM's text: reserved but unallocated, the capacity, and memory held by others. */
+  /**
+   * From the largest OOM's text: reserved but unallocated, the capacity, and the memory other processes on the
+   * GPU held (its "Process N has … in use" sentences; this process's own memory outside the allocator — CUDA
+   * context, NCCL buffers, graphs — is not theirs).
+   */
   oom_unallocated_bytes: number | null;
   oom_capacity_bytes: number | null;
-  oom_outside_bytes: number | null;
+  oom_others_bytes: number | null;
   /** The allocation the OOM failed on: stranded memory larger than it means the free space was there, in pieces. */
   oom_tried_bytes: number | null;
   oom_event: EventRow | null;
@@ -244,8 +248,6 @@ export function fragmentation(f: Frame, ooms: EventRow[]): Fragmentation | null 
   const num = (x: unknown) => (Number.isFinite(Number(x)) && x !== null && x !== undefined ? Number(x) : null);
   const resv = best >= 0 ? f.torchResv[best] : (num(oom?.attrs.reserved_unallocated_bytes) ?? 0) + (num(oom?.attrs.allocated_bytes) ?? 0);
   const gap = best >= 0 ? f.torchResv[best] - f.torchAlloc[best] : (num(oom?.attrs.reserved_unallocated_bytes) ?? 0);
-  const process = num(oom?.attrs.process_bytes);
-  const allocated = num(oom?.attrs.allocated_bytes);
   const unalloc = num(oom?.attrs.reserved_unallocated_bytes);
   return {
     frag: resv > 0 ? gap / resv : 0,
@@ -254,7 +256,7 @@ export function fragmentation(f: Frame, ooms: EventRow[]): Fragmentation | null 
     at_ms: best >= 0 ? f.t[best] : (oom?.ts_ms ?? 0),
     oom_unallocated_bytes: unalloc,
     oom_capacity_bytes: num(oom?.attrs.capacity_bytes),
-    oom_outside_bytes: process !== null && allocated !== null && unalloc !== null ? Math.max(0, process - allocated - unalloc) : null,
+    oom_others_bytes: num(oom?.attrs.other_processes_bytes),
     oom_tried_bytes: num(oom?.attrs.tried_bytes),
     oom_event: oom,
   };

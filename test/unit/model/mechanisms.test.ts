@@ -10,6 +10,7 @@ import { analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
 import type { Diagnosis } from '../../../common/contract/diagnosis';
 import { departureOnset, type CauseContext } from '../../../node/engine/model/causes/context';
 import { crossingNear } from '../../../node/engine/model/causes/cuda-graph-fallback';
+import { parseOom } from '../../../node/engine/importers/oom-text';
 
 const after = (s: number) => s >= 1200;
 
@@ -416,6 +417,44 @@ test('a KV block leak between two idle gaps ten minutes apart is dated where its
   const leak = d.causes.find((c) => c.id === 'kv_block_leak');
   assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak')));
   assert.ok(Math.abs(leak.onset_ms! - (T0 + 2150_000)) <= 90_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+});
+
+test('a KV block leak that fills the pool within half an hour: nothing runs while everyone waits at a full pool, and that floor is the leak, not KV exhaustion', () => {
+  // Idle for 60 s every 600 s; blocks leak (while busy) from 2000 s, the pool full (0.98) by 3000 s: from then
+  // nothing is admitted, none runs, the queue grows, tokens stop. Each idle stretch reads one level (an idle pool
+  // reads the same blocks every scrape): 0.01 × 4, 0.4 at 2400 s, then the full pool to the end.
+  const full = (s: number) => s >= 3000;
+  const idle = (s: number) => !full(s) && s % 600 < 60;
+  const floor = (s: number) => (full(s) ? 0.98 : s < 2400 ? 0.01 : 0.4);
+  const d = analyze(
+    {
+      running: (s) => (full(s) || idle(s) ? 0 : 20),
+      waiting: (s) => (full(s) ? (s - 3000) * 0.5 : 0),
+      kv: (s) => (full(s) ? 0.98 : idle(s) ? floor(s) : Math.min(0.99, 0.3 + floor(s))),
+      gtok: (s) => (full(s) ? 0 : idle(s) ? 0 : 2000),
+      e2e: (s) => (full(s) ? [60, 120] : [2, 4]),
+      preemptRate: (s) => (s >= 2900 && s < 3000 ? 1 : 0),
+    },
+    undefined,
+    5400,
+  );
+  assert.equal(d.causes[0]?.id, 'kv_block_leak', JSON.stringify({ causes: d.causes.map((c) => c.id), leak: d.checked.find((c) => c.id === 'kv_block_leak') }));
+});
+
+test("allocator_fragmentation from the OOM text: this process's own memory outside the allocator (CUDA context, NCCL, graphs) is no look-alike; another process holding more than the stranded reserve is", () => {
+  const own =
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 683.53 MiB. GPU 0 has a total capacity of 80.00 GiB of which 191.53 MiB is free. Including non-PyTorch memory, this process has 79.32 GiB memory in use. Of the allocated memory 65.83 GiB is allocated by PyTorch, and 7.24 GiB is reserved by PyTorch but unallocated.';
+  const shared =
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 683.53 MiB. GPU 0 has a total capacity of 80.00 GiB of which 191.53 MiB is free. Process 4242 has 20.00 GiB memory in use. Including non-PyTorch memory, this process has 59.32 GiB memory in use. Of the allocated memory 50.83 GiB is allocated by PyTorch, and 7.24 GiB is reserved by PyTorch but unallocated.';
+  const run = (text: string) =>
+    analyze({ gtok: (s) => (s >= 1800 ? 0 : 2000) }, (x) => {
+      x.event(1800, { kind: 'oom', severity: 'error', text, attrs: { ...parseOom(text) } });
+    }).checked.find((c) => c.id === 'allocator_fragmentation')!;
+  const a = run(own);
+  assert.equal(a.verdict, 'fired', JSON.stringify(a));
+  const b = run(shared);
+  assert.notEqual(b.verdict, 'fired');
+  assert.ok(b.failed.some((f) => /other processes hold/.test(f.condition) && f.held), JSON.stringify(b));
 });
 
 const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 ** i));

@@ -57,7 +57,10 @@ function rule(c: CauseContext): RuleResult {
     veto: [
       cond('reserved-but-unallocated < 0.5 GiB in the OOM text (a real shortfall)', unalloc, unalloc !== null && unalloc < 0.5 * GiB, 0.5 * GiB),
       cond('allocated rising (→ gpu_memory_leak)', allocRising, allocRising),
-      cond('≥ 1 GiB held outside PyTorch ("Process X has Y in use")', fr.oom_outside_bytes, (fr.oom_outside_bytes ?? 0) >= GiB, GiB),
+      // Another process holding more of the GPU than the stranded reserve is the bigger shortfall (an orphan, a
+      // second job); this process's own memory outside the allocator (a CUDA context, NCCL, graphs: 6 GiB beside
+      // 7 GiB stranded in a generator's TGI OOM) is its runtime, not a look-alike.
+      cond('other processes hold ≥ max(1 GiB, the stranded reserve) ("Process X has Y in use")', fr.oom_others_bytes, (fr.oom_others_bytes ?? 0) >= Math.max(GiB, stranded), Math.max(GiB, stranded)),
     ],
     evidence: [
       ...(c.f.have.has(SIG.torchReserved) ? [seriesEvidence(c, SIG.torchReserved, `${fmtBytes(fr.gap_bytes)} reserved but not allocated (${(fragAbove * 100).toFixed(0)}% above the preallocated budget)`, fr.at_ms, fr.at_ms + c.f.grid.W)] : []),

@@ -21,7 +21,11 @@ function rule(c: CauseContext): RuleResult {
   // at that level before the first leaked block are ties that say nothing of the climb after (a perfect
   // staircase read 0.69 beside 200 of them).
   const from = Math.max(0, staircaseStart(c, floor) - 1);
-  const mono = monotonicity(floor.t.slice(from), floor.v.slice(from));
+  // One level per idle stretch: an idle pool reads the same blocks every window, so a stretch's windows are
+  // one step of the staircase, not many tied points (a leak that filled the pool had 20 windows at its first
+  // step and 605 at the full pool, three steps that read 0.28 counted window by window).
+  const steps = stretchLevels(floor.t.slice(from), floor.v.slice(from), c.f.grid.step);
+  const mono = monotonicity(steps.t, steps.v);
   // The veto reads the staircase's last third too: a leak that began late in a long day has the day's
   // earlier idle windows (at the empty pool it had then) in the last third of all of them.
   const stair = floor.v.slice(from);
@@ -31,14 +35,27 @@ function rule(c: CauseContext): RuleResult {
     id: 'kv_block_leak',
     missing: [],
     require: [
-      cond(`kv floor (kv at run + wait = 0) ≥ ${T.block_leak_floor}`, last, last >= T.block_leak_floor, T.block_leak_floor),
-      cond(`mono(floor, H) ≥ ${T.leak_mono}`, mono, mono >= T.leak_mono, T.leak_mono),
+      cond(`kv floor (kv with nothing running) ≥ ${T.block_leak_floor}`, last, last >= T.block_leak_floor, T.block_leak_floor),
+      cond(`mono(floor, H) ≥ ${T.leak_mono} (one level per idle stretch)`, mono, mono >= T.leak_mono, T.leak_mono),
     ],
     support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
     veto: [cond(`kv returns to ~0 when idle (late idle minimum ≤ ${T.block_leak_idle_min})`, lateMin, lateMin <= T.block_leak_idle_min, T.block_leak_idle_min)],
     evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
     onset_ms: leakOnset(c, floor),
   };
+}
+
+/** Consecutive windows (a step apart) as one point each: the stretch's first time and median level. */
+function stretchLevels(t: number[], v: number[], step: number): { t: number[]; v: number[] } {
+  const out = { t: [] as number[], v: [] as number[] };
+  for (let k = 0; k < t.length; ) {
+    let j = k + 1;
+    while (j < t.length && t[j] - t[j - 1] <= 1.5 * step) j++;
+    out.t.push(t[k]);
+    out.v.push(median(v.slice(k, j)));
+    k = j;
+  }
+  return out;
 }
 
 /**

@@ -126,11 +126,17 @@ export function usedGrowthIsStranded(c: CauseContext, tr: MemoryTrend): boolean 
 /** Allocated growth at most this share of reserved growth still reads as "allocated flat". */
 const ALLOC_SHARE_OF_RESERVED_GROWTH = 0.1;
 
-/** KV usage in windows with nothing running or waiting: what the pool keeps when it should be empty. */
+/**
+ * KV usage in windows with nothing running: what the pool keeps when no request holds a block. Waiting
+ * requests hold none (vLLM and SGLang give a preempted request's blocks back; cached prefixes count as free),
+ * so a queue does not lift the floor — and a pool so leaked that nothing can be admitted shows its floor only
+ * there: every request waits, none runs, and the pool reads full (a generator's leak that filled the pool in
+ * half an hour read as KV exhaustion: its idle windows had stopped).
+ */
 export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
   const t: number[] = [];
   const v: number[] = [];
-  for (let i = 0; i < c.f.grid.n; i++) if (c.f.runMax[i] === 0 && (c.f.waitMax[i] === 0 || !Number.isFinite(c.f.waitMax[i])) && Number.isFinite(c.f.kv[i])) {
+  for (let i = 0; i < c.f.grid.n; i++) if (c.f.runMax[i] === 0 && Number.isFinite(c.f.kv[i])) {
     t.push(c.f.t[i]);
     v.push(c.f.kv[i]);
   }
