@@ -63,6 +63,25 @@ test('a silence that begins with a graceful stop (a rollout, an operator) and en
   }
 });
 
+test('a stall inside an OOM crash loop (CUDA OOMs and restarts around it) is the loop, not a hang', () => {
+  const { store, id, dir } = logOnly(false, (x) => {
+    const oom = (s: number) => x.event(s, { kind: 'oom', severity: 'error', line: 1, text: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.72 GiB.', attrs: {} });
+    const restart = (s: number, n: number) => x.event(s, { kind: 'engine_restart', severity: 'warning', line: 2, text: 'Args { model_id: "m" }', attrs: { starts: n } });
+    oom(1500);
+    restart(1560, 2);
+    oom(3250);
+    restart(3300, 3);
+  });
+  try {
+    const d = analyzeIncident(store, id);
+    assert.equal(d.causes.some((c) => c.id === 'engine_hang'), false, JSON.stringify(d.checked.find((c) => c.id === 'engine_hang')));
+    assert.equal(d.causes[0]?.id, 'oom_crash_loop', JSON.stringify(d.causes.map((c) => c.id)));
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("log stats that stop with requests in flight for the recording's last 20 minutes, the GPU still holding its memory and pinned busy, are a hang; freed memory is not", () => {
   for (const [held, expected] of [[true, true], [false, false]] as const) {
     const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));

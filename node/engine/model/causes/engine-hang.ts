@@ -6,7 +6,7 @@ import { engineSpoke, loadedGpus } from '../unexplained';
 import {
   cond, defineCause, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
-import { CRASH_KINDS, hardwareFaults } from './shared';
+import { CRASH_KINDS, hardwareFaults, isHostOom, ooms } from './shared';
 
 export const engineHang = defineCause({
   id: 'engine_hang',
@@ -33,6 +33,14 @@ function rule(c: CauseContext): RuleResult {
   const run = quiet && quiet.ms > zero.ms ? quiet : zero;
   const { hw } = hardwareFaults(c);
   const restarts = run.start === null ? [] : events(c, EV.engineRestart).filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
+  // A stall inside an OOM crash loop is the loop's: its reloads and half-started engines read as requests in
+  // flight with no tokens (an engine OOMing at every start read as a 210 s hang between two of its crashes,
+  // one restart inside it). Counted over the loop's window on both sides of the stall, CUDA OOMs among them.
+  const loopWindow = c.cfg.causes.crash_loop_window_ms;
+  const near = (e: { ts_ms: number }) => run.start !== null && e.ts_ms >= run.start - loopWindow && e.ts_ms <= run.end! + loopWindow;
+  const loopRestarts = events(c, EV.engineRestart).filter(near).length;
+  const loopOoms = ooms(c).filter((e) => near(e) && !isHostOom(e)).length;
+  const inOomLoop = loopOoms > 0 && loopRestarts >= c.cfg.causes.crash_loop_restarts;
   const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
   const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
   const utilDuring = during(c.f.util);
@@ -54,6 +62,11 @@ function rule(c: CauseContext): RuleResult {
       // One restart is how a stall ends (a watchdog or an operator kills the wedged engine); a loop of them
       // is a crash loop whose reloads read as silence.
       cond(`≥ ${c.cfg.causes.crash_loop_restarts} restarts during the stall (→ oom_crash_loop)`, restarts.length, restarts.length >= c.cfg.causes.crash_loop_restarts, c.cfg.causes.crash_loop_restarts),
+      cond(
+        `inside an OOM crash loop: CUDA OOMs and ≥ ${c.cfg.causes.crash_loop_restarts} restarts within ${loopWindow / 60_000} min of the stall (→ oom_crash_loop)`,
+        `${loopOoms} OOMs, ${loopRestarts} restarts`,
+        inOomLoop,
+      ),
       cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
     ],
     evidence: [
