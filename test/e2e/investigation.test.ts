@@ -255,6 +255,7 @@ describe('the investigation of a crash (browser mode)', { skip: missing ?? false
     assert.doesNotMatch(text, /healthy/i);
     await page.click('[data-testid="headline"]');
     assert.match((await page.textContent('[data-testid="verdict"]')) ?? '', /cover 20 s/);
+    await app.screenshot('issue16-fragment');
 
     const xid = await dropOne('dmesg.txt', '[Wed Mar  4 12:06:40 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus.\n');
     assert.equal(await xid.getAttribute('data-status'), 'explained');
