@@ -110,7 +110,7 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
       ...base,
       status,
       title: 'Too little data to judge',
-      detail: `${c.span_ms > 0 ? `The bundle's time series cover ${formatDuration(c.span_ms)}` : 'The bundle holds no time series (events only)'}: too short for anything to hold long enough to alert after a baseline (that takes ${formatDuration(c.need_ms)}), so it shows only that no crash, OOM or Xid was seen. Add the engine's metrics or a longer capture.`,
+      detail: `${c.span_ms > 0 ? `The bundle's time series cover ${formatDuration(c.span_ms)}` : 'The bundle holds no time series (events only)'}: too short for anything to hold long enough to alert after a baseline (that takes ${formatDuration(c.need_ms)}), so it shows only that no crash, OOM or Xid was seen.${errorsSeen(c)} Add the engine's metrics or a longer capture.`,
       root: null,
       chain: [],
       mechanism: '',
@@ -131,6 +131,13 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
     mechanism: '',
     confidence: null,
   };
+}
+
+/** " Its logs hold 2 error lines, the first: “…”." — what a verdict of too little data can still point at. */
+function errorsSeen(c: NonNullable<Diagnosis['coverage']>): string {
+  const n = c.error_events ?? 0;
+  if (!n) return '';
+  return ` Its logs hold ${n} error line${n > 1 ? 's' : ''}${c.first_error ? `, the first: “${cleanText(c.first_error)}”` : ''}.`;
 }
 
 /** "CUDA out of memory at 09:20:01, then 2 engine restarts" */

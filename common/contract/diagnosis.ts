@@ -96,6 +96,9 @@ export interface Coverage {
   latency: boolean;
   /** Whether the token rate was measured. */
   throughput: boolean;
+  /** Error and critical log events the rules read (tracebacks, NCCL errors …), and the first one's first line. */
+  error_events?: number;
+  first_error?: string | null;
 }
 
 /** One cause as it was checked: fired (with its conditions), not fired (the conditions that failed), or not assessable. */

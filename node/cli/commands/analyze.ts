@@ -92,7 +92,8 @@ function statusLine(g: Diagnosis): string {
   if (g.status === 'unexplained') return 'UNEXPLAINED incident: something went wrong that no rule explains (evidence below)';
   if (g.status === 'insufficient' && g.coverage) {
     const c = g.coverage;
-    return `too little data to judge: ${c.span_ms ? `the series cover ${formatDuration(c.span_ms)}` : 'no time series'}, ${formatDuration(c.need_ms)} needed (no crash seen)`;
+    const errors = c.error_events ? `, ${c.error_events} error line${c.error_events > 1 ? 's' : ''} in the logs` : '';
+    return `too little data to judge: ${c.span_ms ? `the series cover ${formatDuration(c.span_ms)}` : 'no time series'}, ${formatDuration(c.need_ms)} needed (no crash seen${errors})`;
   }
   return 'healthy';
 }

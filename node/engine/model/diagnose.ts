@@ -203,11 +203,15 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
  */
 function coverageOf(sig: Signals, f: Frame, bands: readonly LatencyBand[], denseMs: number, cfg: ModelConfig): Coverage {
   const hasSeries = [...sig.series.values(), ...sig.histograms.values()].some((list) => list.length > 0);
+  // What a verdict of too little data can still point at: a pasted traceback is an error, if not a crash.
+  const errors = sig.events.filter((e) => e.severity === 'error' || e.severity === 'critical').sort((a, b) => a.ts_ms - b.ts_ms);
   return {
     span_ms: hasSeries ? Math.max(0, denseMs) : 0,
     need_ms: Math.ceil(cfg.alerts.for_ms / (1 - cfg.baseline_fraction)),
     latency: f.t.some((_, i) => latencyMeasured(bands, i)) || f.e2e99.some(Number.isFinite) || f.ttft99.some(Number.isFinite),
     throughput: f.gtok.some(Number.isFinite),
+    error_events: errors.length,
+    first_error: errors.length ? errors[0].text.split('\n')[0].slice(0, 160) : null,
   };
 }
 

@@ -292,7 +292,8 @@ test('too little data to judge: a pasted fragment of stats lines or a lone trace
   const traceback = await analyze('crash.log', ['Traceback (most recent call last):', '  File "/app/serve.py", line 12, in <module>', '    engine = build()'].join('\n'));
   assert.equal(traceback.status, 'insufficient');
   assert.equal(traceback.coverage?.span_ms, 0);
-  assert.match(verdictOf(traceback).detail, /no time series/);
+  assert.equal(traceback.coverage?.error_events, 1);
+  assert.match(verdictOf(traceback).detail, /no time series.*Its logs hold 1 error line, the first: “Traceback \(most recent call last\):”/);
 
   const tenMinutes = await analyze('vllm.log', stats(61));
   assert.equal(tenMinutes.status, 'healthy', JSON.stringify(tenMinutes.causes.map((c) => c.id)));
