@@ -1,8 +1,9 @@
 // What an incident's diagnosis says in one line, the same in the headline, the overview and the report:
 // healthy, explained (root cause → chain → mechanism), unexplained (something broke and no rule names
-// it) or too little data to judge (series too short or absent, nothing broken seen). A crash, an OOM, an Xid or an outage is never shown as healthy, even from a diagnosis that says
-// so: the events the bundle holds are checked here too. One onset everywhere: the diagnosis' own.
-import type { CauseCheck, CauseId, Diagnosis, DiagnosisStatus, Evidence } from './contract/diagnosis';
+// it) or too little data to judge (series too short or absent, nothing broken seen). A crash, an OOM, an
+// Xid or an outage is never shown as healthy, even from a diagnosis that says so: the events the bundle
+// holds are checked here too. One onset everywhere: the diagnosis' own.
+import type { CauseCheck, CauseId, Coverage, Diagnosis, DiagnosisStatus, Evidence } from './contract/diagnosis';
 import { causeChain, causeMechanism, causeName } from './causes';
 import { cleanText, formatClock, formatDuration } from './format';
 
@@ -134,7 +135,7 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
 }
 
 /** " Its logs hold 2 error lines, the first: “…”." — what a verdict of too little data can still point at. */
-function errorsSeen(c: NonNullable<Diagnosis['coverage']>): string {
+function errorsSeen(c: Coverage): string {
   const n = c.error_events ?? 0;
   if (!n) return '';
   return ` Its logs hold ${n} error line${n > 1 ? 's' : ''}${c.first_error ? `, the first: “${cleanText(c.first_error)}”` : ''}.`;

@@ -347,13 +347,7 @@ function announcesTraceback(body: string): boolean {
   const i = body.indexOf('Traceback (most recent call last)');
   return i > 0 && body.length - i <= 'Traceback (most recent call last):'.length + 2;
 }
-interface Banner {
-  engine: string;
-  version: string | null;
-  model: string | null;
-  v1: boolean | null;
-}
-/** Start banners on one line; `banner` null: the line marks a start but says nothing more (a log event). */
+
 /**
  * A server stopping on request: vLLM's API server (`Shutting down FastAPI HTTP server.`), uvicorn under vLLM and
  * SGLang (`Shutting down`, the whole message), TGI's launcher (`Terminating webserver`). Printed on SIGTERM or
@@ -363,6 +357,13 @@ const STOP = /^(?:Shutting down FastAPI HTTP server\.?|Shutting down|(?:text_gen
 /** One shutdown prints several stop lines (vLLM's, then uvicorn's): those within this of the first are one stop. */
 const STOP_SAME_MS = 10_000;
 
+interface Banner {
+  engine: string;
+  version: string | null;
+  model: string | null;
+  v1: boolean | null;
+}
+/** Start banners on one line; `banner` null: the line marks a start but says nothing more (a log event). */
 const BANNERS: { re: RegExp; banner: (m: RegExpExecArray) => Banner | null }[] = [
   { re: /vLLM API server version ([\w.+-]+)/, banner: (m) => ({ engine: 'vllm', version: m[1], model: null, v1: null }) },
   {

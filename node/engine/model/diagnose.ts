@@ -208,7 +208,7 @@ function coverageOf(sig: Signals, f: Frame, bands: readonly LatencyBand[], dense
   return {
     span_ms: hasSeries ? Math.max(0, denseMs) : 0,
     need_ms: Math.ceil(cfg.alerts.for_ms / (1 - cfg.baseline_fraction)),
-    latency: f.t.some((_, i) => latencyMeasured(bands, i)) || f.e2e99.some(Number.isFinite) || f.ttft99.some(Number.isFinite),
+    latency: bands.some((b) => b.x.some(Number.isFinite)) || f.e2e99.some(Number.isFinite) || f.ttft99.some(Number.isFinite),
     throughput: f.gtok.some(Number.isFinite),
     error_events: errors.length,
     first_error: errors.length ? errors[0].text.split('\n')[0].slice(0, 160) : null,

@@ -32,13 +32,14 @@ function rule(c: CauseContext): RuleResult {
   const quiet = silentWithWork(c);
   const run = quiet && quiet.ms > zero.ms ? quiet : zero;
   const { hw } = hardwareFaults(c);
-  const restarts = run.start === null ? [] : events(c, EV.engineRestart).filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
+  const allRestarts = events(c, EV.engineRestart);
+  const restarts = run.start === null ? [] : allRestarts.filter((e) => e.ts_ms >= run.start! && e.ts_ms <= run.end!);
   // A stall inside an OOM crash loop is the loop's: its reloads and half-started engines read as requests in
   // flight with no tokens (an engine OOMing at every start read as a 210 s hang between two of its crashes,
   // one restart inside it). Counted over the loop's window on both sides of the stall, CUDA OOMs among them.
   const loopWindow = c.cfg.causes.crash_loop_window_ms;
   const near = (e: { ts_ms: number }) => run.start !== null && e.ts_ms >= run.start - loopWindow && e.ts_ms <= run.end! + loopWindow;
-  const loopRestarts = events(c, EV.engineRestart).filter(near).length;
+  const loopRestarts = allRestarts.filter(near).length;
   const loopOoms = ooms(c).filter((e) => near(e) && !isHostOom(e)).length;
   const inOomLoop = loopOoms > 0 && loopRestarts >= c.cfg.causes.crash_loop_restarts;
   const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);

@@ -23,6 +23,13 @@ const RECOVERY: Record<number, string> = { 1: 'a GPU reset', 2: 'a node reboot',
 
 const seriesRef = (s: { labels: Record<string, string> }, name: string) => (s.labels.gpu !== undefined ? `${name}{gpu="${s.labels.gpu}"}` : name);
 
+/** Where a series whose value is a code (0: none) takes a new non-zero code, the first sample included. */
+function codeChanges(c: CauseContext, name: string, fault: (t: number, code: number, ref: string) => Fault): Fault[] {
+  const out: Fault[] = [];
+  for (const s of c.sig.series.get(name) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push(fault(s.t[i], s.v[i], seriesRef(s, name)));
+  return out;
+}
+
 /**
  * Xid/ECC faults from events, the gpu.xid series (value = code), gpu.ecc_dbe increases, the driver's recovery
  * action and row remaps that appear.
@@ -42,13 +49,13 @@ function faults(c: CauseContext): Fault[] {
   for (const e of events(c, EV.traceback)) if (HW_TEXT.test(e.text)) out.push({ t: e.ts_ms, code: null, text: e.text, event: e, ref: null });
   // A device off the bus (kernel log without an Xid line) or lost by NVML during a live recording.
   for (const e of events(c, EV.gpuFallenOff, EV.gpuLost)) out.push({ t: e.ts_ms, code: null, text: `fallen off the bus: ${e.text}`, event: e, ref: null });
-  for (const s of c.sig.series.get(SIG.gpuXid) ?? []) for (let i = 0; i < s.t.length; i++) if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: s.v[i], text: `Xid ${s.v[i]}`, event: null, ref: seriesRef(s, SIG.gpuXid) });
+  out.push(...codeChanges(c, SIG.gpuXid, (t, code, ref) => ({ t, code, text: `Xid ${code}`, event: null, ref })));
   for (const s of c.sig.series.get(SIG.gpuEccDbe) ?? []) for (let i = 1; i < s.t.length; i++) if (s.v[i] > s.v[i - 1]) out.push({ t: s.t[i], code: 48, text: `double-bit ECC errors ${s.v[i - 1]} → ${s.v[i]}`, event: null, ref: seriesRef(s, SIG.gpuEccDbe) });
   // The driver asking for a reset, a reboot or a drain is NVIDIA's verdict on an uncorrectable error (the GPU
   // cannot be used again without it): a fault wherever it is seen, the first sample included.
-  for (const s of c.sig.series.get(SIG.gpuRecoveryAction) ?? [])
-    for (let i = 0; i < s.t.length; i++)
-      if (s.v[i] > 0 && (i === 0 || s.v[i] !== s.v[i - 1])) out.push({ t: s.t[i], code: null, text: `the driver asks for ${RECOVERY[s.v[i]] ?? `recovery action ${s.v[i]}`} (an uncorrectable error)`, event: null, ref: seriesRef(s, SIG.gpuRecoveryAction), hardware: true });
+  out.push(
+    ...codeChanges(c, SIG.gpuRecoveryAction, (t, code, ref) => ({ t, code: null, text: `the driver asks for ${RECOVERY[code] ?? `recovery action ${code}`} (an uncorrectable error)`, event: null, ref, hardware: true })),
+  );
   // A row remap pending or failed is an uncorrectable memory error, where it appears during the data: one
   // pending from the first sample is an older error the GPU runs on until its next reset.
   for (const name of [SIG.gpuRowRemapPending, SIG.gpuRowRemapFailure])
