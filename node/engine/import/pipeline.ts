@@ -16,6 +16,8 @@ import { describeStoreError } from '../store/db';
 import { RowExtent } from '../store/row-extent';
 import { nameFromContent } from './incident-name';
 import { runImport } from './parallel-import';
+import { inferZoneMinutes, zoneText } from './zone-inference';
+import { isoOf } from '../importers/log-time';
 
 export interface ImportJobOptions {
   jobId?: string;
@@ -102,9 +104,11 @@ async function importInto(
   // (which a copy or a fresh checkout resets).
   const detected: { entry: BundleEntry; d: Detection }[] = [];
   for (const entry of bundle.entries) detected.push({ entry, d: await detectEntry(entry, importers) });
-  const yearless = (x: { d: Detection }) => 'importer' in x.d && x.d.importer.yearless === true;
-  const ordered = [...detected.filter((x) => !yearless(x)), ...detected.filter(yearless)];
-  const span: BundleSpan = { endMs: null, rows: new RowExtent() };
+  // Then the files whose times may be local without a zone (their zone is inferred from the absolute ones),
+  // then those whose times need a year or a date from the bundle.
+  const tier = (x: { d: Detection }) => ('importer' in x.d ? timeTier(x.d.importer) : 0);
+  const ordered = [0, 1, 2].flatMap((t) => detected.filter((x) => tier(x) === t));
+  const span: BundleSpan = { endMs: null, rows: new RowExtent(), absolute: new RowExtent() };
 
   let cancelled = false;
   for (const { entry, d } of ordered) {
@@ -159,6 +163,13 @@ interface BundleSpan {
   endMs: number | null;
   /** The span the committed sources' rows give the incident (RowExtent). */
   rows: RowExtent;
+  /** The span of the committed sources whose times are absolute (tier 0): what a local file's zone is read against. */
+  absolute: RowExtent;
+}
+
+/** Import order: 0 absolute times, 1 local times that may lack a zone, 2 times that need a year or a date from elsewhere. */
+function timeTier(importer: Importer): 0 | 1 | 2 {
+  return importer.yearless === true ? 2 : importer.localTime === true ? 1 : 0;
 }
 
 /**
@@ -216,7 +227,31 @@ async function importEntry(
     return { path: entry.path, format: 'unknown', rows: 0, status: 'skipped', error: detection.skipped };
   }
   const { importer, utf16 } = detection;
+  const first = await importOnce(store, incidentId, entry, importer, utf16, options, signal, span, progress, null);
+  if (first === 'cancelled' || !('zoneMinutes' in first)) return first;
+  // Rolled back: its times lined up with the bundle's in another zone, so it is read again in that zone.
+  const again = await importOnce(store, incidentId, entry, importer, utf16, { ...options, tzOffsetMinutes: first.zoneMinutes }, signal, span, progress, first.note);
+  // A read given its zone is never sent back (zoneFromBundle asks only where none was given).
+  return again === 'cancelled' || !('zoneMinutes' in again) ? again : failed(importer.format, `${entry.path}: its zone could not be settled`);
+}
 
+/** One read of the entry into its own transaction; `note` is a warning the source starts with (why it was read again). */
+async function importOnce(
+  store: Store,
+  incidentId: number,
+  entry: BundleEntry,
+  importer: Importer,
+  utf16: Utf16 | null,
+  options: ImportOptions,
+  signal: AbortSignal,
+  span: BundleSpan,
+  progress: (done: number, format: FormatId | null) => void,
+  note: string | null,
+): Promise<ImportSourceResult | Rezone | 'cancelled'> {
+  const failed = (format: FormatId, error: string): ImportSourceResult => {
+    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+    return { path: entry.path, format, rows: 0, status: 'failed', error };
+  };
   const warnings: string[] = [];
   let warningCount = 0;
   let bytesDone = 0;
@@ -236,6 +271,7 @@ async function importEntry(
       if (warnings.length < MAX_WARNINGS) warnings.push(`${entry.path}${formatPosition(where)}: ${message}`);
     },
   };
+  if (note) ctx.warn(note);
   const input: EntryInput = {
     stream: () => {
       const bytes = counted(entry.stream(), signal, (n) => {
@@ -283,7 +319,7 @@ async function runImporter(
   attachFile: string | undefined,
   span: BundleSpan,
   inputBytes: () => number,
-): Promise<ImportSourceResult | 'cancelled'> {
+): Promise<ImportSourceResult | Rezone | 'cancelled'> {
   const failed = (format: FormatId, error: string): ImportSourceResult => {
     recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
     return { path: entry.path, format, rows: 0, status: 'failed', error };
@@ -299,9 +335,15 @@ async function runImporter(
   try {
     await runImport(importer, input, writer, ctx, entry.size ?? entry.storedBytes);
     if (signal.aborted) throw new CancelledError();
+    const rezone = zoneFromBundle(importer, ctx, writer.timeRange, span.absolute);
+    if (rezone) {
+      writer.rollback();
+      return rezone;
+    }
     if (warningCount() > warnings.length) warnings.push(`… and ${warningCount() - warnings.length} more problems`);
     writer.commit(warnings);
     span.rows.merge(writer.rowExtent);
+    if (timeTier(importer) === 0) span.absolute.merge(writer.rowExtent);
     const range = writer.timeRange;
     if (range && importer.yearless !== true) span.endMs = Math.max(span.endMs ?? -Infinity, range.end_ms);
     return { path: entry.path, format: importer.format, rows: writer.rows, status: 'ok', error: null };
@@ -311,6 +353,34 @@ async function runImporter(
     return failed(importer.format, errorText(e, entry.path));
   }
 }
+
+/** A read to do again in another zone, and the warning that says so. */
+interface Rezone {
+  zoneMinutes: number;
+  note: string;
+}
+
+/**
+ * Where the user gave no zone and the file's times may be local ones: the zone that lines its range up with
+ * the bundle's absolute times (zone-inference.ts), or null to keep UTC.
+ */
+function zoneFromBundle(importer: Importer, ctx: ImportContext, range: { start_ms: number; end_ms: number } | null, absolute: RowExtent): Rezone | null {
+  if (timeTier(importer) === 0 || ctx.options.tzOffsetMinutes !== undefined || !range) return null;
+  const abs = absolute.span();
+  if (!abs || abs.start_ms === null || abs.end_ms === null) return null;
+  const zoneMinutes = inferZoneMinutes(range, { start_ms: abs.start_ms, end_ms: abs.end_ms });
+  if (zoneMinutes === null) return null;
+  const zone = zoneText(zoneMinutes);
+  return {
+    zoneMinutes,
+    note: `its times carry no zone: read in ${zone}, where they line up with the bundle's sources that carry absolute times (${isoOf(abs.start_ms)} to ${isoOf(abs.end_ms)}); read as UTC they ran ${shiftText(zoneMinutes)} ${zoneMinutes > 0 ? 'late' : 'early'} (give the zone in the import options if ${zone} is wrong)`,
+  };
+}
+
+const shiftText = (minutes: number) => {
+  const m = Math.abs(minutes);
+  return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m / 60} h`;
+};
 
 /** Counts bytes through a stream and stops it promptly on cancel. */
 async function* counted(src: AsyncIterable<Buffer>, signal: AbortSignal, onBytes: (n: number) => void): AsyncIterable<Buffer> {

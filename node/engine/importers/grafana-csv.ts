@@ -188,5 +188,6 @@ export function detectGrafanaCsv(head: Buffer): number {
 export const grafanaCsvImporter: Importer = {
   format: 'grafana-csv',
   detect: (head) => detectGrafanaCsv(head),
+  localTime: true,
   import: importGrafanaCsv,
 };

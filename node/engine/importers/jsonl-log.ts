@@ -171,5 +171,6 @@ export function detectJsonlLog(head: Buffer): number {
 export const jsonlLogImporter: Importer = {
   format: 'jsonl-log',
   detect: (head) => detectJsonlLog(head),
+  localTime: true,
   import: importJsonlLog,
 };

@@ -329,5 +329,6 @@ export function detectSmiText(head: Buffer): number {
 export const nvidiaSmiTextImporter: Importer = {
   format: 'nvidia-smi-text',
   detect: (head) => detectSmiText(head),
+  localTime: true,
   import: importSmiText,
 };

@@ -203,5 +203,6 @@ export function detectSmiXml(head: Buffer): number {
 export const nvidiaSmiXmlImporter: Importer = {
   format: 'nvidia-smi-xml',
   detect: (head) => detectSmiXml(head),
+  localTime: true,
   import: importSmiXml,
 };

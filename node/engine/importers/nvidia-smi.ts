@@ -677,6 +677,7 @@ export function detectPmon(head: Buffer): number {
 export const nvidiaSmiCsvImporter: Importer = {
   format: 'nvidia-smi-csv',
   detect: (head) => detectQueryGpuCsv(head),
+  localTime: true,
   import: (input, sink, ctx) => importQueryCsv(false, input, sink, ctx),
 };
 

@@ -165,6 +165,13 @@ export interface Importer {
    * times, so ctx.bundleEndMs can anchor it, and its own times never move that anchor.
    */
   readonly yearless?: boolean;
+  /**
+   * Its times may be local wall-clock times printed without a zone (nvidia-smi's timestamp column, Grafana's
+   * CSV), read in ctx.options.tzOffsetMinutes, UTC when not given. Where the user gave no zone, the pipeline
+   * imports it after the sources with absolute times and infers its zone from them (import/zone-inference.ts).
+   * A yearless importer is taken to be one too.
+   */
+  readonly localTime?: boolean;
   /** The entry must be a SQLite file on disk, attached as `ext` before the source's transaction opens. */
   readonly needsFile?: boolean;
   /**

@@ -47,15 +47,16 @@ test('UTF-16 files through the import: an nvidia-smi CSV and a Prometheus scrape
     const junk = join(t.dir, 'notes.txt');
     writeFileSync(junk, utf16('just some notes\n'));
     const r = await importFiles(t.store, [csv, prom, junk]);
+    // In the pipeline's order: absolute times, then the CSV's local ones (read against them), skipped files among the first.
     assert.deepEqual(
       r.sources.map((s) => [s.format, s.status]),
       [
-        ['nvidia-smi-csv', 'ok'],
         ['prometheus-text', 'ok'],
         ['unknown', 'skipped'],
+        ['nvidia-smi-csv', 'ok'],
       ],
     );
-    assert.match(r.sources[2].error ?? '', /UTF-16 text \(UTF-16LE\)/);
+    assert.match(r.sources[1].error ?? '', /UTF-16 text \(UTF-16LE\)/);
     const db = storeSql(t.store);
     const v = (name: string) => db.prepare('SELECT value FROM samples WHERE series_id = (SELECT id FROM series WHERE name = ?)').pluck().all(name);
     assert.deepEqual(v('gpu.util'), [0.87]);
