@@ -51,6 +51,8 @@ export interface Verdict {
   gaps: { start_ms: number; end_ms: number }[];
   /** What makes an unexplained incident abnormal (the diagnosis' evidence). */
   evidence: Evidence[];
+  /** The stretch the causes were read against where it is not the baseline (Diagnosis.causes_baseline), else null. */
+  reference: { start_ms: number; end_ms: number } | null;
 }
 
 /** The incident onset every view shows: the diagnosis' onset, else the unexplained evidence's, else the first disruption. */
@@ -66,7 +68,7 @@ export function verdictOf(d: Diagnosis, events: readonly VerdictEvent[] = []): V
   const onset = onsetOf(d, disruptions);
   const abnormal = disruptions.length > 0 || gaps.length > 0 || d.onset_ms !== null || d.alerts.length > 0 || evidence.length > 0;
   const status: DiagnosisStatus = top ? 'explained' : d.status === 'unexplained' || abnormal ? 'unexplained' : d.status === 'insufficient' ? 'insufficient' : 'healthy';
-  const base = { top: top?.id ?? null, onset_ms: onset, disruptions, gaps, evidence };
+  const base = { top: top?.id ?? null, onset_ms: onset, disruptions, gaps, evidence, reference: top ? (d.causes_baseline ?? null) : null };
 
   if (status === 'explained' && top) {
     const chain = causeChain(top);

@@ -160,6 +160,12 @@ export const quadrantThresholdsOf = (d: Pick<Diagnosis, 'quadrant_thresholds'> |
 export interface Diagnosis {
   incident: { start_ms: number; end_ms: number };
   baseline: { start_ms: number; end_ms: number };
+  /**
+   * The stretch the causes were judged against where it is not `baseline`: an episode that began hours
+   * after the data did is read against the minutes before it (docs/four-quadrant-model.md §2). Absent
+   * where the causes read `baseline`.
+   */
+  causes_baseline?: { start_ms: number; end_ms: number };
   preset: Preset;
   onset_ms: number | null;
   windows: WindowScore[];

@@ -103,6 +103,7 @@ export function summary(d: AnalysisDetail): string {
   const out: string[] = [];
   out.push(`incident   ${iso(g.incident.start_ms)} → ${iso(g.incident.end_ms)}  (${g.windows.length} windows of ${d.frame.grid.W / 1000} s, step ${d.frame.grid.step / 1000} s)`);
   out.push(`baseline   ${iso(g.baseline.start_ms)} → ${iso(g.baseline.end_ms)}   preset ${g.preset}`);
+  if (g.causes_baseline) out.push(`causes vs  ${iso(g.causes_baseline.start_ms)} → ${iso(g.causes_baseline.end_ms)}   (the episode began hours after the baseline: its causes are read against the minutes before it)`);
   out.push(`status     ${statusLine(g)}`);
   out.push(`onset      ${g.onset_ms === null ? 'none' : iso(g.onset_ms)}`);
   if (g.gaps?.length) out.push(`gaps       ${g.gaps.map((x) => `${iso(x.start_ms)} → ${iso(x.end_ms)}`).join('; ')} (no data; left out of the analysis)`);

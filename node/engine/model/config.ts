@@ -24,6 +24,11 @@ export interface ModelConfig {
   /** Default baseline: this share of the incident's span, capped at baseline_max_ms. */
   baseline_fraction: number;
   baseline_max_ms: number;
+  /**
+   * An episode beginning more than after_ms past the baseline's end has its causes read first against the
+   * baseline's length of data ending guard_ms before it (diagnose.ts, localReference).
+   */
+  local_reference: { after_ms: number; guard_ms: number };
   /** The whole span's own spread floors the latency bands only over a span this long (a day's swing; see latency-bands.ts). */
   whole_span_floor_min_ms: number;
   presets: Record<Preset, TriggerThresholds>;
@@ -169,6 +174,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   max_instances: 256,
   baseline_fraction: 0.2,
   baseline_max_ms: 10 * 60_000,
+  local_reference: { after_ms: 60 * 60_000, guard_ms: 30 * 60_000 },
   whole_span_floor_min_ms: 3600_000,
   presets: {
     default: { latency_ms: 150, throughput_drop: 0.3 },

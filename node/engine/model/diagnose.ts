@@ -125,10 +125,22 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const ooms = sig.events.filter((e) => e.kind === EV.oom);
   const trend = pickMemoryTrend(f, base, ooms);
   const frag = fragmentation(f, ooms);
-  const judge = (at: { span: Range; episode: boolean }) => {
-    const ctx: CauseContext = { f, dims, cfg, sig, base, ...at, onsetIndex, trend, frag, kv: analyzeKv(f, at.span, cfg.causes.kv_full) };
+  const judgeAgainst = (reference: Range, at: { span: Range; episode: boolean }) => {
+    const ctx: CauseContext = { f, dims, cfg, sig, base: reference, ...at, onsetIndex, trend, frag, kv: analyzeKv(f, at.span, cfg.causes.kv_full) };
     const run = runRulesWatchingSpan(ctx);
     return { ctx, ...run, causes: rankCauses(run.results, at.episode ? f.t[at.span[0]] : null, 2 * grid.W) };
+  };
+  // An episode hours into the data is judged against the stretch just before it first, the start of the data
+  // where that explains nothing (see localReference). A baseline the user chose is the only one.
+  // A growth since the start of the data (a leak) keeps the baseline: the minutes before the episode lie inside
+  // it. So does an answer the reference agrees with: the baseline dates it (a client-side slowdown that began
+  // five hours before its latency episode was dated at the episode against the minutes before it).
+  const judge = (at: { span: Range; episode: boolean }) => {
+    const whole = judgeAgainst(base, at);
+    const local = options.baseline || !at.episode ? null : localReference(f, base, at.span[0], cfg);
+    if (!local || GROWTHS.has(whole.causes[0]?.id)) return whole;
+    const near = judgeAgainst(local, at);
+    return near.causes.length && near.causes[0].id !== whole.causes[0]?.id ? near : whole;
   };
   const sustainedTrigger = onsetIndex < 0 ? -1 : sustainedJointOnset(latRise, tpsFall, f.t, grid.W, cfg.alerts.incident_min_ms, inBase);
   let judged = judge(evaluationSpan(f, dims, cfg, onsetIndex, base, alerts, sustainedTrigger >= 0));
@@ -160,6 +172,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const diagnosis: Diagnosis = {
     incident: { start_ms: startMs, end_ms: endMs },
     baseline: { start_ms: Math.round(baselineSpan.start_ms), end_ms: Math.round(baselineSpan.end_ms) },
+    causes_baseline: ctx.base === base ? undefined : { start_ms: f.t[ctx.base[0]], end_ms: f.t[ctx.base[1]] + grid.W },
     preset,
     onset_ms: onsetMs,
     windows,
@@ -346,6 +359,31 @@ function faultSpans(f: Frame, base: Range, abnormal: readonly Evidence[], whole:
     if (out.length >= MAX_STREAKS) break;
   }
   return out;
+}
+
+/**
+ * The reference an episode's causes are read against when it began long after the baseline: the
+ * baseline's length (at most baseline_max_ms), ending local_reference.guard_ms before the episode; null
+ * for an episode within local_reference.after_ms of the baseline's end (the baseline is recent enough).
+ *
+ * The baseline is the first minutes of the data. Hours later, a day's traffic has moved arrivals ×1.5–2.5
+ * and prompt lengths with it: every rule's ratio then measures the day as much as the fault (a KV
+ * exhaustion six hours in read as long prompts, prompts having grown ×2 since the morning; a surge at the
+ * evening peak read as nothing, its arrivals ×1.2 over the morning's). What changed at the episode is what
+ * the minutes before it show. The guard keeps a ramp the joint trigger lags (a pool filling, arrivals
+ * climbing) out of the reference.
+ */
+/** Causes that are a growth since the data began: read against the baseline, however late their episode. */
+const GROWTHS: ReadonlySet<CauseId | undefined> = new Set<CauseId>(['gpu_memory_leak', 'host_memory_leak', 'kv_block_leak']);
+
+function localReference(f: Frame, base: Range, spanStart: number, cfg: ModelConfig): Range | null {
+  const { after_ms, guard_ms } = cfg.local_reference;
+  const t = f.t;
+  if (spanStart <= base[1] || t[spanStart] - t[base[1]] <= after_ms) return null;
+  const length = Math.max(t[base[1]] - t[base[0]], f.grid.step);
+  const end = windowAt(f.grid, t[spanStart] - guard_ms);
+  const start = windowAt(f.grid, t[end] - length);
+  return start > base[1] && end > start ? [start, end] : null;
 }
 
 /** Each stretch costs a run of every rule: a month of alerts is read by its longest few. */

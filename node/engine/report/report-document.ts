@@ -416,6 +416,7 @@ function sourcesAndMethod(d: ReportData): Block[] {
       ['Error-rate threshold θe', formatPercent(th.error_rate, 0)],
       ['Analysed span', `${formatTime(dg.incident.start_ms)} — ${formatTime(dg.incident.end_ms)}`],
       ['Baseline', `${formatTime(dg.baseline.start_ms)} — ${formatTime(dg.baseline.end_ms)}`],
+      ...(dg.causes_baseline ? [['Causes judged against', `${formatTime(dg.causes_baseline.start_ms)} — ${formatTime(dg.causes_baseline.end_ms)} (the minutes before the episode, which began hours after the baseline)`] as [string, string]] : []),
       ['Windows scored', String(dg.windows.length)],
     ],
   });

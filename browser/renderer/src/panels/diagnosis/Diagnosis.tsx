@@ -101,6 +101,12 @@ function VerdictCard({ v }: { v: Verdict }) {
       <p className="small">
         <span className="muted">Onset:</span> <span data-testid="verdict-onset">{formatTime(v.onset_ms)}</span>
       </p>
+      {v.reference ? (
+        <p className="small" data-testid="verdict-reference">
+          <span className="muted">Causes read against:</span> {formatTime(v.reference.start_ms)} – {formatTime(v.reference.end_ms)}{' '}
+          <span className="muted">(the minutes before the episode: it began hours after the data did)</span>
+        </p>
+      ) : null}
       {v.disruptions.length ? (
         <ul className="disruptions" aria-label="Crashes, OOMs and Xids">
           {v.disruptions.slice(0, 12).map((e, i) => (
