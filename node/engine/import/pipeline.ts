@@ -217,10 +217,7 @@ async function importEntry(
   span: BundleSpan,
   progress: (done: number, format: FormatId | null) => void,
 ): Promise<ImportSourceResult | 'cancelled'> {
-  const failed = (format: FormatId, error: string): ImportSourceResult => {
-    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
-    return { path: entry.path, format, rows: 0, status: 'failed', error };
-  };
+  const failed = (format: FormatId, error: string) => failSource(store, incidentId, entry, format, error);
   if ('failed' in detection) return failed('unknown', detection.failed);
   if ('skipped' in detection) {
     recordQuietly(store, incidentId, { path: entry.path, format: 'unknown', bytes: entry.storedBytes, status: 'skipped', error: detection.skipped });
@@ -248,10 +245,7 @@ async function importOnce(
   progress: (done: number, format: FormatId | null) => void,
   note: string | null,
 ): Promise<ImportSourceResult | Rezone | 'cancelled'> {
-  const failed = (format: FormatId, error: string): ImportSourceResult => {
-    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
-    return { path: entry.path, format, rows: 0, status: 'failed', error };
-  };
+  const failed = (format: FormatId, error: string) => failSource(store, incidentId, entry, format, error);
   const warnings: string[] = [];
   let warningCount = 0;
   let bytesDone = 0;
@@ -320,10 +314,7 @@ async function runImporter(
   span: BundleSpan,
   inputBytes: () => number,
 ): Promise<ImportSourceResult | Rezone | 'cancelled'> {
-  const failed = (format: FormatId, error: string): ImportSourceResult => {
-    recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
-    return { path: entry.path, format, rows: 0, status: 'failed', error };
-  };
+  const failed = (format: FormatId, error: string) => failSource(store, incidentId, entry, format, error);
 
   let writer;
   try {
@@ -394,6 +385,12 @@ async function* counted(src: AsyncIterable<Buffer>, signal: AbortSignal, onBytes
 function errorText(e: unknown, path: string): string {
   const msg = describeStoreError(e);
   return msg.includes(path) ? msg : `${path}: ${msg}`;
+}
+
+/** A file that failed: recorded (quietly, see recordQuietly) and answered as the import's result for it. */
+function failSource(store: Store, incidentId: number, entry: BundleEntry, format: FormatId, error: string): ImportSourceResult {
+  recordQuietly(store, incidentId, { path: entry.path, format, bytes: entry.storedBytes, status: 'failed', error });
+  return { path: entry.path, format, rows: 0, status: 'failed', error };
 }
 
 /**

@@ -130,11 +130,11 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
     const run = runRulesWatchingSpan(ctx);
     return { ctx, ...run, causes: rankCauses(run.results, at.episode ? f.t[at.span[0]] : null, 2 * grid.W) };
   };
-  // An episode hours into the data is judged against the stretch just before it first, the start of the data
-  // where that explains nothing (see localReference). A baseline the user chose is the only one.
-  // A growth since the start of the data (a leak) keeps the baseline: the minutes before the episode lie inside
-  // it. So does an answer the reference agrees with: the baseline dates it (a client-side slowdown that began
-  // five hours before its latency episode was dated at the episode against the minutes before it).
+  // An episode hours into the data is also judged against the minutes before it (localReference), whose answer
+  // stands where it names another cause. The baseline's stands where it is a growth since the data began (a
+  // leak: the minutes before the episode lie inside it), or the cause both name: the baseline dates it (a
+  // client-side slowdown five hours before its latency episode was dated at the episode against the minutes
+  // before it). A baseline the user chose is the only one.
   const judge = (at: { span: Range; episode: boolean }) => {
     const whole = judgeAgainst(base, at);
     const local = options.baseline || !at.episode ? null : localReference(f, base, at.span[0], cfg);
@@ -361,6 +361,9 @@ function faultSpans(f: Frame, base: Range, abnormal: readonly Evidence[], whole:
   return out;
 }
 
+/** Causes that are a growth since the data began: read against the baseline, however late their episode. */
+const GROWTHS: ReadonlySet<CauseId | undefined> = new Set<CauseId>(['gpu_memory_leak', 'host_memory_leak', 'kv_block_leak']);
+
 /**
  * The reference an episode's causes are read against when it began long after the baseline: the
  * baseline's length (at most baseline_max_ms), ending local_reference.guard_ms before the episode; null
@@ -368,14 +371,11 @@ function faultSpans(f: Frame, base: Range, abnormal: readonly Evidence[], whole:
  *
  * The baseline is the first minutes of the data. Hours later, a day's traffic has moved arrivals ×1.5–2.5
  * and prompt lengths with it: every rule's ratio then measures the day as much as the fault (a KV
- * exhaustion six hours in read as long prompts, prompts having grown ×2 since the morning; a surge at the
- * evening peak read as nothing, its arrivals ×1.2 over the morning's). What changed at the episode is what
- * the minutes before it show. The guard keeps a ramp the joint trigger lags (a pool filling, arrivals
- * climbing) out of the reference.
+ * exhaustion hours in read as long prompts, prompts having grown ×2 since the morning). What changed at the
+ * episode is what the minutes before it show. The guard keeps a ramp the joint trigger lags (a pool
+ * filling, arrivals climbing) out of the reference: at 5 min a surge's own ramp lay in it, and the surge
+ * read as the KV exhaustion it caused.
  */
-/** Causes that are a growth since the data began: read against the baseline, however late their episode. */
-const GROWTHS: ReadonlySet<CauseId | undefined> = new Set<CauseId>(['gpu_memory_leak', 'host_memory_leak', 'kv_block_leak']);
-
 function localReference(f: Frame, base: Range, spanStart: number, cfg: ModelConfig): Range | null {
   const { after_ms, guard_ms } = cfg.local_reference;
   const t = f.t;
