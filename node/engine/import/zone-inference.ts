@@ -15,7 +15,7 @@
 // warning names the zone and the shift so the user can give the right one.
 
 /** Both ends of the file must meet the bundle's within this (a collector and nvidia-smi -l started by hand). */
-export const ALIGN_MS = 5 * 60_000;
+const ALIGN_MS = 5 * 60_000;
 /** Zone offsets are whole quarter hours (Nepal's +05:45, India's +05:30, Chatham's +12:45). */
 const QUARTER_HOUR_MS = 15 * 60_000;
 /** The zones in use run from UTC−12:00 to UTC+14:00. */

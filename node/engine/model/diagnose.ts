@@ -138,9 +138,10 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const judge = (at: { span: Range; episode: boolean }) => {
     const whole = judgeAgainst(base, at);
     const local = options.baseline || !at.episode ? null : localReference(f, base, at.span[0], cfg);
-    if (!local || GROWTHS.has(whole.causes[0]?.id)) return whole;
+    const top = whole.causes[0]?.id;
+    if (!local || (top !== undefined && GROWTHS.has(top))) return whole;
     const near = judgeAgainst(local, at);
-    return near.causes.length && near.causes[0].id !== whole.causes[0]?.id ? near : whole;
+    return near.causes.length && near.causes[0].id !== top ? near : whole;
   };
   const sustainedTrigger = onsetIndex < 0 ? -1 : sustainedJointOnset(latRise, tpsFall, f.t, grid.W, cfg.alerts.incident_min_ms, inBase);
   let judged = judge(evaluationSpan(f, dims, cfg, onsetIndex, base, alerts, sustainedTrigger >= 0));
@@ -362,7 +363,7 @@ function faultSpans(f: Frame, base: Range, abnormal: readonly Evidence[], whole:
 }
 
 /** Causes that are a growth since the data began: read against the baseline, however late their episode. */
-const GROWTHS: ReadonlySet<CauseId | undefined> = new Set<CauseId>(['gpu_memory_leak', 'host_memory_leak', 'kv_block_leak']);
+const GROWTHS: ReadonlySet<CauseId> = new Set<CauseId>(['gpu_memory_leak', 'host_memory_leak', 'kv_block_leak']);
 
 /**
  * The reference an episode's causes are read against when it began long after the baseline: the
