@@ -102,11 +102,13 @@ function absorbedBurst(x: AbnormalInputs, a: Alert): boolean {
 const LOAD_GROWN = 1.1;
 /** Tokens/s at this share of the arrivals' growth or more: the engine served the load it was given. */
 const SERVED_SHARE = 0.9;
+/** Median decode (ITL) this many times the baseline's is a slower engine, not a busier one. */
+const DECODE_SLOWER = 1.5;
 
 /**
  * Whether a latency alert rode a load the engine served in step: over the alert's stretch arrivals grew
  * (≥ LOAD_GROWN × the baseline's median), tokens/s grew with them (≥ SERVED_SHARE of the arrivals' ratio),
- * no queue built up (under one more request waiting than in the baseline) and errors did not rise. Latency that rises with served load is
+ * no queue built up (under one more request waiting than in the baseline), errors did not rise and decode kept its speed. Latency that rises with served load is
  * a busier engine, not a fault: a day's peak (arrivals ×1.5 over a quiet morning's baseline) lifted the TTFT
  * tail ×6 (the odd request queued for a second at the peak) while every request was served, and its hours
  * of latency alerts read "unexplained". A fault takes throughput (the joint trigger), piles requests up
@@ -130,7 +132,12 @@ function servedInStep(x: AbnormalInputs, a: Alert): boolean {
   // beside 11 running, and read "unexplained"). A backlog that piles up outgrows the batch.
   const queueRoom = Math.max((Number.isFinite(waitB) ? waitB : 0) + 1, QUEUE_IN_STEP * med(f.run, during));
   const calm = !(med(f.wait, during) >= queueRoom) && !(med(f.errFrac, during) > (Number.isFinite(errB) ? errB : 0));
-  return rLam >= LOAD_GROWN && rGtok >= SERVED_SHARE * rLam && calm;
+  // And at its speed: a busier engine lengthens the tail, not every token. Decode slower in the median by
+  // DECODE_SLOWER is every request slowed (a starved engine loop: ITL ×2.5 at the median for three hours, beside
+  // arrivals ×1.5 it still served), which more sequences in a memory-bound step do not do.
+  const itl = f.itlMean.some(Number.isFinite) ? f.itlMean : f.itl50;
+  const slower = med(itl, during) / med(itl, x.base) >= DECODE_SLOWER;
+  return rLam >= LOAD_GROWN && rGtok >= SERVED_SHARE * rLam && calm && !slower;
 }
 
 const OUTAGE_MARK = '(outage)';

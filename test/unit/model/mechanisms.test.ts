@@ -609,6 +609,15 @@ test('a surge whose backlog drains for longer than it lasted is read by the arri
   assert.ok(Number(lam?.value) >= 1.6, JSON.stringify(lam));
 });
 
+test('a surge that fills its queue for most of an hour and drains it for another is read by the arrivals that filled it', () => {
+  // 5 req/s served at up to 6.2; 7.5 arrive for 55 minutes from 1 h: the queue grows for 55 minutes and drains for an
+  // hour at the old arrivals, so the episode's median arrivals sit near the baseline's.
+  const d = queueing((s) => (s >= 3600 && s < 6900 ? 7.5 : 5), () => 6.2, 14_400);
+  assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify(d.checked.find((c) => c.id === 'traffic_surge')));
+  const lam = d.causes[0].require.find((c) => /^r\(lam_in\) ≥/.test(c.condition));
+  assert.ok(Number(lam?.value) >= 1.4, JSON.stringify(lam));
+});
+
 test('arrivals ×1.35 that tipped the engine into eager steps, its batch running away ×18 with no queue, are a CUDA-graph fallback; the same arrivals growing the batch as far as they do are not', () => {
   const tipped = (runAfter: number, itlAfter: number) =>
     analyze(
@@ -802,6 +811,33 @@ test("the day's peak served in step with two requests waiting beside thirty runn
   assert.equal(few.status, 'healthy', JSON.stringify({ causes: few.causes.map((c) => c.id), u: few.unexplained?.evidence.map((e) => e.text) }));
   const pile = run(30);
   assert.notEqual(pile.status, 'healthy', JSON.stringify(pile.alerts));
+});
+
+test("the day's peak served in step with every token twice as slow at the median is a slower engine, not a busier one", () => {
+  // As above, arrivals x1.5 served with nothing waiting; decode (ITL) rises with the peak to x2.5 at its top, and e2e with it.
+  const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
+  const run = (itlRise: number) => {
+    const load = (s: number) => 1 + 0.5 * peak(s);
+    const slow = (s: number) => 1 + itlRise * peak(s);
+    return analyze(
+      {
+        rps: (s) => 5 * load(s),
+        gtok: (s) => 2000 * load(s),
+        ptok: (s) => 4000 * load(s),
+        running: (s) => Math.round(20 * load(s) * slow(s)),
+        itl: (s) => [0.02 * slow(s), 0.04 * slow(s)],
+        e2e: (s) => [2 * slow(s), 4 * slow(s)],
+        ttft: (s) => [0.08 + 0.02 * peak(s), 0.2 + 0.8 * peak(s)],
+        queue: (s) => [0.005 + 0.01 * peak(s), 0.02 + 0.8 * peak(s)],
+      },
+      undefined,
+      14400,
+    );
+  };
+  const busier = run(0.2);
+  assert.equal(busier.status, 'healthy', JSON.stringify({ causes: busier.causes.map((c) => c.id), u: busier.unexplained?.evidence.map((e) => e.text) }));
+  const slower = run(1.5);
+  assert.notEqual(slower.status, 'healthy', JSON.stringify(slower.alerts));
 });
 
 test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower (no jump by itself), is read over the life that grew where the restart is known', () => {

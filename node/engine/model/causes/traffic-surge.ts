@@ -32,7 +32,7 @@ function rule(c: CauseContext): RuleResult {
   // And as a step: the span's first half hour against the half hour before it. A pool filled by prompts ×1.9
   // as arrivals stepped ×1.28, read over an eight-hour day whose traffic doubled, read arrivals ×1.81 beside
   // lengths ×1.44 against a morning baseline.
-  const early: Range = [c.span[0], Math.max(c.span[0], Math.min(c.span[1], windowAt(c.f.grid, c.f.t[c.span[0]] + FILL_MS)))];
+  const early: Range = [c.span[0], Math.max(c.span[0], Math.min(c.span[1], windowAt(c.f.grid, c.f.t[c.span[0]] + STEP_MS)))];
   const before = halfHourBefore(c);
   const stepOf = (x: Float64Array) => (before[1] >= before[0] ? ratio(rangeMedian(x, early), rangeMedian(x, before)) : NaN);
   const rLenEarly = stepOf(len);
@@ -131,9 +131,10 @@ function queueStart(c: CauseContext): number {
  * Arrivals while the queue was filling, where it filled (FULL_SHARE of its peak) within FILL_MS of the span's start, ÷ the
  * baseline's and ÷ the half hour before the span (the lower of the two); NaN otherwise or with fewer than 3
  * windows. A surge builds its backlog while it lasts and the span runs on while the backlog drains, at the
- * old arrivals or fewer: over a 54-minute episode, a 19-minute ×2.45 surge read ×1.16. A queue that took
- * hours to fill, or arrivals the half hour before already carried, is a day's peak, not a surge; one
- * filled by arrivals at a surge's level for 5 minutes or less is an arrival spike's.
+ * old arrivals or fewer: over a 54-minute episode, a 19-minute ×2.45 surge read ×1.16, and over a two-hour
+ * one, arrivals ×1.8 for 55 minutes read ×1.25. A queue that took hours to fill, or arrivals the half hour
+ * before already carried, is a day's peak, not a surge; one filled by arrivals at a surge's level for 5
+ * minutes or less is an arrival spike's.
  */
 function fillingArrivals(c: CauseContext): number {
   // The queue's peak over the span (its first, on a tie), and where it first stood within FULL_SHARE of it,
@@ -210,8 +211,13 @@ function heldCond(held: { ms: number; open: boolean }): ReturnType<typeof cond> 
   );
 }
 
-/** How soon after the span's start a surge's queue is full (FULL_SHARE of its peak), and the stretch before the span it is compared with. */
-const FILL_MS = 30 * 60_000;
+/**
+ * How soon after the span's start a surge's queue is full (FULL_SHARE of its peak): a surge lasts as long as
+ * it lasts, and its queue fills for all of it (30 min missed a 55-minute surge); hours of filling are a day's
+ * climb. STEP_MS is the episode's start read as a step against the half hour before it (BEFORE_MS).
+ */
+const FILL_MS = 120 * 60_000;
+const STEP_MS = 30 * 60_000;
 const FULL_SHARE = 0.9;
 const BEFORE_MS = 30 * 60_000;
 
