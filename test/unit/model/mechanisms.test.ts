@@ -764,78 +764,52 @@ test('GPU util down x0.65 while SM activity holds is no starved GPU; SM activity
   }
 });
 
+/** Four hours: traffic climbs from the morning's level to x`rise` and back (peak 0..1), the occasional request queuing at the peak. */
+const peakOf = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
+function peakDay(rise: number, more: (peak: (s: number) => number) => ServingShape = () => ({})): Diagnosis {
+  const load = (s: number) => 1 + rise * peakOf(s);
+  return analyze(
+    {
+      rps: (s) => 5 * load(s),
+      gtok: (s) => 2000 * load(s),
+      ptok: (s) => 4000 * load(s),
+      running: (s) => Math.round(20 * load(s)),
+      ttft: (s) => [0.08 + 0.02 * peakOf(s), 0.2 + 0.8 * peakOf(s)],
+      queue: (s) => [0.005 + 0.01 * peakOf(s), 0.02 + 0.8 * peakOf(s)],
+      ...more(peakOf),
+    },
+    undefined,
+    14400,
+  );
+}
+
+const healthyOrWhy = (d: Diagnosis) => JSON.stringify({ causes: d.causes.map((c) => c.id), u: d.unexplained?.evidence.map((e) => e.text) });
+
 test("the day's peak served in step (arrivals x1.5, tokens/s with them, nothing waiting) with the TTFT tail up is healthy; the same tail at flat traffic is not", () => {
-  // Four hours: traffic climbs from the morning's level to x1.5 and back; the occasional request queues at the peak.
-  const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
-  const run = (grows: boolean) => {
-    const load = (s: number) => 1 + (grows ? 0.5 * peak(s) : 0);
-    return analyze(
-      {
-        rps: (s) => 5 * load(s),
-        gtok: (s) => 2000 * load(s),
-        ptok: (s) => 4000 * load(s),
-        running: (s) => Math.round(20 * load(s)),
-        ttft: (s) => [0.08 + 0.02 * peak(s), 0.2 + 0.8 * peak(s)],
-        queue: (s) => [0.005 + 0.01 * peak(s), 0.02 + 0.8 * peak(s)],
-      },
-      undefined,
-      14400,
-    );
-  };
-  const day = run(true);
-  assert.equal(day.status, 'healthy', JSON.stringify({ causes: day.causes.map((c) => c.id), u: day.unexplained?.evidence.map((e) => e.text) }));
-  const flat = run(false);
+  const day = peakDay(0.5);
+  assert.equal(day.status, 'healthy', healthyOrWhy(day));
+  const flat = peakDay(0);
   assert.notEqual(flat.status, 'healthy', JSON.stringify(flat.alerts));
 });
 
 test("the day's peak served in step with two requests waiting beside thirty running is healthy; a backlog as large as the batch is not", () => {
-  // As above, the peak's arrivals x1.5 served, with requests waiting at the peak: a few that the next steps take in, or a pile.
-  const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
-  const run = (waitingAtPeak: number) => {
-    const load = (s: number) => 1 + 0.5 * peak(s);
-    return analyze(
-      {
-        rps: (s) => 5 * load(s),
-        gtok: (s) => 2000 * load(s),
-        ptok: (s) => 4000 * load(s),
-        running: (s) => Math.round(20 * load(s)),
-        waiting: (s) => Math.round(waitingAtPeak * peak(s)),
-        ttft: (s) => [0.08 + 0.02 * peak(s), 0.2 + 0.8 * peak(s)],
-        queue: (s) => [0.005 + 0.01 * peak(s), 0.02 + 0.8 * peak(s)],
-      },
-      undefined,
-      14400,
-    );
-  };
+  // The peak's arrivals x1.5 served, with requests waiting at the peak: a few that the next steps take in, or a pile.
+  const run = (waitingAtPeak: number) => peakDay(0.5, (peak) => ({ waiting: (s) => Math.round(waitingAtPeak * peak(s)) }));
   const few = run(2);
-  assert.equal(few.status, 'healthy', JSON.stringify({ causes: few.causes.map((c) => c.id), u: few.unexplained?.evidence.map((e) => e.text) }));
+  assert.equal(few.status, 'healthy', healthyOrWhy(few));
   const pile = run(30);
   assert.notEqual(pile.status, 'healthy', JSON.stringify(pile.alerts));
 });
 
 test("the day's peak served in step with every token twice as slow at the median is a slower engine, not a busier one", () => {
-  // As above, arrivals x1.5 served with nothing waiting; decode (ITL) rises with the peak to x2.5 at its top, and e2e with it.
-  const peak = (s: number) => (s < 3600 || s > 10800 ? 0 : Math.sin(((s - 3600) / 7200) * Math.PI));
-  const run = (itlRise: number) => {
-    const load = (s: number) => 1 + 0.5 * peak(s);
-    const slow = (s: number) => 1 + itlRise * peak(s);
-    return analyze(
-      {
-        rps: (s) => 5 * load(s),
-        gtok: (s) => 2000 * load(s),
-        ptok: (s) => 4000 * load(s),
-        running: (s) => Math.round(20 * load(s) * slow(s)),
-        itl: (s) => [0.02 * slow(s), 0.04 * slow(s)],
-        e2e: (s) => [2 * slow(s), 4 * slow(s)],
-        ttft: (s) => [0.08 + 0.02 * peak(s), 0.2 + 0.8 * peak(s)],
-        queue: (s) => [0.005 + 0.01 * peak(s), 0.02 + 0.8 * peak(s)],
-      },
-      undefined,
-      14400,
-    );
-  };
+  // Arrivals x1.5 served with nothing waiting; decode (ITL) rises with the peak to 1 + `itlRise` at its top, e2e with it.
+  const run = (itlRise: number) =>
+    peakDay(0.5, (peak) => {
+      const slow = (s: number) => 1 + itlRise * peak(s);
+      return { running: (s) => Math.round(20 * (1 + 0.5 * peak(s)) * slow(s)), itl: (s) => [0.02 * slow(s), 0.04 * slow(s)], e2e: (s) => [2 * slow(s), 4 * slow(s)] };
+    });
   const busier = run(0.2);
-  assert.equal(busier.status, 'healthy', JSON.stringify({ causes: busier.causes.map((c) => c.id), u: busier.unexplained?.evidence.map((e) => e.text) }));
+  assert.equal(busier.status, 'healthy', healthyOrWhy(busier));
   const slower = run(1.5);
   assert.notEqual(slower.status, 'healthy', JSON.stringify(slower.alerts));
 });
