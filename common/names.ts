@@ -77,6 +77,8 @@ export const SIG = {
   loraMax: 'lora.max',
   engineCacheConfig: 'engine.cache_config',
   engineCudaGraphMax: 'engine.cuda_graph_max',
+  /** Forward passes by label mode (SGLang: decode_cuda_graph, decode_none, prefill_cuda_graph, prefill_none). */
+  engineGraphPasses: 'engine.graph_passes',
   hostRss: 'host.rss',
   /** The Prometheus client's own gauge, stored under its name (no catalog renames it): a new value is a new process. */
   processStart: 'process_start_time_seconds',

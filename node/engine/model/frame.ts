@@ -92,6 +92,8 @@ export interface Frame {
   kvCapacityTokens: number;
   /** Largest batch CUDA graphs were captured for, from the engine's startup log; NaN unknown. */
   cudaGraphMax: number;
+  /** Share of decode passes that ran eager, no CUDA graph (SGLang's cuda_graph_passes_total); NaN where none were counted. */
+  eager: Float64Array;
   /** 1 where no request finished, none produced a token and some were in flight: the latency is a lower bound. */
   stalled: Uint8Array;
 }
@@ -152,7 +154,7 @@ const GAUGE_READS: ReadonlySet<string> = new Set([
 /** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
 const COUNTER_READS: ReadonlySet<string> = new Set([
   SIG.reqFinished, SIG.reqArrivals, countOf(SIG.latE2e), SIG.reqErrors, SIG.kvPrefixHits, SIG.kvPrefixQueries, SIG.tokensPrompt, SIG.tokensGeneration, SIG.kvPreemptions,
-  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap, SIG.hostCpuSeconds,
+  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap, SIG.hostCpuSeconds, SIG.engineGraphPasses,
   ...[SIG.latItl, SIG.latTtft, SIG.latE2e, SIG.latQueue, SIG.latPrefill, SIG.reqPromptLen, SIG.reqGenLen].flatMap((h) => [`${h}.sum`, `${h}.count`]),
 ]);
 
@@ -579,6 +581,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     hostCpu: combine(rates(seriesOf(sig, SIG.hostCpuSeconds), g), g, 'max'),
     kvCapacityTokens: kvCapacity(sig),
     cudaGraphMax: lastValue(seriesOf(sig, SIG.engineCudaGraphMax)),
+    eager: eagerShare(sig, g),
     stalled: new Uint8Array(n),
   };
   markovBound(frame.q95, frame.queueMean, 0.95);
@@ -765,6 +768,23 @@ function lastValue(list: LoadedSeries[]): number {
 function combineBits(parts: Float64Array[], n: number): Float64Array {
   const out = nan(n);
   for (const p of parts) for (let i = 0; i < n; i++) if (!Number.isNaN(p[i])) out[i] = (Number.isNaN(out[i]) ? 0 : out[i]) | p[i];
+  return out;
+}
+
+/**
+ * The share of decode passes that ran eager: SGLang counts each forward pass by whether it replayed a CUDA
+ * graph (mode decode_cuda_graph) or not (decode_none). A batch past the largest captured size runs eager,
+ * so this is the fallback read directly, where vLLM's capture size must be read off its log or inferred.
+ */
+function eagerShare(sig: Signals, g: WindowGrid): Float64Array {
+  const passes = (mode: string) => combine(rates(seriesOf(sig, SIG.engineGraphPasses), g, (s) => s.labels.mode === mode), g, 'sum');
+  const eager = passes('decode_none');
+  const graph = passes('decode_cuda_graph');
+  const out = nan(g.n);
+  for (let i = 0; i < g.n; i++) {
+    const all = (Number.isFinite(eager[i]) ? eager[i] : 0) + (Number.isFinite(graph[i]) ? graph[i] : 0);
+    if (all > 0) out[i] = (Number.isFinite(eager[i]) ? eager[i] : 0) / all;
+  }
   return out;
 }
 

@@ -46,6 +46,8 @@
 //   lora.adapter — 1 — gauge, label adapter (one series per adapter named in lora_requests_info: a sample
 //       where that adapter was running or waiting, so the model can count the adapters in use over time)
 //   engine.cache_config — info (labels = vLLM cache config: block_size, num_gpu_blocks, …)
+//   engine.graph_passes — count — counter, label mode (SGLang cuda_graph_passes_total: decode_cuda_graph, decode_none,
+//       prefill_cuda_graph, prefill_none — whether each forward pass replayed a CUDA graph or ran eager)
 //   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
 // Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
 // maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name. TensorRT-LLM's
@@ -207,6 +209,7 @@ const SGLANG: Record<string, Rule> = {
   spec_accept_rate: g('spec.acceptance_rate', 'fraction'),
   num_retracted_reqs: g('kv.retracted', 'count'),
   num_retracted_requests: c('kv.preemptions', 'count'),
+  cuda_graph_passes: c('engine.graph_passes', 'count'),
   prompt_tokens: c('tokens.prompt', 'tokens'),
   generation_tokens: c('tokens.generation', 'tokens'),
   cached_tokens: c('kv.prefix_hits', 'tokens'),

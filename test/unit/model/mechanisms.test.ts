@@ -637,6 +637,32 @@ test('arrivals ×1.35 that tipped the engine into eager steps, its batch running
   assert.ok(!loaded.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(loaded.causes.map((c) => c.id)));
 });
 
+test("where SGLang counts its decode passes, whether they went eager decides the CUDA-graph fallback over any inferred cap", () => {
+  // The runaway of the test above (arrivals x1.35, the batch x18, ITL x9), now with SGLang's pass counter: every
+  // decode pass eager from 1200 s is the fallback; every pass still a graph replay is some other slowdown.
+  const withPasses = (eagerAfter: number) =>
+    analyze(
+      {
+        rps: (s) => (after(s) ? 6.75 : 5),
+        gtok: (s) => (after(s) ? 2700 : 2000),
+        running: (s) => (after(s) ? 380 : 21),
+        itl: (s) => (after(s) ? [0.27, 0.38] : [0.029, 0.04]),
+        e2e: (s) => (after(s) ? [18, 37] : [2, 4]),
+      },
+      (x) => {
+        x.counter('req.arrivals', (s) => (after(s) ? 6.75 : 5));
+        x.counter('engine.graph_passes', (s) => 20 * (after(s) ? eagerAfter : 0), { mode: 'decode_none' });
+        x.counter('engine.graph_passes', (s) => 20 * (after(s) ? 1 - eagerAfter : 1), { mode: 'decode_cuda_graph' });
+      },
+    );
+  const eager = withPasses(1);
+  const graph = conditionsOf(eager, 'cuda_graph_fallback').find((c) => c.condition.startsWith('where the engine counts'));
+  assert.ok(eager.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(graph));
+  assert.match(String(graph?.value), /^eager decode passes 1 \(baseline 0\)/);
+  const replayed = withPasses(0);
+  assert.ok(!replayed.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(conditionsOf(replayed, 'cuda_graph_fallback')));
+});
+
 test('an ITL step at a running level where every request also carries twice the context is no inferred CUDA-graph cap: longer contexts make each decode step heavier', () => {
   for (const [promptAfter, expected] of [[1000, true], [1950, false]] as const) {
     const d = analyze(

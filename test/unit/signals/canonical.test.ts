@@ -38,6 +38,9 @@ test('SGLang names, including the retraction gauge and counter', () => {
   assert.equal(canonicalMetric('sglang:token_usage', {}, 'gauge')?.name, 'kv.usage');
   assert.equal(canonicalMetric('sglang:num_retracted_reqs', {}, 'gauge')?.name, 'kv.retracted');
   assert.equal(canonicalMetric('sglang:num_retracted_requests_total', {}, 'counter')?.name, 'kv.preemptions');
+  // Each forward pass counted by whether it replayed a CUDA graph: the mode label is the reading.
+  const passes = canonicalMetric('sglang:cuda_graph_passes_total', { mode: 'decode_none', tp_rank: '0' }, 'counter');
+  assert.deepEqual([passes?.name, passes?.kind, passes?.labels.mode], ['engine.graph_passes', 'counter', 'decode_none']);
 });
 
 test('DCGM units are normalised: MiB → bytes, % → fraction, mJ → J', () => {

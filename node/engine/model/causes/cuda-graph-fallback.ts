@@ -5,7 +5,7 @@ import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import { trafficSurge } from './traffic-surge';
 import {
-  cond, defineCause, departureOnset, fires, fmt, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, fires, fmt, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 
 export const cudaGraphFallback = defineCause({
@@ -105,6 +105,9 @@ export function crossingNear(c: CauseContext, cap: number, cpAt: number | null):
  */
 const ALIGN_MIN_MS = 2 * 60_000;
 
+/** The rise in the share of decode passes run eager that is a fallback: a fifth of the steps newly without graphs. */
+const EAGER_ROSE = 0.2;
+
 /** How far the batch must outgrow demand for a surge's arrivals to leave the slowdown the batch's driver. */
 const RUNAWAY = 2;
 
@@ -154,7 +157,13 @@ function rule(c: CauseContext): RuleResult {
   // "inferred cap" as they filled the pool), and the jump is theirs.
   const rPlen = rE(c, c.f.plenMean);
   const promptsFlat = !(rPlen >= PROMPTS_GREW);
-  const plausible = known || (cap <= maxCap && demandRose && promptsFlat && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
+  // SGLang counts its decode passes by whether they replayed a graph: where it does, the engine says whether
+  // steps went eager, and that decides over any cap, logged or inferred.
+  const eagerB = medB(c, c.f.eager);
+  const eagerE = medE(c, c.f.eager);
+  const counted = Number.isFinite(eagerB) && Number.isFinite(eagerE);
+  const wentEager = eagerE - eagerB >= EAGER_ROSE;
+  const plausible = counted ? wentEager : known || (cap <= maxCap && demandRose && promptsFlat && (jump >= T.cuda_graph_itl_ratio || excess >= T.cuda_graph_itl_ratio));
   return {
     id: 'cuda_graph_fallback',
     missing: [],
@@ -163,8 +172,8 @@ function rule(c: CauseContext): RuleResult {
       cond(`ITL change-point aligned with the crossing (within 2 windows, at least ${ALIGN_MIN_MS / 60_000} min)`, cpAt, aligned),
       cond(`r(itl) ≥ ${T.cuda_graph_itl_ratio}`, rItl, rItl >= T.cuda_graph_itl_ratio, T.cuda_graph_itl_ratio),
       cond(
-        `the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}), prompts did not grow (r(plen mean) < ${PROMPTS_GREW}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
-        `${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(demand)}, r(plen) ${fmt(rPlen)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
+        `where the engine counts its decode passes (SGLang), ≥ ${EAGER_ROSE} more of them ran eager than in the baseline; else the capture max is known from the engine log, or the inferred one is ≤ ${maxCap}, demand grew the batch (r(lam_in × output length) ≥ ${T.surge_arrival_veto}), prompts did not grow (r(plen mean) < ${PROMPTS_GREW}) and ITL is ≥ ${T.cuda_graph_itl_ratio}× higher just above it than just below it (same batch size, eager steps) or than load alone explains (the baseline's ITL per running sequence)`,
+        `${counted ? `eager decode passes ${fmt(eagerE)} (baseline ${fmt(eagerB)}); ` : ''}${known ? 'known' : `inferred ${fmt(cap)}`}, r(demand) ${fmt(demand)}, r(plen) ${fmt(rPlen)}, ITL above ÷ below ${fmt(jump)}, ITL ÷ load-explained ${fmt(excess)}`,
         plausible,
         T.cuda_graph_itl_ratio,
       ),
