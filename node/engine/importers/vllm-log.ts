@@ -394,7 +394,15 @@ const LIMITS: { re: RegExp; name: string; metric: string }[] = [
   { re: /'max_loras': (\d+)|\bmax_loras=(\d+)/, name: 'lora.max', metric: 'vllm-log:max_loras' },
   { re: /"max_capture_size":\s*(\d+)/, name: 'engine.cuda_graph_max', metric: 'vllm-log:max_capture_size' },
 ];
-const CAPTURE_SIZES = /"?cudagraph_capture_sizes"?['"]?:\s*\[([\d,\s]+)\]/;
+/**
+ * The sizes captured: vLLM's compilation config, SGLang's "Capture cuda graph bs [1, 2, 4, …]" at start-up (its
+ * decode graphs). SGLang's server_args `cuda_graph_max_bs=` is what was asked for (None where SGLang picks),
+ * which the capture, bounded by max_running_requests too, may not be: only the capture line is read.
+ */
+const CAPTURE_SIZES: { re: RegExp; metric: string }[] = [
+  { re: /"?cudagraph_capture_sizes"?['"]?:\s*\[([\d,\s]+)\]/, metric: 'vllm-log:cudagraph_capture_sizes' },
+  { re: /\bCapture cuda graph bs \[([\d,\s]+)\]/, metric: 'sglang-log:capture_bs' },
+];
 const TB_CONT = /^(?:\s|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|$)/;
 /** What may follow an exception line inside one chained traceback. */
 const TB_CHAIN = /^(?:\s*$|During handling of the above exception|The above exception was the direct cause)/;
@@ -958,10 +966,11 @@ export class LogParser {
       const v = m ? Number(m[1] ?? m[2]) : NaN;
       if (Number.isFinite(v)) found.set(l.name, [l.metric, v]);
     }
-    const sizes = CAPTURE_SIZES.exec(body);
-    if (sizes && !found.has('engine.cuda_graph_max')) {
+    for (const { re, metric } of CAPTURE_SIZES) {
+      const sizes = found.has('engine.cuda_graph_max') ? null : re.exec(body);
+      if (!sizes) continue;
       const top = Math.max(...sizes[1].split(',').map(Number).filter(Number.isFinite));
-      if (Number.isFinite(top)) found.set('engine.cuda_graph_max', ['vllm-log:cudagraph_capture_sizes', top]);
+      if (Number.isFinite(top)) found.set('engine.cuda_graph_max', [metric, top]);
     }
     for (const [name, [metric, v]] of found) this.sample(name, 'count', 'gauge', { ...this.baseLabels(p), metric }, p.ts, v);
   }

@@ -247,3 +247,20 @@ test('SGLang: server_args banners are version events; one after serving activity
   }
   assert.equal(sglangLogImporter.detect(Buffer.from(SGLANG), 'sglang.log'), 0.85);
 });
+
+test('SGLang: the CUDA-graph capture max is the largest size its capture line says was captured, not what server_args asked for', async () => {
+  const log = [
+    "[2026-03-01 11:00:00] server_args=ServerArgs(model_path='/m', max_running_requests=32, cuda_graph_max_bs=160, tp_size=1)",
+    '[2026-03-01 11:00:40] Capture cuda graph begin. This can take up to several minutes. avail mem=24.14 GB',
+    '[2026-03-01 11:00:40] Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32]',
+    '[2026-03-01 11:00:43] Capture piecewise CUDA graph begin. avail mem=23.54 GB',
+  ].join('\n');
+  const r = await runImporter(sglangLogImporter, { text: log });
+  try {
+    assert.equal(r.error, null);
+    // max_running_requests 32 capped the capture below the 160 asked for.
+    assert.deepEqual(values(r, 'engine.cuda_graph_max').map((s) => [s.ts, s.v]), [[Date.UTC(2026, 2, 1, 11, 0, 40), 32]]);
+  } finally {
+    r.dispose();
+  }
+});
