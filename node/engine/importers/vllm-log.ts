@@ -268,6 +268,8 @@ const SGLANG_BATCH: Field[] = [
 /** SGLang's batch lines: `Decode batch. #running-req…` (older) and `Decode batch, #running-req…` (current). */
 const SGLANG_STATS = /^(?:Decode|Prefill) batch[.,] /;
 const SGLANG_PREFILL_TOKENS = /#new-token: (\d+), #cached-token: (\d+)/;
+/** A decode batch line's `cuda graph: True|False`: whether that step replayed a captured graph. */
+const SGLANG_CUDA_GRAPH = /^Decode batch[.,] .*\bcuda graph: (True|False)\b/;
 /** Stats lines held per series group while they share one whole second (see StatsSpreader). */
 const MAX_SAME_SECOND = 1000;
 const V0_PREEMPT = /preempted by PreemptionMode\.(\w+) mode[\s\S]*?total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
@@ -491,6 +493,8 @@ export class LogParser {
   private args: { p: Prefix; no: number; lines: string[] } | null = null;
   private readonly reqs = new RequestSeries((name) => ({ metric: `vllm-log:${TGI_FIELDS[name] ?? name}` }));
   private readonly prefillSums = new Map<string, { queries: number; hits: number }>();
+  /** Decode batch lines per engine that said `cuda graph: True` / `False`, summed (engine.graph_passes). */
+  private readonly graphLines = new Map<string, { graph: number; eager: number }>();
   /** Series ids of the stats fields by source and base labels: id() would make its key (a JSON text) for each field of each line. */
   private readonly fieldIds = new Map<string, Map<Field, number>>();
   private readonly spread: StatsSpreader;
@@ -1137,6 +1141,17 @@ export class LogParser {
       this.prefillSums.set(baseKey, sums);
       out.push(this.id('kv.prefix_queries', 'tokens', 'counter', { ...base, metric: 'sglang-log:#new-token+#cached-token (summed)' }), sums.queries);
       out.push(this.id('kv.prefix_hits', 'tokens', 'counter', { ...base, metric: 'sglang-log:#cached-token (summed)' }), sums.hits);
+    }
+    const graph = source === 'sglang-log' ? SGLANG_CUDA_GRAPH.exec(p.body) : null;
+    if (graph) {
+      // Each decode batch line says whether that step replayed a CUDA graph: a sample of the decode passes (one
+      // every decode_log_interval steps), counted per mode as SGLang's own cuda_graph_passes_total counts them all.
+      const n = this.graphLines.get(baseKey) ?? { graph: 0, eager: 0 };
+      if (graph[1] === 'True') n.graph++;
+      else n.eager++;
+      this.graphLines.set(baseKey, n);
+      const passes = (mode: string) => this.id(SIG.engineGraphPasses, 'count', 'counter', { ...base, mode, metric: 'sglang-log:cuda graph (decode batch lines, summed)' });
+      out.push(passes('decode_cuda_graph'), n.graph, passes('decode_none'), n.eager);
     }
     // Grouped by the kind of line too: a V0 stats line and its prefix-cache line share a time, rightly.
     this.spread.add(`${fields[0].metric}\u0000${baseKey}`, p, out);

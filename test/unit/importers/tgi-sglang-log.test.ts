@@ -264,3 +264,17 @@ test('SGLang: the CUDA-graph capture max is the largest size its capture line sa
     r.dispose();
   }
 });
+
+test("SGLang: each decode batch line's `cuda graph: True|False` is counted per mode, a sample of the decode passes", async () => {
+  const line = (s: number, graph: string) => `[2026-03-01 11:00:${String(s).padStart(2, '0')} TP0] Decode batch. #running-req: 12, #token: 40123, token usage: 0.87, cuda graph: ${graph}, gen throughput (token/s): 512.30, #queue-req: 4`;
+  const log = [line(0, 'True'), line(10, 'True'), line(20, 'False'), line(30, 'False'), line(40, 'False'), '[2026-03-01 11:00:45 TP0] Prefill batch. #new-seq: 1, #new-token: 10, #cached-token: 0, token usage: 0.87, #running-req: 12, #queue-req: 3'].join('\n');
+  const r = await runImporter(sglangLogImporter, { text: log });
+  try {
+    assert.equal(r.error, null);
+    const at = (s: number) => Date.UTC(2026, 2, 1, 11, 0, s);
+    assert.deepEqual(values(r, 'engine.graph_passes', { mode: 'decode_cuda_graph' }).map((x) => [x.ts, x.v]), [[at(0), 1], [at(10), 2], [at(20), 2], [at(30), 2], [at(40), 2]]);
+    assert.deepEqual(values(r, 'engine.graph_passes', { mode: 'decode_none' }).map((x) => [x.ts, x.v]), [[at(0), 0], [at(10), 0], [at(20), 1], [at(30), 2], [at(40), 3]]);
+  } finally {
+    r.dispose();
+  }
+});
