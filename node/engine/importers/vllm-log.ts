@@ -493,8 +493,8 @@ export class LogParser {
   private args: { p: Prefix; no: number; lines: string[] } | null = null;
   private readonly reqs = new RequestSeries((name) => ({ metric: `vllm-log:${TGI_FIELDS[name] ?? name}` }));
   private readonly prefillSums = new Map<string, { queries: number; hits: number }>();
-  /** Decode batch lines per engine that said `cuda graph: True` / `False`, summed (engine.graph_passes). */
-  private readonly graphLines = new Map<string, { graph: number; eager: number }>();
+  /** Decode batch lines per engine that said `cuda graph: True` / `False`, summed, and their two series (engine.graph_passes). */
+  private readonly graphLines = new Map<string, { graph: number; eager: number; ids: [number, number] }>();
   /** Series ids of the stats fields by source and base labels: id() would make its key (a JSON text) for each field of each line. */
   private readonly fieldIds = new Map<string, Map<Field, number>>();
   private readonly spread: StatsSpreader;
@@ -1146,12 +1146,14 @@ export class LogParser {
     if (graph) {
       // Each decode batch line says whether that step replayed a CUDA graph: a sample of the decode passes (one
       // every decode_log_interval steps), counted per mode as SGLang's own cuda_graph_passes_total counts them all.
-      const n = this.graphLines.get(baseKey) ?? { graph: 0, eager: 0 };
+      let n = this.graphLines.get(baseKey);
+      if (!n) {
+        const passes = (mode: string) => this.id(SIG.engineGraphPasses, 'count', 'counter', { ...base, mode, metric: 'sglang-log:cuda graph (decode batch lines, summed)' });
+        this.graphLines.set(baseKey, (n = { graph: 0, eager: 0, ids: [passes('decode_cuda_graph'), passes('decode_none')] }));
+      }
       if (graph[1] === 'True') n.graph++;
       else n.eager++;
-      this.graphLines.set(baseKey, n);
-      const passes = (mode: string) => this.id(SIG.engineGraphPasses, 'count', 'counter', { ...base, mode, metric: 'sglang-log:cuda graph (decode batch lines, summed)' });
-      out.push(passes('decode_cuda_graph'), n.graph, passes('decode_none'), n.eager);
+      out.push(n.ids[0], n.graph, n.ids[1], n.eager);
     }
     // Grouped by the kind of line too: a V0 stats line and its prefix-cache line share a time, rightly.
     this.spread.add(`${fields[0].metric}\u0000${baseKey}`, p, out);

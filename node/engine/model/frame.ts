@@ -92,7 +92,7 @@ export interface Frame {
   kvCapacityTokens: number;
   /** Largest batch CUDA graphs were captured for, from the engine's startup log; NaN unknown. */
   cudaGraphMax: number;
-  /** Share of decode passes that ran eager, no CUDA graph (SGLang's cuda_graph_passes_total); NaN where none were counted. */
+  /** Share of decode passes that ran eager, no CUDA graph (SGLang's cuda_graph_passes_total, or its decode log lines); NaN where none were counted. */
   eager: Float64Array;
   /** 1 where no request finished, none produced a token and some were in flight: the latency is a lower bound. */
   stalled: Uint8Array;

@@ -47,7 +47,8 @@
 //       where that adapter was running or waiting, so the model can count the adapters in use over time)
 //   engine.cache_config — info (labels = vLLM cache config: block_size, num_gpu_blocks, …)
 //   engine.graph_passes — count — counter, label mode (SGLang cuda_graph_passes_total: decode_cuda_graph, decode_none,
-//       prefill_cuda_graph, prefill_none — whether each forward pass replayed a CUDA graph or ran eager)
+//       prefill_cuda_graph, prefill_none — whether each forward pass replayed a CUDA graph or ran eager; its decode
+//       log lines' `cuda graph: True|False`, counted, as a sample of them)
 //   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
 // Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
 // maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name. TensorRT-LLM's
