@@ -970,11 +970,13 @@ export class LogParser {
       const v = m ? Number(m[1] ?? m[2]) : NaN;
       if (Number.isFinite(v)) found.set(l.name, [l.metric, v]);
     }
-    for (const { re, metric } of CAPTURE_SIZES) {
-      const sizes = found.has('engine.cuda_graph_max') ? null : re.exec(body);
-      if (!sizes) continue;
-      const top = Math.max(...sizes[1].split(',').map(Number).filter(Number.isFinite));
-      if (Number.isFinite(top)) found.set('engine.cuda_graph_max', [metric, top]);
+    for (const { re, metric } of found.has('engine.cuda_graph_max') ? [] : CAPTURE_SIZES) {
+      const sizes = re.exec(body);
+      const top = sizes ? Math.max(...sizes[1].split(',').map(Number).filter(Number.isFinite)) : NaN;
+      if (Number.isFinite(top)) {
+        found.set('engine.cuda_graph_max', [metric, top]);
+        break;
+      }
     }
     for (const [name, [metric, v]] of found) this.sample(name, 'count', 'gauge', { ...this.baseLabels(p), metric }, p.ts, v);
   }

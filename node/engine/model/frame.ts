@@ -100,6 +100,9 @@ export interface Frame {
 
 const nan = (n: number) => new Float64Array(n).fill(NaN);
 
+/** Decode time per token, on the exact mean where the engine exports one (a median read off buckets moves in bucket jumps). */
+export const itlReading = (f: Frame): Float64Array => (f.itlMean.some(Number.isFinite) ? f.itlMean : f.itl50);
+
 /** Series read off log lines: `vllm-log:…` (vLLM and TGI), `sglang-log:…`, `kernel-log:…`. */
 const LOG_METRIC = /^[a-z]+-log:/;
 

@@ -5,7 +5,7 @@
 import type { Alert, Evidence } from '../../../common/contract/diagnosis';
 import type { EventRow } from '../../../common/contract/types';
 import type { ModelConfig } from './config';
-import type { Frame } from './frame';
+import { itlReading, type Frame } from './frame';
 import { QUEUE_IN_STEP, type Range } from './causes/context';
 import { hasSampleIn, samplesIn, type Signals } from './signals-from-store';
 import { EV, SIG } from '../../../common/names';
@@ -135,7 +135,7 @@ function servedInStep(x: AbnormalInputs, a: Alert): boolean {
   // And at its speed: a busier engine lengthens the tail, not every token. Decode slower in the median by
   // DECODE_SLOWER is every request slowed (a starved engine loop: ITL ×2.5 at the median for three hours, beside
   // arrivals ×1.5 it still served), which more sequences in a memory-bound step do not do.
-  const itl = f.itlMean.some(Number.isFinite) ? f.itlMean : f.itl50;
+  const itl = itlReading(f);
   const slower = med(itl, during) / med(itl, x.base) >= DECODE_SLOWER;
   return rLam >= LOAD_GROWN && rGtok >= SERVED_SHARE * rLam && calm && !slower;
 }

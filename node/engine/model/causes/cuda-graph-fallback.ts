@@ -3,6 +3,7 @@
 import { SIG } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
+import { itlReading } from '../frame';
 import { trafficSurge } from './traffic-surge';
 import {
   cond, defineCause, departureOnset, fires, fmt, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
@@ -115,8 +116,8 @@ function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.latItl, SIG.reqRunning]);
   if (missing.length) return notAssessable('cuda_graph_fallback', missing);
-  // The ITL step, on the exact mean where there is one (a median read off buckets moves in bucket jumps).
-  const itl = c.f.itlMean.some(Number.isFinite) ? c.f.itlMean : c.f.itl50;
+  // The ITL step, on the exact mean where there is one.
+  const itl = itlReading(c.f);
   const cp = changePoint(itl, 2);
   const cpAt = cp ? c.f.t[cp.index] : null;
   // The capture max: from the engine's startup log where it printed one; else read off the data as the
