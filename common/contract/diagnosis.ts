@@ -42,6 +42,11 @@ export interface Alert {
   family: AlertFamily;
   first_fired_ms: number;
   resolved_ms: number | null;
+  /**
+   * Time inside the alert's span whose windows had no data (between two windows where the condition held): a
+   * span across an idle stretch is not that long a symptom. Absent where there was none.
+   */
+  unobserved_ms?: number;
 }
 
 export interface Condition {

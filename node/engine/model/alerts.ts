@@ -4,28 +4,40 @@
 import type { Alert, AlertFamily } from '../../../common/contract/diagnosis';
 
 /**
- * `holds[i]` null is a window without data (a lost scrape, a gap in the recording): it neither extends a
- * streak nor resolves an alert. An alert that holds on both sides of a gap spans it; one found resolved
- * after a gap is dated resolved where the gap began — the earliest it can have ended — so a gap never
- * lengthens an alert that did not outlast it.
+ * `holds[i]` null is a window without data (a lost scrape, a gap in the recording, an idle stretch with no
+ * request to time): it neither extends a streak nor resolves an alert. An alert that holds on both sides of a
+ * gap spans it, and counts the gap as `unobserved_ms` (light on/off traffic: a minute's blip, minutes idle and
+ * another blip are not a symptom that lasted for all of it); one found resolved after a gap is dated resolved
+ * where the gap began — the earliest it can have ended — so a gap never lengthens an alert that did not
+ * outlast it. Windows without data after the last one that held, while the alert is still on at the end,
+ * stay in its span: the data ended, not the symptom (an engine that died slow).
  */
 export function alertLifecycle(family: AlertFamily, t: ArrayLike<number>, holds: ArrayLike<boolean | null>, forWindows: number): Alert[] {
   const out: Alert[] = [];
   let streak = 0;
   let open: Alert | null = null;
   let lastHeld = -1;
+  /** Time of the windows without data since the open alert last held. */
+  let pending = 0;
+  const width = (i: number) => (i + 1 < t.length ? t[i + 1] - t[i] : i > 0 ? t[i] - t[i - 1] : 0);
   for (let i = 0; i < holds.length; i++) {
     const h = holds[i];
-    if (h === null) continue;
+    if (h === null) {
+      if (open) pending += width(i);
+      continue;
+    }
     if (h) {
       streak++;
       lastHeld = i;
+      if (open && pending > 0) open.unobserved_ms = (open.unobserved_ms ?? 0) + pending;
+      pending = 0;
       if (!open && streak >= forWindows) {
         open = { family, first_fired_ms: t[i], resolved_ms: null };
         out.push(open);
       }
     } else {
       streak = 0;
+      pending = 0;
       if (open) {
         open.resolved_ms = t[Math.min(i, lastHeld + 1)];
         open = null;
@@ -85,9 +97,9 @@ export function foldAlerts(alerts: Alert[], endMs: number, at?: number): { start
 
 /**
  * Symptom alerts that make an incident on their own: latency, errors or throughput (resources alone is
- * pressure, not harm) that stayed on at least `minMs` — near capacity a healthy engine queues for a minute
- * at a traffic peak and recovers by itself. Earliest first.
+ * pressure, not harm) that were seen to hold at least `minMs` (their span less the windows without data inside
+ * it) — near capacity a healthy engine queues for a minute at a traffic peak and recovers by itself. Earliest first.
  */
 export function sustainedSymptoms(alerts: readonly Alert[], endMs: number, minMs: number): Alert[] {
-  return alerts.filter((a) => a.family !== 'resources' && (a.resolved_ms ?? endMs) - a.first_fired_ms >= minMs).sort((a, b) => a.first_fired_ms - b.first_fired_ms);
+  return alerts.filter((a) => a.family !== 'resources' && (a.resolved_ms ?? endMs) - a.first_fired_ms - (a.unobserved_ms ?? 0) >= minMs).sort((a, b) => a.first_fired_ms - b.first_fired_ms);
 }

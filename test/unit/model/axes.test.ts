@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { memoryPressure, clamp01 } from '../../../node/engine/model/normalize';
 import { quadrantOf, quadrantPath } from '../../../node/engine/model/quadrants';
 import { jointTrigger } from '../../../node/engine/model/joint-trigger';
-import { alertLifecycle, evaluateAlerts, foldAlerts } from '../../../node/engine/model/alerts';
+import { alertLifecycle, evaluateAlerts, foldAlerts, sustainedSymptoms } from '../../../node/engine/model/alerts';
 import { DEFAULT_CONFIG, mergeConfig } from '../../../node/engine/model/config';
 import { chainOf, confidence, rankCauses } from '../../../node/engine/model/causes/rank';
 import { fires, type RuleResult } from '../../../node/engine/model/causes/context';
@@ -49,8 +49,8 @@ test('alerts fire after `for` windows, resolve, and fold when they overlap', () 
     { family: 'latency', first_fired_ms: 30, resolved_ms: null },
   ]);
   // A window without data (null) neither extends a streak nor resolves: an alert that holds on both sides
-  // of a gap spans it, and one found resolved after a gap ended where the gap began.
-  assert.deepEqual(alertLifecycle('latency', t, [true, true, null, null, true, false, false], 2), [{ family: 'latency', first_fired_ms: 5, resolved_ms: 25 }]);
+  // of a gap spans it (the gap counted as unobserved), and one found resolved after a gap ended where the gap began.
+  assert.deepEqual(alertLifecycle('latency', t, [true, true, null, null, true, false, false], 2), [{ family: 'latency', first_fired_ms: 5, resolved_ms: 25, unobserved_ms: 10 }]);
   assert.deepEqual(alertLifecycle('latency', t, [true, true, true, null, null, false, true], 2), [{ family: 'latency', first_fired_ms: 5, resolved_ms: 15 }]);
   assert.deepEqual(alertLifecycle('latency', t, [true, null, true, false, false, false, false], 2), [{ family: 'latency', first_fired_ms: 10, resolved_ms: 15 }]);
   const alerts = evaluateAlerts(
@@ -59,6 +59,26 @@ test('alerts fire after `for` windows, resolve, and fold when they overlap', () 
   );
   assert.deepEqual(alerts.map((a) => [a.family, a.first_fired_ms, a.resolved_ms]), [['resources', 5, null], ['latency', 10, 20], ['errors', 15, 25]]);
   assert.deepEqual(foldAlerts(alerts.slice(1), 30), { start_ms: 10, end_ms: 25 });
+});
+
+test('a symptom is sustained by the time it was seen to hold, not by a span across an idle stretch', () => {
+  // 30 s windows; the alert fires on its second held window. Light on/off traffic: held 2.5 min, 3 min with no
+  // request to time, held 2 min more — 7.5 min from firing to resolution, 4.5 min of it seen.
+  const t = Array.from({ length: 40 }, (_, i) => i * 30_000);
+  const run = (...parts: [boolean | null, number][]) => parts.flatMap(([h, k]) => Array<boolean | null>(k).fill(h));
+  const idle = alertLifecycle('latency', t, run([false, 2], [true, 6], [null, 6], [true, 4], [false, 22]), 2);
+  assert.equal(idle.length, 1);
+  assert.equal(idle[0].resolved_ms! - idle[0].first_fired_ms, 450_000);
+  assert.equal(idle[0].unobserved_ms, 180_000);
+  assert.deepEqual(sustainedSymptoms(idle, 1_200_000, 300_000), []);
+  // The same stretch held throughout is sustained.
+  const held = alertLifecycle('latency', t, run([false, 2], [true, 16], [false, 22]), 2);
+  assert.deepEqual(sustainedSymptoms(held, 1_200_000, 300_000), held);
+  // Still on where the data ends: windows without data after the last that held stay in the span (the engine
+  // went quiet slow, not well), so 1.5 min held and 5 min of nothing to the end is sustained.
+  const quiet = alertLifecycle('latency', t, run([false, 27], [true, 3], [null, 10]), 2);
+  assert.equal(quiet[0].unobserved_ms, undefined);
+  assert.deepEqual(sustainedSymptoms(quiet, 1_200_000, 300_000), quiet);
 });
 
 test('config overrides merge by key and reject typos and wrong types', () => {

@@ -30,7 +30,7 @@ function AlertsTimeline({ start, end }: { start: number; end: number }) {
                   type="button"
                   className={`alert-bar alert-${f}`}
                   style={{ left: `${x(a.first_fired_ms)}%`, width: `${Math.max(0.5, x(a.resolved_ms ?? end) - x(a.first_fired_ms))}%` }}
-                  title={`${f}: fired ${formatTime(a.first_fired_ms)}, ${a.resolved_ms === null ? 'never resolved' : `resolved ${formatTime(a.resolved_ms)}`}`}
+                  title={`${f}: fired ${formatTime(a.first_fired_ms)}, ${a.resolved_ms === null ? 'never resolved' : `resolved ${formatTime(a.resolved_ms)}`}${a.unobserved_ms ? `, no data for ${Math.round(a.unobserved_ms / 1000)} s of it` : ''}`}
                   aria-label={`${f} alert from ${formatTime(a.first_fired_ms)} to ${a.resolved_ms === null ? 'the end' : formatTime(a.resolved_ms)}`}
                   onClick={() => useCursor.getState().focus(a.first_fired_ms, a.resolved_ms ?? end)}
                 />
