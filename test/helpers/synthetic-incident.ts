@@ -159,7 +159,8 @@ export interface ServingShape {
   e2e?: (s: number) => [number, number];
   ttft?: (s: number) => [number, number];
   itl?: (s: number) => [number, number];
-  queue?: (s: number) => [number, number];
+  /** Null: no queue-time histogram (vLLM V0 exported none). */
+  queue?: ((s: number) => [number, number]) | null;
   preemptRate?: (s: number) => number;
   errRate?: (s: number) => number;
   util?: (s: number) => number;
@@ -184,7 +185,7 @@ export function servingIncident(store: Store, seconds: number, shape: ServingSha
   x.gauge('req.waiting', shape.waiting ?? (() => 0));
   x.histogram('lat.e2e', rps, shape.e2e ?? (() => [2, 4]));
   x.histogram('lat.ttft', rps, shape.ttft ?? (() => [0.08, 0.2]));
-  x.histogram('lat.queue', rps, shape.queue ?? (() => [0.005, 0.02]));
+  if (shape.queue !== null) x.histogram('lat.queue', rps, shape.queue ?? (() => [0.005, 0.02]));
   x.histogram('lat.itl', (s) => (shape.gtok ?? (() => 2000))(s) / 10, shape.itl ?? (() => [0.02, 0.04]));
   const gpu = { gpu: '0' };
   x.gauge('gpu.mem.total', () => 80 * GB, gpu);

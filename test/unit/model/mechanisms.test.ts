@@ -145,7 +145,7 @@ test("one rank clocked down while the day's traffic grows x1.3 is a straggler wh
 /**
  * An engine serving `arrivals(s)` up to `cap(s)` requests/s; the excess waits. Latency grows with the queue.
  */
-function queueing(arrivals: (s: number) => number, cap: (s: number) => number, seconds: number): Diagnosis {
+function queueing(arrivals: (s: number) => number, cap: (s: number) => number, seconds: number, queueTime = true): Diagnosis {
   let queue = 0;
   const waiting: number[] = [];
   for (let s = 0; s <= seconds; s++) {
@@ -159,7 +159,7 @@ function queueing(arrivals: (s: number) => number, cap: (s: number) => number, s
       rps: served,
       running: (s) => Math.round(Math.min(24, 4 * served(s))),
       waiting: (s) => Math.round(waiting[s]),
-      queue: (s) => [0.005 + delay(s) / 2, 0.02 + delay(s)],
+      queue: queueTime ? (s) => [0.005 + delay(s) / 2, 0.02 + delay(s)] : null,
       ttft: (s) => [0.08 + delay(s) / 2, 0.2 + delay(s)],
       e2e: (s) => [2 + delay(s) / 2, 4 + delay(s)],
       ptok: (s) => 800 * served(s),
@@ -177,6 +177,9 @@ test('arrivals that crept up for hours and were served, then a queue at the same
   assert.ok(!crept.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(surge));
   const jumped = queueing((s) => (s < at ? 5 : 7.5), () => 6.2, 10_800);
   assert.equal(jumped.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(jumped, 'traffic_surge')));
+  // An engine that exports no queue time (vLLM V0): the wait is read off TTFT, which contains it.
+  const noQueueTime = queueing((s) => (s < at ? 5 : 7.5), () => 6.2, 10_800, false);
+  assert.equal(noQueueTime.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(noQueueTime, 'traffic_surge')));
 });
 
 test("a proxy adding 0.7 s while the server's own latency drifts up x1.15 with the day's traffic is network or client slowness; the server twice as slow is not", () => {
@@ -635,6 +638,28 @@ test('arrivals ×1.35 that tipped the engine into eager steps, its batch running
   // The batch ×1.5 on demand ×1.35: the arrivals grew it, and the ITL that rose with it is read as load.
   const loaded = tipped(32, 0.045);
   assert.ok(!loaded.causes.some((c) => c.id === 'cuda_graph_fallback'), JSON.stringify(loaded.causes.map((c) => c.id)));
+});
+
+test("arrivals ×2.5 that the batch took in at its cap, every token ×2.6 slower and only a few requests waiting now and then, are a surge; decode ×6.5 at arrivals ×1.36 is not the load's doing", () => {
+  const absorbed = (lamAfter: number, itlAfter: number) =>
+    analyze(
+      {
+        rps: (s) => (after(s) ? lamAfter : 1.4),
+        gtok: (s) => (after(s) ? 140 * lamAfter : 196),
+        running: (s) => (after(s) ? 60 : 6),
+        // Under a quarter of those running, and only a minute in five: the step takes them in.
+        waiting: (s) => (after(s) && s % 300 < 60 ? 8 : 0),
+        itl: (s) => (after(s) ? [itlAfter, itlAfter * 1.4] : [0.05, 0.07]),
+        ttft: (s) => (after(s) ? [0.8, 4] : [0.3, 0.4]),
+        queue: (s) => (after(s) ? [0.2, 1] : [0.005, 0.02]),
+        e2e: (s) => (after(s) ? [10 * (itlAfter / 0.05), 14 * (itlAfter / 0.05)] : [10, 14]),
+      },
+      (x) => x.counter('req.arrivals', (s) => (after(s) ? lamAfter : 1.4)),
+    );
+  const surge = absorbed(3.5, 0.13);
+  assert.equal(surge.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(surge, 'traffic_surge')));
+  const slowed = absorbed(1.9, 0.325);
+  assert.ok(!slowed.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(slowed.causes.map((c) => c.id)));
 });
 
 test("where SGLang counts its decode passes, whether they went eager decides the CUDA-graph fallback over any inferred cap", () => {

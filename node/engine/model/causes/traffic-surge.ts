@@ -6,6 +6,7 @@ import {
 } from './context';
 import { rangeMedian } from '../range-stats';
 import { windowAt } from '../windows';
+import { itlReading } from '../frame';
 import { sumArrays } from './shared';
 import { BURST_MAX_MS } from '../unexplained';
 
@@ -19,7 +20,8 @@ export const trafficSurge = defineCause({
 
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
-  const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans'], [SIG.latE2e, 'spans']]);
+  // The wait is read off queue time, else TTFT, which contains it: vLLM V0 exported no queue histogram.
+  const missing = missingInputs(c.f, [[SIG.reqFinished, SIG.latE2e, countOf(SIG.latE2e)], SIG.reqWaiting, [SIG.latQueue, 'spans', SIG.latTtft], [SIG.latE2e, 'spans']]);
   if (missing.length) return fromLogLines(c) ?? notAssessable('traffic_surge', missing);
   const rFill = fillingArrivals(c);
   const rLam = Number.isFinite(rFill) ? Math.max(rE(c, c.f.lamIn), rFill) : rE(c, c.f.lamIn);
@@ -38,7 +40,8 @@ function rule(c: CauseContext): RuleResult {
   const rLenEarly = stepOf(len);
   const rLamEarly = stepOf(c.f.lamIn);
   const longer = kvHigh && (rLen >= rLam || rLenEarly >= rLamEarly);
-  const rQ = rE(c, c.f.q99);
+  const queueRead = c.f.q99.some(Number.isFinite);
+  const rQ = rE(c, queueRead ? c.f.q99 : c.f.ttft99);
   // Waiting shows in queue time and in TTFT (which contains it, and is measured where the queue
   // histogram is coarse or capped); the rest of e2e is decode, which a full batch also slows.
   const dQ = finiteMax(medE(c, c.f.q99) - medB(c, c.f.q99), medE(c, c.f.ttft99) - medB(c, c.f.ttft99));
@@ -50,16 +53,18 @@ function rule(c: CauseContext): RuleResult {
   const starved = util <= T.frontend_sm_max && rE(c, busy) <= T.frontend_util_ratio;
   const q0 = queueStart(c);
   const served = servedBefore(c, q0);
+  const absorbed = batchAbsorbed(c, rLam, rLamEarly, runAtMax);
   return {
     id: 'traffic_surge',
     missing: [],
     require: [
       cond(`r(lam_in) ≥ ${T.surge_arrival_ratio}`, rLam, rLam >= T.surge_arrival_ratio, T.surge_arrival_ratio),
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
-      heldCond(queueHeld(c)),
+      heldCond(queueHeld(c), absorbed),
       cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
-      cond(`r(q99) ≥ ${T.surge_queue_ratio}`, rQ, rQ >= T.surge_queue_ratio, T.surge_queue_ratio),
-      cond(`Δq99 (or Δttft99) ≥ ${T.surge_queue_share}·Δe2e99 (s)`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, dQ >= T.surge_queue_share * dE && dQ > 0, T.surge_queue_share),
+      // A surge the batch took in pays in every token, not in the wait (batchAbsorbed).
+      cond(`r(${queueRead ? 'q99' : 'ttft99 (no queue time exported)'}) ≥ ${T.surge_queue_ratio}, or the batch took the surge in`, rQ, rQ >= T.surge_queue_ratio || absorbed.held, T.surge_queue_ratio),
+      cond(`Δq99 (or Δttft99) ≥ ${T.surge_queue_share}·Δe2e99 (s), or the batch took the surge in`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, (dQ >= T.surge_queue_share * dE && dQ > 0) || absorbed.held, T.surge_queue_share),
     ],
     support: [],
     veto: [
@@ -203,13 +208,47 @@ function queueHeld(c: CauseContext): { ms: number; open: boolean } {
  * minutes is a burst the service absorbed: at the peak of a healthy day (KV at 8%) eight requests waited
  * for three minutes, queue time P99 ×38 against the quiet morning's, and read as a surge.
  */
-function heldCond(held: { ms: number; open: boolean }): ReturnType<typeof cond> {
+function heldCond(held: { ms: number; open: boolean }, absorbed?: Absorbed): ReturnType<typeof cond> {
+  const backlog = `a backlog (requests waiting beyond the baseline's and beyond ${QUEUE_IN_STEP}× those running) for ≥ ${BURST_MAX_MS / 60_000} min at a stretch, or still at the data's end`;
+  const value = `${Math.round(held.ms / 1000)} s${held.open ? ', still waiting at the end' : ''}`;
+  const backlogHeld = held.ms >= BURST_MAX_MS || held.open;
+  if (!absorbed) return cond(backlog, value, backlogHeld);
   return cond(
-    `a backlog (requests waiting beyond the baseline's and beyond ${QUEUE_IN_STEP}× those running) for ≥ ${BURST_MAX_MS / 60_000} min at a stretch, or still at the data's end`,
-    `${Math.round(held.ms / 1000)} s${held.open ? ', still waiting at the end' : ''}`,
-    held.ms >= BURST_MAX_MS || held.open,
+    `${backlog}, or the batch took the surge in at its cap (running ×≥ arrivals', decode ×≥ ${ABSORBED_DECODE_SLOWER} and ≤ ${LOAD_SLOWDOWN}× arrivals')`,
+    `${value}; running ×${fmt(absorbed.rRun)}, decode ×${fmt(absorbed.rItl)}`,
+    backlogHeld || absorbed.held,
   );
 }
+
+interface Absorbed {
+  held: boolean;
+  rRun: number;
+  rItl: number;
+}
+
+/**
+ * A surge the batch took in: arrivals that jumped (×surge_arrival_ratio against the half hour before the span as
+ * well as the baseline: no day's climb), the batch at its cap with running grown at least as much as arrivals
+ * (each request stays longer as every step slows: Little's law), and decode slower by ABSORBED_DECODE_SLOWER at
+ * the median, but by no more than LOAD_SLOWDOWN × the arrivals' rise. Such a surge pays in every token rather
+ * than in a queue: arrivals ×2.5 for 27 minutes grew the batch ×10 to its cap, ITL ×2.6, TTFT ×10, while the
+ * requests waiting beside 60 running stayed under a quarter of them but for a few minutes, and read
+ * "unexplained". More sequences in a memory-bound step slow it by less than their number; decode ×6.5 at
+ * arrivals ×1.36 is a step that lost its speed by itself (eager steps past the CUDA-graph cap: three fallbacks
+ * read as this surge), the batch grown because of it. Another cause that slows decode leaves arrivals where
+ * they were; one that grows the batch from within (longer requests) is kv_exhaustion's veto below.
+ */
+function batchAbsorbed(c: CauseContext, rLam: number, rLamEarly: number, runAtMax: boolean): Absorbed {
+  const rRun = rE(c, c.f.run);
+  const rItl = rE(c, itlReading(c.f));
+  const jumped = rLam >= c.cfg.causes.surge_arrival_ratio && rLamEarly >= c.cfg.causes.surge_arrival_ratio;
+  return { held: jumped && runAtMax && rRun >= rLam && rItl >= ABSORBED_DECODE_SLOWER && rItl <= LOAD_SLOWDOWN * rLam, rRun, rItl };
+}
+
+/** Decode at least this much slower, in the median, for a surge the batch took in (unexplained.ts's DECODE_SLOWER reading). */
+const ABSORBED_DECODE_SLOWER = 1.5;
+/** At most this many times the arrivals' rise: a load slows a memory-bound step by less than it grew the batch. */
+const LOAD_SLOWDOWN = 1.5;
 
 /**
  * How soon after the span's start a surge's queue is full (FULL_SHARE of its peak): a surge lasts as long as
