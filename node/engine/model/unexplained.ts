@@ -102,8 +102,11 @@ function absorbedBurst(x: AbnormalInputs, a: Alert): boolean {
 const LOAD_GROWN = 1.1;
 /** Tokens/s at this share of the arrivals' growth or more: the engine served the load it was given. */
 const SERVED_SHARE = 0.9;
-/** Median decode (ITL) this many times the baseline's is a slower engine, not a busier one. */
-const DECODE_SLOWER = 1.5;
+/**
+ * Median decode (ITL) this many times the baseline's is every request slowed: harm, not a busier engine's longer
+ * tail (a surge the batch took in slows every token too, and traffic_surge names it).
+ */
+export const DECODE_SLOWER = 1.5;
 
 /**
  * Whether a latency alert rode a load the engine served in step: over the alert's stretch arrivals grew

@@ -8,7 +8,7 @@ import { rangeMedian } from '../range-stats';
 import { windowAt } from '../windows';
 import { itlReading } from '../frame';
 import { sumArrays } from './shared';
-import { BURST_MAX_MS } from '../unexplained';
+import { BURST_MAX_MS, DECODE_SLOWER } from '../unexplained';
 
 export const trafficSurge = defineCause({
   id: 'traffic_surge',
@@ -214,7 +214,7 @@ function heldCond(held: { ms: number; open: boolean }, absorbed?: Absorbed): Ret
   const backlogHeld = held.ms >= BURST_MAX_MS || held.open;
   if (!absorbed) return cond(backlog, value, backlogHeld);
   return cond(
-    `${backlog}, or the batch took the surge in at its cap (running ×≥ arrivals', decode ×≥ ${ABSORBED_DECODE_SLOWER} and ≤ ${LOAD_SLOWDOWN}× arrivals')`,
+    `${backlog}, or the batch took the surge in at its cap (running ×≥ arrivals', decode ×≥ ${DECODE_SLOWER} and ≤ ${LOAD_SLOWDOWN}× arrivals')`,
     `${value}; running ×${fmt(absorbed.rRun)}, decode ×${fmt(absorbed.rItl)}`,
     backlogHeld || absorbed.held,
   );
@@ -229,7 +229,7 @@ interface Absorbed {
 /**
  * A surge the batch took in: arrivals that jumped (×surge_arrival_ratio against the half hour before the span as
  * well as the baseline: no day's climb), the batch at its cap with running grown at least as much as arrivals
- * (each request stays longer as every step slows: Little's law), and decode slower by ABSORBED_DECODE_SLOWER at
+ * (each request stays longer as every step slows: Little's law), and decode slower by DECODE_SLOWER at
  * the median, but by no more than LOAD_SLOWDOWN × the arrivals' rise. Such a surge pays in every token rather
  * than in a queue: arrivals ×2.5 for 27 minutes grew the batch ×10 to its cap, ITL ×2.6, TTFT ×10, while the
  * requests waiting beside 60 running stayed under a quarter of them but for a few minutes, and read
@@ -242,11 +242,9 @@ function batchAbsorbed(c: CauseContext, rLam: number, rLamEarly: number, runAtMa
   const rRun = rE(c, c.f.run);
   const rItl = rE(c, itlReading(c.f));
   const jumped = rLam >= c.cfg.causes.surge_arrival_ratio && rLamEarly >= c.cfg.causes.surge_arrival_ratio;
-  return { held: jumped && runAtMax && rRun >= rLam && rItl >= ABSORBED_DECODE_SLOWER && rItl <= LOAD_SLOWDOWN * rLam, rRun, rItl };
+  return { held: jumped && runAtMax && rRun >= rLam && rItl >= DECODE_SLOWER && rItl <= LOAD_SLOWDOWN * rLam, rRun, rItl };
 }
 
-/** Decode at least this much slower, in the median, for a surge the batch took in (unexplained.ts's DECODE_SLOWER reading). */
-const ABSORBED_DECODE_SLOWER = 1.5;
 /** At most this many times the arrivals' rise: a load slows a memory-bound step by less than it grew the batch. */
 const LOAD_SLOWDOWN = 1.5;
 
