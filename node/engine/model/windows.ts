@@ -247,9 +247,13 @@ export function windowAt(g: WindowGrid, t: number): number {
   return Math.min(g.n - 1, Math.max(0, Math.floor((t - g.t0) / g.step)));
 }
 
-/** Windows lying wholly inside [start, end]. */
+/**
+ * Windows lying wholly inside [start, end]; where none does, the one window nearest `start` on the grid (a
+ * stretch past the grid's end — one replica's engine data hours after the dense span, its log read in the
+ * wrong zone — gets the last window, never an index beyond it).
+ */
 export function windowsWithin(g: WindowGrid, start: number, end: number): [number, number] {
-  const a = Math.max(0, Math.ceil((start - g.t0) / g.step));
+  const a = Math.min(g.n - 1, Math.max(0, Math.ceil((start - g.t0) / g.step)));
   const b = Math.min(g.n - 1, Math.floor((end - g.W - g.t0) / g.step));
   return b >= a ? [a, b] : [a, a];
 }

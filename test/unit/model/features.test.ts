@@ -97,6 +97,8 @@ test('window grid widens W for sparse scrapes and windows read off buckets', () 
   const c = bucketCounter(t, t.map((x) => x / 100), 0, g.step, g.nb);
   assert.deepEqual(Array.from(rateWindows(c.inc, c.dt, g)).slice(0, 3), [10, 10, 10]);
   assert.deepEqual(windowsWithin(g, 0, 10_000), [0, 0]);
+  // A stretch wholly past the grid's end is its last window, not an index beyond the grid.
+  assert.deepEqual(windowsWithin(g, g.t0 + 1000 * g.n * g.step, g.t0 + 1001 * g.n * g.step), [g.n - 1, g.n - 1]);
 });
 
 test('growth modes and leak shapes', () => {
