@@ -16,7 +16,8 @@ import { describeStoreError } from '../store/db';
 import { RowExtent } from '../store/row-extent';
 import { nameFromContent } from './incident-name';
 import { runImport } from './parallel-import';
-import { inferZoneMinutes, zoneText } from './zone-inference';
+import { inferZoneMinutes, zoneFromCandidates, zoneText } from './zone-inference';
+import { STATEMENT_MAX_BYTES, statedZone, zoneOffsetAt, type StatedZone } from './zone-statement';
 import { isoOf } from '../importers/log-time';
 
 export interface ImportJobOptions {
@@ -108,7 +109,7 @@ async function importInto(
   // then those whose times need a year or a date from the bundle.
   const tier = (x: { d: Detection }) => ('importer' in x.d ? timeTier(x.d.importer) : 0);
   const ordered = [0, 1, 2].flatMap((t) => detected.filter((x) => tier(x) === t));
-  const span: BundleSpan = { endMs: null, rows: new RowExtent(), absolute: new RowExtent() };
+  const span: BundleSpan = { endMs: null, rows: new RowExtent(), absolute: new RowExtent(), zones: await statedZones(detected) };
 
   let cancelled = false;
   for (const { entry, d } of ordered) {
@@ -165,6 +166,32 @@ interface BundleSpan {
   rows: RowExtent;
   /** The span of the committed sources whose times are absolute (tier 0): what a local file's zone is read against. */
   absolute: RowExtent;
+  /** Zones to try on a file that, read as UTC, falls outside `absolute`: stated in the bundle, or found for another of its files. */
+  zones: ZoneCandidate[];
+}
+
+interface ZoneCandidate {
+  zone: StatedZone;
+  /** Where it came from, for the warning: "stated in collect-info.txt", "found for nvidia-smi.csv". */
+  from: string;
+}
+
+/**
+ * Zones that small unclaimed text files of the bundle state (zone-statement.ts), in bundle order. A file that
+ * cannot be read here says nothing; its own outcome is recorded when it is skipped.
+ */
+async function statedZones(detected: readonly { entry: BundleEntry; d: Detection }[]): Promise<ZoneCandidate[]> {
+  const out: ZoneCandidate[] = [];
+  for (const { entry, d } of detected) {
+    if (!('skipped' in d) || (entry.size ?? entry.storedBytes) > STATEMENT_MAX_BYTES) continue;
+    try {
+      const zone = statedZone((await entry.head(STATEMENT_MAX_BYTES)).toString('utf8'), basename(entry.path));
+      if (zone) out.push({ zone, from: `stated in ${entry.path}` });
+    } catch {
+      /* unreadable: nothing stated */
+    }
+  }
+  return out;
 }
 
 /** Import order: 0 absolute times, 1 local times that may lack a zone, 2 times that need a year or a date from elsewhere. */
@@ -228,8 +255,12 @@ async function importEntry(
   if (first === 'cancelled' || !('zoneMinutes' in first)) return first;
   // Rolled back: its times lined up with the bundle's in another zone, so it is read again in that zone.
   const again = await importOnce(store, incidentId, entry, importer, utf16, { ...options, tzOffsetMinutes: first.zoneMinutes }, signal, span, progress, first.note);
+  if (again === 'cancelled') return again;
   // A read given its zone is never sent back (zoneFromBundle asks only where none was given).
-  return again === 'cancelled' || !('zoneMinutes' in again) ? again : failed(importer.format, `${entry.path}: its zone could not be settled`);
+  if ('zoneMinutes' in again) return failed(importer.format, `${entry.path}: its zone could not be settled`);
+  // A zone both of whose ends lined up is the host's clock: the next file without one may be in it too.
+  if (again.status === 'ok' && first.lined) span.zones.push({ zone: { minutes: first.zoneMinutes }, from: `found for ${entry.path}` });
+  return again;
 }
 
 /** One read of the entry into its own transaction; `note` is a warning the source starts with (why it was read again). */
@@ -326,7 +357,7 @@ async function runImporter(
   try {
     await runImport(importer, input, writer, ctx, entry.size ?? entry.storedBytes);
     if (signal.aborted) throw new CancelledError();
-    const rezone = zoneFromBundle(importer, ctx, writer.timeRange, span.absolute);
+    const rezone = zoneFromBundle(importer, ctx, writer.timeRange, span);
     if (rezone) {
       writer.rollback();
       return rezone;
@@ -349,23 +380,33 @@ async function runImporter(
 interface Rezone {
   zoneMinutes: number;
   note: string;
+  /** Both ends lined up in it (inferZoneMinutes), not only a candidate that fit. */
+  lined: boolean;
 }
 
 /**
  * Where the user gave no zone and the file's times may be local ones: the zone that lines its range up with
- * the bundle's absolute times (zone-inference.ts), or null to keep UTC.
+ * the bundle's absolute times (zone-inference.ts), else the first zone the bundle states or another file was
+ * found in that moves a file lying outside them to within them; null to keep UTC.
  */
-function zoneFromBundle(importer: Importer, ctx: ImportContext, range: { start_ms: number; end_ms: number } | null, absolute: RowExtent): Rezone | null {
+function zoneFromBundle(importer: Importer, ctx: ImportContext, range: { start_ms: number; end_ms: number } | null, span: BundleSpan): Rezone | null {
   if (timeTier(importer) === 0 || ctx.options.tzOffsetMinutes !== undefined || !range) return null;
-  const abs = absolute.span();
+  const abs = span.absolute.span();
   if (!abs || abs.start_ms === null || abs.end_ms === null) return null;
-  const zoneMinutes = inferZoneMinutes(range, { start_ms: abs.start_ms, end_ms: abs.end_ms });
-  if (zoneMinutes === null) return null;
-  const zone = zoneText(zoneMinutes);
-  return {
-    zoneMinutes,
-    note: `its times carry no zone: read in ${zone}, where they line up with the bundle's sources that carry absolute times (${isoOf(abs.start_ms)} to ${isoOf(abs.end_ms)}); read as UTC they ran ${shiftText(zoneMinutes)} ${zoneMinutes > 0 ? 'late' : 'early'} (give the zone in the import options if ${zone} is wrong)`,
-  };
+  const absolute = { start_ms: abs.start_ms, end_ms: abs.end_ms };
+  const over = `the bundle's sources that carry absolute times (${isoOf(abs.start_ms)} to ${isoOf(abs.end_ms)})`;
+  const late = (minutes: number) => `read as UTC they ran ${shiftText(minutes)} ${minutes > 0 ? 'late' : 'early'}`;
+  const lined = inferZoneMinutes(range, absolute);
+  if (lined !== null) {
+    const zone = zoneText(lined);
+    return { zoneMinutes: lined, lined: true, note: `its times carry no zone: read in ${zone}, where they line up with ${over}; ${late(lined)} (give the zone in the import options if ${zone} is wrong)` };
+  }
+  const offsets = span.zones.map((c) => zoneOffsetAt(c.zone, range.start_ms));
+  const fit = zoneFromCandidates(range, absolute, offsets);
+  if (fit === null) return null;
+  const from = span.zones[offsets.indexOf(fit)];
+  const zone = `${zoneText(fit)}${'name' in from.zone ? ` (${from.zone.name})` : ''}`;
+  return { zoneMinutes: fit, lined: false, note: `its times carry no zone: read in ${zone}, ${from.from}, where they fall within ${over}; ${late(fit)} (give the zone in the import options if ${zone} is wrong)` };
 }
 
 const shiftText = (minutes: number) => {

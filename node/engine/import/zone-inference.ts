@@ -46,6 +46,35 @@ export function inferZoneMinutes(file: TimeRange, absolute: TimeRange): number |
   return offset / 60_000;
 }
 
+/**
+ * Whether a file's range, as read, falls within the bundle's absolute times: half of it or more inside them
+ * (a point inside them, for a file of one instant), or its end inside them (a log begun at the engine's
+ * start, days before the metrics, ends where they end).
+ */
+function fits(file: TimeRange, absolute: TimeRange): boolean {
+  const len = file.end_ms - file.start_ms;
+  const overlap = Math.min(file.end_ms, absolute.end_ms) - Math.max(file.start_ms, absolute.start_ms);
+  const share = len > 0 ? overlap / len : overlap >= 0 ? 1 : 0;
+  return share >= 0.5 || (file.end_ms >= absolute.start_ms && file.end_ms <= absolute.end_ms + ALIGN_MS);
+}
+
+/**
+ * The first of `candidates` (minutes east of UTC: a zone the bundle states, or one another of its files was
+ * found in) that moves a file which, read as UTC, falls outside the bundle's absolute times to within them;
+ * null where the UTC reading fits (an engine in a container logs in UTC whatever its host's zone) or no
+ * candidate does. A log that began at the engine's start, 40 minutes before the metrics, has no start to line
+ * up (inferZoneMinutes), and read as UTC on a host in UTC+08:00 it began and ended 8 h after them.
+ */
+export function zoneFromCandidates(file: TimeRange, absolute: TimeRange, candidates: Iterable<number>): number | null {
+  if (![file.start_ms, file.end_ms, absolute.start_ms, absolute.end_ms].every(Number.isFinite) || fits(file, absolute)) return null;
+  for (const minutes of candidates) {
+    if (minutes === 0) continue;
+    const shift = minutes * 60_000;
+    if (fits({ start_ms: file.start_ms - shift, end_ms: file.end_ms - shift }, absolute)) return minutes;
+  }
+  return null;
+}
+
 /** "UTC+05:30", "UTC−07:00". */
 export function zoneText(minutes: number): string {
   const sign = minutes < 0 ? '−' : '+';
