@@ -10,7 +10,8 @@
 // Times: -T/--ctime and syslog are local time (ctx.options.tzOffsetMinutes, default UTC); syslog has no
 // year (log-time.ts rules). Relative dmesg seconds count from boot, which the file does not say: the boot
 // time is taken as mtime − the largest seconds value (dmesg was saved right after its last message),
-// with a warning, since an old file copied later shifts everything; without an mtime, the import time.
+// with a warning, since an old file copied later shifts everything. Where the mtime lies a day or more from
+// the bundle's other sources (a copy's), or there is none, their end stands for it; without either, the import time.
 // Bare lines take the previous line's time (or, before any, the first time seen or the mtime, warned).
 //
 // Events: xid — severity by code — attrs code, bus_id ("0000:3b:00", PCI function dropped), pid, name
@@ -295,8 +296,17 @@ class KernelParser {
       // Boot-relative times are placed from the mtime with their own warning below; lines with no time at
       // all take it with the clock's.
       const mtime = instantMs(this.ctx.mtimeMs);
-      const end = this.pendingRel && mtime !== null ? mtime : this.clock.fallback(lastLine);
-      if (this.pendingRel) this.ctx.warn(`dmesg times are seconds since boot: boot time assumed to be the file's modification time minus ${this.maxRel.toFixed(1)} s (the last message)`);
+      const bundleEnd = this.ctx.bundleEndMs ?? null;
+      // A modification time a day or more from the bundle's other sources is a copy's, not the save's (a
+      // bundle unpacked or checked out later): their end is then the better guess of when dmesg was saved.
+      const copied = bundleEnd !== null && (mtime === null || Math.abs(mtime - bundleEnd) >= COPIED_MS);
+      const end = !this.pendingRel ? this.clock.fallback(lastLine) : copied ? bundleEnd : mtime !== null ? mtime : this.clock.fallback(lastLine);
+      const rel = `minus ${this.maxRel.toFixed(1)} s (the last message)`;
+      if (this.pendingRel && copied)
+        this.ctx.warn(
+          `dmesg times are seconds since boot: boot time assumed to be the end of the bundle's other sources (${new Date(bundleEnd).toISOString()}) ${rel}; ${mtime === null ? 'the file has no modification time' : `the file's modification time (${new Date(mtime).toISOString()}) lies ${Math.round(Math.abs(mtime - bundleEnd) / 3_600_000)} h from them (copied since it was saved?)`}`,
+        );
+      else if (this.pendingRel) this.ctx.warn(`dmesg times are seconds since boot: boot time assumed to be the file's modification time ${rel}`);
       const boot = end - (Number.isFinite(this.maxRel) ? this.maxRel * 1000 : 0);
       let last = boot;
       for (const p of this.pending) {
@@ -309,6 +319,9 @@ class KernelParser {
     this.guard.finish(lastLine);
   }
 }
+
+/** A modification time this far from the bundle's other sources is taken for a copy's (see finish). */
+const COPIED_MS = 24 * 3_600_000;
 
 export async function importKernelLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const p = new KernelParser(sink, ctx);

@@ -265,3 +265,24 @@ test("review: an older kernel's two-line OOM kill (verdict, then `Killed process
     r.dispose();
   }
 });
+
+test("boot-relative dmesg saved with the bundle is placed from its modification time; one whose modification time is a copy's, from the bundle's end", async () => {
+  const text = '[ 1000.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=123, GPU has fallen off the bus.\n[ 1060.500000] nvidia-modeset: ERROR: GPU:0: Idling display engine timed out\n';
+  const bundleEnd = Date.UTC(2025, 7, 26, 14, 21, 32);
+  // Saved a minute after the metrics ended: the modification time is the save's.
+  const saved = await runImporter(kernelLogImporter, { text, mtimeMs: bundleEnd + 60_000, bundleEndMs: bundleEnd });
+  try {
+    assert.equal(events(saved, 'xid')[0].ts_ms, bundleEnd + 60_000 - 60_500);
+    assert.match(saved.warnings.join('\n'), /the file's modification time minus 1060\.5 s/);
+  } finally {
+    saved.dispose();
+  }
+  // Unpacked fifteen months later: the bundle's end stands for the save, and the warning says why.
+  const copied = await runImporter(kernelLogImporter, { text, mtimeMs: Date.UTC(2026, 11, 7), bundleEndMs: bundleEnd });
+  try {
+    assert.equal(events(copied, 'xid')[0].ts_ms, bundleEnd - 60_500);
+    assert.match(copied.warnings.join('\n'), /end of the bundle's other sources \(2025-08-26T14:21:32\.000Z\) minus 1060\.5 s .*copied since it was saved/);
+  } finally {
+    copied.dispose();
+  }
+});

@@ -24,6 +24,8 @@ export interface RunInput {
   text?: string | Buffer;
   name?: string;
   mtimeMs?: number | null;
+  /** The latest time of the bundle's sources imported before this one (ImportContext.bundleEndMs). */
+  bundleEndMs?: number | null;
   options?: ImportOptions;
   /** Chunk size for literal text, to exercise lines split across chunks. */
   chunk?: number;
@@ -55,6 +57,7 @@ export async function runImporter(imp: Importer, input: RunInput): Promise<Run> 
         path,
         size: body.length,
         mtimeMs,
+        bundleEndMs: input.bundleEndMs ?? null,
         options: input.options ?? {},
         signal: new AbortController().signal,
         progress: () => {},
