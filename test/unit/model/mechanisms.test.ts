@@ -662,6 +662,31 @@ test("arrivals ×2.5 that the batch took in at its cap, every token ×2.6 slower
   assert.ok(!slowed.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(slowed.causes.map((c) => c.id)));
 });
 
+test('arrivals x1.75 that an engine bound by its prefill compute serves at its rate, slots and KV to spare, the queue in thousands: a surge where it served more, not where it served the same', () => {
+  const grown = (tokensAfter: number) => {
+    // Served at most 18/s from 1200 s; 26/s arrive: the queue grows by 8 a second.
+    const waiting = (s: number) => (after(s) ? 8 * (s - 1200) : 0);
+    return analyze(
+      {
+        rps: (s) => (after(s) ? 18 : 15),
+        gtok: (s) => (after(s) ? tokensAfter : 1850),
+        // A peak of 108 an hour before: 90 running is no cap.
+        running: (s) => (s >= 600 && s < 630 ? 108 : after(s) ? 90 : 65),
+        kv: (s) => (after(s) ? 0.45 : 0.3),
+        waiting,
+        queue: (s) => (after(s) ? [waiting(s) / 36, waiting(s) / 18] : [0.005, 0.02]),
+        ttft: (s) => (after(s) ? [0.4 + waiting(s) / 36, 0.5 + waiting(s) / 18] : [0.3, 0.45]),
+        e2e: (s) => (after(s) ? [4 + waiting(s) / 36, 8 + waiting(s) / 18] : [4, 8]),
+      },
+      (x) => x.counter('req.arrivals', (s) => (after(s) ? 26 : 15)),
+    );
+  };
+  const surge = grown(2300);
+  assert.equal(surge.causes[0]?.id, 'traffic_surge', JSON.stringify(conditionsOf(surge, 'traffic_surge')));
+  const same = grown(1850);
+  assert.ok(!same.causes.some((c) => c.id === 'traffic_surge'), JSON.stringify(same.causes.map((c) => c.id)));
+});
+
 test("where SGLang counts its decode passes, whether they went eager decides the CUDA-graph fallback over any inferred cap", () => {
   // The runaway of the test above (arrivals x1.35, the batch x18, ITL x9), now with SGLang's pass counter: every
   // decode pass eager from 1200 s is the fallback; every pass still a graph replay is some other slowdown.

@@ -54,6 +54,7 @@ function rule(c: CauseContext): RuleResult {
   const q0 = queueStart(c);
   const served = servedBefore(c, q0);
   const absorbed = batchAbsorbed(c, rLam, rLamEarly, runAtMax);
+  const outgrown = queueOutgrewBatch(c);
   return {
     id: 'traffic_surge',
     missing: [],
@@ -61,7 +62,12 @@ function rule(c: CauseContext): RuleResult {
       cond(`r(lam_in) ≥ ${T.surge_arrival_ratio}`, rLam, rLam >= T.surge_arrival_ratio, T.surge_arrival_ratio),
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
       heldCond(queueHeld(c), absorbed),
-      cond(`run at max OR kv ≥ ${c.cfg.causes.kv_high}`, `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}`, runAtMax || kvHigh, c.cfg.causes.kv_high),
+      cond(
+        `run at max OR kv ≥ ${c.cfg.causes.kv_high} OR the engine served more (tokens ×≥ ${SERVED_MORE}) with more waiting than running (median)`,
+        `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}; tokens ×${fmt(outgrown.rServed)}, waiting ${fmt(outgrown.wait)} beside ${fmt(outgrown.run)} running`,
+        runAtMax || kvHigh || outgrown.held,
+        c.cfg.causes.kv_high,
+      ),
       // A surge the batch took in pays in every token, not in the wait (batchAbsorbed).
       cond(`r(${queueRead ? 'q99' : 'ttft99 (no queue time exported)'}) ≥ ${T.surge_queue_ratio}, or the batch took the surge in`, rQ, rQ >= T.surge_queue_ratio || absorbed.held, T.surge_queue_ratio),
       cond(`Δq99 (or Δttft99) ≥ ${T.surge_queue_share}·Δe2e99 (s), or the batch took the surge in`, `Δq99 ${fmt(dQ)}, Δe2e99 ${fmt(dE)}`, (dQ >= T.surge_queue_share * dE && dQ > 0) || absorbed.held, T.surge_queue_share),
@@ -219,6 +225,24 @@ function heldCond(held: { ms: number; open: boolean }, absorbed?: Absorbed): Ret
     backlogHeld || absorbed.held,
   );
 }
+
+/**
+ * Saturation shown by the work itself where neither the batch's cap nor the pool is reached: the engine served
+ * more than in the baseline (tokens ×SERVED_MORE: it was not failing) while more requests waited than ran, in
+ * the median over the span. An engine whose steps are bound by prefill compute serves at its rate with slots
+ * and KV to spare: arrivals ×1.75 built a queue of 26,000 beside 90 running, KV at 0.45, tokens ×1.2, and the
+ * surge was not named. Lost capacity serves less, not more; a starved frontend is the veto's.
+ */
+function queueOutgrewBatch(c: CauseContext): { held: boolean; rServed: number; wait: number; run: number } {
+  const served = c.f.gtok.some(Number.isFinite) ? c.f.gtok : c.f.ptok;
+  const rServed = rE(c, served);
+  const wait = medE(c, c.f.wait);
+  const run = medE(c, c.f.run);
+  return { held: rServed >= SERVED_MORE && wait > Math.max(1, run), rServed, wait, run };
+}
+
+/** Tokens served at least this many times the baseline's: an engine doing more, not failing. */
+const SERVED_MORE = 1.1;
 
 interface Absorbed {
   held: boolean;
