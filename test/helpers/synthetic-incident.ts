@@ -136,6 +136,19 @@ export class SyntheticIncident {
     this.w.span({ trace_id: id.padStart(32, '0'), span_id: id, name: 'chat', start_ns: ns(atS), end_ns: ns(atS + durS), attrs: { 'request.side': 'server', ...attrs } });
     return this;
   }
+  /**
+   * One request traced across two services, as W3C trace context links them: the client's call (a root span,
+   * `otel.kind` client, no request id) and the server's span as its child in the same trace.
+   */
+  tracedCall(atS: number, client: { durS: number; attrs: Record<string, unknown> }, server: { delayS: number; durS: number; attrs: Record<string, unknown> }): this {
+    const ns = (s: number) => BigInt(Math.round((T0 + s * 1000) * 1e3)) * 1000n;
+    const callId = (this.spans++).toString(16).padStart(16, '0');
+    const serverId = (this.spans++).toString(16).padStart(16, '0');
+    const trace = callId.padStart(32, '0');
+    this.w.span({ trace_id: trace, span_id: callId, name: 'POST /v1/chat/completions', start_ns: ns(atS), end_ns: ns(atS + client.durS), attrs: { 'otel.kind': 'client', ...client.attrs } });
+    this.w.span({ trace_id: trace, span_id: serverId, parent_id: callId, name: 'llm_request', start_ns: ns(atS + server.delayS), end_ns: ns(atS + server.delayS + server.durS), attrs: { 'otel.kind': 'server', ...server.attrs } });
+    return this;
+  }
   private spans = 1;
 
   /** Commits the source and refreshes the incident's span; answers the incident id. */

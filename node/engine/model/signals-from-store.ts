@@ -47,6 +47,8 @@ export interface RequestFact {
   e2e_s: number;
   side: 'client' | 'server' | null;
   request_id: string | null;
+  /** The parent span's `trace/span` ref (W3C trace context: a server span's parent is the client call that reached it), or null. */
+  parent_ref?: string | null;
   lora: string | null;
   /** The model the request named (a LoRA adapter's name when it was one), or null. */
   model: string | null;
@@ -282,7 +284,9 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
   for (const [name, list] of series) series.set(name, dedupe(list, sizeOf));
   for (const [name, list] of histograms) histograms.set(name, dedupe(list, sizeOf));
 
-  const requests = input.spans.map((s) => requestFact(`${s.trace_id}/${s.span_id}`, s.start_ms, s.end_ms, s.attrs)).filter((r): r is RequestFact => r !== null);
+  const requests = input.spans
+    .map((s) => requestFact(`${s.trace_id}/${s.span_id}`, s.start_ms, s.end_ms, s.attrs, s.parent_id ? `${s.trace_id}/${s.parent_id}` : null))
+    .filter((r): r is RequestFact => r !== null);
 
   let start = input.start_ms ?? Infinity;
   let end = input.end_ms ?? -Infinity;
@@ -366,7 +370,7 @@ function num(x: unknown): number | null {
 }
 
 /** A span is a request when it carries any request fact; others (internal spans) are skipped. */
-export function requestFact(ref: string, start_ms: number, end_ms: number, attrs: Record<string, unknown>): RequestFact | null {
+export function requestFact(ref: string, start_ms: number, end_ms: number, attrs: Record<string, unknown>, parentRef: string | null = null): RequestFact | null {
   const prompt = num(pick(attrs, REQUEST_ATTRS.prompt_tokens));
   const output = num(pick(attrs, REQUEST_ATTRS.output_tokens));
   const ttft = num(pick(attrs, REQUEST_ATTRS.ttft_s));
@@ -389,6 +393,7 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
     e2e_s: e2e ?? (end_ms - start_ms) / 1000,
     side,
     request_id: id === undefined ? null : String(id),
+    parent_ref: parentRef,
     lora: lora === undefined ? null : String(lora),
     model: model === undefined ? null : String(model),
   };

@@ -209,6 +209,17 @@ test('a proxy adding 0.7 s before the first token while the server itself got fa
   assert.equal(d.causes[0]?.id, 'network_client_slowness', JSON.stringify(conditionsOf(d, 'network_client_slowness')));
 });
 
+test("a proxy adding 0.7 s, read off client calls that carry no request id, joined to the server's spans by their trace", () => {
+  const d = analyze({ ttft: (s) => (after(s) ? [0.05, 0.12] : [0.08, 0.2]), e2e: (s) => (after(s) ? [1.6, 3.2] : [2, 4]) }, (x) => {
+    for (let s = 10, k = 0; s < 2390; s += 4, k++) {
+      const server = after(s) ? 1.6 : 2;
+      const gap = after(s) ? 0.7 : 0.01;
+      x.tracedCall(s, { durS: server + gap, attrs: { 'gen_ai.usage.input_tokens': 300 } }, { delayS: 0.005, durS: server, attrs: { 'gen_ai.request.id': `r${k}`, 'gen_ai.latency.e2e': server } });
+    }
+  });
+  assert.equal(d.causes[0]?.id, 'network_client_slowness', JSON.stringify(conditionsOf(d, 'network_client_slowness')));
+});
+
 test('a surge whose queue filled in twelve minutes and then held, clients giving up as fast as new ones came, is a surge though its peak came hours later', () => {
   // 4 h; from 1200 s the engine serves 5.5 req/s at its limit and the queue fills to 3000 by 1920 s (arrivals
   // ~×1.9 meanwhile, read off served + the occupancy's growth), then holds, creeping to 3200 by the end.

@@ -15,9 +15,32 @@ export const networkClientSlowness = defineCause({
 
 /**
  * Client and server spans of one request, keyed by request id. Where the spans do not say their side,
- * two spans of one id are told apart by time: the client's span encloses the server's.
+ * two spans of one id are told apart by time: the client's span encloses the server's. Where the client's
+ * span carries no request id (an HTTP client's instrumentation knows none), the trace joins them: a server
+ * span whose nearest client ancestor — through its parent refs, W3C trace context — is the call that reached it.
  */
 export function requestPairs(requests: readonly RequestFact[]): { client: RequestFact; server: RequestFact }[] {
+  const out = pairsById(requests);
+  const paired = new Set<RequestFact>(out.flatMap((p) => [p.client, p.server]));
+  const byRef = new Map(requests.map((r) => [r.ref, r]));
+  for (const server of requests) {
+    if (server.side !== 'server' || paired.has(server)) continue;
+    let up = server.parent_ref ? byRef.get(server.parent_ref) : undefined;
+    // Bounded: a malformed trace whose parents loop cannot hold the walk.
+    for (let hops = 0; up && up.side !== 'client' && hops < MAX_HOPS; hops++) up = up.parent_ref ? byRef.get(up.parent_ref) : undefined;
+    if (up?.side === 'client' && !paired.has(up)) {
+      out.push({ client: up, server });
+      paired.add(up);
+      paired.add(server);
+    }
+  }
+  return out;
+}
+
+/** Parent links followed from a server span to its client call (a gateway, a proxy, a retry wrapper between). */
+const MAX_HOPS = 8;
+
+function pairsById(requests: readonly RequestFact[]): { client: RequestFact; server: RequestFact }[] {
   const by = new Map<string, RequestFact[]>();
   for (const r of requests) if (r.request_id !== null) by.set(r.request_id, [...(by.get(r.request_id) ?? []), r]);
   const out: { client: RequestFact; server: RequestFact }[] = [];
