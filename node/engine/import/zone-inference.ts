@@ -46,31 +46,36 @@ export function inferZoneMinutes(file: TimeRange, absolute: TimeRange): number |
   return offset / 60_000;
 }
 
-/**
- * Whether a file's range, as read, falls within the bundle's absolute times: half of it or more inside them
- * (a point inside them, for a file of one instant), or its end inside them (a log begun at the engine's
- * start, days before the metrics, ends where they end).
- */
-function fits(file: TimeRange, absolute: TimeRange): boolean {
-  const len = file.end_ms - file.start_ms;
-  const overlap = Math.min(file.end_ms, absolute.end_ms) - Math.max(file.start_ms, absolute.start_ms);
-  const share = len > 0 ? overlap / len : overlap >= 0 ? 1 : 0;
-  return share >= 0.5 || (file.end_ms >= absolute.start_ms && file.end_ms <= absolute.end_ms + ALIGN_MS);
-}
+/** How long a file's range, as read, lies within the bundle's absolute times. */
+const overlapMs = (file: TimeRange, absolute: TimeRange) => Math.max(0, Math.min(file.end_ms, absolute.end_ms) - Math.max(file.start_ms, absolute.start_ms));
+/** Whether a file's last time meets the bundle's last absolute time (both collected at once). */
+const endMeets = (file: TimeRange, absolute: TimeRange) => Math.abs(file.end_ms - absolute.end_ms) <= ALIGN_MS;
+const inside = (ms: number, absolute: TimeRange) => ms >= absolute.start_ms && ms <= absolute.end_ms;
 
 /**
  * The first of `candidates` (minutes east of UTC: a zone the bundle states, or one another of its files was
- * found in) that moves a file which, read as UTC, falls outside the bundle's absolute times to within them;
- * null where the UTC reading fits (an engine in a container logs in UTC whatever its host's zone) or no
- * candidate does. A log that began at the engine's start, 40 minutes before the metrics, has no start to line
- * up (inferZoneMinutes), and read as UTC on a host in UTC+08:00 it began and ended 8 h after them.
+ * found in) under which a file's times sit better within the bundle's absolute times than read as UTC: they
+ * overlap them by more (by ALIGN_MS and a tenth of the file at least), or as much with the file's end now meeting
+ * theirs; null where the UTC reading's end already meets theirs (an engine in a container logs in UTC whatever
+ * its host's zone) or no candidate places it better. A log begun at the engine's start, 40 minutes before the
+ * metrics, has no start to line up (inferZoneMinutes): read as UTC on a host in UTC+08:00 it began and ended
+ * 8 h after them, and a day's log on a host in UTC−07:00 ended 7 h before them.
  */
 export function zoneFromCandidates(file: TimeRange, absolute: TimeRange, candidates: Iterable<number>): number | null {
-  if (![file.start_ms, file.end_ms, absolute.start_ms, absolute.end_ms].every(Number.isFinite) || fits(file, absolute)) return null;
+  if (![file.start_ms, file.end_ms, absolute.start_ms, absolute.end_ms].every(Number.isFinite) || endMeets(file, absolute)) return null;
+  const len = file.end_ms - file.start_ms;
+  const asRead = overlapMs(file, absolute);
   for (const minutes of candidates) {
     if (minutes === 0) continue;
     const shift = minutes * 60_000;
-    if (fits({ start_ms: file.start_ms - shift, end_ms: file.end_ms - shift }, absolute)) return minutes;
+    const moved = { start_ms: file.start_ms - shift, end_ms: file.end_ms - shift };
+    // One instant (or a few seconds of lines): placed where it falls inside and did not.
+    if (len < ALIGN_MS) {
+      if (inside(moved.end_ms, absolute) && !inside(file.end_ms, absolute)) return minutes;
+      continue;
+    }
+    const gain = overlapMs(moved, absolute) - asRead;
+    if (gain >= Math.max(ALIGN_MS, 0.1 * len) || (gain >= 0 && endMeets(moved, absolute) && overlapMs(moved, absolute) > 0)) return minutes;
   }
   return null;
 }

@@ -48,6 +48,15 @@ test('a candidate zone moves only a file that read as UTC falls outside the abso
   assert.equal(zoneFromCandidates({ start_ms: local.start_ms + 24 * H, end_ms: local.end_ms + 24 * H }, abs, [480]), null);
   // A single instant is placed as a point.
   assert.equal(zoneFromCandidates({ start_ms: T0 + H + 8 * H, end_ms: T0 + H + 8 * H }, abs, [480]), 480);
+  // A day's log beside a day of metrics, printed in UTC−07:00 and begun 10 minutes before them: read as UTC it
+  // still overlaps them for 17 hours, but ends 7 hours before them; in the stated zone it overlaps all 24.
+  const day = { start_ms: T0, end_ms: T0 + 24 * H };
+  assert.equal(zoneFromCandidates({ start_ms: T0 - 10 * M - 7 * H, end_ms: T0 + 24 * H - 7 * H }, day, [-420]), -420);
+  // Three days of log beside two hours of metrics, printed in UTC+08:00: both readings overlap the two hours,
+  // and only the zone's brings its end to theirs.
+  assert.equal(zoneFromCandidates({ start_ms: T0 - 70 * H + 8 * H, end_ms: T0 + 2 * H + 8 * H }, abs, [480]), 480);
+  // A log that ends with the metrics as read is left as read, whatever the candidates.
+  assert.equal(zoneFromCandidates({ start_ms: T0 - 70 * H, end_ms: T0 + 2 * H }, abs, [480, -420]), null);
 });
 
 const p2 = (n: number) => String(n).padStart(2, '0');
