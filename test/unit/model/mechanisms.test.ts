@@ -901,6 +901,19 @@ test("the day's peak served in step with every token twice as slow at the median
   assert.notEqual(slower.status, 'healthy', JSON.stringify(slower.alerts));
 });
 
+test("an evening peak of arrivals x5 that decodes twice as slow at its top is the load's: a memory-bound step slows by less than its batch grew", () => {
+  const run = (rise: number) =>
+    peakDay(rise, (peak) => {
+      const slow = (s: number) => 1 + peak(s);
+      return { running: (s) => Math.round(20 * (1 + rise * peak(s)) * slow(s)), itl: (s) => [0.02 * slow(s), 0.04 * slow(s)], e2e: (s) => [2 * slow(s), 4 * slow(s)] };
+    });
+  const evening = run(4);
+  assert.equal(evening.status, 'healthy', healthyOrWhy(evening));
+  // The same slowdown at arrivals x1.05: no load to explain it.
+  const flat = run(0.05);
+  assert.notEqual(flat.status, 'healthy', JSON.stringify(flat.alerts));
+});
+
 test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower (no jump by itself), is read over the life that grew where the restart is known', () => {
   // 6 GiB; from 700 s +125 MiB/min to 8 GiB at 1680 s; the process is killed and a new one starts at 1800 s at 6 GiB.
   const GiB = 2 ** 30;

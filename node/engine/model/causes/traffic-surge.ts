@@ -8,7 +8,7 @@ import { rangeMedian } from '../range-stats';
 import { windowAt } from '../windows';
 import { itlReading } from '../frame';
 import { sumArrays } from './shared';
-import { BURST_MAX_MS, DECODE_SLOWER } from '../unexplained';
+import { BURST_MAX_MS, DECODE_SLOWER, LOAD_SLOWDOWN } from '../unexplained';
 
 export const trafficSurge = defineCause({
   id: 'traffic_surge',
@@ -269,8 +269,6 @@ function batchAbsorbed(c: CauseContext, rLam: number, rLamEarly: number, runAtMa
   return { held: jumped && runAtMax && rRun >= rLam && rItl >= DECODE_SLOWER && rItl <= LOAD_SLOWDOWN * rLam, rRun, rItl };
 }
 
-/** At most this many times the arrivals' rise: a load slows a memory-bound step by less than it grew the batch. */
-const LOAD_SLOWDOWN = 1.5;
 
 /**
  * How soon after the span's start a surge's queue is full (FULL_SHARE of its peak): a surge lasts as long as
