@@ -83,6 +83,9 @@ export const SIG = {
   /** The Prometheus client's own gauge, stored under its name (no catalog renames it): a new value is a new process. */
   processStart: 'process_start_time_seconds',
   hostMemAvailable: 'host.mem_available',
+  /** node_exporter's MemAvailable and MemTotal (bytes): the host's available share where no fraction is exported, and its used memory. */
+  hostMemAvailableBytes: 'host.mem_available_bytes',
+  hostMemTotal: 'host.mem_total',
   hostSwap: 'host.swap',
   hostCpuSeconds: 'host.cpu_seconds',
   torchAllocated: 'torch.allocated',

@@ -84,6 +84,9 @@ export interface Frame {
   loraActive: Float64Array;
   loraMax: Float64Array;
   rss: Float64Array;
+  /** The hosts' memory in use, MemTotal − MemAvailable summed over hosts (node_exporter), bytes. */
+  hostUsed: Float64Array;
+  /** The lowest available share of a host's memory (exported as a share, else MemAvailable ÷ MemTotal). */
   memAvail: Float64Array;
   swap: Float64Array;
   /** CPU cores the serving process used (rate of process_cpu_seconds_total), the busiest process where there are several. */
@@ -151,7 +154,7 @@ export const gaugeAbove = (name: string, kvFull: number): number => (name === SI
 const GAUGE_READS: ReadonlySet<string> = new Set([
   SIG.kvUsage, SIG.reqRunning, SIG.reqWaiting, SIG.tokensPromptRate, SIG.tokensGenerationRate, SIG.kvPrefixHitRate, SIG.gpuMemUsed, SIG.gpuMemTotal,
   SIG.gpuSmClock, SIG.gpuTemp, SIG.gpuPower, SIG.gpuSmActive, SIG.gpuUtil, SIG.gpuGrActive, SIG.torchAllocated, SIG.torchReserved, SIG.specAcceptLen, SIG.loraActive,
-  SIG.loraAdapter, SIG.hostRss, SIG.hostMemAvailable,
+  SIG.loraAdapter, SIG.hostRss, SIG.hostMemAvailable, SIG.hostMemAvailableBytes, SIG.hostMemTotal,
 ]);
 
 /** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
@@ -171,6 +174,31 @@ export function frameReads(name: string, kvFull: number): FoldKinds | null {
   if (COUNTER_READS.has(name)) return { counter: true };
   if (name === SIG.gpuThrottleReasons) return { bits: true };
   return null;
+}
+
+/**
+ * Host memory from node_exporter: each host's MemAvailable paired with its MemTotal by their labels less the
+ * metric's name (one host, one pair); used = total − available, summed over hosts; the available share the
+ * lowest host's, where no share is exported as such.
+ */
+function hostMemory(sig: Signals, g: WindowGrid): { hostUsed: Float64Array; memAvail: Float64Array } {
+  const key = (s: LoadedSeries) => JSON.stringify(Object.entries(s.labels).filter(([k]) => k !== 'metric').sort());
+  const totals = new Map(seriesOf(sig, SIG.hostMemTotal).map((s) => [key(s), s]));
+  const used: Float64Array[] = [];
+  const shares: Float64Array[] = [];
+  for (const avail of seriesOf(sig, SIG.hostMemAvailableBytes)) {
+    const total = totals.get(key(avail));
+    if (!total) continue;
+    const [a] = gauges([avail], g);
+    const [t] = gauges([total], g);
+    used.push(a.mean.map((x, i) => t.mean[i] - x));
+    shares.push(a.mean.map((x, i) => (t.mean[i] > 0 ? x / t.mean[i] : NaN)));
+  }
+  const given = seriesOf(sig, SIG.hostMemAvailable);
+  return {
+    hostUsed: combine(used, g, 'sum'),
+    memAvail: combine(given.length ? gauges(given, g).map((w) => w.mean) : shares, g, 'min'),
+  };
 }
 
 /**
@@ -579,7 +607,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     loraActive: loraInUse(sig, g),
     loraMax: loraSlots(sig, g),
     rss: combine(gauges(seriesOf(sig, SIG.hostRss), g).map((w) => w.mean), g, 'sum'),
-    memAvail: combine(gauges(seriesOf(sig, SIG.hostMemAvailable), g).map((w) => w.mean), g, 'min'),
+    ...hostMemory(sig, g),
     swap: combine(rates(seriesOf(sig, SIG.hostSwap), g), g, 'sum'),
     hostCpu: combine(rates(seriesOf(sig, SIG.hostCpuSeconds), g), g, 'max'),
     kvCapacityTokens: kvCapacity(sig),

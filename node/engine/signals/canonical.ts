@@ -50,6 +50,7 @@
 //       prefill_cuda_graph, prefill_none — whether each forward pass replayed a CUDA graph or ran eager; its decode
 //       log lines' `cuda graph: True|False`, counted, as a sample of them)
 //   host.rss — bytes — gauge;  host.cpu_seconds — seconds — counter (process_* metrics)
+//   host.mem_available_bytes, host.mem_total — bytes — gauge;  host.swap — pages — counter (node_exporter)
 // Ray Serve LLM's `ray_vllm:<name>` (vLLM's metrics through Ray's exporter, which types counters as gauges)
 // maps as `vllm:<name>`, its counters kept counters; label `metric` keeps the ray_vllm: name. TensorRT-LLM's
 // trtllm-serve (`trtllm_`/`trtllm:`) maps as vLLM's names plus kv_cache_utilization/hit_rate; Triton's TensorRT-LLM
@@ -409,6 +410,18 @@ const DCGM_EXP: Record<string, Rule> = {
 };
 
 /** Prefixed tables after vLLM's, SGLang's, TGI's and DCGM's: the prefix and the table it names. */
+/**
+ * node_exporter's host memory (meminfo and vmstat collectors): what host_memory_leak reads where the server
+ * exports no process RSS of its own, and the swapping it ends in. pswpin/pswpout are pages swapped in and
+ * out since boot (`untyped` in its exposition).
+ */
+const NODE: Record<string, Rule> = {
+  memory_MemAvailable_bytes: g('host.mem_available_bytes', 'bytes'),
+  memory_MemTotal_bytes: g('host.mem_total', 'bytes'),
+  vmstat_pswpin: c('host.swap', 'pages'),
+  vmstat_pswpout: c('host.swap', 'pages'),
+};
+
 const MORE_PREFIXES: [string, Record<string, Rule>][] = [
   ['trtllm_', TRTLLM],
   ['trtllm:', TRTLLM],
@@ -416,6 +429,7 @@ const MORE_PREFIXES: [string, Record<string, Rule>][] = [
   ['nvidia_smi_', NVIDIA_SMI_EXPORTER],
   ['DCGM_EXP_', DCGM_EXP],
   ['llamacpp:', LLAMACPP],
+  ['node_', NODE],
 ];
 
 function findRule(metric: string): Rule | undefined {

@@ -914,6 +914,21 @@ test("an evening peak of arrivals x5 that decodes twice as slow at its top is th
   assert.notEqual(flat.status, 'healthy', JSON.stringify(flat.alerts));
 });
 
+test("a server leaking into its host's memory, read off node_exporter where the server exports no RSS: MemTotal − MemAvailable climbing is the leak; the same host steady is not", () => {
+  const GiB = 2 ** 30;
+  for (const leaking of [true, false]) {
+    const d = analyze({}, (x) => {
+      // 64 GiB host, 12 GiB in use; from 1200 s the server grows 200 MiB a minute (~3.9 GiB by the end: more than a
+      // quarter of what the host held, the floor a process's own RSS is held to).
+      const used = (s: number) => 12 * GiB + (leaking && after(s) ? ((s - 1200) / 60) * 200 * 2 ** 20 : 0);
+      x.gauge('host.mem_total', () => 64 * GiB, { instance: 'gpu-1:9100' });
+      x.gauge('host.mem_available_bytes', (s) => 64 * GiB - used(s), { instance: 'gpu-1:9100' });
+    });
+    const leak = conditionsOf(d, 'host_memory_leak').find((c) => c.condition.startsWith('slope(rss)'));
+    assert.equal(leak?.held ?? false, leaking, `${leaking ? 'leaking' : 'steady'}: ${JSON.stringify(conditionsOf(d, 'host_memory_leak'))}`);
+  }
+});
+
 test('host RSS that grew 2 GiB to its limit, killed and reloaded a quarter lower (no jump by itself), is read over the life that grew where the restart is known', () => {
   // 6 GiB; from 700 s +125 MiB/min to 8 GiB at 1680 s; the process is killed and a new one starts at 1800 s at 6 GiB.
   const GiB = 2 ** 30;

@@ -169,3 +169,12 @@ test("TGI's failures are server errors, except a validation failure (the client'
   assert.equal(canonicalMetric('tgi_request_failure', { err: 'overloaded' })?.name, 'req.errors');
   assert.equal(canonicalMetric('tgi_request_failure', { err: 'validation' })?.name, 'tgi_request_failure');
 });
+
+test("node_exporter's host memory maps: MemAvailable and MemTotal as bytes, pages swapped in and out as one counter", () => {
+  const avail = canonicalMetric('node_memory_MemAvailable_bytes', { instance: 'gpu-1:9100' }, 'gauge')!;
+  assert.deepEqual([avail.name, avail.unit, avail.kind, avail.labels.instance], ['host.mem_available_bytes', 'bytes', 'gauge', 'gpu-1:9100']);
+  assert.equal(canonicalMetric('node_memory_MemTotal_bytes', {}, 'gauge')?.name, 'host.mem_total');
+  // node_exporter writes the vmstat fields `untyped`: the table's counter stands.
+  for (const m of ['node_vmstat_pswpin', 'node_vmstat_pswpout']) assert.deepEqual([canonicalMetric(m, {}, 'unknown')?.name, canonicalMetric(m, {}, 'unknown')?.kind], ['host.swap', 'counter']);
+  assert.equal(canonicalMetric('node_memory_Cached_bytes', {}, 'gauge'), null);
+});
