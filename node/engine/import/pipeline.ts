@@ -166,7 +166,7 @@ interface BundleSpan {
   rows: RowExtent;
   /** The span of the committed sources whose times are absolute (tier 0): what a local file's zone is read against. */
   absolute: RowExtent;
-  /** Zones to try on a file that, read as UTC, falls outside `absolute`: stated in the bundle, or found for another of its files. */
+  /** Zones to try on a file that, read as UTC, sits poorly within `absolute`: stated in the bundle, or found for another of its files. */
   zones: ZoneCandidate[];
 }
 
@@ -387,7 +387,7 @@ interface Rezone {
 /**
  * Where the user gave no zone and the file's times may be local ones: the zone that lines its range up with
  * the bundle's absolute times (zone-inference.ts), else the first zone the bundle states or another file was
- * found in that moves a file lying outside them to within them; null to keep UTC.
+ * found in that places the file better within them (zoneFromCandidates); null to keep UTC.
  */
 function zoneFromBundle(importer: Importer, ctx: ImportContext, range: { start_ms: number; end_ms: number } | null, span: BundleSpan): Rezone | null {
   if (timeTier(importer) === 0 || ctx.options.tzOffsetMinutes !== undefined || !range) return null;

@@ -5,7 +5,8 @@
 // a copy of /etc/timezone (one zone name). The zone is the host's: files printed on the host (nvidia-smi,
 // dmesg -T) are in it, while an engine in a container mostly logs in UTC whatever the host says. So a
 // stated zone is never applied blindly: it is one candidate the pipeline tries on a file that, read as UTC,
-// does not fall within the bundle's absolute times (zone-inference.ts, zoneFromCandidates).
+// sits poorly within the bundle's absolute times, and keeps only where it places the file better
+// (zone-inference.ts, zoneFromCandidates).
 
 /** Unclaimed files larger than this are not manifests (a stated zone sits in a few lines of text). */
 export const STATEMENT_MAX_BYTES = 64 * 1024;
