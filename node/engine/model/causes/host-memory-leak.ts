@@ -48,20 +48,20 @@ function rule(c: CauseContext): RuleResult {
   // The server's own RSS where it exports it; else the host's memory in use (node_exporter: MemTotal −
   // MemAvailable), which a leaking server grows as much, on top of what the host held before.
   const ownRss = c.f.rss.some(Number.isFinite);
-  const hostRss = ownRss ? c.f.rss : c.f.hostUsed;
+  const rssOrHost = ownRss ? c.f.rss : c.f.hostUsed;
   // A process's RSS creeps up by allocator caching and fragmentation when nothing is wrong: a leak is a
   // monotone climb that is also large, in bytes and against where it started.
   const cc = c.cfg.causes;
-  const rssB = medB(c, hostRss);
+  const rssB = medB(c, rssOrHost);
   const need = Math.max(cc.host_leak_min_bytes, cc.host_leak_min_share * (Number.isFinite(rssB) ? rssB : 0));
   // The leak began in the first process that grew like one (a leak killed by the OOM killer grows again
   // in its successor); without one, the current process is the one to read.
   const starts = [...events(c, EV.engineStart, EV.engineRestart).map((e) => e.ts_ms), ...metricRestarts(c.sig).flatMap((r) => r.times)];
-  const lives = processLifetimes(c.f.t, c.f.grid.W, hostRss, cc.host_rss_jump, starts).filter((x) => x.some(Number.isFinite));
+  const lives = processLifetimes(c.f.t, c.f.grid.W, rssOrHost, cc.host_rss_jump, starts).filter((x) => x.some(Number.isFinite));
   const trendOf = (x: Float64Array) => memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, x, medB(c, x), null);
   const trends = lives.map((x) => ({ rss: x, tr: trendOf(x) }));
   const grew = trends.find(({ tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need);
-  const chosen = grew ?? trends[trends.length - 1] ?? { rss: hostRss, tr: null };
+  const chosen = grew ?? trends[trends.length - 1] ?? { rss: rssOrHost, tr: null };
   const rss = chosen.rss;
   const tr = chosen.tr;
   // Python servers' RSS drifts up for hours (allocator caching, fragmentation, import-time growth); a leak
@@ -90,7 +90,7 @@ function rule(c: CauseContext): RuleResult {
         need,
       ),
     ],
-    support: [cond('host OOM kills', killed.length, killed.length > 0), cond(ownRss ? 'r(rss)' : "r(the host's memory in use)", rE(c, hostRss), rE(c, hostRss) > 1.2)],
+    support: [cond('host OOM kills', killed.length, killed.length > 0), cond(ownRss ? 'r(rss)' : "r(the host's memory in use)", rE(c, rssOrHost), rE(c, rssOrHost) > 1.2)],
     veto: [cond('RSS plateau (late slope ÷ slope < 0.1)', tr?.late_slope_ratio ?? null, !!tr && tr.late_slope_ratio < 0.1)],
     evidence: [...(tr ? [seriesEvidence(c, ownRss ? SIG.hostRss : SIG.hostMemAvailableBytes, `${ownRss ? 'RSS' : "the host's memory in use"} +${fmtBytes(tr.growth_bytes)}`, tr.start_ms, tr.end_ms)] : []), ...killed.slice(0, 3).map((e) => eventEvidence(e))],
     onset_ms: tr?.start_ms ?? null,

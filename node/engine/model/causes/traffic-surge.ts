@@ -8,7 +8,7 @@ import { rangeMedian } from '../range-stats';
 import { windowAt } from '../windows';
 import { itlReading } from '../frame';
 import { sumArrays } from './shared';
-import { BURST_MAX_MS, DECODE_SLOWER, LOAD_SLOWDOWN } from '../unexplained';
+import { BURST_MAX_MS, DECODE_SLOWER, LOAD_SLOWDOWN, loadExplains } from '../unexplained';
 
 export const trafficSurge = defineCause({
   id: 'traffic_surge',
@@ -266,9 +266,8 @@ function batchAbsorbed(c: CauseContext, rLam: number, rLamEarly: number, runAtMa
   const rRun = rE(c, c.f.run);
   const rItl = rE(c, itlReading(c.f));
   const jumped = rLam >= c.cfg.causes.surge_arrival_ratio && rLamEarly >= c.cfg.causes.surge_arrival_ratio;
-  return { held: jumped && runAtMax && rRun >= rLam && rItl >= DECODE_SLOWER && rItl <= LOAD_SLOWDOWN * rLam, rRun, rItl };
+  return { held: jumped && runAtMax && rRun >= rLam && rItl >= DECODE_SLOWER && loadExplains(rItl, rLam), rRun, rItl };
 }
-
 
 /**
  * How soon after the span's start a surge's queue is full (FULL_SHARE of its peak): a surge lasts as long as
