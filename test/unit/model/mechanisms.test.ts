@@ -298,6 +298,30 @@ test('an Xid an hour after a latency alert resolved is read where it happened: t
   assert.equal(d.causes[0]?.id, "gpu_hardware_fault", JSON.stringify({ status: d.status, causes: d.causes.map((c) => c.id), u: d.unexplained?.evidence.map((e) => e.text), c: conditionsOf(d, "gpu_hardware_fault") }));
 });
 
+test('long prompts that each hold just their tokens leave a half-full pool and a queue behind prefill: long-prompt interference, not KV bloat', () => {
+  // From 1200 s one prompt in five carries a 25k-token document: the batch falls from 23 to 5 and 2,000 wait at
+  // KV 0.55, but each running request holds about the KV its tokens need (pool 3600 blocks of 16 tokens), so the
+  // pool has room for the next; what holds the queue is the prefills.
+  const d = analyze(
+    {
+      kv: (s) => (after(s) ? 0.55 : 0.44),
+      running: (s) => (after(s) ? 5 : 23),
+      waiting: (s) => (after(s) ? 2000 : 0),
+      ptok: (s) => (after(s) ? 29_000 : 4000),
+      ttft: (s) => (after(s) ? [20, 60] : [0.08, 0.2]),
+      queue: (s) => (after(s) ? [15, 50] : [0.005, 0.02]),
+      e2e: (s) => (after(s) ? [30, 90] : [2, 4]),
+    },
+    (x) => {
+      x.gauge('engine.cache_config', () => 1, { num_gpu_blocks: '3600', block_size: '16' });
+      x.histogramOf('req.prompt_len', () => 5, (s, u) => (after(s) && u > 0.8 ? 25_000 : 800), TOKEN_BUCKETS);
+      x.histogram('req.gen_len', () => 5, () => [300, 1200], TOKEN_BUCKETS);
+    },
+  );
+  assert.equal(d.causes.find((c) => c.id === 'kv_bloat'), undefined, JSON.stringify(conditionsOf(d, 'kv_bloat')));
+  assert.equal(d.causes[0]?.id, 'long_prompt_interference', JSON.stringify(d.causes.map((c) => c.id)));
+});
+
 test('a KV pool that longer conversations filled over 16 minutes, full for the last 4 when the recording ends, is exhausted', () => {
   const full = 2160;
   const kv = (s: number) => (s < 1200 ? 0.3 : Math.min(1, 0.3 + (0.7 * (s - 1200)) / (full - 1200)));
