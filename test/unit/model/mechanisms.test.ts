@@ -479,6 +479,46 @@ test('a KV block leak that fills the pool within half an hour: nothing runs whil
   assert.equal(d.causes[0]?.id, 'kv_block_leak', JSON.stringify({ causes: d.causes.map((c) => c.id), leak: d.checked.find((c) => c.id === 'kv_block_leak') }));
 });
 
+test('a KV block leak under traffic that never pauses is read off the KV the running requests do not hold; the same climb carried by longer requests, or a step, is not a leak', () => {
+  // Four hours, 20 running all along, never idle. From 3600 s blocks leak: KV climbs 0.3 → 0.8 with the batch
+  // and the requests' lengths flat. In the counterpart the prompts grow with the KV (the pool holds their tokens).
+  const climb = (s: number) => 0.3 + (s >= 3600 ? (0.5 * (s - 3600)) / 10_800 : 0);
+  const run = (longer: boolean, kv = climb) =>
+    analyze(
+      { kv, running: () => 20, waiting: () => 0 },
+      (x) => {
+        x.histogramOf('req.prompt_len', () => 5, (s) => (longer ? (1100 * climb(s)) / 0.3 - 300 : 800), TOKEN_BUCKETS);
+        x.histogramOf('req.gen_len', () => 5, () => 300, TOKEN_BUCKETS);
+      },
+      14_400,
+    );
+  const leaking = run(false);
+  const leak = leaking.causes.find((c) => c.id === 'kv_block_leak');
+  assert.ok(leak, JSON.stringify(leaking.checked.find((c) => c.id === 'kv_block_leak')));
+  assert.ok(Math.abs(leak.onset_ms! - (T0 + 3600_000)) <= 900_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
+  const longer = run(true);
+  assert.equal(longer.causes.find((c) => c.id === 'kv_block_leak'), undefined, JSON.stringify(conditionsOf(longer, 'kv_block_leak')));
+  // Each request holding more from one moment on (reservations, a prefix no longer shared) is a step, not a climb,
+  // even where the pool then creeps up a little.
+  const step = run(false, (s) => (s >= 3600 ? 0.78 + (0.02 * (s - 3600)) / 10_800 : 0.3));
+  assert.equal(step.causes.find((c) => c.id === 'kv_block_leak'), undefined, JSON.stringify(conditionsOf(step, 'kv_block_leak')));
+});
+
+test('a KV block leak whose traffic stopped an hour in: one idle stretch at a floor the busy hours never had is the top of the climb', () => {
+  // Busy (20 running) until 9000 s, then idle to 14 400 s. Blocks leak from 5400 s; the idle pool keeps 0.08.
+  const leaked = (s: number) => (s >= 5400 ? Math.min(0.08, (0.08 * (s - 5400)) / 3600) : 0);
+  const busy = (s: number) => s < 9000;
+  const d = analyze(
+    { kv: (s) => (busy(s) ? 0.3 + leaked(s) : leaked(s)), running: (s) => (busy(s) ? 20 : 0), waiting: () => 0, rps: (s) => (busy(s) ? 5 : 0), gtok: (s) => (busy(s) ? 2000 : 0) },
+    (x) => {
+      x.histogramOf('req.prompt_len', (s) => (busy(s) ? 5 : 0), () => 800, TOKEN_BUCKETS);
+      x.histogramOf('req.gen_len', (s) => (busy(s) ? 5 : 0), () => 300, TOKEN_BUCKETS);
+    },
+    14_400,
+  );
+  assert.equal(d.causes[0]?.id, 'kv_block_leak', JSON.stringify({ causes: d.causes.map((c) => c.id), leak: conditionsOf(d, 'kv_block_leak') }));
+});
+
 test("allocator_fragmentation from the OOM text: this process's own memory outside the allocator (CUDA context, NCCL, graphs) is no look-alike; another process holding more than the stranded reserve is", () => {
   const own =
     'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 683.53 MiB. GPU 0 has a total capacity of 80.00 GiB of which 191.53 MiB is free. Including non-PyTorch memory, this process has 79.32 GiB memory in use. Of the allocated memory 65.83 GiB is allocated by PyTorch, and 7.24 GiB is reserved by PyTorch but unallocated.';

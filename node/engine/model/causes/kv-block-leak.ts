@@ -3,7 +3,7 @@ import { SIG } from '../../../../common/names';
 import { max, median, min } from '../baseline';
 import { monotonicity, olsSlope } from '../trend';
 import { cond, defineCause, fmt, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult } from './context';
-import { idleFloor } from './shared';
+import { busyFloor, idleFloor } from './shared';
 
 export const kvBlockLeak = defineCause({
   id: 'kv_block_leak',
@@ -15,7 +15,11 @@ function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning]);
   if (missing.length) return notAssessable('kv_block_leak', missing);
-  const floor = idleFloor(c);
+  const idle = idleFloor(c);
+  // Idle stretches are the floor's clean reading; an engine that idles fewer than MIN_IDLE_LEVELS times
+  // has no staircase there, and its floor is read in the busy windows instead.
+  const busy = stretchLevels(idle.t, idle.v, c.f.grid.step).t.length < MIN_IDLE_LEVELS;
+  const floor = busy ? busyFloor(c) : idle;
   const last = floor.v.length ? median(floor.v.slice(-3)) : NaN;
   // Read over the staircase, from the last idle floor at the baseline's level on: hours of idle windows
   // at that level before the first leaked block are ties that say nothing of the climb after (a perfect
@@ -24,8 +28,12 @@ function rule(c: CauseContext): RuleResult {
   // One level per idle stretch: an idle pool reads the same blocks every window, so a stretch's windows are
   // one step of the staircase, not many tied points (a leak that filled the pool had 20 windows at its first
   // step and 605 at the full pool, three steps that read 0.28 counted window by window).
-  const steps = stretchLevels(floor.t.slice(from), floor.v.slice(from), c.f.grid.step);
+  const steps = busy ? tiedLevels(floor.t.slice(from), floor.v.slice(from)) : stretchLevels(floor.t.slice(from), floor.v.slice(from), c.f.grid.step);
   const mono = monotonicity(steps.t, steps.v);
+  // Read in busy windows, a change in what each token holds — reservations set aside at admission, a shared
+  // prefix no longer shared — lifts the floor in one step, where leaked blocks pile up over a climb (abort by
+  // abort: 0.004 → 0.078 over five 10-minute points, 0.02 → 0.87 over thirteen).
+  const climb = largestRiseShare(steps.v, baseLevel(c, floor), last);
   // The veto reads the staircase's last third too: a leak that began late in a long day has the day's
   // earlier idle windows (at the empty pool it had then) in the last third of all of them.
   const stair = floor.v.slice(from);
@@ -35,14 +43,51 @@ function rule(c: CauseContext): RuleResult {
     id: 'kv_block_leak',
     missing: [],
     require: [
-      cond(`kv floor (kv with nothing running) ≥ ${T.block_leak_floor}`, last, last >= T.block_leak_floor, T.block_leak_floor),
-      cond(`mono(floor, H) ≥ ${T.leak_mono} (one level per idle stretch)`, mono, mono >= T.leak_mono, T.leak_mono),
+      cond(
+        busy
+          ? `kv floor (kv the running requests do not account for, at the baseline's KV per token: the engine idled fewer than ${MIN_IDLE_LEVELS} times) ≥ ${T.block_leak_floor}`
+          : `kv floor (kv with nothing running) ≥ ${T.block_leak_floor}`,
+        last,
+        last >= T.block_leak_floor,
+        T.block_leak_floor,
+      ),
+      cond(`mono(floor, H) ≥ ${T.leak_mono} (${busy ? 'one level per 10 minutes, equal ones as one' : 'one level per idle stretch'})`, mono, mono >= T.leak_mono, T.leak_mono),
+      ...(busy ? [cond(`a climb, not a step: the largest 10-minute rise ≤ ${MAX_RISE_SHARE} of the floor's whole rise`, climb, climb <= MAX_RISE_SHARE, MAX_RISE_SHARE)] : []),
     ],
-    support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', floor.v.length, floor.v.length >= 4)],
+    support: [cond('aborts seen (finished_reason="abort")', aborts, aborts > 0), cond('idle windows measured', idle.v.length, idle.v.length >= 4)],
     veto: [cond(`kv returns to ~0 when idle (late idle minimum ≤ ${T.block_leak_idle_min})`, lateMin, lateMin <= T.block_leak_idle_min, T.block_leak_idle_min)],
-    evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `idle KV floor rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
+    evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `${busy ? 'KV the running requests do not hold' : 'idle KV floor'} rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
     onset_ms: leakOnset(c, floor),
   };
+}
+
+/** Idle stretches below this many levels are no staircase to read (one stretch is a single level). */
+const MIN_IDLE_LEVELS = 3;
+
+/**
+ * The busy floor's climb is several rises: a step straddled by one 10-minute point still leaves a rise of half
+ * the whole or more.
+ */
+const MAX_RISE_SHARE = 0.4;
+
+/** The largest rise between consecutive points ÷ the whole rise from `from` to `to`; Infinity where there is none. */
+function largestRiseShare(v: number[], from: number, to: number): number {
+  const whole = to - from;
+  if (!(whole > 0) || v.length < 2) return Infinity;
+  let most = 0;
+  for (let k = 1; k < v.length; k++) most = Math.max(most, v[k] - v[k - 1]);
+  return most / whole;
+}
+
+/** Consecutive busy-floor points at one level (an idle pool reads the same blocks every scrape) as one point. */
+function tiedLevels(t: number[], v: number[]): { t: number[]; v: number[] } {
+  const out = { t: [] as number[], v: [] as number[] };
+  for (let k = 0; k < t.length; k++) {
+    if (k > 0 && Math.abs(v[k] - v[k - 1]) < STEP_MIN) continue;
+    out.t.push(t[k]);
+    out.v.push(v[k]);
+  }
+  return out;
 }
 
 /** Consecutive windows (a step apart) as one point each: the stretch's first time and median level. */

@@ -4,6 +4,7 @@
 import type { EventRow } from '../../../../common/contract/types';
 import { EV, SIG, type EventKind } from '../../../../common/names';
 import { memoryTrend, type MemoryTrend } from '../leak';
+import { median } from '../baseline';
 import { events, spanEnd, spanStart, type CauseContext } from './context';
 
 interface Fault {
@@ -149,6 +150,46 @@ export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
   }
   return { t, v };
 }
+
+/**
+ * Where an engine never idles, its floor shows in busy windows as the KV the running requests do not account
+ * for: the pool's usage less the running requests times their tokens (prompt + output, the window's mean)
+ * times the KV share a token took in the baseline. Leaked blocks stay in it whatever runs, where requests that
+ * hold more (longer, more of them) are accounted for. One point per BUSY_BLOCK_MS, the median of its windows
+ * (KV and the batch are scraped apart; one window's difference is noise), a window with nothing running
+ * counting its KV whole. Empty where the baseline gives no share (no lengths, no running requests).
+ * A pool leaking under steady traffic, KV 0.06 → 0.96 in 2.5 h with the batch and the lengths flat, had no
+ * idle window at all; one whose traffic stopped an hour into the leak had one idle stretch, a single level.
+ */
+export function busyFloor(c: CauseContext): { t: number[]; v: number[] } {
+  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const shares: number[] = [];
+  for (let i = c.base[0]; i <= c.base[1]; i++) {
+    if (c.f.run[i] > 0 && len[i] > 0 && Number.isFinite(c.f.kv[i])) shares.push(c.f.kv[i] / (c.f.run[i] * len[i]));
+  }
+  const out = { t: [] as number[], v: [] as number[] };
+  if (shares.length < MIN_SHARE_WINDOWS) return out;
+  const share = median(shares);
+  const block = Math.max(1, Math.round(BUSY_BLOCK_MS / c.f.grid.step));
+  for (let a = 0; a < c.f.grid.n; a += block) {
+    const u: number[] = [];
+    const end = Math.min(c.f.grid.n, a + block);
+    for (let i = a; i < end; i++) {
+      if (!Number.isFinite(c.f.kv[i])) continue;
+      if (c.f.runMax[i] === 0) u.push(c.f.kv[i]);
+      else if (c.f.run[i] > 0 && len[i] > 0) u.push(c.f.kv[i] - share * c.f.run[i] * len[i]);
+    }
+    if (u.length * 2 < end - a) continue;
+    out.t.push(c.f.t[a]);
+    out.v.push(median(u));
+  }
+  return out;
+}
+
+/** One busy floor point per this much time: a leak is read over hours, its noise over minutes. */
+const BUSY_BLOCK_MS = 600_000;
+/** Baseline windows with a batch and lengths needed for the KV share of a token. */
+const MIN_SHARE_WINDOWS = 5;
 
 /** Per-window sum of two readings, a missing one counting 0; NaN where both are missing or the sum is 0. */
 export function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
