@@ -356,6 +356,15 @@ test('a restart whose TTFT P99 moved inside the tail with the mean unmoved is no
   assert.ok(slower.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(slower, 'deploy_regression')));
 });
 
+test('every prefill slower from 1200 s and a restart logged two minutes later, the engine serving throughout, is no deploy regression; the same restart at 1200 s is', () => {
+  const run = (restartS: number) =>
+    analyze({ ttft: (s) => (after(s) ? [0.128, 0.4] : [0.08, 0.25]) }, (x) => x.event(restartS, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);
+  const later = run(1320);
+  assert.ok(!later.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(later, 'deploy_regression')));
+  const atOnce = run(1200);
+  assert.ok(atOnce.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(atOnce, 'deploy_regression')));
+});
+
 test('a rollout that slowed every prefill while TTFT P99 stayed inside its bucket is read off the exact TTFT mean', () => {
   // The body of TTFT 1.6× slower, its P99 up 12% (the tail sat in one bucket): the mean steps, the quantile hardly.
   const d = analyze({ ttft: (s) => (after(s) ? [0.128, 0.28] : [0.08, 0.25]) }, (x) => x.event(1200, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.9.2', attrs: { version: '0.9.2' } }), 3000);

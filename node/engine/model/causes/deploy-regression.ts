@@ -118,6 +118,18 @@ function restartsFromMetrics(c: CauseContext, logged: EventRow[]): EventRow[] {
   return out;
 }
 
+/**
+ * The end of the last window with engine data (tokens or a batch) at or before `split`, back to `a`; `ts` where
+ * the data runs up to the event.
+ */
+function lastDataBefore(c: CauseContext, a: number, split: number, ts: number): number {
+  const has = (i: number) => Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i]);
+  let k = Math.min(split, c.f.grid.n - 1);
+  if (has(k)) return ts;
+  while (k > a && !has(k)) k--;
+  return has(k) ? Math.min(ts, c.f.t[k] + c.f.grid.W) : ts;
+}
+
 /** A logged event as itself; a restart read off the metrics as the start-time series around it. */
 function changeEvidence(c: CauseContext, e: EventRow) {
   return e.id === FROM_METRICS ? seriesEvidence(c, SIG.processStart, e.text, e.ts_ms - c.f.grid.W, e.ts_ms + c.f.grid.W) : eventEvidence(e);
@@ -190,6 +202,9 @@ function rule(c: CauseContext): RuleResult {
     // The next change event (a rollback, another rollout) ends what this one can be blamed for.
     const next = changes.reduce((m, o) => (o.ts_ms > e.ts_ms + cc.deploy_warmup_ms && o.ts_ms < m ? o.ts_ms : m), Infinity);
     const until = Math.min(next, e.ts_ms + cc.deploy_recovery_horizon_ms);
+    // When the old process went away: its last scrape where the metrics saw the restart, else the end of the
+    // engine data before a logged event (a restart's downtime precedes its first log line).
+    const gone = e.id === FROM_METRICS ? Math.min(e.ts_ms, Number(e.attrs.last_seen_ms)) : lastDataBefore(c, a, split, e.ts_ms);
     const persisting = (x: Float64Array) => ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
     for (const [kpi, x, dir, mean] of kpis) {
       if (kpi === 'e2e99' && perTokenKnown) continue;
@@ -197,6 +212,10 @@ function rule(c: CauseContext): RuleResult {
       if (!cp || !(dir * cp.size >= need)) continue;
       const at = c.f.t[a + cp.index];
       if (Math.abs(at - e.ts_ms) > cc.deploy_window_ms) continue;
+      // A regression follows its change: a KPI that stepped while the old process still served, a window's
+      // width before it went away, stepped for another reason (a prefix cache that collapsed two minutes before
+      // a benign restart read as the restart's regression).
+      if (at + c.f.grid.W < gone) continue;
       // A regression persists: the level after the new version has warmed up (caches, CUDA graphs, a cold
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
       const persist = persisting(x);
