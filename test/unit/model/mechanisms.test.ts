@@ -298,6 +298,21 @@ test('an Xid an hour after a latency alert resolved is read where it happened: t
   assert.equal(d.causes[0]?.id, "gpu_hardware_fault", JSON.stringify({ status: d.status, causes: d.causes.map((c) => c.id), u: d.unexplained?.evidence.map((e) => e.text), c: conditionsOf(d, "gpu_hardware_fault") }));
 });
 
+test('prompt tokens/s tripled at steady arrivals while the prompt-length histogram did not move: prompts prefilled again, not long prompts', () => {
+  // From 1200 s the engine counts three times the prompt tokens (preempted requests recomputed) while the
+  // requests' own prompts stay as long as before (the histogram's exact mean); TTFT rises. With one prompt in
+  // five a long document (the mean ×2.8), the same counters are long-prompt interference.
+  const run = (longer: boolean) =>
+    analyze({ ptok: (s) => (after(s) ? 12_000 : 4000), ttft: (s) => (after(s) ? [2, 6] : [0.08, 0.2]) }, (x) => {
+      x.histogramOf('req.prompt_len', () => 5, (s, u) => (longer && after(s) && u > 0.8 ? 8000 : 400 + 800 * u), TOKEN_BUCKETS);
+      x.histogramOf('req.gen_len', () => 5, (_s, u) => 200 + 400 * u, TOKEN_BUCKETS);
+    });
+  const recomputed = run(false);
+  assert.equal(recomputed.causes.find((c) => c.id === 'long_prompt_interference'), undefined, JSON.stringify(conditionsOf(recomputed, 'long_prompt_interference')));
+  const longer = run(true);
+  assert.ok(longer.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(conditionsOf(longer, 'long_prompt_interference')));
+});
+
 test('long prompts that each hold just their tokens leave a half-full pool and a queue behind prefill: long-prompt interference, not KV bloat', () => {
   // From 1200 s one prompt in five carries a 25k-token document: the batch falls from 23 to 5 and 2,000 wait at
   // KV 0.55, but each running request holds about the KV its tokens need (pool 3600 blocks of 16 tokens), so the

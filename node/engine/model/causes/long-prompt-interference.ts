@@ -39,6 +39,10 @@ function rule(c: CauseContext): RuleResult {
   // Prompt tokens per request: prompt tokens/s grow with arrivals too, and a few more requests of the
   // same length are load (a surge, KV pressure), not longer prompts.
   const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
+  // The prompts' exact mean (sum ÷ count), where exported, is the tokens per request itself: prompt tokens/s
+  // grown twice as fast as arrivals beside a mean that did not move count prompts prefilled again (preempted
+  // requests recomputed), not longer ones (×2.5 per arrival beside a mean ×1.03 and quantiles ×0.94–1.07).
+  const perArrivalLonger = rPtok >= T.long_prompt_ratio && !bodyGrew && !(rMean < Math.sqrt(T.long_prompt_ratio));
   // Where no TTFT is exported (TGI), its queue part still shows requests held behind long prefills.
   const rTtftOwn = rAny(c, c.f.ttft99, c.f.ttftMean);
   const ttftKnown = Number.isFinite(rTtftOwn);
@@ -58,9 +62,9 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio} unless the body grew alike (r(plen_p10) ≥ ${BODY_GREW}, the mean under ${TAIL_OVER_BODY}× it) OR a long tail: r(plen_p90) or r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
+        `r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio} unless the body grew alike (r(plen_p10) ≥ ${BODY_GREW}, the mean under ${TAIL_OVER_BODY}× it) or the mean prompt, where exported, grew under ×${fmt(Math.sqrt(T.long_prompt_ratio))} OR a long tail: r(plen_p90) or r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
         `ptok per arrival ${fmt(rPtok)}, plen_p10 ${fmt(rP10)}, plen_p90 ${fmt(rP90)}, plen_p99 ${fmt(rP99)} (mean ×${fmt(rMean)})`,
-        (rPtok >= T.long_prompt_ratio && !bodyGrew) || tail,
+        perArrivalLonger || tail,
         T.long_prompt_ratio,
       ),
       // More requests of the same length are load (a surge), not longer prompts; where prompts per arrival
