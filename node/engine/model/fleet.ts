@@ -151,8 +151,13 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   // showing only that does not put a pooled reading behind it (a rollout's slower decode on one replica read
   // as an inferred CUDA-graph cap there, the deploy seen only against the fleet's steady arrivals, since the
   // balancer sent the slower replica fewer requests).
-  const seen = (c: CauseResult) => (firingIn.get(c.id)?.length ?? 0) > 0;
-  const anySeen = per.length > 1 && merged.some(seen);
+  // A cause no instance could assess on its own data (GPU telemetry no replica owns: a DCGM exporter's
+  // query_range beside two engines) is the pooled series' reading by necessity, not in spite of them: it keeps
+  // its precedence (a replica's GPU memory leak, seen only pooled, ranked behind prompt tokens both replicas
+  // counted twice).
+  const unseeable = (c: CauseResult) => per.every((p) => p.d.checked.find((x) => x.id === c.id)?.verdict === 'not_assessable');
+  const seen = (c: CauseResult) => (firingIn.get(c.id)?.length ?? 0) > 0 || unseeable(c);
+  const anySeen = per.length > 1 && merged.some((c) => (firingIn.get(c.id)?.length ?? 0) > 0);
   // One that drives a measured mechanism (its chain runs on past it) ranks by that chain like any root.
   const order = merged.map((c, i) => ({ c, i, p: precedence(c), last: c.inferred && c.chain[c.chain.length - 1] === c.id ? 1 : 0, alone: anySeen && !seen(c) ? 1 : 0 }));
   order.sort((a, b) => a.last - b.last || a.alone - b.alone || a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));

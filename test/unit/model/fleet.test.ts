@@ -60,7 +60,7 @@ test('a healthy fleet of four is healthy, instance by instance', () => {
   }
 });
 
-test('a cause only the pooled series show ranks after the causes an instance shows on its own data', () => {
+test('a cause only the pooled series show ranks after the causes an instance shows on its own data, unless no instance could assess it', () => {
   const cause = (id: CauseId) => ({ id, chain: [id], confidence: 0.8, onset_ms: T0, require: [], support: [], veto: [], evidence: [] }) as unknown as CauseResult;
   const diag = (causes: CauseResult[]) => ({ causes, status: causes.length ? 'explained' : 'healthy', onset_ms: T0, unexplained: null, checked: [], windows: [] }) as unknown as Diagnosis;
   const group = (key: string) => ({ key, ids: new Set([key]) });
@@ -70,6 +70,13 @@ test('a cause only the pooled series show ranks after the causes an instance sho
     { group: group('b'), d: diag([cause('kv_exhaustion')]) },
   ]);
   assert.deepEqual(merged.causes.map((c) => c.id), ['kv_exhaustion', 'deploy_regression']);
+  // Unless no instance could assess it on its own data (series no replica owns): then precedence stands.
+  const unassessable = { id: 'deploy_regression', verdict: 'not_assessable', failed: [], missing: ['engine.version'] };
+  const onlyPooled = mergeFleet(diag([cause('deploy_regression'), cause('kv_exhaustion')]), [
+    { group: group('a'), d: { ...diag([cause('kv_exhaustion')]), checked: [unassessable] } as unknown as Diagnosis },
+    { group: group('b'), d: { ...diag([cause('kv_exhaustion')]), checked: [unassessable] } as unknown as Diagnosis },
+  ]);
+  assert.deepEqual(onlyPooled.causes.map((c) => c.id), ['deploy_regression', 'kv_exhaustion']);
   // With no instance showing anything, the fleet's own order stands.
   const alone = mergeFleet(diag([cause('deploy_regression'), cause('kv_exhaustion')]), [
     { group: group('a'), d: diag([]) },
