@@ -166,7 +166,8 @@ export interface ServingShape {
   rps?: (s: number) => number;
   gtok?: (s: number) => number;
   ptok?: (s: number) => number;
-  kv?: (s: number) => number;
+  /** Null: no KV usage exported (TGI). */
+  kv?: ((s: number) => number) | null;
   running?: (s: number) => number;
   waiting?: (s: number) => number;
   e2e?: (s: number) => [number, number];
@@ -193,7 +194,7 @@ export function servingIncident(store: Store, seconds: number, shape: ServingSha
   x.counter('tokens.prompt', shape.ptok ?? (() => 4000 * n(0.05)));
   x.counter('kv.preemptions', shape.preemptRate ?? (() => 0));
   x.counter('req.errors', shape.errRate ?? (() => 0));
-  x.gauge('kv.usage', shape.kv ?? (() => 0.4 * n(0.05)));
+  if (shape.kv !== null) x.gauge('kv.usage', shape.kv ?? (() => 0.4 * n(0.05)));
   x.gauge('req.running', shape.running ?? (() => Math.round(20 * n(0.1))));
   x.gauge('req.waiting', shape.waiting ?? (() => 0));
   x.histogram('lat.e2e', rps, shape.e2e ?? (() => [2, 4]));

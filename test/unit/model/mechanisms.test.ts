@@ -429,6 +429,24 @@ test('latency up and tokens down together for 90 s is no incident by itself; for
   assert.notEqual(sustained.status, 'healthy');
 });
 
+test('an engine that exports no KV usage (TGI) is read for a starved frontend by its GPU: util halved while requests wait is one; a front gap beside a busy GPU is one only where the pool is known to have room', () => {
+  const run = (utilAfter: number, kv: ((s: number) => number) | null, ttft: [number, number]) =>
+    analyze({
+      kv,
+      util: (s) => (after(s) ? utilAfter : 0.9),
+      waiting: (s) => (after(s) ? 30 : 0),
+      e2e: (s) => (after(s) ? [5, 10] : [2, 4]),
+      queue: () => [0.075, 0.19],
+      ttft: (s) => (after(s) ? ttft : [0.08, 0.2]),
+    });
+  const starved = run(0.45, null, [0.08, 0.2]);
+  assert.ok(starved.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(starved, 'cpu_frontend_bottleneck')));
+  const gapUnknownPool = run(0.9, null, [0.5, 1.2]);
+  assert.ok(!gapUnknownPool.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(gapUnknownPool, 'cpu_frontend_bottleneck')));
+  const gapRoomyPool = run(0.9, () => 0.4, [0.5, 1.2]);
+  assert.ok(gapRoomyPool.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(gapRoomyPool, 'cpu_frontend_bottleneck')));
+});
+
 test('a front gap (TTFT - queue) grown from 5 to 20 ms is no starved frontend; grown to 400 ms it is', () => {
   // Queue time carries almost all of TTFT; e2e rises 1.6x for a reason of its own.
   const run = (ttftAfter: [number, number]) =>

@@ -28,7 +28,7 @@ function rule(c: CauseContext): RuleResult {
   // show it; either will do.
   const gpuSide = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil, SIG.gpuGrActive]]);
   const hostSide = missingInputs(c.f, [SIG.latTtft, [SIG.latQueue, SIG.latPrefill]]);
-  const missing = missingInputs(c.f, [SIG.kvUsage, [SIG.reqWaiting, SIG.latTtft, SIG.latItl, 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.reqWaiting, SIG.latTtft, SIG.latItl, 'spans']]);
   if (gpuSide.length && hostSide.length) missing.push(`${gpuSide.join('; ')}, or ${hostSide.join(' and ')}`);
   if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
   const sm = medE(c, c.f.smAct);
@@ -81,7 +81,12 @@ function rule(c: CauseContext): RuleResult {
   // steps keep every request, and its blocks, longer, and the pool fills: kv_exhaustion is then the
   // consequence, in the chain (a host gap of 53 ms a step filled a pool to 0.98 beside the CPU at 0.98 core
   // and TTFT beyond queue and prefill ×3000).
-  const poolFree = kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) || (pinned && frontGap);
+  // Where the engine exports no KV usage (TGI), the GPU's own reading stands for it: a pool that limits the
+  // engine keeps its GPU busy (a full batch, preemptions recomputed), so an idling GPU says the pool is not
+  // the limit; so does the API server shown in both its readings, as above. A front gap alone, beside a busy
+  // GPU, could be a queue at a full pool: not assumed.
+  const kvKnown = Number.isFinite(kv);
+  const poolFree = (kvKnown ? kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) : starved) || (pinned && frontGap);
   const down = rGtok <= T.frontend_down_ratio;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
@@ -110,8 +115,8 @@ function rule(c: CauseContext): RuleResult {
         T.frontend_ttft_ratio,
       ),
       cond(
-        `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run)), OR the process CPU pinned and the front gap carrying TTFT's rise (the full pool their consequence)`,
-        `kv ${fmt(kv)} (×${fmt(rKv)}, run ×${fmt(rRun)})`,
+        `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run)), OR the process CPU pinned and the front gap carrying TTFT's rise (the full pool their consequence); where no KV usage is exported, the GPU starved or that`,
+        kvKnown ? `kv ${fmt(kv)} (×${fmt(rKv)}, run ×${fmt(rRun)})` : `no KV usage exported; GPU starved ${starved}`,
         poolFree,
         T.frontend_kv_max,
       ),
