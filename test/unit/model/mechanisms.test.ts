@@ -561,6 +561,19 @@ test('a KV block leak whose traffic stopped an hour in: one idle stretch at a fl
   assert.equal(d.causes[0]?.id, 'kv_block_leak', JSON.stringify({ causes: d.causes.map((c) => c.id), leak: conditionsOf(d, 'kv_block_leak') }));
 });
 
+test('GPU memory climbing into an OOM that refused what its stranded reserve would have served is fragmentation, not a leak; an OOM with nothing stranded ends a leak', () => {
+  // Used memory (no allocator series) 70 -> 78 GB from 1200 s, an OOM at 2300 s.
+  const oom = (tried: string, unalloc: string) =>
+    `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tried}. GPU 0 has a total capacity of 79.19 GiB of which 150.00 MiB is free. Including non-PyTorch memory, this process has 79.03 GiB memory in use. Of the allocated memory 75.20 GiB is allocated by PyTorch, and ${unalloc} is reserved by PyTorch but unallocated.`;
+  const run = (text: string) =>
+    analyze({ memUsed: (s) => (s < 1200 ? 70 * GB : 70 * GB + (8 * GB * (s - 1200)) / 1100) }, (x) => x.event(2300, { kind: 'oom', severity: 'error', text, attrs: { ...parseOom(text) } }));
+  const stranded = run(oom('1.69 GiB', '1.73 GiB'));
+  assert.equal(stranded.causes[0]?.id, 'allocator_fragmentation', JSON.stringify({ causes: stranded.causes.map((c) => c.id), leak: conditionsOf(stranded, 'gpu_memory_leak') }));
+  assert.ok(!stranded.causes.some((c) => c.id === 'gpu_memory_leak'));
+  const leak = run(oom('2.00 MiB', '20.00 MiB'));
+  assert.equal(leak.causes[0]?.id, 'gpu_memory_leak', JSON.stringify({ causes: leak.causes.map((c) => c.id), leak: conditionsOf(leak, 'gpu_memory_leak') }));
+});
+
 test("allocator_fragmentation from the OOM text: this process's own memory outside the allocator (CUDA context, NCCL, graphs) is no look-alike; another process holding more than the stranded reserve is", () => {
   const own =
     'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 683.53 MiB. GPU 0 has a total capacity of 80.00 GiB of which 191.53 MiB is free. Including non-PyTorch memory, this process has 79.32 GiB memory in use. Of the allocated memory 65.83 GiB is allocated by PyTorch, and 7.24 GiB is reserved by PyTorch but unallocated.';

@@ -45,7 +45,7 @@ function rule(c: CauseContext): RuleResult {
       cond('allocation sites alive at the end', c.sig.sites.length, c.sig.sites.length > 0),
     ],
     veto: [
-      cond('reserved grows with allocated flat, or the OOM text calls the growth reserved-but-unallocated (→ allocator_fragmentation)', fragInstead, fragInstead),
+      cond('reserved grows with allocated flat, or the OOM text calls the growth reserved-but-unallocated or says the refused allocation would have fit in that reserve (→ allocator_fragmentation)', fragInstead, fragInstead),
       cond('growth stopped after warm-up (late slope ÷ slope < 0.1)', tr.late_slope_ratio, tr.late_slope_ratio < 0.1),
     ],
     evidence: [

@@ -128,7 +128,13 @@ export function reservedOutgrowsAllocated(c: CauseContext): boolean {
  */
 export function usedGrowthIsStranded(c: CauseContext, tr: MemoryTrend): boolean {
   const unalloc = c.frag?.oom_unallocated_bytes ?? null;
-  return tr.signal === SIG.gpuMemUsed && unalloc !== null && unalloc >= Math.max(GiB, 0.5 * tr.growth_bytes);
+  const tried = c.frag?.oom_tried_bytes ?? null;
+  if (tr.signal !== SIG.gpuMemUsed || unalloc === null) return false;
+  // Or the OOM refused an allocation that the reserved-but-unallocated memory would have served (a GiB or
+  // more of it): the allocator's own account says stranded blocks, not live tensors, made it fail, and the
+  // GPU's used memory cannot say how much of the growth before it was either (reserved ratcheting to
+  // capacity, 1.7 GiB stranded beside a 1.7 GiB request, read as a leak of the 7.8 GB it grew).
+  return unalloc >= Math.max(GiB, 0.5 * tr.growth_bytes) || (tried !== null && unalloc >= Math.max(GiB, tried));
 }
 
 /** Allocated growth at most this share of reserved growth still reads as "allocated flat". */
