@@ -597,24 +597,30 @@ const TOKEN_BUCKETS = Array.from({ length: 60 }, (_, i) => Math.round(10 * 1.2 *
  * share `docs` of requests carrying ~25k-token documents (a second mode) or the body grown by `body`/`tail`.
  * TTFT triples after 1200 s; prompt tokens/s follow the mean.
  */
-function prompts(o: { docs?: number; body?: number; tail?: number; buckets?: number[] }): Diagnosis {
+function prompts(o: { docs?: number; body?: number; tail?: number; buckets?: number[]; fullPool?: boolean }): Diagnosis {
   const docs = o.docs ?? 0;
   const meanMul = docs ? 1 + (docs * 25000) / 1000 : (o.body ?? 1);
-  return analyze({ ttft: (s) => (after(s) ? [0.3, 0.9] : [0.08, 0.2]), ptok: (s) => (after(s) ? 4000 * meanMul : 4000) }, (x) => {
+  const full = o.fullPool ? { kv: (s: number) => (after(s) ? 0.98 : 0.4), preemptRate: (s: number) => (after(s) ? 0.5 : 0), waiting: (s: number) => (after(s) ? 20 : 0) } : {};
+  return analyze({ ttft: (s) => (after(s) ? [0.3, 0.9] : [0.08, 0.2]), ptok: (s) => (after(s) ? 4000 * meanMul : 4000), ...full }, (x) => {
     // Two engines' histograms of one layout add up: the mixture is the frame's own reading.
     x.histogram('req.prompt_len', () => 5 * (1 - docs), (s) => (after(s) ? [800 * (o.body ?? 1), 3000 * (o.tail ?? 1)] : [800, 3000]), o.buckets ?? TOKEN_BUCKETS, { engine: '0' });
     if (docs) x.histogram('req.prompt_len', (s) => (after(s) ? 5 * docs : 0), () => [25000, 30000], TOKEN_BUCKETS, { engine: '1' });
   });
 }
 
-test('a few requests carrying long documents (a new tail, the body unmoved) are long-prompt interference; conversations that grew alike are not', () => {
+test('a few requests carrying long documents (a new tail, the body unmoved) are long-prompt interference; conversations that grew alike are not where they filled the pool', () => {
   const tail = prompts({ docs: 0.03 });
   assert.equal(tail.causes[0]?.id, 'long_prompt_interference', JSON.stringify(tail.checked.find((c) => c.id === 'long_prompt_interference')));
   const body = prompts({ body: 1.5, tail: 2.2 });
   assert.ok(!body.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(body.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
   // Every prompt ×2.2: prompt tokens per arrival double, and so does the body's low end (P10) with the mean.
+  // Where the pool ran out, that is the exhaustion's reading (conversations that grew filled it); where it did
+  // not, the longer prefills are what TTFT waits on, and nothing else names them.
+  const doubledFull = prompts({ body: 2.2, tail: 2.2, fullPool: true });
+  assert.ok(doubledFull.causes.some((c) => c.id === 'kv_exhaustion'), JSON.stringify(doubledFull.causes.map((c) => c.id)));
+  assert.ok(!doubledFull.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(doubledFull.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
   const doubled = prompts({ body: 2.2, tail: 2.2 });
-  assert.ok(!doubled.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(doubled.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));
+  assert.equal(doubled.causes[0]?.id, 'long_prompt_interference', JSON.stringify(doubled.checked.find((c) => c.id === 'long_prompt_interference')));
   // Every prompt ×1.9 read off vLLM's 1-2-5 buckets: the interpolated P90 crosses ×2, the exact mean does not.
   const coarse = prompts({ body: 1.9, tail: 1.9, buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000] });
   assert.ok(!coarse.causes.some((c) => c.id === 'long_prompt_interference'), JSON.stringify(coarse.causes.find((c) => c.id === 'long_prompt_interference')?.require[0]));

@@ -2,8 +2,9 @@
 import { SIG } from '../../../../common/names';
 import { ratio } from '../baseline';
 import {
-  cond, defineCause, departureOnset, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
+  cond, defineCause, departureOnset, fires, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
+import { kvExhaustion } from './kv-exhaustion';
 
 /** How much more the prompt P99 must grow than the mean prompt for the growth to be a tail of long documents. */
 const TAIL_OVER_BODY = 1.5;
@@ -34,7 +35,9 @@ function rule(c: CauseContext): RuleResult {
   // mean ×1.84, the pool filled → kv_exhaustion): no tail of long documents, whose P10 stays within a third of
   // where it was (0.94–1.32 on 60 such incidents) or, with many documents, lags far behind the mean.
   const rP10 = rE(c, c.f.plenP10);
-  const bodyGrew = rP10 >= BODY_GREW && !(rMean >= TAIL_OVER_BODY * rP10);
+  // That reading is the full pool's: where the KV pool did not run out, prompts that all grew (new long-context
+  // traffic, ×9) still prefill in chunks beside the decodes, and nothing else names them (read "unexplained").
+  const bodyGrew = rP10 >= BODY_GREW && !(rMean >= TAIL_OVER_BODY * rP10) && fires(kvExhaustion.rule(c));
   const rLam = rE(c, c.f.lamIn);
   // Prompt tokens per request: prompt tokens/s grow with arrivals too, and a few more requests of the
   // same length are load (a surge, KV pressure), not longer prompts.
