@@ -17,7 +17,7 @@
 // flattened), plus service.name (from the resource), otel.kind, otel.scope, otel.status_code,
 // otel.status_message, otel.events (count), and the request facts of span-attributes.ts.
 import { ImportError, type Importer, type Position, type Sink } from './types';
-import { identityOf } from './span-attributes';
+import { FIRST_TOKEN_EVENT, identityOf } from './span-attributes';
 import { RequestSeries } from './request-series';
 import { MAX_VALUE_DEPTH, jsonTooDeep } from './json-error-offset';
 import { JsonPathScanner, JsonScanError, type JsonPath, type JsonPlace, type JsonVisitor, type Take, type ValueKind } from './json-path-scanner';
@@ -93,9 +93,21 @@ function emitSpan(sp: Json, resource: Record<string, unknown>, scope: Json, sink
     'otel.status_message': typeof status.message === 'string' ? status.message : undefined,
     'otel.events': Array.isArray(sp.events) ? sp.events.length : 0,
   };
-  reqs.addSpan(own, { start_ns: start, end_ns: end, statusError: code === 2, statusMessage: typeof status.message === 'string' ? status.message : null }, attrs);
+  reqs.addSpan(own, { start_ns: start, end_ns: end, statusError: code === 2, statusMessage: typeof status.message === 'string' ? status.message : null, firstTokenNs: firstTokenAt(sp.events) }, attrs);
   sink.span({ trace_id: traceId, span_id: spanId, parent_id: hexId(sp.parentSpanId, 8), name: typeof sp.name === 'string' ? sp.name : '', start_ns: start, end_ns: end, attrs });
   return true;
+}
+
+/** The earliest first-token event's time (span-attributes.ts FIRST_TOKEN_EVENT), or null. */
+function firstTokenAt(events: unknown): bigint | null {
+  if (!Array.isArray(events)) return null;
+  let at: bigint | null = null;
+  for (const e of events) {
+    if (!isObj(e) || typeof e.name !== 'string' || !FIRST_TOKEN_EVENT.test(e.name)) continue;
+    const t = e.timeUnixNano === undefined ? null : nanos(e.timeUnixNano);
+    if (t !== null && (at === null || t < at)) at = t;
+  }
+  return at;
 }
 
 const NOT_A_REQUEST = 'not an OTLP request (no resourceSpans or resourceMetrics)';

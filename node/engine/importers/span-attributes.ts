@@ -7,6 +7,10 @@
 //   request.output_tokens  gen_ai.usage.output_tokens | gen_ai.usage.completion_tokens | llm.output_tokens
 //   request.queue_s        gen_ai.latency.time_in_queue
 //   request.ttft_s         gen_ai.latency.time_to_first_token
+//   request.first_token_s  gen_ai.response.time_to_first_chunk | gen_ai.response.time_to_first_token, else a
+//                          first-token span event's time after the span's start (an LLM client's own
+//                          instrumentation: `first_token`, `first_chunk`, …): the caller's view, kept apart
+//                          from the server's TTFT and out of the series (it includes the network)
 //   request.prefill_s      gen_ai.latency.time_in_model_prefill
 //   request.decode_s       gen_ai.latency.time_in_model_decode
 //   request.e2e_s          gen_ai.latency.e2e, else the span's duration
@@ -25,6 +29,8 @@ export interface SpanOutcome {
   end_ns: bigint;
   /** The span's own status said error (OTLP status code 2). */
   statusError?: boolean;
+  /** When the span's first-token event (FIRST_TOKEN_EVENT) happened, where it has one. */
+  firstTokenNs?: bigint | null;
   statusMessage?: string | null;
 }
 
@@ -45,6 +51,7 @@ const FACT_KEYS = [
   'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.input_tokens',
   'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.output_tokens',
   'gen_ai.latency.time_in_queue', 'gen_ai.latency.time_to_first_token', 'gen_ai.latency.e2e',
+  'gen_ai.response.time_to_first_chunk', 'gen_ai.response.time_to_first_token',
   'gen_ai.latency.time_in_model_prefill', 'gen_ai.latency.time_in_model_decode', 'gen_ai.response.finish_reasons',
 ];
 
@@ -55,6 +62,7 @@ export interface RequestFacts {
   'request.output_tokens'?: number;
   'request.queue_s'?: number;
   'request.ttft_s'?: number;
+  'request.first_token_s'?: number;
   'request.prefill_s'?: number;
   'request.decode_s'?: number;
   'request.e2e_s': number;
@@ -81,7 +89,9 @@ export function requestFacts(attrs: Record<string, unknown>, span: SpanOutcome):
   set('request.prompt_tokens', numOf(first(attrs, ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.input_tokens'])));
   set('request.output_tokens', numOf(first(attrs, ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.output_tokens'])));
   set('request.queue_s', numOf(attrs['gen_ai.latency.time_in_queue']));
+  const ttftEvent = span.firstTokenNs != null && span.firstTokenNs >= span.start_ns && span.firstTokenNs <= span.end_ns ? Number(span.firstTokenNs - span.start_ns) / 1e9 : undefined;
   set('request.ttft_s', numOf(attrs['gen_ai.latency.time_to_first_token']));
+  set('request.first_token_s', numOf(first(attrs, ['gen_ai.response.time_to_first_chunk', 'gen_ai.response.time_to_first_token'])) ?? ttftEvent);
   set('request.prefill_s', numOf(attrs['gen_ai.latency.time_in_model_prefill']));
   set('request.decode_s', numOf(attrs['gen_ai.latency.time_in_model_decode']));
   set('http.status', httpStatus);
@@ -92,6 +102,13 @@ export function requestFacts(attrs: Record<string, unknown>, span: SpanOutcome):
   }
   return facts;
 }
+
+/**
+ * A span event that marks the first token (or chunk) a streaming call received. No convention names one (the
+ * GenAI conventions carry it as `gen_ai.response.time_to_first_chunk`), but hand instrumentation of LLM clients
+ * commonly adds one: `first_token`, `first_token_received`, `gen_ai.first_token`, `first_chunk`.
+ */
+export const FIRST_TOKEN_EVENT = /^(?:gen_ai[._])?first[._ -]?(?:token|chunk)(?:[._ -]?(?:received|sent|emitted))?$/i;
 
 /**
  * The resource attributes (OTLP) or process tags (Jaeger) that say which process, host or pod a span came

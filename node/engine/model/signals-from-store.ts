@@ -43,6 +43,8 @@ export interface RequestFact {
   prompt_tokens: number | null;
   output_tokens: number | null;
   ttft_s: number | null;
+  /** The caller's first token (a client span's own reading, the network included), or null. */
+  first_token_s?: number | null;
   queue_s: number | null;
   e2e_s: number;
   side: 'client' | 'server' | null;
@@ -52,6 +54,8 @@ export interface RequestFact {
   lora: string | null;
   /** The model the request named (a LoRA adapter's name when it was one), or null. */
   model: string | null;
+  /** Where a client's call went (its span's server.address), or which process served it (a server span's pod or host); null where neither is said. */
+  peer?: string | null;
 }
 
 export interface Signals {
@@ -71,12 +75,15 @@ export const REQUEST_ATTRS = {
   prompt_tokens: ['request.prompt_tokens', 'gen_ai.usage.prompt_tokens', 'gen_ai.usage.input_tokens', 'llm.input_tokens'],
   output_tokens: ['request.output_tokens', 'request.completion_tokens', 'gen_ai.usage.completion_tokens', 'gen_ai.usage.output_tokens', 'llm.output_tokens'],
   ttft_s: ['request.ttft_s', 'gen_ai.latency.time_to_first_token'],
+  first_token_s: ['request.first_token_s'],
   queue_s: ['request.queue_s', 'gen_ai.latency.time_in_queue'],
   e2e_s: ['request.e2e_s', 'gen_ai.latency.e2e'],
   side: ['request.side', 'span.kind', 'otel.kind'],
   request_id: ['request.id', 'gen_ai.request.id'],
   lora: ['request.lora', 'gen_ai.request.lora', 'lora.name'],
   model: ['request.model', 'gen_ai.request.model', 'gen_ai.response.model', 'llm.model'],
+  // The address a client called, then the serving process's identity (OTLP resource, Jaeger process tags).
+  peer: ['server.address', 'net.peer.name', 'server.socket.address', 'net.peer.ip', 'k8s.pod.name', 'service.instance.id', 'host.name'],
 } as const;
 
 /** Event kinds the rules read. */
@@ -382,6 +389,7 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
   const side = sideRaw === 'client' || sideRaw === '3' ? 'client' : sideRaw === 'server' || sideRaw === '2' ? 'server' : null;
   const lora = pick(attrs, REQUEST_ATTRS.lora);
   const model = pick(attrs, REQUEST_ATTRS.model);
+  const peer = pick(attrs, REQUEST_ATTRS.peer);
   return {
     ref,
     start_ms,
@@ -389,6 +397,7 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
     prompt_tokens: prompt,
     output_tokens: output,
     ttft_s: ttft,
+    first_token_s: num(pick(attrs, REQUEST_ATTRS.first_token_s)),
     queue_s: queue,
     e2e_s: e2e ?? (end_ms - start_ms) / 1000,
     side,
@@ -396,5 +405,6 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
     parent_ref: parentRef,
     lora: lora === undefined ? null : String(lora),
     model: model === undefined ? null : String(model),
+    peer: peer === undefined ? null : String(peer),
   };
 }

@@ -221,3 +221,50 @@ test('the resource attributes that name a replica (host, pod, instance) are kept
     t.dispose();
   }
 });
+
+test("a client span's first token: the GenAI conventions' time_to_first_chunk, else a first-token event's time after the span's start, kept apart from TTFT", async () => {
+  const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { doubleValue: v } : { stringValue: v } });
+  const call = (spanId: string, extra: Record<string, unknown>) => ({
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId,
+    name: 'POST /v1/chat/completions',
+    kind: 3,
+    startTimeUnixNano: '1717000000000000000',
+    endTimeUnixNano: '1717000004000000000',
+    attributes: [kv('gen_ai.request.model', 'm'), ...((extra.attributes as object[]) ?? [])],
+    events: extra.events ?? [],
+  });
+  const doc = {
+    resourceSpans: [
+      {
+        resource: { attributes: [kv('service.name', 'gateway')] },
+        scopeSpans: [
+          {
+            scope: { name: 'httpx' },
+            spans: [
+              call('1111111111111111', { attributes: [kv('gen_ai.response.time_to_first_chunk', 0.35)] }),
+              call('2222222222222222', { events: [{ timeUnixNano: '1717000000600000000', name: 'other' }, { timeUnixNano: '1717000000750000000', name: 'first_token_received' }] }),
+              call('3333333333333333', { events: [{ timeUnixNano: '1717000000900000000', name: 'tokens' }] }),
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  const t = tempStore();
+  try {
+    const file = join(t.dir, 'r.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await importFiles(t.store, [file], { importers });
+    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+    const attrs = (storeSql(t.store).prepare('SELECT attrs_json FROM spans ORDER BY span_id').pluck().all() as string[]).map((x) => JSON.parse(x));
+    assert.deepEqual(
+      attrs.map((a) => a['request.first_token_s']),
+      [0.35, 0.75, undefined],
+    );
+    // The caller's view (the network included) is not the server's TTFT.
+    assert.deepEqual(attrs.map((a) => a['request.ttft_s']), [undefined, undefined, undefined]);
+  } finally {
+    t.dispose();
+  }
+});

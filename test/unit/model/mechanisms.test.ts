@@ -209,6 +209,25 @@ test('a proxy adding 0.7 s before the first token while the server itself got fa
   assert.equal(d.causes[0]?.id, 'network_client_slowness', JSON.stringify(conditionsOf(d, 'network_client_slowness')));
 });
 
+test('a slow path to one replica of three (0.7 s more before the first token) is read on the calls to it; with no address on the calls it is lost in the pool', () => {
+  const run = (addressed: boolean) =>
+    analyze({}, (x) => {
+      for (let s = 10, k = 0; s < 2390; s += 1, k++) {
+        const peer = `vllm-${k % 3}.inference.svc`;
+        const server = 0.12;
+        const client = server + (after(s) && k % 3 === 2 ? 0.7 : 0.01);
+        x.span(s, 2 + client, { 'request.side': 'client', 'request.id': `r${k}`, 'request.ttft_s': client, ...(addressed ? { 'server.address': peer } : {}) });
+        x.span(s + 0.005, 2 + server, { 'request.side': 'server', 'request.id': `r${k}`, 'request.ttft_s': server });
+      }
+    });
+  const one = run(true);
+  const fired = one.causes.find((c) => c.id === 'network_client_slowness');
+  assert.ok(fired, JSON.stringify(conditionsOf(one, 'network_client_slowness')));
+  assert.match(fired.require[0].condition, /calls to vllm-2\.inference\.svc/);
+  const pooled = run(false);
+  assert.ok(!pooled.causes.some((c) => c.id === 'network_client_slowness'), JSON.stringify(conditionsOf(pooled, 'network_client_slowness')));
+});
+
 test("a proxy adding 0.7 s, read off client calls that carry no request id, joined to the server's spans by their trace", () => {
   const d = analyze({ ttft: (s) => (after(s) ? [0.05, 0.12] : [0.08, 0.2]), e2e: (s) => (after(s) ? [1.6, 3.2] : [2, 4]) }, (x) => {
     for (let s = 10, k = 0; s < 2390; s += 4, k++) {
