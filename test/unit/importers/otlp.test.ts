@@ -206,21 +206,26 @@ test('the resource attributes that name a replica (host, pod, instance) are kept
       },
     ],
   };
+  const attrs = await spanAttrsOf(doc);
+  assert.equal(attrs[0]['host.name'], 'gpu-node-3');
+  assert.equal(attrs[0]['k8s.pod.name'], 'vllm-7f9c-2');
+  assert.equal(attrs[0]['telemetry.sdk.version'], undefined);
+  assert.equal(attrs[1]['host.name'], 'own-host');
+});
+
+/** One OTLP document imported alone: its spans' stored attributes, by span id. */
+async function spanAttrsOf(doc: unknown): Promise<Record<string, unknown>[]> {
   const t = tempStore();
   try {
     const file = join(t.dir, 'r.json');
     writeFileSync(file, JSON.stringify(doc));
     const r = await importFiles(t.store, [file], { importers });
     assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const attrs = (storeSql(t.store).prepare('SELECT attrs_json FROM spans ORDER BY span_id').pluck().all() as string[]).map((x) => JSON.parse(x));
-    assert.equal(attrs[0]['host.name'], 'gpu-node-3');
-    assert.equal(attrs[0]['k8s.pod.name'], 'vllm-7f9c-2');
-    assert.equal(attrs[0]['telemetry.sdk.version'], undefined);
-    assert.equal(attrs[1]['host.name'], 'own-host');
+    return (storeSql(t.store).prepare('SELECT attrs_json FROM spans ORDER BY span_id').pluck().all() as string[]).map((x) => JSON.parse(x));
   } finally {
     t.dispose();
   }
-});
+}
 
 test("a client span's first token: the GenAI conventions' time_to_first_chunk, else a first-token event's time after the span's start, kept apart from TTFT", async () => {
   const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { doubleValue: v } : { stringValue: v } });
@@ -251,20 +256,11 @@ test("a client span's first token: the GenAI conventions' time_to_first_chunk, e
       },
     ],
   };
-  const t = tempStore();
-  try {
-    const file = join(t.dir, 'r.json');
-    writeFileSync(file, JSON.stringify(doc));
-    const r = await importFiles(t.store, [file], { importers });
-    assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
-    const attrs = (storeSql(t.store).prepare('SELECT attrs_json FROM spans ORDER BY span_id').pluck().all() as string[]).map((x) => JSON.parse(x));
-    assert.deepEqual(
-      attrs.map((a) => a['request.first_token_s']),
-      [0.35, 0.75, undefined],
-    );
-    // The caller's view (the network included) is not the server's TTFT.
-    assert.deepEqual(attrs.map((a) => a['request.ttft_s']), [undefined, undefined, undefined]);
-  } finally {
-    t.dispose();
-  }
+  const attrs = await spanAttrsOf(doc);
+  assert.deepEqual(
+    attrs.map((a) => a['request.first_token_s']),
+    [0.35, 0.75, undefined],
+  );
+  // The caller's view (the network included) is not the server's TTFT.
+  assert.deepEqual(attrs.map((a) => a['request.ttft_s']), [undefined, undefined, undefined]);
 });
