@@ -156,8 +156,9 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   // its precedence (a replica's GPU memory leak, seen only pooled, ranked behind prompt tokens both replicas
   // counted twice).
   const unseeable = (c: CauseResult) => per.every((p) => p.d.checked.find((x) => x.id === c.id)?.verdict === 'not_assessable');
-  const seen = (c: CauseResult) => (firingIn.get(c.id)?.length ?? 0) > 0 || unseeable(c);
-  const anySeen = per.length > 1 && merged.some((c) => (firingIn.get(c.id)?.length ?? 0) > 0);
+  const firesSomewhere = (c: CauseResult) => (firingIn.get(c.id)?.length ?? 0) > 0;
+  const seen = (c: CauseResult) => firesSomewhere(c) || unseeable(c);
+  const anySeen = per.length > 1 && merged.some(firesSomewhere);
   // One that drives a measured mechanism (its chain runs on past it) ranks by that chain like any root.
   const order = merged.map((c, i) => ({ c, i, p: precedence(c), last: c.inferred && c.chain[c.chain.length - 1] === c.id ? 1 : 0, alone: anySeen && !seen(c) ? 1 : 0 }));
   order.sort((a, b) => a.last - b.last || a.alone - b.alone || a.p - b.p || (covers(a.c, b.c) ? -1 : covers(b.c, a.c) ? 1 : a.i - b.i));

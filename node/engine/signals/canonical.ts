@@ -409,7 +409,6 @@ const DCGM_EXP: Record<string, Rule> = {
   XID_ERRORS_COUNT: { ...g('gpu.xid', 'code'), codeLabel: 'xid' },
 };
 
-/** Prefixed tables after vLLM's, SGLang's, TGI's and DCGM's: the prefix and the table it names. */
 /**
  * node_exporter's host memory (meminfo and vmstat collectors): what host_memory_leak reads where the server
  * exports no process RSS of its own, and the swapping it ends in. pswpin/pswpout are pages swapped in and
@@ -422,6 +421,7 @@ const NODE: Record<string, Rule> = {
   vmstat_pswpout: c('host.swap', 'pages'),
 };
 
+/** Prefixed tables after vLLM's, SGLang's, TGI's and DCGM's: the prefix and the table it names. */
 const MORE_PREFIXES: [string, Record<string, Rule>][] = [
   ['trtllm_', TRTLLM],
   ['trtllm:', TRTLLM],

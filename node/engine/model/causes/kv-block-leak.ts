@@ -33,7 +33,7 @@ function rule(c: CauseContext): RuleResult {
   // Read in busy windows, a change in what each token holds — reservations set aside at admission, a shared
   // prefix no longer shared — lifts the floor in one step, where leaked blocks pile up over a climb (abort by
   // abort: 0.004 → 0.078 over five 10-minute points, 0.02 → 0.87 over thirteen).
-  const climb = largestRiseShare(steps.v, baseLevel(c, floor), last);
+  const climb = busy ? largestRiseShare(steps.v, baseLevel(c, floor), last) : NaN;
   // The veto reads the staircase's last third too: a leak that began late in a long day has the day's
   // earlier idle windows (at the empty pool it had then) in the last third of all of them.
   const stair = floor.v.slice(from);

@@ -65,7 +65,7 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio} unless the body grew alike (r(plen_p10) ≥ ${BODY_GREW}, the mean under ${TAIL_OVER_BODY}× it) or the mean prompt, where exported, grew under ×${fmt(Math.sqrt(T.long_prompt_ratio))} OR a long tail: r(plen_p90) or r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
+        `r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio} unless the body grew alike (r(plen_p10) ≥ ${BODY_GREW}, the mean under ${TAIL_OVER_BODY}× it) at a pool that ran out (kv_exhaustion) or the mean prompt, where exported, grew under ×${fmt(Math.sqrt(T.long_prompt_ratio))} OR a long tail: r(plen_p90) or r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
         `ptok per arrival ${fmt(rPtok)}, plen_p10 ${fmt(rP10)}, plen_p90 ${fmt(rP90)}, plen_p99 ${fmt(rP99)} (mean ×${fmt(rMean)})`,
         perArrivalLonger || tail,
         T.long_prompt_ratio,

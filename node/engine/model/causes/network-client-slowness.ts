@@ -13,6 +13,9 @@ export const networkClientSlowness = defineCause({
   rule,
 });
 
+/** A client call and the server span that served it. */
+type Joined = { client: RequestFact; server: RequestFact };
+
 /**
  * Client and server spans of one request, keyed by request id. Where the spans do not say their side,
  * two spans of one id are told apart by time: the client's span encloses the server's. Where the client's
@@ -60,14 +63,17 @@ function pairsById(requests: readonly RequestFact[]): { client: RequestFact; ser
   return out;
 }
 
-/** The client's first token: its TTFT, else its own first-token reading (a streaming call's first chunk). */
-const clientTtft = (r: RequestFact): number | null => r.ttft_s ?? r.first_token_s ?? null;
+/**
+ * Client TTFT − server TTFT of one request, where both sides measured the first token (the client by its TTFT,
+ * else its own first-token reading: a streaming call's first chunk); null otherwise.
+ */
+function ttftGapOf(p: Joined): number | null {
+  const client = p.client.ttft_s ?? p.client.first_token_s ?? null;
+  return client !== null && p.server.ttft_s !== null ? client - p.server.ttft_s : null;
+}
 
 /** Client-side extra time of one request: the TTFT gap where both sides measured it, else the e2e gap. */
-const extra = (p: { client: RequestFact; server: RequestFact }) => {
-  const ct = clientTtft(p.client);
-  return ct !== null && p.server.ttft_s !== null ? ct - p.server.ttft_s : p.client.e2e_s - p.server.e2e_s;
-};
+const extra = (p: Joined) => ttftGapOf(p) ?? p.client.e2e_s - p.server.e2e_s;
 
 function rule(c: CauseContext): RuleResult {
   const joined = requestPairs(c.sig.requests).sort((a, b) => a.client.start_ms - b.client.start_ms);
@@ -91,8 +97,6 @@ function rule(c: CauseContext): RuleResult {
   return pooled;
 }
 
-type Joined = { client: RequestFact; server: RequestFact };
-
 /** Joined requests a destination needs to be read on its own: a change-point and medians, not a few calls' noise. */
 const MIN_PEER_PAIRS = 30;
 
@@ -105,9 +109,10 @@ function readPairs(c: CauseContext, joined: Joined[], peer: string | null): Rule
   const shifted = cp !== null && cp.after > cp.before && joined[cp.index].client.start_ms >= baseEnd;
   const from = shifted ? joined[cp!.index].client.start_ms : spanStart(c);
   const to = shifted ? c.f.t[c.f.grid.n - 1] + c.f.grid.W : spanEnd(c);
-  const pairs = joined.filter((p) => p.client.end_ms >= from && p.client.start_ms <= to).map((p) => ({ c: p.client, s: p.server }));
+  const kept = joined.filter((p) => p.client.end_ms >= from && p.client.start_ms <= to);
+  const pairs = kept.map((p) => ({ c: p.client, s: p.server }));
   if (!pairs.length) return notAssessable('network_client_slowness', ['spans on both sides (request.side client and server) joined on request.id, after the baseline']);
-  const ttftGap = median(pairs.filter((p) => clientTtft(p.c) !== null && p.s.ttft_s !== null).map((p) => clientTtft(p.c)! - p.s.ttft_s!));
+  const ttftGap = median(kept.map(ttftGapOf).filter((x): x is number => x !== null));
   const serverTtft = median(pairs.map((p) => p.s.ttft_s ?? NaN));
   const e2eRatio = median(pairs.map((p) => (p.s.e2e_s > 0 ? p.c.e2e_s / p.s.e2e_s : NaN)));
   const lat = c.dims.latencySignal ? c.f[c.dims.latencySignal] : null;
