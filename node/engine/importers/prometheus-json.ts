@@ -13,6 +13,7 @@ import { MAX_VALUE_DEPTH, jsonErrorOffset, jsonTooDeep } from './json-error-offs
 import { lineOf } from './read-text';
 import { startsWithBom } from './line-reader';
 import { isObj, type Json } from './json-object';
+import { LOOKBACK_MS, lookbackCuts, targetKey, type TailSeries } from './lookback-tail';
 
 interface Result {
   metric?: Record<string, unknown>;
@@ -103,6 +104,15 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
     if (bad) ctx.warn(`${bad} malformed native histogram points skipped`, { key });
   }
 
+  const cuts = type === 'matrix' ? lookbackTails(results as Result[]) : null;
+  if (cuts?.size) {
+    const names = [...cuts.keys()].map((k) => k.split('\u0000')[0]);
+    ctx.warn(
+      `${cuts.size} target${cuts.size === 1 ? '' : 's'} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}) repeat their last reading for up to ${LOOKBACK_MS / 60_000} min and then vanish before the answer ends: a range query's lookback over a target that stopped without a staleness marker; the repeats were not read`,
+      { key: 'data.result' },
+    );
+  }
+
   results.forEach((r: Result, i: number) => {
     const key = `data.result[${i}]`;
     const metric = r?.metric;
@@ -112,6 +122,7 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
     }
     const labels: Labels = {};
     for (const [k, v] of Object.entries(metric)) if (k !== '__name__') labels[k] = String(v);
+    const cut = cuts?.get(targetKey(labels)) ?? Infinity;
     let name: string;
     if (typeof metric.__name__ === 'string') name = metric.__name__;
     else {
@@ -151,6 +162,7 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
         bad++;
         continue;
       }
+      if (p[0] * 1000 > cut) continue;
       mapper.write(target, p[0] * 1000, v);
     }
     if (bad) ctx.warn(`${bad} malformed points skipped`, { key });
@@ -162,6 +174,30 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
   if (named) ctx.warn(`results without __name__ (the answer to an expression) are named after ${named.from}: "${named.name}"`);
 }
 
+/**
+ * A matrix answer's lookback tails (lookback-tail.ts): per target, the time after which its points only repeat
+ * the last scrape of a target that went away. Points that are not `[number, value]` are left out here; the
+ * import warns about them.
+ */
+function lookbackTails(results: Result[]): Map<string, number> {
+  const series: TailSeries[] = [];
+  let answerEnd = -Infinity;
+  for (const r of results) {
+    if (!isObj(r?.metric) || !Array.isArray(r.values)) continue;
+    const labels: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.metric)) if (k !== '__name__') labels[k] = String(v);
+    const times: number[] = [];
+    const values: string[] = [];
+    for (const p of r.values) {
+      if (!Array.isArray(p) || p.length < 2 || typeof p[0] !== 'number') continue;
+      times.push(p[0] * 1000);
+      values.push(String(p[1]));
+    }
+    if (times.length) answerEnd = Math.max(answerEnd, times[times.length - 1]);
+    series.push({ group: targetKey(labels), times, values });
+  }
+  return lookbackCuts(series, answerEnd);
+}
 
 /**
  * The query an answer was asked with, where the file keeps it: Grafana's inspector (`request.url`'s

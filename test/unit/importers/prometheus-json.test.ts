@@ -152,3 +152,56 @@ test('a byte-order mark, keys sorted (result before resultType, past the head), 
     broken.dispose();
   }
 });
+
+/** A query_range answer, 30 s steps from T, of two replicas' token counter and running gauge. */
+function replicas(old: { values: number[]; running: number[] }, next: { from: number; steps: number }): string {
+  const T = 1_758_000_000;
+  const pts = (vals: number[], from = 0) => vals.map((v, i) => [T + (from + i) * 30, String(v)]);
+  const counter = (n: number, from: number) => Array.from({ length: n }, (_, i) => 1000 + 37 * (from + i) + (i % 3));
+  return JSON.stringify({
+    status: 'success',
+    data: {
+      resultType: 'matrix',
+      result: [
+        { metric: { __name__: 'vllm:generation_tokens_total', instance: '10.0.0.1:8000', job: 'vllm', pod: 'vllm-a' }, values: pts(old.values) },
+        { metric: { __name__: 'vllm:num_requests_running', instance: '10.0.0.1:8000', job: 'vllm', pod: 'vllm-a' }, values: pts(old.running) },
+        { metric: { __name__: 'vllm:generation_tokens_total', instance: '10.0.0.2:8000', job: 'vllm', pod: 'vllm-b' }, values: pts(counter(next.steps, next.from), next.from) },
+        { metric: { __name__: 'vllm:num_requests_running', instance: '10.0.0.2:8000', job: 'vllm', pod: 'vllm-b' }, values: pts(counter(next.steps, next.from).map((v) => v % 9), next.from) },
+      ],
+    },
+  });
+}
+
+test("a target that stopped without a staleness marker: its lookback's repeats (5 min of them, then gone before the answer's end) are not read as readings", async () => {
+  const T = 1_758_000_000_000;
+  const live = [1000, 1040, 1075, 1110, 1150, 1190];
+  const busy = [3, 5, 4, 6, 7, 7];
+  // Frozen 270 s (9 steps of 30 s: the last scrape fell between two steps) after step 5, then gone; the new
+  // replica lasts to the answer's end.
+  const frozen = (n: number, xs: number[]) => [...xs, ...Array(n).fill(xs[xs.length - 1])];
+  const cases = [
+    { name: 'lookback tail', old: { values: frozen(9, live), running: frozen(9, busy) }, next: { from: 5, steps: 30 }, end: T + 5 * 30_000, warned: true },
+    // Frozen 120 s, then gone: not the lookback's length (a hung engine's frozen readings, then scrapes marked stale).
+    { name: 'shorter than the lookback', old: { values: frozen(4, live), running: frozen(4, busy) }, next: { from: 5, steps: 30 }, end: T + 9 * 30_000, warned: false },
+    // 11 repeats (330 s) are longer than the lookback: real readings stood still before the target went.
+    { name: 'longer than the lookback', old: { values: frozen(11, live), running: frozen(11, busy) }, next: { from: 5, steps: 30 }, end: T + 16 * 30_000, warned: false },
+    // The frozen target lasts as long as the answer: a frozen reading may be a real one (a hung engine's).
+    { name: 'to the answer end', old: { values: frozen(8, live), running: frozen(8, busy) }, next: { from: 5, steps: 9 }, end: T + 13 * 30_000, warned: false },
+    // One of its series still changed at the end: the target was still scraped.
+    { name: 'still changing', old: { values: frozen(8, live), running: [...busy, 1, 2, 3, 4, 5, 6, 7, 8] }, next: { from: 5, steps: 30 }, end: T + 13 * 30_000, warned: false },
+  ];
+  for (const c of cases) {
+    const r = await runImporter(prometheusJsonImporter, { text: replicas(c.old, c.next) });
+    try {
+      assert.equal(r.error, null, c.name);
+      for (const name of ['tokens.generation', 'req.running']) {
+        const old = values(r, name, { instance: '10.0.0.1:8000' });
+        assert.equal(old[old.length - 1].ts, c.end, `${c.name}: ${name}`);
+        assert.equal(values(r, name, { instance: '10.0.0.2:8000' }).length, c.next.steps, `${c.name}: ${name}`);
+      }
+      assert.equal(r.warnings.some((w) => /10\.0\.0\.1:8000.*staleness marker/.test(w)), c.warned, `${c.name}: ${r.warnings.join('\n')}`);
+    } finally {
+      r.dispose();
+    }
+  }
+});
