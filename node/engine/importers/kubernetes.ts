@@ -129,6 +129,16 @@ function rfc1123Ms(s: string): number | null {
   return m ? instantMs(Date.parse(s.trim())) : null;
 }
 
+/**
+ * An absolute time in an events table's cell: the 2015 describe's RFC 1123, or the RFC 3339 that
+ * `-o custom-columns=LAST_SEEN:.lastTimestamp,…` prints for an event's timestamps.
+ */
+function cellTimeMs(s: string): number | null {
+  const t = s.trim();
+  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)$/.test(t)) return instantMs(Date.parse(t));
+  return rfc1123Ms(t);
+}
+
 const AGE_UNIT: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, y: 365 * 86_400_000 };
 
 /** The oldest age read (ten years): an event older than a cluster is a broken number, skipped as having no time. */
@@ -279,7 +289,11 @@ interface Columns {
   starts: number[];
 }
 
-const TABLE_HEADER = /^\s*(?:NAMESPACE\s+)?(?:LAST SEEN|LASTSEEN)\s{2,}\S/;
+/**
+ * kubectl's events table (`LAST SEEN`, the legacy `LASTSEEN`), or the one its custom columns print where an
+ * engineer asked for absolute times (`-o custom-columns=LAST_SEEN:.lastTimestamp,…`, `FirstSeen:…`).
+ */
+const TABLE_HEADER = /^\s*(?:NAMESPACE\s+)?(?:LAST[ _]?SEEN|FIRST[ _]?SEEN)\s{2,}\S/i;
 /** `kubectl get pods` (`-A`'s NAMESPACE first; `-o wide`'s IP, NODE… after AGE; `get all`'s `pod/` names). */
 const POD_TABLE_HEADER = /^\s*(?:NAMESPACE\s{2,})?NAME\s{2,}READY\s{2,}STATUS\s{2,}RESTARTS\s{2,}AGE\b/;
 /** A pods table's row as detection sees it: `[namespace] name  1/1  Status  6 (118s ago)  20m`. */
@@ -294,7 +308,7 @@ function columnsOf(header: string): Columns {
   // Titles are one or two words (LAST SEEN); columns are at least two blanks (or a tab) apart.
   const re = /\S+(?: \S+)*/g;
   for (let m = re.exec(header); m; m = re.exec(header)) {
-    names.push(m[0].toUpperCase().replace(/\s+/g, ' '));
+    names.push(m[0].toUpperCase().replace(/[\s_]+/g, ' '));
     starts.push(m.index);
   }
   return { names, starts };
@@ -338,8 +352,8 @@ function eventFromCells(c: Record<string, string>, line: number, podOfDescribe: 
   if (!reason) return null;
   const lastCell = c['LAST SEEN'] ?? c.LASTSEEN ?? c.AGE ?? '';
   const firstCell = c['FIRST SEEN'] ?? c.FIRSTSEEN ?? '';
-  const lastAbs = rfc1123Ms(lastCell);
-  const firstAbs = rfc1123Ms(firstCell);
+  const lastAbs = cellTimeMs(lastCell);
+  const firstAbs = cellTimeMs(firstCell);
   const age = ageCell(lastCell);
   const firstAge = age.first ?? ageMs(firstCell);
   const kind = c.KIND ? c.KIND.toLowerCase() : '';
@@ -475,12 +489,13 @@ function readKubectlText(lines: string[]): TextRead {
       if (e) events.push(e);
       continue;
     }
-    if (TABLE_HEADER.test(raw)) {
-      table = { cols: columnsOf(raw), indent, tabs: false, describe: false };
-      continue;
-    }
+    // A describe's own table first: the 2015 one's `FirstSeen  LastSeen` titles read as a custom-columns header too.
     if (DESCRIBE_EVENTS_HEADER.test(raw)) {
       table = { cols: columnsOf(raw.replace(/\t+/g, '  ')), indent, tabs: raw.includes('\t'), describe: true };
+      continue;
+    }
+    if (TABLE_HEADER.test(raw)) {
+      table = { cols: columnsOf(raw), indent, tabs: false, describe: false };
       continue;
     }
     const kv = /^([A-Za-z][\w ()]*?):\s*(.*)$/.exec(text);
@@ -832,7 +847,7 @@ export function detectKubernetes(head: Buffer): number {
     return 0;
   }
   if (yamlStartLine(lines) >= 0) return 0.9;
-  if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/.test(l))) return 0.9;
+  if (lines.some((l) => TABLE_HEADER.test(l) && /\bREASON\b/i.test(l))) return 0.9;
   // A pods table opens many pastes whose body is the engine's log (`kubectl get pods`, then `kubectl logs`): it
   // is the file only where its rows are most of it, or beside a describe; else the log's reader takes it.
   const podTable = lines.some((l) => POD_TABLE_HEADER.test(l));

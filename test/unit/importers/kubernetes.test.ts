@@ -455,3 +455,35 @@ test('re-read: a pods table beside a describe is the describe\'s file even where
     r.dispose();
   }
 });
+
+test('an events table printed with custom columns (LAST_SEEN:.lastTimestamp, …): absolute RFC 3339 times, read as written', async () => {
+  const text = [
+    'LAST_SEEN              TYPE      REASON      OBJECT                  MESSAGE',
+    '2025-09-30T08:01:23Z   Warning   BackOff     pod/sglang-0            Back-off restarting failed container sglang in pod sglang-0_genai',
+    '2025-09-30T08:02:17Z   Normal    Killing     pod/sglang-1            Stopping container sglang',
+    '',
+  ].join('\n');
+  const camel = ['FirstSeen              LastSeen               Count   Type      Reason      Message', '2025-09-30T07:00:00Z   2025-09-30T08:00:00Z   5       Warning   Unhealthy   Readiness probe failed', ''].join('\n');
+  for (const [doc, want] of [
+    [
+      text,
+      [
+        ['BackOff', at('2025-09-30T08:01:23Z'), 'pod/sglang-0', 'sglang'],
+        ['Killing', at('2025-09-30T08:02:17Z'), 'pod/sglang-1', 'sglang'],
+      ],
+    ],
+    [camel, [['Unhealthy', at('2025-09-30T07:00:00Z'), '', '']]],
+  ] as const) {
+    assert.equal(detected(doc), 'kubernetes', doc);
+    const r = await runImporter(kubernetesImporter, { text: doc, mtimeMs: at('2026-03-14T10:00:00Z') });
+    try {
+      assert.equal(r.error, null);
+      assert.deepEqual(
+        events(r).map((e) => [e.attrs.reason, e.ts_ms, e.attrs.object ?? '', e.attrs.container ?? '']),
+        want,
+      );
+    } finally {
+      r.dispose();
+    }
+  }
+});
