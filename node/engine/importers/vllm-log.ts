@@ -62,7 +62,8 @@
 //     echo of a timeout already read) where the text says
 //   version — info — engine, version, model, v1 (vLLM: boolean; others null) — from start banners:
 //     vLLM `vLLM API server version X`, `Initializing a (V1 )LLM engine (vX) with config: model='…'`;
-//     SGLang `server_args=ServerArgs(model_path='…', …)` (printed once at launch; SGLang logs no version);
+//     SGLang `server_args=ServerArgs(model_path='…', …)` (printed once at launch; SGLang logs no version), and its
+//     model runner's `Load weight begin. avail mem=…` (a start, no event of its own);
 //     TGI launcher `text_generation_launcher: Args { model_id: "…", … }` (≤ 1.x: one line; ≥ 2.0: `Args {`
 //     and one indented line per field up to `}`, all one event; JSON: the same text in the message).
 //     TGI logs no version of its own (`--env` prints only commit sha and docker label): version null.
@@ -374,6 +375,10 @@ const BANNERS: { re: RegExp; banner: (m: RegExpExecArray) => Banner | null }[] =
   },
   { re: /Starting vLLM API server/, banner: () => null },
   { re: /(?:^|\s)server_args=ServerArgs\(model_path=(?:'([^']*)'|"([^"]*)")/, banner: (m) => ({ engine: 'sglang', version: null, model: m[1] ?? m[2], v1: null }) },
+  // SGLang's model runner at every start (each TP rank: the ranks of one start come with no activity between
+  // them, so they are one start). A container restarted in place logs it again where server_args may be cut
+  // off (a crash loop's `kubectl logs --previous` pieces, a log shipper that keeps the scheduler's lines).
+  { re: /(?:^|\s)Load weight begin\. avail mem=/, banner: () => null },
 ];
 /** TGI's launcher prints its arguments with `{:#?}` (≥ 2.0: over many lines) or `{:?}` (≤ 1.x). */
 const TGI_ARGS = /^Args \{\s*(?:model_id: "((?:[^"\\]|\\.)*)")?/;
@@ -544,10 +549,22 @@ export class LogParser {
     let pyLogger: string | null = null;
     if (m) {
       ts = parseIsoZoned(m[1]);
-      // The runtime's time is followed by one space and the line as printed: inside a traceback its
-      // frames' indentation is the line's own (TGI pads its levels, which LEVEL_WORD takes anyway).
-      rest = rest.slice(this.tb !== null && m[0].length > m[1].length + 1 ? m[1].length + 1 : m[0].length);
+      // The runtime's time is followed by one space and the line as printed: inside a traceback (or TGI's
+      // arguments over many lines) its indentation is the line's own (TGI pads its levels, which LEVEL_WORD
+      // takes anyway).
+      const indented = this.tb !== null || this.args !== null;
+      rest = rest.slice(indented && m[0].length > m[1].length + 1 ? m[1].length + 1 : m[0].length);
       known = true;
+      // `kubectl logs --timestamps` (the runtime's time) before a program that prints its own RFC 3339 time (TGI's
+      // tracing lines): the line as printed starts after the second, and its time is the program's, as it reads
+      // where the log was saved without the runtime's (the runtime's comes a few ms later).
+      const c1 = rest.charCodeAt(0);
+      const own = c1 >= 48 && c1 <= 57 ? RFC3339_PREFIX.exec(rest) : null;
+      const ownTs = own ? parseIsoZoned(own[1]) : NaN;
+      if (own && Number.isFinite(ownTs)) {
+        ts = ownTs;
+        rest = rest.slice(indented && own[0].length > own[1].length + 1 ? own[1].length + 1 : own[0].length);
+      }
     } else if (c0 >= 48 && c0 <= 57 && (m = LOGURU.exec(rest))) {
       ts = this.clock.local(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], m[7] ? Number((m[7] + '00').slice(0, 3)) : 0, no);
       coarse = !m[7];

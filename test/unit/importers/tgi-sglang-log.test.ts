@@ -166,6 +166,30 @@ const JSON_LOG = [
   .map((o) => JSON.stringify(o))
   .join('\n');
 
+test('TGI under `kubectl logs --timestamps`: the runtime\'s time before TGI\'s own, every line read as without it', async () => {
+  // The runtime stamps every line it receives, continuation lines too, a little after TGI printed them.
+  let last = '2026-03-01T09:59:00.000000Z';
+  const stamped = TGI.split('\n')
+    .map((l) => {
+      const own = /^(\S+Z) /.exec(l)?.[1];
+      if (own) last = own;
+      return `${new Date(Date.parse(last) + 300).toISOString().replace('Z', '123456Z')} ${l}`;
+    })
+    .join('\n');
+  const plain = await runImporter(vllmLogImporter, { text: TGI });
+  const r = await runImporter(vllmLogImporter, { text: stamped });
+  try {
+    assert.equal(r.error, null);
+    const kinds = (x: Run) => events(x).filter((e) => e.kind !== 'log').map((e) => [e.kind, e.line, e.attrs.model ?? null]);
+    assert.deepEqual(kinds(r), kinds(plain));
+    assert.ok(events(r, 'version').length >= 2);
+    assert.deepEqual(values(r, 'lat.e2e.count').map((s) => s.v), values(plain, 'lat.e2e.count').map((s) => s.v));
+  } finally {
+    r.dispose();
+    plain.dispose();
+  }
+});
+
 test('TGI --json-output: the same requests, banner and levels from JSON objects; detected before the generic JSON-lines importer', async () => {
   assert.equal(tgiLogImporter.detect(Buffer.from(JSON_LOG), 'tgi.jsonl'), 0.85);
   assert.ok(detectJsonlLog(Buffer.from(JSON_LOG)) < 0.85);
@@ -246,6 +270,31 @@ test('SGLang: server_args banners are version events; one after serving activity
     r.dispose();
   }
   assert.equal(sglangLogImporter.detect(Buffer.from(SGLANG), 'sglang.log'), 0.85);
+});
+
+test("SGLang: the model runner's \"Load weight begin\" starts an engine (once for all TP ranks): a crash loop without server_args still counts its restarts", async () => {
+  const log = [
+    '[2026-03-01 11:00:00 TP0] Load weight begin. avail mem=46.19 GB',
+    '[2026-03-01 11:00:00 TP1] Load weight begin. avail mem=46.20 GB',
+    '[2026-03-01 11:01:00 TP0] Decode batch. #running-req: 12, #token: 40123, token usage: 0.87, gen throughput (token/s): 512.30, #queue-req: 4',
+    '[2026-03-01 11:02:00 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.55 GiB. GPU 0 has a total capacity of 79.05 GiB of which 172.21 MiB is free.',
+    '[2026-03-01 11:03:00 TP0] Load weight begin. avail mem=46.19 GB',
+    '[2026-03-01 11:03:05 TP0] Scheduler hit an exception: RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.',
+    '[2026-03-01 11:05:00 TP0] Load weight begin. avail mem=46.19 GB',
+    '[2026-03-01 11:05:00 TP1] Load weight begin. avail mem=46.19 GB',
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text: log });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(events(r, 'engine_start').map((e) => e.line), [1]);
+    assert.deepEqual(events(r, 'engine_restart').map((e) => [e.line, e.attrs.starts]), [
+      [5, 2],
+      [7, 3],
+    ]);
+    assert.equal(events(r, 'version').length, 0);
+  } finally {
+    r.dispose();
+  }
 });
 
 test('SGLang: the CUDA-graph capture max is the largest size its capture line says was captured, not what server_args asked for', async () => {
