@@ -133,3 +133,33 @@ for (const dies of [false, true]) {
   }
   });
 }
+
+test('a stall that begins with a crash (the restart after it) or ends in a CUDA OOM is not a hang; one a watchdog ends is', () => {
+  const crash = { kind: 'engine_crash', severity: 'critical', line: 1, text: 'Shard 0 crashed', attrs: {} } as const;
+  const oom = { kind: 'oom', severity: 'error', line: 2, text: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB.', attrs: {} } as const;
+  const watchdog = { kind: 'engine_crash', severity: 'critical', line: 3, text: 'Worker proc VllmWorker-0 died unexpectedly, shutting down executor.', attrs: {} } as const;
+  const restart = { kind: 'engine_restart', severity: 'warning', line: 4, text: 'Args { model_id: "m" }', attrs: { starts: 2 } } as const;
+  for (const [name, events, hang] of [
+    ['crash at its start', [[1202, crash], [1230, restart]], false],
+    ['CUDA OOM at its end', [[1795, oom]], false],
+    ['watchdog kill at its end', [[1795, watchdog], [1830, restart]], true],
+  ] as const) {
+    const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
+    const store = new Store(join(dir, 'ws.db'));
+    try {
+      const x = new SyntheticIncident(store, 2400, 5, 11);
+      const stalled = (s: number) => s >= 1200 && s < 1800;
+      for (const [at, e] of events) x.event(at, e);
+      x.counter('tokens.generation', (s) => (stalled(s) ? 0 : 400 * x.noise(0.1)));
+      x.counter('req.finished', (s) => (stalled(s) ? 0 : 2 * x.noise(0.1)));
+      x.gauge('req.running', (s) => (stalled(s) ? 6 : Math.max(1, Math.round(8 * x.noise(0.2)))));
+      x.gauge('req.waiting', (s) => (stalled(s) ? Math.round((s - 1200) / 60) : 0));
+      x.gauge('kv.usage', () => 0.1 * x.noise(0.1));
+      const d = analyzeIncident(store, x.done());
+      assert.equal(d.causes.some((c) => c.id === 'engine_hang'), hang, `${name}: ${JSON.stringify(d.checked.find((c) => c.id === 'engine_hang'))}`);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});

@@ -7,6 +7,7 @@ import {
   cond, defineCause, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
 import { CRASH_KINDS, hardwareFaults, isHostOom, ooms } from './shared';
+import type { EventRow } from '../../../../common/contract/types';
 
 export const engineHang = defineCause({
   id: 'engine_hang',
@@ -43,6 +44,14 @@ function rule(c: CauseContext): RuleResult {
   const loopOoms = ooms(c).filter((e) => near(e) && !isHostOom(e)).length;
   const inOomLoop = loopOoms > 0 && loopRestarts >= c.cfg.causes.crash_loop_restarts;
   const nccl = events(c, EV.ncclTimeout).filter((e) => run.start !== null && e.ts_ms >= run.start - 60_000);
+  // A stall that begins with the engine crashing is the crash's outage while it restarts (a shard killed by an
+  // OOM, the launcher bringing it back): the engine went away, it did not wedge. A watchdog's or an operator's
+  // kill ends a hang instead, and a collective's timeout is the hang's own evidence, so neither counts there.
+  // One that ends in a CUDA OOM was an engine still at work — allocating — until memory ran out: a wedged one
+  // allocates nothing.
+  const at = (t: number | null, e: EventRow) => t !== null && Math.abs(e.ts_ms - t) <= c.f.grid.W;
+  const crashAtStart = events(c, ...CRASH_KINDS.filter((k) => k !== EV.ncclTimeout)).filter((e) => at(run.start, e));
+  const oomAtEnd = ooms(c).filter((e) => !isHostOom(e) && at(run.end, e));
   const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
   const utilDuring = during(c.f.util);
   // Nothing running, a queue, and the pool full: the scheduler has no free blocks to admit anyone
@@ -69,6 +78,11 @@ function rule(c: CauseContext): RuleResult {
         inOomLoop,
       ),
       cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
+      cond(
+        'begins with a crash (an OOM, a crashed engine, a fallen-off GPU), or ends in a CUDA OOM: a restart\'s outage or an engine still allocating, not a wedged one',
+        `${crashAtStart.length} at its start, ${oomAtEnd.length} OOMs at its end`,
+        crashAtStart.length + oomAtEnd.length > 0,
+      ),
     ],
     evidence: [
       seriesEvidence(c, c.f.have.has(SIG.tokensGeneration) ? SIG.tokensGeneration : SIG.tokensGenerationRate, `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
