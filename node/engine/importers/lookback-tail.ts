@@ -12,8 +12,11 @@
 // frozen stretch is the lookback's own length — the first step at or after the last scrape to the last step
 // within the lookback of it: more than the lookback less two steps, no more than the lookback. What follows that
 // step is then no reading at all, and is not written (the import warns, naming the targets). A target that went
-// on changing, that lasted to the answer's end, or that froze for some other length (a hung engine's frozen
-// readings, then scrapes that time out and are marked stale) is kept whole: there a frozen reading may be real.
+// on changing, or that froze for some other length (a hung engine's frozen readings, then scrapes that time out
+// and are marked stale) is kept whole: there a frozen reading may be real. So is one frozen to the answer's end —
+// unless a successor of its job began reporting within two steps of the freeze: a rollout's replacement taking
+// over where the old pod's last scrape is still being repeated (a hung engine's successor comes minutes later,
+// once a probe or an autoscaler has acted).
 
 /** Prometheus' default `--query.lookback-delta`. */
 export const LOOKBACK_MS = 300_000;
@@ -24,6 +27,8 @@ export interface TailSeries {
   /** Its times (ms, ascending) and a key per value (two equal keys are one reading repeated). */
   times: number[];
   values: string[];
+  /** Its `job` where the target is an `instance` of one (successors are looked for among the job's targets). */
+  job?: string | null;
 }
 
 /** A target's identity among an answer's series: its `instance` (and `job`) where it has one, else its labels but `le`. */
@@ -41,7 +46,7 @@ export function targetKey(labels: Record<string, string>): string {
  * after it are repeats): target key → cut time (ms). `answerEnd`: the answer's last step over all its series.
  */
 export function lookbackCuts(series: TailSeries[], answerEnd: number, lookbackMs = LOOKBACK_MS): Map<string, number> {
-  const groups = new Map<string, { end: number; frozenFrom: number; repeats: boolean; unordered: boolean; step: number }>();
+  const groups = new Map<string, { first: number; end: number; frozenFrom: number; repeats: boolean; unordered: boolean; step: number; job: string | null }>();
   for (const s of series) {
     const n = s.times.length;
     if (!n) continue;
@@ -53,8 +58,9 @@ export function lookbackCuts(series: TailSeries[], answerEnd: number, lookbackMs
     const step = n > 1 ? s.times[n - 1] - s.times[n - 2] : Infinity;
     const g = groups.get(s.group);
     const end = s.times[n - 1];
-    if (!g) groups.set(s.group, { end, frozenFrom: s.times[k], repeats: k < n - 1, unordered, step });
+    if (!g) groups.set(s.group, { first: s.times[0], end, frozenFrom: s.times[k], repeats: k < n - 1, unordered, step, job: s.job ?? null });
     else {
+      g.first = Math.min(g.first, s.times[0]);
       g.end = Math.max(g.end, end);
       g.frozenFrom = Math.max(g.frozenFrom, s.times[k]);
       g.repeats ||= k < n - 1;
@@ -64,9 +70,12 @@ export function lookbackCuts(series: TailSeries[], answerEnd: number, lookbackMs
   }
   const cuts = new Map<string, number>();
   for (const [key, g] of groups) {
-    if (g.unordered || g.end >= answerEnd || !g.repeats || g.frozenFrom >= g.end) continue;
+    if (g.unordered || !g.repeats || g.frozenFrom >= g.end) continue;
     const frozen = g.end - g.frozenFrom;
-    if (frozen > lookbackMs || frozen <= lookbackMs - 2 * g.step) continue;
+    if (g.end >= answerEnd) {
+      const successor = g.job !== null && [...groups.values()].some((o) => o !== g && o.job === g.job && Math.abs(o.first - g.frozenFrom) <= 2 * g.step);
+      if (!successor || frozen > lookbackMs) continue;
+    } else if (frozen > lookbackMs || frozen <= lookbackMs - 2 * g.step) continue;
     cuts.set(key, g.frozenFrom);
   }
   return cuts;

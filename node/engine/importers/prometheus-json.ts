@@ -108,7 +108,7 @@ export async function importPrometheusJson(input: EntryInput, sink: Sink, ctx: I
   if (cuts?.size) {
     const names = [...cuts.keys()].map((k) => k.split('\u0000')[0]);
     ctx.warn(
-      `${cuts.size} target${cuts.size === 1 ? '' : 's'} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}) repeat their last reading for up to ${LOOKBACK_MS / 60_000} min and then vanish before the answer ends: a range query's lookback over a target that stopped without a staleness marker; the repeats were not read`,
+      `${cuts.size} target${cuts.size === 1 ? '' : 's'} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}) repeat their last reading for up to ${LOOKBACK_MS / 60_000} min, then vanish before the answer ends or hand over to a successor: a range query's lookback over a target that stopped without a staleness marker; the repeats were not read`,
       { key: 'data.result' },
     );
   }
@@ -194,7 +194,7 @@ function lookbackTails(results: Result[]): Map<string, number> {
       values.push(String(p[1]));
     }
     if (times.length) answerEnd = Math.max(answerEnd, times[times.length - 1]);
-    series.push({ group: targetKey(labels), times, values });
+    series.push({ group: targetKey(labels), times, values, job: labels.instance !== undefined ? (labels.job ?? '') : null });
   }
   return lookbackCuts(series, answerEnd);
 }

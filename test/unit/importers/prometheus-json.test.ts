@@ -185,8 +185,11 @@ test("a target that stopped without a staleness marker: its lookback's repeats (
     { name: 'shorter than the lookback', old: { values: frozen(4, live), running: frozen(4, busy) }, next: { from: 5, steps: 30 }, end: T + 9 * 30_000, warned: false },
     // 11 repeats (330 s) are longer than the lookback: real readings stood still before the target went.
     { name: 'longer than the lookback', old: { values: frozen(11, live), running: frozen(11, busy) }, next: { from: 5, steps: 30 }, end: T + 16 * 30_000, warned: false },
-    // The frozen target lasts as long as the answer: a frozen reading may be a real one (a hung engine's).
-    { name: 'to the answer end', old: { values: frozen(8, live), running: frozen(8, busy) }, next: { from: 5, steps: 9 }, end: T + 13 * 30_000, warned: false },
+    // Frozen to the answer's end beside a replica that was there all along: a frozen reading may be a real one (a
+    // hung engine's).
+    { name: 'to the answer end', old: { values: frozen(4, live), running: frozen(4, busy) }, next: { from: 0, steps: 10 }, end: T + 9 * 30_000, warned: false },
+    // The same, where a successor of its job began reporting at the freeze: a rollout's hand-off.
+    { name: 'to the answer end, a successor at the freeze', old: { values: frozen(4, live), running: frozen(4, busy) }, next: { from: 5, steps: 5 }, end: T + 5 * 30_000, warned: true },
     // One of its series still changed at the end: the target was still scraped.
     { name: 'still changing', old: { values: frozen(8, live), running: [...busy, 1, 2, 3, 4, 5, 6, 7, 8] }, next: { from: 5, steps: 30 }, end: T + 13 * 30_000, warned: false },
   ];
