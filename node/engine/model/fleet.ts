@@ -5,7 +5,7 @@
 // (empty when the whole fleet is affected: a surge reaches every replica, a leak is on one).
 import { FLEET_WINDOWS, type CauseId, type CauseResult, type Diagnosis, type Evidence, type InstanceDiagnosis, type WindowScore } from '../../../common/contract/diagnosis';
 import { precedence } from './causes/rank';
-import type { LoadedHistogram, LoadedSeries, Signals } from './signals-from-store';
+import { fileStem, type LoadedHistogram, type LoadedSeries, type Signals } from './signals-from-store';
 import { ENGINE_FAMILY } from './windows';
 import { isOutageEvidence } from './unexplained';
 import { EV, SIG } from '../../../common/names';
@@ -43,15 +43,32 @@ export function instanceGroups(sig: Signals): InstanceGroup[] {
   return mergeAliases([...by.values()]).sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
+/** Fewest characters and dash-separated words of a name another one ends with, for the two to be one pod's. */
+const ALIAS_MIN_CHARS = 12;
+const ALIAS_MIN_WORDS = 3;
+
+/**
+ * Whether two names are one process's: equal, or one ends with the other after a `-`, `_` or `.` (a pod's
+ * metrics saved as `vllm-<pod>.prom`, its log as `<pod>.log`: files named after the pod, each with its own
+ * prefix), where the shorter is long enough to be a pod's name (`<deployment>-<hash>-<id>`), not a word.
+ */
+export function sameProcessName(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (short.length < ALIAS_MIN_CHARS || short.split('-').length < ALIAS_MIN_WORDS) return false;
+  return long.endsWith(short) && /[-_.]/.test(long[long.length - short.length - 1]);
+}
+
 /**
  * One instance seen under several names is one group: Prometheus series carry `instance` (ip:port) and
- * `pod`, the same pod's log file gives its series the pod's name. Groups that share any identity merge;
- * the merged group keeps the name of the one that knew the most identities (the scraped series).
+ * `pod`, the same pod's log file gives its series the pod's name, and files named after the pod with their
+ * own prefixes name it twice (sameProcessName). Groups that share any identity merge; the merged group keeps
+ * the name of the one that knew the most identities (the scraped series).
  */
 function mergeAliases(groups: InstanceGroup[]): InstanceGroup[] {
   const out: InstanceGroup[] = [];
   for (const g of [...groups].sort((a, b) => b.ids.size - a.ids.size || (a.key < b.key ? -1 : 1))) {
-    const into = out.find((o) => [...g.ids].some((id) => o.ids.has(id)));
+    const into = out.find((o) => [...g.ids].some((id) => o.ids.has(id) || [...o.ids].some((x) => sameProcessName(x, id))));
     if (into) for (const id of g.ids) into.ids.add(id);
     else out.push({ key: g.key, ids: new Set(g.ids) });
   }
@@ -69,10 +86,12 @@ function owner(labels: Record<string, string>, groups: InstanceGroup[]): Instanc
   return null;
 }
 
-/** A log file is an instance's when its path names one of the instance's identities (pod or host). */
+/** A log file is an instance's when its path names one of the instance's identities (pod or host), or its name is the instance's under another prefix. */
 function fileOwner(path: string | null, groups: InstanceGroup[]): InstanceGroup | null {
   if (!path) return null;
   for (const g of groups) for (const id of g.ids) if (id.length >= 3 && path.includes(id.split(':')[0])) return g;
+  const stem = fileStem(path);
+  for (const g of groups) for (const id of g.ids) if (sameProcessName(stem, id)) return g;
   return null;
 }
 

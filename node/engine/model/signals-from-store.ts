@@ -10,6 +10,7 @@
 // follows its windows, not the samples, and a year between two bursts costs nothing.
 import type { AllocationSite, EventRow, SeriesKind, SpanRow } from '../../../common/contract/types';
 import { EV, type EventKind } from '../../../common/names';
+import { ENGINE_FAMILY } from './windows';
 
 export interface LoadedSeries {
   id: number;
@@ -286,8 +287,8 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
     origin.set(c.id, c.source_path);
     push(series, c.name, new StoredSeries(c.id, c.name, c.labels, c.kind as SeriesKind, rows('samples', c)));
   }
-  for (const list of series.values()) nameInstancesByFile(list, origin, extentOf);
-  for (const list of histograms.values()) nameInstancesByFile(list, origin, extentOf);
+  for (const [name, list] of series) nameInstancesByFile(list, origin, extentOf, ENGINE_FAMILY.test(name));
+  for (const [name, list] of histograms) nameInstancesByFile(list, origin, extentOf, ENGINE_FAMILY.test(name));
   for (const [name, list] of series) series.set(name, dedupe(list, sizeOf));
   for (const [name, list] of histograms) histograms.set(name, dedupe(list, sizeOf));
 
@@ -310,10 +311,15 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
 /**
  * Two files that report the same signal with the same labels over the same time are two processes —
  * one log per replica, one exposition per pod — not one signal seen twice, so each is named after its
- * file (`instance` = the file's name) where no label names it already. Files that follow each other in
- * time (a rotated log) stay one series, and the longest is kept by dedupe().
+ * file (`instance` = the file's name) where no label names it already. Files of the serving engine's own
+ * signals (`engine`) that follow each other in time (a rotated log, the pod a rollout replaced and its
+ * successor) are one signal in pieces: each keeps its file's name as `piece`, so neither dedupe() nor the
+ * frame's choice of one series per engine keeps only the longest piece (a rollout's new pod, 30 minutes of 3
+ * hours, was dropped and read as an engine silent with requests in flight), and the frame joins them as it
+ * sums series. Other readings that follow each other — a profiler trace's few milliseconds of allocator
+ * totals after a memory snapshot's hour — are two tools' captures of one quantity: the longest is kept.
  */
-function nameInstancesByFile<T extends { id: number; labels: Record<string, string> }>(list: T[], origin: Map<number, string | null>, span: (x: T) => [number, number]): void {
+function nameInstancesByFile<T extends { id: number; labels: Record<string, string> }>(list: T[], origin: Map<number, string | null>, span: (x: T) => [number, number], engine: boolean): void {
   const groups = new Map<string, T[]>();
   for (const x of list) {
     if (x.labels.instance || x.labels.pod || x.labels.host) continue;
@@ -326,18 +332,18 @@ function nameInstancesByFile<T extends { id: number; labels: Record<string, stri
     const files = new Set(g.map((x) => origin.get(x.id) ?? ''));
     if (g.length < 2 || files.size < 2) continue;
     const overlap = g.some((a, i) => g.some((b, j) => j > i && origin.get(a.id) !== origin.get(b.id) && span(a)[0] < span(b)[1] && span(b)[0] < span(a)[1]));
-    if (!overlap) continue;
+    if (!overlap && !engine) continue;
     for (const x of g) {
       const path = origin.get(x.id);
-      if (path) x.labels = { ...x.labels, instance: fileStem(path) };
+      if (path) x.labels = { ...x.labels, [overlap ? 'instance' : 'piece']: fileStem(path) };
     }
   }
 }
 
 /** `logs/vllm-7d9f-x2k.log.gz` → `vllm-7d9f-x2k`. */
-function fileStem(path: string): string {
+export function fileStem(path: string): string {
   const base = path.split(/[\\/]/).pop() ?? path;
-  return base.replace(/(\.(gz|zst|bz2|xz))?$/i, '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/\.(prom|txt|log|jsonl?|csv)$/i, '');
+  return base.replace(/(\.(gz|zst|bz2|xz))?$/i, '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/\.(prom|om|txt|log|jsonl?|csv)$/i, '');
 }
 
 function push<T>(m: Map<string, T[]>, k: string, x: T): void {

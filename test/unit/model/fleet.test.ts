@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../../node/engine/store/store';
 import { analyzeIncident, analyzeIncidentDetailed } from '../../../node/engine/model/diagnose';
-import { mergeFleet } from '../../../node/engine/model/fleet';
+import { instanceGroups, mergeFleet, sameProcessName, signalsFor } from '../../../node/engine/model/fleet';
+import type { LoadedSeries, Signals } from '../../../node/engine/model/signals-from-store';
 import type { CauseId, CauseResult, Diagnosis } from '../../../common/contract/diagnosis';
+import type { EventRow } from '../../../common/contract/types';
 import { SyntheticIncident, T0 } from '../../helpers/synthetic-incident';
 
 function fleet(hung: string | null): { file: string; id: number; dir: string } {
@@ -226,4 +228,34 @@ test('replicas whose scrapes come back one by one after a gap sum to nothing in 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a pod's files named with their own prefixes (vllm-<pod>.prom beside <pod>.log) are one instance: its log's events are its own", () => {
+  const podA = 'vllm-llama-3-3-70b-3d4ab8271e-4rnw4';
+  const podB = 'vllm-llama-3-3-70b-72c504eae3-r7j45';
+  const series = (id: number, instance: string): LoadedSeries => ({ id, name: 'tokens.generation', labels: { instance }, kind: 'counter', t: new Float64Array([T0, T0 + 60_000]), v: new Float64Array([0, 100]) });
+  const oom: EventRow = { id: 1, ts_ms: T0 + 30_000, kind: 'oom', severity: 'error', source_id: 3, source_path: `logs/${podA}.log`, line: 9, text: 'CUDA out of memory', attrs: {} };
+  const sig: Signals = {
+    incidentId: 1,
+    start_ms: T0,
+    end_ms: T0 + 60_000,
+    // Named by file (nameInstancesByFile): the metrics files' stems and the logs' stems.
+    series: new Map([['tokens.generation', [series(1, `vllm-${podA}`), series(2, `vllm-${podB}`), series(3, podA), series(4, podB)]]]),
+    histograms: new Map(),
+    events: [oom],
+    requests: [],
+    sites: [],
+    meta: {},
+  };
+  const groups = instanceGroups(sig);
+  assert.equal(groups.length, 2, JSON.stringify(groups.map((g) => [...g.ids])));
+  const a = groups.find((g) => g.ids.has(podA))!;
+  const b = groups.find((g) => g.ids.has(podB))!;
+  assert.ok(a.ids.has(`vllm-${podA}`));
+  assert.deepEqual(signalsFor(sig, a, groups).events.map((e) => e.kind), ['oom']);
+  assert.deepEqual(signalsFor(sig, b, groups).events, []);
+  // Names too short or without a boundary are not one process's.
+  assert.equal(sameProcessName('vllm-0', 'sglang-vllm-0'), false);
+  assert.equal(sameProcessName(podA, `x${podA}`), false);
+  assert.equal(sameProcessName(podA, `metrics.${podA}`), true);
 });
