@@ -66,6 +66,8 @@ export const SIG = {
   latPrefill: 'lat.prefill',
   latDecode: 'lat.decode',
   latInference: 'lat.inference',
+  /** TGI's router: tokenizing and checking a request before it is queued (`tgi_request_validation_duration`). */
+  latValidation: 'lat.validation',
   specAcceptLen: 'spec.accept_len',
   specAcceptanceRate: 'spec.acceptance_rate',
   specAcceptedTokens: 'spec.accepted_tokens',

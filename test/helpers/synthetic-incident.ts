@@ -171,7 +171,10 @@ export interface ServingShape {
   running?: (s: number) => number;
   waiting?: (s: number) => number;
   e2e?: (s: number) => [number, number];
-  ttft?: (s: number) => [number, number];
+  /** Null: no TTFT exported (TGI). */
+  ttft?: ((s: number) => [number, number]) | null;
+  /** A router's validation time (TGI's tokenizing and checking before the queue), where given. */
+  validation?: (s: number) => [number, number];
   itl?: (s: number) => [number, number];
   /** Null: no queue-time histogram (vLLM V0 exported none). */
   queue?: ((s: number) => [number, number]) | null;
@@ -198,7 +201,8 @@ export function servingIncident(store: Store, seconds: number, shape: ServingSha
   x.gauge('req.running', shape.running ?? (() => Math.round(20 * n(0.1))));
   x.gauge('req.waiting', shape.waiting ?? (() => 0));
   x.histogram('lat.e2e', rps, shape.e2e ?? (() => [2, 4]));
-  x.histogram('lat.ttft', rps, shape.ttft ?? (() => [0.08, 0.2]));
+  if (shape.ttft !== null) x.histogram('lat.ttft', rps, shape.ttft ?? (() => [0.08, 0.2]));
+  if (shape.validation) x.histogram('lat.validation', rps, shape.validation);
   if (shape.queue !== null) x.histogram('lat.queue', rps, shape.queue ?? (() => [0.005, 0.02]));
   x.histogram('lat.itl', (s) => (shape.gtok ?? (() => 2000))(s) / 10, shape.itl ?? (() => [0.02, 0.04]));
   const gpu = { gpu: '0' };

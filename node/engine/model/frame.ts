@@ -63,6 +63,8 @@ export interface Frame {
   e2eMean: Float64Array;
   queueMean: Float64Array;
   prefillMean: Float64Array;
+  /** Mean time a router spent tokenizing and checking a request before queueing it (TGI's validation). */
+  validationMean: Float64Array;
   plenMean: Float64Array;
   /** Prompt length P10: where every prompt grew (longer conversations) the body's low end moves; a tail of documents leaves it. */
   plenP10: Float64Array;
@@ -161,7 +163,7 @@ const GAUGE_READS: ReadonlySet<string> = new Set([
 const COUNTER_READS: ReadonlySet<string> = new Set([
   SIG.reqFinished, SIG.reqArrivals, countOf(SIG.latE2e), SIG.reqErrors, SIG.kvPrefixHits, SIG.kvPrefixQueries, SIG.tokensPrompt, SIG.tokensGeneration, SIG.kvPreemptions,
   SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap, SIG.hostCpuSeconds, SIG.engineGraphPasses,
-  ...[SIG.latItl, SIG.latTtft, SIG.latE2e, SIG.latQueue, SIG.latPrefill, SIG.reqPromptLen, SIG.reqGenLen].flatMap((h) => [`${h}.sum`, `${h}.count`]),
+  ...[SIG.latItl, SIG.latTtft, SIG.latE2e, SIG.latQueue, SIG.latPrefill, SIG.latValidation, SIG.reqPromptLen, SIG.reqGenLen].flatMap((h) => [`${h}.sum`, `${h}.count`]),
 ]);
 
 /**
@@ -588,6 +590,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     e2eMean: histogramMean(sig, SIG.latE2e, g),
     queueMean: histogramMean(sig, SIG.latQueue, g),
     prefillMean: histogramMean(sig, SIG.latPrefill, g),
+    validationMean: histogramMean(sig, SIG.latValidation, g),
     plenMean: lengthMean(SIG.reqPromptLen, plenH, promptOf, ptok),
     plenP10: plenH ? plenH.quantile(0.1) : Float64Array.from(fromSpans(promptOf, 0.1)),
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),

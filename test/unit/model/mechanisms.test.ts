@@ -466,6 +466,23 @@ test('an engine that exports no KV usage (TGI) is read for a starved frontend by
   assert.ok(gapRoomyPool.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(gapRoomyPool, 'cpu_frontend_bottleneck')));
 });
 
+test("TGI (no TTFT, no KV usage): the router's validation time carrying the e2e rise is a starved frontend beside a busy GPU; e2e up with validation flat is not", () => {
+  const run = (validationAfter: [number, number]) =>
+    analyze({
+      kv: null,
+      ttft: null,
+      util: () => 0.9,
+      waiting: () => 0,
+      validation: (s) => (after(s) ? validationAfter : [0.002, 0.005]),
+      e2e: (s) => (after(s) ? [5, 9] : [2, 4]),
+      queue: () => [0.005, 0.02],
+    });
+  const tokenizer = run([2.5, 4]);
+  assert.ok(tokenizer.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(tokenizer, 'cpu_frontend_bottleneck')));
+  const flat = run([0.002, 0.005]);
+  assert.ok(!flat.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(flat, 'cpu_frontend_bottleneck')));
+});
+
 test('a front gap (TTFT - queue) grown from 5 to 20 ms is no starved frontend; grown to 400 ms it is', () => {
   // Queue time carries almost all of TTFT; e2e rises 1.6x for a reason of its own.
   const run = (ttftAfter: [number, number]) =>
@@ -474,6 +491,17 @@ test('a front gap (TTFT - queue) grown from 5 to 20 ms is no starved frontend; g
   assert.ok(!jitter.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(jitter, 'cpu_frontend_bottleneck')));
   const starved = run([0.5, 1.2]);
   assert.ok(starved.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(starved, 'cpu_frontend_bottleneck')));
+});
+
+test('a front gap beside a GPU busier for no more tokens is the engine slowing (a slower prefill inside TTFT), not a starved frontend', () => {
+  const run = (smAfter: number) =>
+    analyze({ queue: () => [0.075, 0.19], ttft: (s) => (after(s) ? [0.5, 1.2] : [0.08, 0.2]), e2e: (s) => (after(s) ? [3.2, 6.4] : [2, 4]) }, (x) =>
+      x.gauge('gpu.sm_active', (s) => (after(s) ? smAfter : 0.3) * x.noise(0.03), { gpu: '0' }),
+    );
+  const busier = run(0.45);
+  assert.ok(!busier.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(busier, 'cpu_frontend_bottleneck')));
+  const same = run(0.3);
+  assert.ok(same.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(same, 'cpu_frontend_bottleneck')));
 });
 
 test('a KV block leak whose baseline had no idle window climbs from the first idle floor, not from an empty pool', () => {

@@ -19,6 +19,10 @@ export const cpuFrontendBottleneck = defineCause({
 /** Util that fell no further than this share of the batch's fall is the batch's doing. */
 const LOAD_EXPLAINS = 0.9;
 
+/** GPU activity grown this far (ratio) for output that grew no more than SAME_OUTPUT is a GPU working harder per token. */
+const BUSIER = 1.25;
+const SAME_OUTPUT = 1.1;
+
 /** The least growth of the front gap that counts, s: below it the gap is tokenisation jitter, not a starved frontend. */
 const FRONT_GAP_MIN_S = 0.05;
 
@@ -28,8 +32,9 @@ function rule(c: CauseContext): RuleResult {
   // show it; either will do.
   const gpuSide = missingInputs(c.f, [[SIG.gpuSmActive, SIG.gpuUtil, SIG.gpuGrActive]]);
   const hostSide = missingInputs(c.f, [SIG.latTtft, [SIG.latQueue, SIG.latPrefill]]);
+  const routerSide = missingInputs(c.f, [SIG.latValidation]);
   const missing = missingInputs(c.f, [[SIG.reqWaiting, SIG.latTtft, SIG.latItl, 'spans']]);
-  if (gpuSide.length && hostSide.length) missing.push(`${gpuSide.join('; ')}, or ${hostSide.join(' and ')}`);
+  if (gpuSide.length && hostSide.length && routerSide.length) missing.push(`${gpuSide.join('; ')}, or ${hostSide.join(' and ')}`);
   if (missing.length) return notAssessable('cpu_frontend_bottleneck', missing);
   const sm = medE(c, c.f.smAct);
   const rSm = rE(c, c.f.smAct);
@@ -46,8 +51,13 @@ function rule(c: CauseContext): RuleResult {
   const rKv = rE(c, c.f.kv);
   const rRun = rE(c, c.f.run);
   const rGtok = rE(c, c.f.gtok);
+  // Where no TTFT is exported but the router times its own work before queueing a request (TGI's validation:
+  // tokenizing and checking it), that time is the front gap itself, read directly; the rise it must carry is
+  // then e2e's. A full pool cannot hide in it: TGI books the wait for room as queue time, not validation.
+  const routerGap = !c.f.ttftMean.some(Number.isFinite) && c.f.validationMean.some(Number.isFinite);
   const gap = new Float64Array(c.f.grid.n);
-  for (let i = 0; i < gap.length; i++) gap[i] = c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
+  for (let i = 0; i < gap.length; i++)
+    gap[i] = routerGap ? c.f.validationMean[i] : c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
   const rGap = rE(c, gap);
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.
@@ -73,7 +83,7 @@ function rule(c: CauseContext): RuleResult {
   // as their first token lands), yet the engine's queue still holds most of the rise in TTFT. A starved
   // frontend holds requests before the engine sees them, so most of TTFT's rise is the gap itself.
   const dGap = medE(c, gap) - medB(c, gap);
-  const dTtft = medE(c, c.f.ttftMean) - medB(c, c.f.ttftMean);
+  const dTtft = routerGap ? medE(c, c.f.e2eMean) - medB(c, c.f.e2eMean) : medE(c, c.f.ttftMean) - medB(c, c.f.ttftMean);
   // And it is a wait someone feels: a gap of 1 ms grown to 5 ms is ×5 and nothing (tokenisation jitter).
   const frontGap = rGap >= T.frontend_gap_ratio && !(dGap < 0.5 * dTtft) && dGap >= FRONT_GAP_MIN_S;
   // The pool is not the limit either where the API server is shown to be, in both of its own readings: its
@@ -86,8 +96,10 @@ function rule(c: CauseContext): RuleResult {
   // the limit; so does the API server shown in both its readings, as above. A front gap alone, beside a busy
   // GPU, could be a queue at a full pool: not assumed.
   const kvKnown = Number.isFinite(kv);
-  const poolFree = (kvKnown ? kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) : starved) || (pinned && frontGap);
+  const poolFree = (kvKnown ? kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) : starved) || (pinned && frontGap) || (routerGap && frontGap);
   const down = rGtok <= T.frontend_down_ratio;
+  const rBusy = hasSm ? rSm : rUtil;
+  const busier = rBusy >= BUSIER && rGtok <= SAME_OUTPUT;
   const busy = c.f.smAct.some(Number.isFinite) ? c.f.smAct : c.f.util;
   const busyB = medB(c, busy);
   // Prompt tokens the GPU computed, after the prefix cache: a cache that stops hitting multiplies prefill work.
@@ -103,8 +115,8 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}), where no SM activity is read r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's rise; OR the serving process's CPU pinned ≥ ${T.frontend_cpu_pinned} core (below it in the baseline)`,
-        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap) ${fmt(rGap)} (Δ ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s), process CPU ${fmt(cpu)} (baseline ${fmt(cpuB)})`,
+        `GPU starved: sm_act ≤ ${T.frontend_sm_max} (and fell: r(sm_act) ≤ ${T.frontend_util_ratio}), where no SM activity is read r(util) ≤ ${T.frontend_util_ratio}; OR r(front_gap = TTFT − queue − prefill, or the router's validation time where no TTFT is exported) ≥ ${T.frontend_gap_ratio} carrying ≥ half of TTFT's (else e2e's) rise; OR the serving process's CPU pinned ≥ ${T.frontend_cpu_pinned} core (below it in the baseline)`,
+        `sm_act ${fmt(sm)} (×${fmt(rSm)}), r(util) ${fmt(rUtil)}, r(front_gap${routerGap ? ' = validation' : ''}) ${fmt(rGap)} (Δ ${fmt(dGap)} s of Δ${routerGap ? 'e2e' : 'TTFT'} ${fmt(dTtft)} s), process CPU ${fmt(cpu)} (baseline ${fmt(cpuB)})`,
         starved || frontGap || pinned,
         T.frontend_util_ratio,
       ),
@@ -115,14 +127,14 @@ function rule(c: CauseContext): RuleResult {
         T.frontend_ttft_ratio,
       ),
       cond(
-        `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run)), OR the process CPU pinned and the front gap carrying TTFT's rise (the full pool their consequence); where no KV usage is exported, the GPU starved or that`,
-        kvKnown ? `kv ${fmt(kv)} (×${fmt(rKv)}, run ×${fmt(rRun)})` : `no KV usage exported; GPU starved ${starved}`,
+        `kv ≤ ${T.frontend_kv_max}, OR kv < ${T.kv_high} having grown no more than the batch (r(kv) ≤ ${KV_WITH_BATCH}·r(run)), OR the process CPU pinned and the front gap carrying TTFT's rise (the full pool their consequence); where no KV usage is exported, the GPU starved or that; OR the router's own validation time carrying the rise (a wait for room is queue time)`,
+        kvKnown ? `kv ${fmt(kv)} (×${fmt(rKv)}, run ×${fmt(rRun)})` : `no KV usage exported; GPU starved ${starved}${routerGap ? `, router's validation carrying the rise ${frontGap}` : ''}`,
         poolFree,
         T.frontend_kv_max,
       ),
     ],
     support: [
-      cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill) and the gap ≥ half of TTFT's rise`, `×${fmt(rGap)}, Δgap ${fmt(dGap)} s of ΔTTFT ${fmt(dTtft)} s`, frontGap),
+      cond(`r(front_gap) ≥ ${T.frontend_gap_ratio} (TTFT − queue − prefill, or the router's validation time) and the gap ≥ half of TTFT's (else e2e's) rise`, `×${fmt(rGap)}, Δgap ${fmt(dGap)} s of Δ${routerGap ? 'e2e' : 'TTFT'} ${fmt(dTtft)} s`, frontGap),
       cond('GPU starved', starved, starved),
       cond(`serving process CPU pinned (≥ ${T.frontend_cpu_pinned} core)`, `${fmt(cpu)} (baseline ${fmt(cpuB)})`, pinned, T.frontend_cpu_pinned),
     ],
@@ -134,10 +146,19 @@ function rule(c: CauseContext): RuleResult {
       cond(`the engine's work grew: prompt length, prompt tokens/s or computed (uncached) prompt tokens/s ≥ ${T.prefix_prompt_veto}× (→ long_prompt_interference, prefix_cache_collapse)`, rWork, rWork >= T.prefix_prompt_veto, T.prefix_prompt_veto),
       cond('more LoRA adapters active than slots (→ lora_thrash)', `${fmt(loraE)} > ${fmt(loraCap)}`, loraE > loraCap),
       cond('a traffic surge holds: arrivals up, requests piling up inside a full engine, the queue carrying the latency (→ traffic_surge)', demand, demand),
+      // A starved GPU idles more: one busier than before for no more tokens spends longer on each of them, the
+      // engine's own steps slowed (a kernel or a build that regressed, graphs no longer replayed). TTFT then
+      // outgrows the queue by the slower prefill it holds, which reads as a front gap where no prefill time is
+      // exported (SGLang: SM active ×1.53, tokens ×0.94, after an upgrade).
+      cond(
+        `the GPU busier for no more tokens: r(sm_act, else util) ≥ ${BUSIER} with r(gtok) ≤ ${SAME_OUTPUT} (the engine's steps slowed → deploy_regression, cuda_graph_fallback)`,
+        `×${fmt(rBusy)}, tokens ×${fmt(rGtok)}`,
+        busier,
+      ),
     ],
     evidence: [
       ...(busy.some(Number.isFinite) ? [seriesEvidence(c, c.f.have.has(SIG.gpuSmActive) ? SIG.gpuSmActive : SIG.gpuUtil, `GPU ${c.f.have.has(SIG.gpuSmActive) ? `SM active ${fmt(sm)}` : `util ×${fmt(rUtil)}`} while requests wait`)] : []),
-      ...(Number.isFinite(rGap) ? [seriesEvidence(c, SIG.latTtft, `TTFT beyond queue and prefill ×${fmt(rGap)}`)] : []),
+      ...(Number.isFinite(rGap) ? [routerGap ? seriesEvidence(c, SIG.latValidation, `router's validation time ×${fmt(rGap)}`) : seriesEvidence(c, SIG.latTtft, `TTFT beyond queue and prefill ×${fmt(rGap)}`)] : []),
       ...(pinned ? [seriesEvidence(c, SIG.hostCpuSeconds, `serving process at ${fmt(cpu)} CPU core (baseline ${fmt(cpuB)})`)] : []),
     ],
     // The earlier of its two readings: the GPU idling, and the time before the engine sees a request. A
