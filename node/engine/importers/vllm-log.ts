@@ -398,7 +398,8 @@ const TGI_FIELDS: Record<string, string> = {
  * adapter slots (lora_thrash) and the largest batch CUDA graphs were captured for (cuda_graph_fallback).
  */
 const LIMITS: { re: RegExp; name: string; metric: string }[] = [
-  { re: /'max_loras': (\d+)|\bmax_loras=(\d+)/, name: 'lora.max', metric: 'vllm-log:max_loras' },
+  // SGLang's ServerArgs say `max_loras_per_batch=8`: the adapters one batch can hold, vLLM's max_loras.
+  { re: /'max_loras': (\d+)|\bmax_loras=(\d+)|\bmax_loras_per_batch=(\d+)/, name: 'lora.max', metric: 'vllm-log:max_loras' },
   { re: /"max_capture_size":\s*(\d+)/, name: 'engine.cuda_graph_max', metric: 'vllm-log:max_capture_size' },
 ];
 /**
@@ -984,7 +985,7 @@ export class LogParser {
     const found = new Map<string, [string, number]>();
     for (const l of LIMITS) {
       const m = l.re.exec(body);
-      const v = m ? Number(m[1] ?? m[2]) : NaN;
+      const v = m ? Number(m[1] ?? m[2] ?? m[3]) : NaN;
       if (Number.isFinite(v)) found.set(l.name, [l.metric, v]);
     }
     for (const { re, metric } of found.has('engine.cuda_graph_max') ? [] : CAPTURE_SIZES) {

@@ -314,6 +314,17 @@ test('SGLang: the CUDA-graph capture max is the largest size its capture line sa
   }
 });
 
+test("SGLang: server_args' max_loras_per_batch is the adapter slots (vLLM's max_loras), lora.max", async () => {
+  const log = "[2026-03-01 11:00:00] server_args=ServerArgs(model_path='/m', lora_paths=['a=/a', 'b=/b'], max_loras_per_batch=8, tp_size=1)";
+  const r = await runImporter(sglangLogImporter, { text: log });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'lora.max').map((s) => [s.ts, s.v]), [[Date.UTC(2026, 2, 1, 11, 0, 0), 8]]);
+  } finally {
+    r.dispose();
+  }
+});
+
 test("SGLang: each decode batch line's `cuda graph: True|False` is counted per mode, a sample of the decode passes", async () => {
   const line = (s: number, graph: string) => `[2026-03-01 11:00:${String(s).padStart(2, '0')} TP0] Decode batch. #running-req: 12, #token: 40123, token usage: 0.87, cuda graph: ${graph}, gen throughput (token/s): 512.30, #queue-req: 4`;
   const log = [line(0, 'True'), line(10, 'True'), line(20, 'False'), line(30, 'False'), line(40, 'False'), '[2026-03-01 11:00:45 TP0] Prefill batch. #new-seq: 1, #new-token: 10, #cached-token: 0, token usage: 0.87, #running-req: 12, #queue-req: 3'].join('\n');
