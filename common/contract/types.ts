@@ -20,6 +20,7 @@ export type FormatId =
   | 'kernel-log'
   | 'jsonl-log'
   | 'kubernetes'
+  | 'access-log'
   | 'kineto-json'
   | 'torch-memory-snapshot'
   | 'torch-memory-timeline'

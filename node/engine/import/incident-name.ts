@@ -62,6 +62,7 @@ const KIND_BY_FORMAT: [FormatId, string][] = [
   ['kernel-log', 'kernel log'],
   ['jsonl-log', 'logs'],
   ['kubernetes', 'Kubernetes events'],
+  ['access-log', 'gateway access log'],
 ];
 
 const mostCommon = (m: Map<string, number>): string | null => [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;

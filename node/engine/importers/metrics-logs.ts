@@ -1,5 +1,6 @@
-// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, Grafana's CSV, nvidia-smi, engine logs, kernel logs, JSON lines, Kubernetes).
+// The metric and log importers (Prometheus text/JSON, VictoriaMetrics' export, Grafana's CSV, nvidia-smi, engine logs, kernel logs, JSON lines, Kubernetes, gateway access logs).
 import type { Importer } from './types';
+import { accessLogImporter } from './access-log';
 import { jsonlLogImporter } from './jsonl-log';
 import { kernelLogImporter } from './kernel-log';
 import { kubernetesImporter } from './kubernetes';
@@ -32,4 +33,5 @@ export const METRIC_LOG_IMPORTERS: readonly Importer[] = [
   kernelLogImporter,
   jsonlLogImporter,
   kubernetesImporter,
+  accessLogImporter,
 ];
