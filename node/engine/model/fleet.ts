@@ -97,15 +97,21 @@ function fileOwner(path: string | null, groups: InstanceGroup[]): InstanceGroup 
 
 /** The signals one instance sees: its own series, events and files, and everything no instance owns. */
 export function signalsFor(sig: Signals, g: InstanceGroup, groups: InstanceGroup[]): Signals {
+  // Events come from a few files: each file's owner is worked out once, not once an event.
+  const owners = new Map<string | null, InstanceGroup | null>();
+  const ownerOf = (path: string | null): InstanceGroup | null => {
+    if (!owners.has(path)) owners.set(path, fileOwner(path, groups));
+    return owners.get(path)!;
+  };
   const events = sig.events.filter((e) => {
-    const o = fileOwner(e.source_path, groups);
+    const o = ownerOf(e.source_path);
     return o === null || o === g;
   });
   // GPU memory that no label ties to an instance (nvidia-smi or DCGM files named after hosts, not after
   // the engines' endpoints) is lent to an instance's own view only where its own log says memory ran out:
   // otherwise every replica's view reads the one leaking GPU as its own leak (a fleet of four, all four
   // named), and the one replica that crashed is no longer told apart. The fleet's view keeps them all.
-  const ownOom = events.some((e) => e.kind === EV.oom && fileOwner(e.source_path, groups) === g);
+  const ownOom = events.some((e) => e.kind === EV.oom && ownerOf(e.source_path) === g);
   const keep = <T extends LoadedSeries | LoadedHistogram>(m: Map<string, T[]>): Map<string, T[]> => {
     const out = new Map<string, T[]>();
     for (const [name, list] of m) {
