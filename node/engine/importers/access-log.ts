@@ -12,7 +12,7 @@
 //   log — warning for 4xx, else info — every other request, with the same attrs (searchable);
 //   http.requests {status: 2xx|3xx|4xx, metric: 'access-log'} and req.errors {metric: 'access-log 5xx'}:
 //   cumulative counts at each second a line was logged, as the engines' own access lines are counted
-//   (vllm-log.ts), so a gateway answering 502s while an engine is down reads as errors.
+//   (status-counts.ts), so a gateway answering 502s while an engine is down reads as errors.
 // The gateway's latencies stay in the events' attrs and are not written as the engines' latency series: the
 // gateway's view of a request (its network to the client, its retries) is another measure than the engine's.
 // A line that is not an access line is malformed (warned, the file fails when they are most of it).
@@ -20,6 +20,7 @@ import type { Severity } from '../../../common/contract/types';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
 import { instantMs, monthNumber } from './log-time';
+import { StatusCounts } from './status-counts';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
 /** client, ident, user, [time], "request", status, bytes, then optionally "referer" "agent", then the rest. */
@@ -28,8 +29,6 @@ const COMBINED =
 /** ingress-nginx's default tail: request_length request_time [upstream] [alternative] addr length time status req_id. */
 const INGRESS_TAIL = /^ (\d+) ([\d.]+) \[[^\]]*\] \[[^\]]*\] (\S+) \S+ (\S+) \S+(?: (\S+))?/;
 const KEY_VALUE = /(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g;
-
-const STATUS_CLASS = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 interface Timings {
   request_time_s: number | null;
@@ -101,46 +100,9 @@ function timeOf(m: RegExpExecArray): number | null {
   return instantMs(local - offset);
 }
 
-class AccessCounts {
-  private readonly counts = [0, 0, 0, 0, 0, 0];
-  private readonly ids = new Map<number, number>();
-  private ts = NaN;
-  private dirty = false;
-
-  constructor(private readonly sink: Sink) {}
-
-  add(ts: number, cls: number): void {
-    const second = Math.floor(ts / 1000) * 1000;
-    if (this.dirty && second !== this.ts) this.flush();
-    this.counts[cls]++;
-    this.ts = second;
-    this.dirty = true;
-  }
-
-  /** The cumulative counts at the last second seen: one sample per class present, and the errors. */
-  flush(): void {
-    if (!this.dirty) return;
-    this.dirty = false;
-    for (let d = 0; d < 5; d++) if (this.counts[d] > 0) this.sink.sample(this.series(d), this.ts, this.counts[d]);
-    this.sink.sample(this.series(5), this.ts, this.counts[5]);
-  }
-
-  private series(d: number): number {
-    let id = this.ids.get(d);
-    if (id === undefined) {
-      id =
-        d === 5
-          ? this.sink.series({ name: 'req.errors', labels: { metric: 'access-log 5xx' }, unit: 'count', kind: 'counter' })
-          : this.sink.series({ name: 'http.requests', labels: { status: STATUS_CLASS[d], metric: 'access-log' }, unit: 'count', kind: 'counter' });
-      this.ids.set(d, id);
-    }
-    return id;
-  }
-}
-
 export async function importAccessLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const guard = new GarbageGuard(ctx, 'an access log');
-  const counts = new AccessCounts(sink);
+  const counts = new StatusCounts(sink, 'access-log');
   let no = 0;
   let backwards = 0;
   let last = -Infinity;
@@ -162,7 +124,7 @@ export async function importAccessLog(input: EntryInput, sink: Sink, ctx: Import
       else last = ts;
       const status = Number(m[14]);
       const cls = Math.min(5, Math.floor(status / 100));
-      counts.add(Math.max(ts, last), cls);
+      counts.add(Math.floor(last / 1000) * 1000, cls);
       const t = timingsOf(m[16]);
       const attrs: Record<string, unknown> = { status, method: m[12], path: m[13], client: m[1] };
       for (const [k, v] of Object.entries(t)) if (v !== null) attrs[k] = v;

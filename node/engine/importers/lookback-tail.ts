@@ -22,13 +22,11 @@
 export const LOOKBACK_MS = 300_000;
 
 export interface TailSeries {
-  /** The target the series came from (see `targetKey`). */
-  group: string;
+  /** Its labels (the target it came from is `targetKey` of them). */
+  labels: Record<string, string>;
   /** Its times (ms, ascending) and a key per value (two equal keys are one reading repeated). */
   times: number[];
   values: string[];
-  /** Its `job` where the target is an `instance` of one (successors are looked for among the job's targets). */
-  job?: string | null;
 }
 
 /** A target's identity among an answer's series: its `instance` (and `job`) where it has one, else its labels but `le`. */
@@ -41,12 +39,26 @@ export function targetKey(labels: Record<string, string>): string {
     .join('\u0000');
 }
 
+/** One target's series seen together: where they began and ended, the step from which all stayed frozen. */
+interface Target {
+  first: number;
+  end: number;
+  frozenFrom: number;
+  repeats: boolean;
+  unordered: boolean;
+  step: number;
+  job: string | null;
+}
+
+/** The job whose targets may succeed this one: its `job` where the target is an `instance`, else none. */
+const jobOf = (labels: Record<string, string>): string | null => (labels.instance !== undefined ? (labels.job ?? '') : null);
+
 /**
  * For each target whose last readings are the lookback's repeats, the time of its last real reading (points
  * after it are repeats): target key → cut time (ms). `answerEnd`: the answer's last step over all its series.
  */
 export function lookbackCuts(series: TailSeries[], answerEnd: number, lookbackMs = LOOKBACK_MS): Map<string, number> {
-  const groups = new Map<string, { first: number; end: number; frozenFrom: number; repeats: boolean; unordered: boolean; step: number; job: string | null }>();
+  const groups = new Map<string, Target>();
   for (const s of series) {
     const n = s.times.length;
     if (!n) continue;
@@ -56,9 +68,10 @@ export function lookbackCuts(series: TailSeries[], answerEnd: number, lookbackMs
     const unordered = s.times.some((t, i) => i > 0 && !(t > s.times[i - 1]));
     // The answer's step: the spacing of its points (a range query's are evenly spaced).
     const step = n > 1 ? s.times[n - 1] - s.times[n - 2] : Infinity;
-    const g = groups.get(s.group);
+    const key = targetKey(s.labels);
+    const g = groups.get(key);
     const end = s.times[n - 1];
-    if (!g) groups.set(s.group, { first: s.times[0], end, frozenFrom: s.times[k], repeats: k < n - 1, unordered, step, job: s.job ?? null });
+    if (!g) groups.set(key, { first: s.times[0], end, frozenFrom: s.times[k], repeats: k < n - 1, unordered, step, job: jobOf(s.labels) });
     else {
       g.first = Math.min(g.first, s.times[0]);
       g.end = Math.max(g.end, end);
@@ -68,12 +81,15 @@ export function lookbackCuts(series: TailSeries[], answerEnd: number, lookbackMs
       g.step = Math.min(g.step, step);
     }
   }
+  // Each job's targets by when they began reporting, for the successor test (once, not once a target).
+  const byJob = new Map<string, Target[]>();
+  for (const g of groups.values()) if (g.job !== null) (byJob.get(g.job) ?? byJob.set(g.job, []).get(g.job)!).push(g);
   const cuts = new Map<string, number>();
   for (const [key, g] of groups) {
     if (g.unordered || !g.repeats || g.frozenFrom >= g.end) continue;
     const frozen = g.end - g.frozenFrom;
     if (g.end >= answerEnd) {
-      const successor = g.job !== null && [...groups.values()].some((o) => o !== g && o.job === g.job && Math.abs(o.first - g.frozenFrom) <= 2 * g.step);
+      const successor = g.job !== null && byJob.get(g.job)!.some((o) => o !== g && Math.abs(o.first - g.frozenFrom) <= 2 * g.step);
       if (!successor || frozen > lookbackMs) continue;
     } else if (frozen > lookbackMs || frozen <= lookbackMs - 2 * g.step) continue;
     cuts.set(key, g.frozenFrom);

@@ -194,7 +194,7 @@ function lookbackTails(results: Result[]): Map<string, number> {
       values.push(String(p[1]));
     }
     if (times.length) answerEnd = Math.max(answerEnd, times[times.length - 1]);
-    series.push({ group: targetKey(labels), times, values, job: labels.instance !== undefined ? (labels.job ?? '') : null });
+    series.push({ labels, times, values });
   }
   return lookbackCuts(series, answerEnd);
 }

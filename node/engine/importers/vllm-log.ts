@@ -90,6 +90,7 @@ import { headLines, lineBatches } from './line-reader';
 import { LogClock, isoOf, parseIsoZoned } from './log-time';
 import { isOomLine, OOM_CONTINUATION, oomIsCut, parseOom } from './oom-text';
 import { RequestSeries } from './request-series';
+import { StatusCounts } from './status-counts';
 import { messageOf, tgiJsonRequest, tgiTextRequest, type TgiRequest } from './tgi-request-line';
 import type { EntryInput, ImportContext, Importer, Sink } from './types';
 
@@ -207,9 +208,6 @@ export function unwrapContainerLine(line: string): string {
   }
   return line;
 }
-/** `<first digit>xx`, one string each (the http counters' status labels). */
-const STATUS_CLASS = Array.from({ length: 10 }, (_, d) => `${d}xx`);
-
 const SEVERITY: Record<string, Severity> = {
   TRACE: 'debug',
   DEBUG: 'debug',
@@ -486,11 +484,8 @@ export class LogParser {
   /** A C++ stack trace being read (`frame #N:` lines). */
   private cpp: Traceback | null = null;
   private summedPreemptions = new Map<string, number>();
-  /** Access lines so far by status class (index: the status's first digit), and the classes in the order first seen. */
-  private readonly httpCounts = new Array<number>(10).fill(0);
-  private readonly httpClasses: number[] = [];
-  private httpDirty = false;
-  private httpTs = NaN;
+  /** Access lines so far by status class. */
+  private readonly http: StatusCounts;
   private starts = 0;
   /** When the last engine_stop was written (STOP_SAME_MS). */
   private stoppedAt = -Infinity;
@@ -513,6 +508,7 @@ export class LogParser {
     this.clock = new LogClock(ctx);
     this.guard = new GarbageGuard(ctx, 'a log file');
     this.spread = new StatsSpreader(sink, ctx);
+    this.http = new StatusCounts(sink, 'vllm-log:access');
   }
 
   line(line: string, no: number): void {
@@ -832,7 +828,7 @@ export class LogParser {
       this.access(p, no, access[1], access[2], access[3]);
       return;
     }
-    this.flushHttp();
+    this.http.flush();
     if (body.includes('preempted by PreemptionMode') || (body.includes('reempt') && preemptedOther(body))) {
       const m = V0_PREEMPT.exec(body);
       const count = m ? m[2] : PREEMPT_COUNT.exec(body)?.[1];
@@ -1189,25 +1185,9 @@ export class LogParser {
   }
 
   private access(p: Prefix, no: number, method: string, path: string, status: string): void {
-    if (this.httpDirty && p.ts !== this.httpTs) this.flushHttp();
-    const d = status.charCodeAt(0) - 48;
-    if (this.httpCounts[d]++ === 0) this.httpClasses.push(d);
-    this.httpDirty = true;
-    this.httpTs = p.ts;
+    this.http.add(p.ts, status.charCodeAt(0) - 48);
     this.activity = true;
     if (status[0] === '5') this.event(p, no, 'http_error', 'error', { status: Number(status), method, path });
-  }
-
-  private flushHttp(): void {
-    if (!this.httpDirty) return;
-    this.httpDirty = false;
-    let errors = 0;
-    for (const d of this.httpClasses) {
-      const n = this.httpCounts[d];
-      if (d === 5) errors = n;
-      else this.sample('http.requests', 'count', 'counter', { status: STATUS_CLASS[d], metric: 'vllm-log:access' }, this.httpTs, n);
-    }
-    this.sample('req.errors', 'count', 'counter', { metric: 'vllm-log:access 5xx' }, this.httpTs, errors);
   }
 
   /** Lines still without a time when the file ends (or too many of them) take the file's mtime. */
@@ -1237,7 +1217,7 @@ export class LogParser {
     for (const tb of this.parked.values()) this.emitTraceback(tb, tb.closedBy);
     this.parked.clear();
     if (this.cpp) this.endCppTrace();
-    this.flushHttp();
+    this.http.flush();
     this.reqs.flush(this.sink);
     this.spread.finish();
     this.guard.finish(lastLine);

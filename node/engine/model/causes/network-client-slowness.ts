@@ -86,7 +86,7 @@ function rule(c: CauseContext): RuleResult {
   const byPeer = new Map<string, Joined[]>();
   for (const p of joined) {
     const peer = p.client.peer ?? p.server.peer ?? null;
-    if (peer !== null) byPeer.set(peer, [...(byPeer.get(peer) ?? []), p]);
+    if (peer !== null) (byPeer.get(peer) ?? byPeer.set(peer, []).get(peer)!).push(p);
   }
   if (byPeer.size < 2) return pooled;
   for (const [peer, pairs] of byPeer) {
