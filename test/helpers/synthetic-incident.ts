@@ -187,9 +187,9 @@ export interface ServingShape {
   torchAllocated?: (s: number) => number;
 }
 
-/** A vLLM-like engine on one GPU: healthy defaults, each signal replaceable by the scenario. */
-export function servingIncident(store: Store, seconds: number, shape: ServingShape, seed = 7): SyntheticIncident {
-  const x = new SyntheticIncident(store, seconds, 1, seed);
+/** A vLLM-like engine on one GPU, scraped every `stepS` seconds: healthy defaults, each signal replaceable by the scenario. */
+export function servingIncident(store: Store, seconds: number, shape: ServingShape, seed = 7, stepS = 1): SyntheticIncident {
+  const x = new SyntheticIncident(store, seconds, stepS, seed);
   const n = (rel: number) => x.noise(rel);
   const rps = shape.rps ?? (() => 5 * n(0.05));
   x.counter('req.finished', rps, { reason: 'stop' });

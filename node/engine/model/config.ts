@@ -101,6 +101,8 @@ export interface ModelConfig {
     host_leak_speedup: number;
     /** A jump of host RSS by more than this share between two readings is a new process, not growth. */
     host_rss_jump: number;
+    /** The most of a host RSS climb one window's span may carry for it to be a leak (more: a level that stepped). */
+    host_leak_step_share: number;
     leak_mono: number;
     frag_ratio: number;
     frag_min_bytes: number;
@@ -222,6 +224,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     host_leak_min_share: 0.25,
     host_leak_speedup: 2,
     host_rss_jump: 0.25,
+    host_leak_step_share: 0.5,
     leak_mono: 0.8,
     frag_ratio: 0.25,
     frag_min_bytes: 2 ** 30,

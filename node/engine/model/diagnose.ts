@@ -21,7 +21,7 @@ import { buildFrame, frameReads, type Frame } from './frame';
 import { jointOnset, sustainedJointOnset } from './joint-trigger';
 import { latencyBands, latencyMeasured, latencyRise, type LatencyBand } from './latency-bands';
 import { abnormalEvidence, isOutageEvidence } from './unexplained';
-import { instanceGroups, mergeFleet, signalsFor } from './fleet';
+import { engineExtent, instanceGroups, mergeFleet, signalsFor } from './fleet';
 import { analyzeKv, type KvAnalysis } from './kvcache';
 import { fragmentation, leakReport, pickMemoryTrend, type Fragmentation, type MemoryTrend } from './leak';
 import { normalize, type Dimensions, type References } from './normalize';
@@ -63,7 +63,10 @@ export function analyzeSignals(sig: Signals, options: AnalyzeOptions = {}, cfg: 
   const whole = analyzeOne(sig, options, cfg);
   const groups = instanceGroups(sig);
   if (groups.length < 2 || groups.length > cfg.max_instances) return whole;
-  const per = groups.map((group) => ({ group, d: analyzeOne(signalsFor(sig, group, groups), options, cfg).diagnosis }));
+  const per = groups.map((group) => {
+    const own = signalsFor(sig, group, groups);
+    return { group, d: analyzeOne(own, options, cfg).diagnosis, extent: engineExtent(own) };
+  });
   return { ...whole, diagnosis: mergeFleet(whole.diagnosis, per) };
 }
 

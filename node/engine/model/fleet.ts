@@ -5,7 +5,7 @@
 // (empty when the whole fleet is affected: a surge reaches every replica, a leak is on one).
 import { FLEET_WINDOWS, type CauseId, type CauseResult, type Diagnosis, type Evidence, type InstanceDiagnosis, type WindowScore } from '../../../common/contract/diagnosis';
 import { precedence } from './causes/rank';
-import { fileStem, type LoadedHistogram, type LoadedSeries, type Signals } from './signals-from-store';
+import { extentOf, fileStem, type LoadedHistogram, type LoadedSeries, type Signals } from './signals-from-store';
 import { ENGINE_FAMILY } from './windows';
 import { isOutageEvidence } from './unexplained';
 import { EV, SIG } from '../../../common/names';
@@ -127,12 +127,47 @@ export function signalsFor(sig: Signals, g: InstanceGroup, groups: InstanceGroup
   return { ...sig, series: keep(sig.series), histograms: keep(sig.histograms), events };
 }
 
+/** First and last reading of an instance's engine signals (series and histograms), or null where it has none. */
+export function engineExtent(sig: Signals): [number, number] | null {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const map of [sig.series, sig.histograms] as const)
+    for (const [name, list] of map) {
+      if (!ENGINE_FAMILY.test(name)) continue;
+      for (const x of list) {
+        const [a, b] = extentOf(x);
+        from = Math.min(from, a);
+        to = Math.max(to, b);
+      }
+    }
+  return from <= to ? [from, to] : null;
+}
+
+/**
+ * How close to an instance's silence another one must have begun reporting to be its successor: a rollout
+ * starts the new pod and stops the old one once it is ready (the new one first), or stops it first and loads
+ * the model again (minutes after).
+ */
+const SUCCESSOR_MS = 10 * 60_000;
+
+/**
+ * Whether an instance's outage is its retirement: silent from the evidence's start to the incident's end,
+ * while another instance began reporting (later than it had) within SUCCESSOR_MS of it and went on past it — the pod a rollout
+ * or a rescheduling replaced, not an engine that died. Its crashes, OOMs and errors stay evidence of their
+ * own; a fleet that fell silent as a whole is the pooled analysis' outage, which this does not touch.
+ */
+function retired(e: Evidence, own: [number, number] | null | undefined, endMs: number, per: { extent?: [number, number] | null }[], windowMs: number): boolean {
+  if (!isOutageEvidence(e) || e.end_ms < endMs - windowMs || !own) return false;
+  const succeeds = (x: [number, number] | null | undefined) => !!x && x[0] > own[0] && Math.abs(x[0] - e.start_ms) <= SUCCESSOR_MS && x[1] > e.start_ms + windowMs;
+  return per.some((p) => succeeds(p.extent));
+}
+
 /**
  * Folds per-instance diagnoses into the fleet's. A cause the fleet fires lists the instances where it
  * also fires on its own (none listed: all of them, or the fleet as a whole); a cause only an instance
  * fires joins the list at its precedence. The first cause is the root cause wherever it was found.
  */
-export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Diagnosis }[]): Diagnosis {
+export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Diagnosis; extent?: [number, number] | null }[]): Diagnosis {
   const firingIn = new Map<string, string[]>();
   for (const { group, d } of per) for (const c of d.causes) firingIn.set(c.id, [...(firingIn.get(c.id) ?? []), group.key]);
   const where = (id: string) => {
@@ -209,8 +244,11 @@ export function mergeFleet(fleet: Diagnosis, per: { group: InstanceGroup; d: Dia
   }
   const evidence: Evidence[] = [...(fleet.unexplained?.evidence ?? [])];
   const collectionGap = silentTogether(fleet, per);
-  for (const { group, d } of per)
-    for (const e of d.unexplained?.evidence ?? []) if (!(collectionGap && isOutageEvidence(e))) evidence.push({ ...e, text: `${group.key}: ${e.text}` });
+  for (const { group, d, extent } of per)
+    for (const e of d.unexplained?.evidence ?? []) {
+      if ((collectionGap && isOutageEvidence(e)) || retired(e, extent, fleet.incident.end_ms, per, fleet.window_ms ?? 0)) continue;
+      evidence.push({ ...e, text: `${group.key}: ${e.text}` });
+    }
   evidence.sort((a, b) => a.start_ms - b.start_ms);
   // Too little data for the pooled series is too little for the instances' too (each holds a part of them).
   const status = causes.length ? 'explained' : evidence.length ? 'unexplained' : fleet.status === 'insufficient' ? 'insufficient' : 'healthy';

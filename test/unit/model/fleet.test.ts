@@ -133,7 +133,7 @@ test('a cause that drives a stronger mechanism on one instance leads, though the
 test('every replica silent over one stretch, where the pooled GPU telemetry saw the engines live, is a collection gap; one replica silent is an outage', () => {
   const outage = (from: number, to: number) => ({ kind: 'series', ref: 'tokens.generation', start_ms: T0 + from * 1000, end_ms: T0 + to * 1000, text: `the engine reported nothing for ${to - from} s (outage)` });
   const diag = (evidence: ReturnType<typeof outage>[]) =>
-    ({ causes: [], status: evidence.length ? 'unexplained' : 'healthy', onset_ms: null, unexplained: evidence.length ? { onset_ms: evidence[0].start_ms, evidence } : null, checked: [], windows: [] }) as unknown as Diagnosis;
+    ({ incident: { start_ms: T0, end_ms: T0 + 3_600_000 }, causes: [], status: evidence.length ? 'unexplained' : 'healthy', onset_ms: null, unexplained: evidence.length ? { onset_ms: evidence[0].start_ms, evidence } : null, checked: [], windows: [] }) as unknown as Diagnosis;
   const group = (key: string) => ({ key, ids: new Set([key]) });
   const both = mergeFleet(diag([]), [
     { group: group('a'), d: diag([outage(2370, 2950)]) },
@@ -258,4 +258,27 @@ test("a pod's files named with their own prefixes (vllm-<pod>.prom beside <pod>.
   assert.equal(sameProcessName('vllm-0', 'sglang-vllm-0'), false);
   assert.equal(sameProcessName(podA, `x${podA}`), false);
   assert.equal(sameProcessName(podA, `metrics.${podA}`), true);
+});
+
+test('a pod silent from the moment another began reporting to the end is the one a rollout replaced, not an outage; silent with no successor, or before the end, it is one', () => {
+  const end = 3600;
+  const outage = (from: number, to: number) => ({ kind: 'series', ref: 'tokens.generation', start_ms: T0 + from * 1000, end_ms: T0 + to * 1000, text: `the engine reported nothing for ${to - from} s (outage)` });
+  const diag = (evidence: ReturnType<typeof outage>[]) =>
+    ({ incident: { start_ms: T0, end_ms: T0 + end * 1000 }, window_ms: 60_000, causes: [], status: evidence.length ? 'unexplained' : 'healthy', onset_ms: null, unexplained: evidence.length ? { onset_ms: evidence[0].start_ms, evidence } : null, checked: [], windows: [] }) as unknown as Diagnosis;
+  const group = (key: string) => ({ key, ids: new Set([key]) });
+  const extent = (from: number, to: number): [number, number] => [T0 + from * 1000, T0 + to * 1000];
+  // old reports until 1500 s, silent after; new began at 1320 s (ready before the old one was stopped) or at 1900 s
+  // (started after it and loaded the model for 400 s); a third replica ran throughout.
+  const merged = (newFrom: number, silence: [number, number]) =>
+    mergeFleet(diag([]), [
+      { group: group('old'), d: diag([outage(...silence)]), extent: extent(0, silence[0]) },
+      { group: group('new'), d: diag([]), extent: extent(newFrom, end) },
+      { group: group('other'), d: diag([]), extent: extent(0, end) },
+    ]);
+  assert.equal(merged(1320, [1500, end]).status, 'healthy', JSON.stringify(merged(1320, [1500, end]).unexplained));
+  assert.equal(merged(1900, [1500, end]).status, 'healthy');
+  // No successor near it (the next pod came 40 minutes later): the replica died.
+  assert.equal(merged(3000, [500, end]).status, 'unexplained');
+  // Silent for a stretch and back before the end: an outage, successor or not.
+  assert.equal(merged(1320, [1500, 2400]).status, 'unexplained');
 });

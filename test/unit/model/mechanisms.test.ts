@@ -1200,3 +1200,79 @@ test("a KV block leak whose first idle step is a tenth of a percent of the pool 
   assert.ok(leak, JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak')));
   assert.ok(leak.onset_ms! <= T0 + 2450_000, `leak onset ${(leak.onset_ms! - T0) / 1000} s`);
 });
+
+test("host RSS summed over pods while a rollout overlaps an old pod with a new one rises a quarter in one reading: a step, not a leak", () => {
+  // 30 s scrapes of 11.43 GB (±2 MB; 11.38-11.44 GB between the two starts); new pods start at 1790 and 1915 s; the reading at 1890 s holds an old pod
+  // beside the new one (14.29 GB: a quarter above the life's first reading, just under the cut a jump makes), the next ones the fleet as before.
+  const level = (s: number) => ({ 1800: 11.38e9, 1830: 11.4e9, 1860: 11.44e9, 1890: 14.29e9 })[s] ?? 11.43e9 + ((s / 30) % 5) * 5e5;
+  const d = analyze({}, (x) => {
+    x.gauge('host.rss', (s) => (s % 30 === 0 ? level(s) : null));
+    for (const at of [1790, 1915]) x.event(at, { kind: 'engine_start', severity: 'info', line: 1, text: 'vLLM API server version 0.11.2', attrs: {} });
+  });
+  const leak = conditionsOf(d, 'host_memory_leak').find((c) => c.condition.startsWith('slope(rss)'));
+  assert.equal(leak?.held ?? false, false, JSON.stringify(leak));
+});
+
+test('a rollout scraped every 5 minutes is a deploy: ten minutes of data before it are the two windows there are, not the start of the recording', () => {
+  // 12 h at 300 s scrapes; a new version starts at 6 h and decodes 1.5x slower at the same load (more requests in flight).
+  const ts = tempStore();
+  try {
+    const slow = (s: number) => (s >= 21_600 ? 1.5 : 1);
+    const x = servingIncident(ts.store, 43_200, { itl: (s) => [0.02 * slow(s), 0.04 * slow(s)], e2e: (s) => [2 * slow(s), 4 * slow(s)], running: (s) => 20 * slow(s) }, 7, 300);
+    x.event(21_590, { kind: 'engine_start', severity: 'info', line: 1, text: 'vLLM API server version 0.11.0', attrs: { version: '0.11.0' } });
+    x.event(21_590, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.11.0', attrs: { version: '0.11.0' } });
+    const d = analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
+    assert.ok(d.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(d, 'deploy_regression')));
+  } finally {
+    ts.dispose();
+  }
+});
+
+test('a deploy after which requests wait in the queue at the same load, decode no slower, is a regression: queue time is one of its KPIs', () => {
+  // A new version at 1200 s admits fewer requests at once: queue P50/P99 0.005/0.02 s -> 0.4/1.6 s; ITL, arrivals and
+  // lengths as before; long answers (e2e 20-40 s) hide the wait in e2e (+10%), and no TTFT is exported (TGI).
+  const d = analyze({ queue: (s) => (after(s) ? [0.4, 1.6] : [0.005, 0.02]), e2e: (s) => (after(s) ? [21, 44] : [20, 40]), ttft: null, waiting: (s) => (after(s) ? 3 : 0) }, (x) => {
+    x.event(1190, { kind: 'engine_start', severity: 'info', line: 1, text: 'vLLM API server version 0.11.0', attrs: { version: '0.11.0' } });
+    x.event(1190, { kind: 'version', severity: 'info', line: 1, text: 'vLLM API server version 0.11.0', attrs: { version: '0.11.0' } });
+  });
+  const kpi = conditionsOf(d, 'deploy_regression').find((c) => c.condition.startsWith('≥ 20% change-point'));
+  assert.ok(d.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(d, 'deploy_regression')));
+  assert.ok(kpi === undefined || /q99/.test(String(kpi.value)), JSON.stringify(kpi));
+});
+
+test('a new version that takes fewer requests at once shows at the next peak: requests wait at a batch below the one served with no queue before the change, at the same load', () => {
+  // 5 req/s (20 running); a peak at 7.5 req/s before the change ran 30 at once with no queue; 0.11.0 at 1800 s takes
+  // at most 24, so the same peak from 3500 s leaves 10 waiting. Lengths unchanged; decode no slower.
+  const peak = (s: number) => (s >= 700 && s < 1000) || s >= 3500;
+  const rps = (s: number) => (peak(s) ? 7.5 : 5);
+  const run = (version: string) => {
+    const ts = tempStore();
+    try {
+      const capped = (s: number) => s >= 1800;
+      const x = servingIncident(ts.store, 4400, {
+        rps,
+        gtok: (s) => rps(s) * 400,
+        ptok: (s) => rps(s) * 800,
+        running: (s) => (peak(s) ? (capped(s) ? 24 : 30) : 20),
+        waiting: (s) => (peak(s) && capped(s) ? 10 : 0),
+        queue: (s) => (peak(s) && capped(s) ? [1, 3] : [0.005, 0.02]),
+        e2e: (s) => (peak(s) && capped(s) ? [3, 7] : [2, 4]),
+        ttft: (s) => (peak(s) && capped(s) ? [1.1, 3.2] : [0.08, 0.2]),
+      }, 7, 5);
+      for (const [at, v] of [[5, '0.10.1'], [1800, version]] as const) {
+        x.event(at, { kind: 'engine_start', severity: 'info', line: 1, text: `vLLM API server version ${v}`, attrs: { version: v } });
+        x.event(at, { kind: 'version', severity: 'info', line: 1, text: `vLLM API server version ${v}`, attrs: { version: v } });
+      }
+      return analyzeIncidentDetailed(ts.store, x.done()).diagnosis;
+    } finally {
+      ts.dispose();
+    }
+  };
+  const d = run('0.11.0');
+  const kpi = conditionsOf(d, 'deploy_regression').find((c) => c.condition.startsWith('≥ 20% change-point'));
+  assert.ok(d.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(d, 'deploy_regression')));
+  assert.match(String(kpi?.value), /^batch ceiling \(running 30 → 24/);
+  // The same ceiling after a restart with the version it had: that restart changed nothing, the ceiling is not its doing.
+  const same = run('0.10.1');
+  assert.ok(!same.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(same, 'deploy_regression')));
+});

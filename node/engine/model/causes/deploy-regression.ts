@@ -60,7 +60,9 @@ function deployable(c: CauseContext, e: EventRow, versions: EventRow[], crashes:
   const split = Math.min(c.f.grid.n, Math.floor((e.ts_ms - c.f.grid.t0) / c.f.grid.step));
   let before = 0;
   for (let i = a; i < split; i++) if (Number.isFinite(c.f.gtok[i]) || Number.isFinite(c.f.run[i])) before++;
-  if (before < 3) return 'no engine data before it (the start of the recording)';
+  // Three windows of data, or every window the deploy window holds where it holds fewer (5-minute scrapes
+  // give two windows in ten minutes: a rollout there read as the start of the recording).
+  if (before < Math.max(1, Math.min(3, split - a))) return 'no engine data before it (the start of the recording)';
   const changed = versionChanged(e, versions);
   const crashed = crashes.some((x) => x.ts_ms <= e.ts_ms && x.ts_ms >= e.ts_ms - cc.deploy_window_ms);
   if (e.kind !== EV.config && e.kind !== EV.deploy && changed !== true && crashed) return 'a restart after a crash with the same version';
@@ -93,6 +95,43 @@ function recovered(c: CauseContext, x: Float64Array, dir: number, back: number, 
     if (dir * (kpi / level - 1) < back) return true;
   }
   return false;
+}
+
+/** The share of the median request's time (e2e P50 before the change) a queue P99 must rise by to count. */
+const QUEUE_MATERIAL = 0.1;
+
+/** Least time requests must have waited at the lower ceiling: a few windows, ten minutes at least. */
+const CEILING_MIN_MS = 10 * 60_000;
+/** How far below the batch served without a queue before the change the new ceiling must sit. */
+const CEILING_CUT = 0.1;
+
+/**
+ * A lower concurrency ceiling since a change (a smaller max_num_seqs or concurrency limit, a smaller KV pool):
+ * after the warm-up and before `end` (the next change), windows with requests waiting all through them
+ * (CEILING_MIN_MS of them at least), at a batch (their median running) CEILING_CUT below the most the engine
+ * ran before the change with no queue at all, at arrivals no higher than it served then and requests of the
+ * same lengths. Such a change shows at the next peak, hours after the rollout, where no KPI steps at the
+ * change itself. Null where not.
+ */
+function lowerCeiling(c: CauseContext, split: number, warm: number, end: number, tolerance: number): { before: number; after: number; at: number } | null {
+  const f = c.f;
+  const queued: number[] = [];
+  for (let i = warm; i <= end; i++) if (f.waitMin[i] >= 1 && Number.isFinite(f.run[i])) queued.push(i);
+  if (queued.length * f.grid.step < Math.max(CEILING_MIN_MS, 3 * f.grid.W)) return null;
+  const free: number[] = [];
+  for (let i = 0; i < split; i++) if (Number.isFinite(f.run[i]) && f.waitMax[i] === 0) free.push(i);
+  if (free.length < 3) return null;
+  const pick = (idx: number[], x: Float64Array) => Float64Array.from(idx, (i) => x[i]);
+  const after = median(pick(queued, f.run));
+  const before = Math.max(...pick(free, f.runMax).filter(Number.isFinite));
+  if (!(after > 0 && before > 0 && after <= (1 - CEILING_CUT) * before)) return null;
+  // The same load: arrivals no higher than those served without a queue, lengths within the tolerance.
+  if (!(median(pick(queued, f.lamIn)) <= (1 + tolerance) * Math.max(...pick(free, f.lamIn).filter(Number.isFinite)))) return null;
+  for (const x of [f.plenMean, f.glenMean]) {
+    const r = ratio(median(pick(queued, x)), median(pick(free, x)));
+    if (Number.isFinite(r) && Math.abs(r - 1) > tolerance) return null;
+  }
+  return { before, after, at: f.t[queued[0]] };
 }
 
 /** Id of a restart read off the metrics (no row in the events table behind it). */
@@ -130,6 +169,14 @@ function lastDataBefore(c: CauseContext, a: number, split: number, ts: number): 
   return has(k) ? Math.min(ts, c.f.t[k] + c.f.grid.W) : ts;
 }
 
+/** The KPI's series around its step; a lower ceiling as the running series where requests first waited at it. */
+function kpiEvidence(c: CauseContext, found: DeployCandidate) {
+  const sig: Record<string, string> = { itl50: SIG.latItl, e2e99: SIG.latE2e, ttft99: SIG.latTtft, 'ttft mean': SIG.latTtft, q99: SIG.latQueue };
+  const ceiling = found.kpi.startsWith('batch ceiling');
+  const text = ceiling ? `${found.kpi}: ${fmt(found.size * 100)}% below` : `${found.kpi} changed ${fmt(found.size * 100)}% at the change`;
+  return seriesEvidence(c, ceiling ? SIG.reqRunning : (sig[found.kpi] ?? SIG.tokensGeneration), text, found.at - c.f.grid.W, found.at + c.f.grid.W);
+}
+
 /** A logged event as itself; a restart read off the metrics as the start-time series around it. */
 function changeEvidence(c: CauseContext, e: EventRow) {
   return e.id === FROM_METRICS ? seriesEvidence(c, SIG.processStart, e.text, e.ts_ms - c.f.grid.W, e.ts_ms + c.f.grid.W) : eventEvidence(e);
@@ -165,6 +212,9 @@ function rule(c: CauseContext): RuleResult {
     // 17% at 60 s scrapes (the tail sat inside one bucket, 0.21 → 0.25 s) while the mean rose 56%.
     ...(exact(c.f.ttftMean) ? [['ttft mean', c.f.ttftMean, 1, null] as [string, Float64Array, number, null]] : []),
     ['tokens per running request', perRun, -1, itlMean],
+    // Time in the queue: a version or a config that admits fewer requests at once (a lower max_num_seqs, a
+    // smaller KV pool) makes requests wait at a load that never queued before, with decode no slower.
+    ['q99', c.f.q99, 1, exact(c.f.queueMean)],
   ];
   const rejected: string[] = [];
   let best: DeployCandidate | null = null;
@@ -206,6 +256,7 @@ function rule(c: CauseContext): RuleResult {
     // engine data before a logged event (a restart's downtime precedes its first log line).
     const gone = e.id === FROM_METRICS ? Math.min(e.ts_ms, Number(e.attrs.last_seen_ms)) : lastDataBefore(c, a, split, e.ts_ms);
     const persisting = (x: Float64Array) => ratio(median(x.subarray(warm, b + 1)), median(x.subarray(a, Math.max(a + 1, split))));
+    let stepped = false;
     for (const [kpi, x, dir, mean] of kpis) {
       if (kpi === 'e2e99' && perTokenKnown) continue;
       const cp = changePoint(x.subarray(a, b + 1), 2);
@@ -220,6 +271,13 @@ function rule(c: CauseContext): RuleResult {
       // prefix cache) against the level before, medians — a minute of slow first requests is not one.
       const persist = persisting(x);
       if (!(dir * (persist - 1) >= need)) continue;
+      // Time in the queue counts where it is a part of a request's time that matters: a few ms of queue
+      // at light load move by 80% on a restart's chance (a P99 of 0.01-0.45 s beside 3 s requests).
+      if (kpi === 'q99') {
+        const rise = median(x.subarray(warm, b + 1)) - median(x.subarray(a, Math.max(a + 1, split)));
+        const typical = median(c.f.e2e50.subarray(a, Math.max(a + 1, split)));
+        if (!(rise >= QUEUE_MATERIAL * (Number.isFinite(typical) ? typical : 0) && rise > 0)) continue;
+      }
       // The exact counterpart moves up (a latency) wherever the KPI moved the bad way.
       const meanPersist = mean ? persisting(mean) : NaN;
       if (mean && !(meanPersist - 1 >= need / 2)) continue;
@@ -230,9 +288,23 @@ function rule(c: CauseContext): RuleResult {
       const back = (y: Float64Array, step: number, yDir: number) => recovered(c, y, yDir, Math.min(need / 2, step / 4), a, split, warm, until);
       if (back(x, dir * (persist - 1), dir) && (!mean || back(mean, meanPersist - 1, 1))) continue;
       const cand: DeployCandidate = { e, changed, kpi, size: dir * cp.size, need, at, stable: worst };
+      stepped = true;
       if (worst !== null && worst <= cc.workload_tolerance) {
         if (!best || cand.size > best.size) best = cand;
       } else if (!bestUnstable || cand.size > bestUnstable.size) bestUnstable = cand;
+    }
+    // No KPI stepped at the change: a version or a config that lowered the batch the engine takes shows only
+    // when the load next reaches it. A restart that changed neither is not read so (a leak growing after a
+    // restart lowers the ceiling as well).
+    if (!stepped && (changed === true || e.kind === EV.config || e.kind === EV.deploy)) {
+      const end = Math.min(c.f.grid.n - 1, Number.isFinite(next) ? Math.floor((next - c.f.grid.t0) / c.f.grid.step) - 1 : c.f.grid.n - 1);
+      const cut = lowerCeiling(c, split, warm, end, cc.workload_tolerance);
+      if (cut) {
+        const cand: DeployCandidate = { e, changed, kpi: `batch ceiling (running ${fmt(cut.before)} → ${fmt(cut.after)} with requests waiting)`, size: 1 - cut.after / cut.before, need: CEILING_CUT, at: cut.at, stable: worst };
+        if (worst !== null && worst <= cc.workload_tolerance) {
+          if (!best || (best.kpi.startsWith('batch ceiling') && cand.size > best.size)) best = cand;
+        } else if (!bestUnstable) bestUnstable = cand;
+      }
     }
   }
   const found = best ?? bestUnstable;
@@ -243,7 +315,12 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond('a deploy/config/restart event near the symptoms (restarts after a crash with the same version, and starts with no data before, excluded)', found ? `${found.e.kind} at ${new Date(found.e.ts_ms).toISOString()}` : `${deployable_} of ${changes.length}`, deployable_ > 0),
-      cond(`≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min (≥ ${cc.deploy_kpi_change_unlogged * 100}% at a restart only the metrics saw)`, found ? `${found.kpi} ${fmt(found.size * 100)}%` : null, found !== null, found?.need ?? cc.deploy_kpi_change),
+      cond(
+        `≥ ${cc.deploy_kpi_change * 100}% change-point in a core KPI within ${cc.deploy_window_ms / 60_000} min (≥ ${cc.deploy_kpi_change_unlogged * 100}% at a restart only the metrics saw), or since a version or config change requests wait at a batch ≥ ${CEILING_CUT * 100}% below the most it ran with no queue before, at no more load`,
+        found ? `${found.kpi} ${fmt(found.size * 100)}%` : null,
+        found !== null,
+        found?.need ?? cc.deploy_kpi_change,
+      ),
       cond(`workload stable (lam_in, plen, glen within ±${cc.workload_tolerance * 100}% beyond their own noise)`, stable, stable !== null && stable <= cc.workload_tolerance, cc.workload_tolerance),
     ],
     support: [
@@ -251,7 +328,7 @@ function rule(c: CauseContext): RuleResult {
       ...rejected.slice(0, 3).map((r) => cond(`event not a deploy: ${r}`, true, false)),
     ],
     veto: [cond('no change event', changes.length === 0, changes.length === 0)],
-    evidence: found ? [changeEvidence(c, found.e), seriesEvidence(c, found.kpi === 'itl50' ? SIG.latItl : found.kpi === 'e2e99' ? SIG.latE2e : found.kpi === 'ttft99' || found.kpi === 'ttft mean' ? SIG.latTtft : SIG.tokensGeneration, `${found.kpi} changed ${fmt(found.size * 100)}% at the change`, found.at - c.f.grid.W, found.at + c.f.grid.W)] : changes.slice(0, 3).map((e) => changeEvidence(c, e)),
+    evidence: found ? [changeEvidence(c, found.e), kpiEvidence(c, found)] : changes.slice(0, 3).map((e) => changeEvidence(c, e)),
     // A rollout began when the old process went away; a restart read off the metrics knows that moment
     // as the old process's last scrape (a logged deploy event is itself the moment).
     onset_ms: found ? (found.e.id === FROM_METRICS ? Number(found.e.attrs.last_seen_ms) : found.e.ts_ms) : null,

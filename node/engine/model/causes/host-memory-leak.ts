@@ -42,6 +42,30 @@ function processLifetimes(t: ArrayLike<number>, W: number, x: Float64Array, jump
   });
 }
 
+/**
+ * The most of a climb that one window's span carries, as a share of the climb (from `fromMs` to the life's
+ * last reading): near 1 where the level stepped (a process started beside the old one, a pod joined a sum of
+ * RSS while a rollout overlapped the old and the new) rather than crept. Rises within one window length are
+ * taken together, since overlapping windows split a reading's step between them, and so is the rise from one
+ * reading to the next however far apart they are.
+ */
+function stepShare(t: ArrayLike<number>, x: Float64Array, fromMs: number, W: number): number {
+  const ts: number[] = [];
+  const vs: number[] = [];
+  for (let i = 0; i < x.length; i++) if (Number.isFinite(x[i]) && t[i] >= fromMs) {
+    ts.push(t[i]);
+    vs.push(x[i]);
+  }
+  const climb = vs.length ? vs[vs.length - 1] - vs[0] : 0;
+  if (!(climb > 0)) return NaN;
+  let most = 0;
+  for (let j = 1, i = 0; j < vs.length; j++) {
+    while (i < j - 1 && ts[j] - ts[i] > W) i++;
+    most = Math.max(most, vs[j] - vs[i]);
+  }
+  return most / climb;
+}
+
 function rule(c: CauseContext): RuleResult {
   const missing = missingInputs(c.f, [[SIG.hostRss, SIG.hostSwap, SIG.hostMemAvailable, SIG.hostMemAvailableBytes]]);
   if (missing.length) return notAssessable('host_memory_leak', missing);
@@ -60,7 +84,9 @@ function rule(c: CauseContext): RuleResult {
   const lives = processLifetimes(c.f.t, c.f.grid.W, rssOrHost, cc.host_rss_jump, starts).filter((x) => x.some(Number.isFinite));
   const trendOf = (x: Float64Array) => memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, x, medB(c, x), null);
   const trends = lives.map((x) => ({ rss: x, tr: trendOf(x) }));
-  const grew = trends.find(({ tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need);
+  // A leak creeps: growth of which one window's span carries more than half is a level that stepped.
+  const crept = (x: Float64Array, t: { start_ms: number }) => !(stepShare(c.f.t, x, t.start_ms, c.f.grid.W) > cc.host_leak_step_share);
+  const grew = trends.find(({ rss: x, tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need && crept(x, t));
   const chosen = grew ?? trends[trends.length - 1] ?? { rss: rssOrHost, tr: null };
   const rss = chosen.rss;
   const tr = chosen.tr;
@@ -74,7 +100,8 @@ function rule(c: CauseContext): RuleResult {
   // began after the baseline, faster than the baseline's drift, counts as well.
   const rampAfterBase = !!tr && tr.start_ms >= c.f.t[c.base[1]] && tr.slope_bytes_per_min > 0 && tr.slope_bytes_per_min >= floorB;
   const sped = (slopeE > 0 && slopeE >= floorB) || rampAfterBase;
-  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped;
+  const step = tr ? stepShare(c.f.t, rss, tr.start_ms, c.f.grid.W) : NaN;
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped && !(step > cc.host_leak_step_share);
   const swap = max(c.f.swap);
   const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
   const swapping = swap > 0 && avail <= 0.05;
@@ -84,8 +111,8 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `slope(rss) > 0 with mono ≥ ${cc.leak_mono}, growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline) and a slope ≥ ${cc.host_leak_speedup}× the baseline's, OR swap in/out > 0 with MemAvailable ≤ 5%`,
-        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), slope ${fmtBytes(slopeE)}/min vs baseline ${fmtBytes(slopeB)}/min, swap ${fmt(swap)}, avail ${fmt(avail)}`,
+        `slope(rss) > 0 with mono ≥ ${cc.leak_mono}, growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline), at most ${cc.host_leak_step_share * 100}% of it within one window, and a slope ≥ ${cc.host_leak_speedup}× the baseline's, OR swap in/out > 0 with MemAvailable ≤ 5%`,
+        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), ${Number.isFinite(step) ? Math.round(step * 100) : '—'}% within one window, slope ${fmtBytes(slopeE)}/min vs baseline ${fmtBytes(slopeB)}/min, swap ${fmt(swap)}, avail ${fmt(avail)}`,
         rssLeak || swapping,
         need,
       ),
