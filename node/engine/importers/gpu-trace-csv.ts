@@ -93,7 +93,10 @@ function textColumns(header: string, dashes: string): { names: string[]; spans: 
   const spans: [number, number][] = [];
   for (const m of dashes.matchAll(/-+/g)) spans.push([m.index!, m.index! + m[0].length]);
   // A column's cells may run left of its dashes (right-aligned numbers wider than the title): each span starts after the one before.
-  const names = spans.map(([a, b]) => header.slice(a, b).trim());
+  // Titles are two spaces or more apart: read that way where they count as many as the dashes (a header
+  // pasted out of line with its table, a space short, read `tart (ns)` by position), else by position.
+  const words = header.trim().split(/\s{2,}/);
+  const names = words.length === spans.length ? words : spans.map(([a, b]) => header.slice(a, b).trim());
   return names.some((n) => n) ? { names, spans } : null;
 }
 
@@ -217,8 +220,12 @@ async function importGpuTraceCsv(input: { stream(): AsyncIterable<Buffer> }, sin
       if (++skipped <= 20) ctx.warn('a start or duration no capture has (negative, or past 115 days): row skipped', { line: r.line });
       continue;
     }
-    const name = get(r, 'name');
-    const corr = num(get(r, 'corrid') || get(r, 'correlationid'));
+    // nvprof has no correlation column: it appends the id of the API call behind a row to its name
+    // (`mergeSortKernel(unsigned int*) [1105]`, `cudaLaunch (mergeSortKernel…) [1105]`; CUDA Profiler User's
+    // Guide, GPU-Trace and API-Trace modes), which would make every launch a kernel of its own name.
+    const tagged = r.s.tool === 'nvprof' ? /^(.*\S) \[(\d+)\]$/.exec(get(r, 'name')) : null;
+    const name = tagged ? tagged[1] : get(r, 'name');
+    const corr = num(get(r, 'corrid') || get(r, 'correlationid') || (tagged ? tagged[2] : ''));
     if (r.s.kind === 'gpu') {
       const kind = /^\[CUDA memcpy|^\[Unified Memory Memcpy|^Memcpy/i.test(name) ? 'memcpy' : /^\[CUDA memset|^Memset/i.test(name) ? 'memset' : 'kernel';
       const grid = [get(r, 'grdx') || get(r, 'gridx'), get(r, 'grdy') || get(r, 'gridy'), get(r, 'grdz') || get(r, 'gridz')];

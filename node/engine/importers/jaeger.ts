@@ -314,6 +314,6 @@ export const jaegerImporter: Importer = {
     }
     if (!doc.sawData && !doc.sawBareSpans && !doc.sawArray && !doc.sawSingle) throw new ImportError(ctx.path, { key: 'data' }, 'not a Jaeger trace: expected {data: [trace…]}, a trace with spans, an array of spans, a stored span or an Elasticsearch answer of them');
     if (doc.spans === 0) throw skipped.none(ctx.path, { key: 'spans' }, 'no spans in this Jaeger file');
-    reqs.flush(sink);
+    reqs.flush(sink, (m) => ctx.warn(m));
   },
 };

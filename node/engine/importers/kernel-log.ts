@@ -25,7 +25,7 @@
 //     said), message: NVSwitch SXid errors (a switch's detail lines after its verdict stay log lines);
 //   log — info ('warning' for lines naming NVRM/nvidia) — every other non-empty line.
 // Samples: gpu.xid (value = the Xid code, label bus_id, metric "kernel-log:NVRM Xid") at each Xid; of a bus's
-//   Xids within one ms (one sample), a hardware one stands over the cleanup after it.
+//   Xids within one ms (one sample), the first stands unless a later one outranks it (hardware, then severity).
 import type { Severity } from '../../../common/contract/types';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
@@ -48,6 +48,13 @@ const KMSG_CONT = /^ [A-Z_]+=/;
 /** pstore's record header (`Panic#1 Part1`, `Oops#2 Part1`). */
 const PSTORE_HEADER = /^(?:Panic|Oops|Emergency|Shutdown|Unknown)#\d+ Part\d+$/;
 const LEVEL_SEVERITY: Severity[] = ['critical', 'critical', 'critical', 'error', 'warning', 'info', 'info', 'debug'];
+const SEVERITY_RANK: Record<Severity, number> = { debug: 0, info: 1, warning: 2, error: 3, critical: 4 };
+const CLASS_RANK = { secondary: 0, software: 1, hardware: 2 } as const;
+/** How an Xid ranks among those of one ms: its class (hardware first), then its severity. */
+const xidRank = (code: number) => {
+  const x = xidInfo(code);
+  return CLASS_RANK[x.class] * 10 + SEVERITY_RANK[x.severity];
+};
 const DECODE_LEVEL: Record<string, number> = { emerg: 0, alert: 1, crit: 2, err: 3, warn: 4, notice: 5, info: 6, debug: 7 };
 const DMESG_T = /^\[(?:\w{3} )?(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})\]\s?/;
 const SYSLOG = /^(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
@@ -277,10 +284,12 @@ class KernelParser {
       id = this.sink.series({ name: 'gpu.xid', labels: { bus_id: xid.bus_id, metric: 'kernel-log:NVRM Xid' }, unit: 'code', kind: 'gauge' });
       this.xidSeries.set(xid.bus_id, id);
     }
-    // Xids of one bus within one ms (a burst: 62, 120, 45 …) share one sample: the hardware one stands.
+    // Xids of one bus within one ms (a burst: 62, 120, 45 …; a double-bit ECC error and the page retirement
+    // it caused, 48 then 64) share one sample: the first stands unless a later one outranks it — hardware
+    // over the rest, then the more severe — since a burst's first error is its root and the rest follow it.
     const at = Math.round(ts);
     const last = this.xidLast.get(xid.bus_id);
-    if (last && last.ts === at && xidInfo(last.code).class === 'hardware' && xidInfo(xid.code).class !== 'hardware') return;
+    if (last && last.ts === at && xidRank(xid.code) <= xidRank(last.code)) return;
     this.xidLast.set(xid.bus_id, { ts: at, code: xid.code });
     this.sink.sample(id, ts, xid.code);
   }

@@ -369,7 +369,7 @@ class KinetoReader {
   private readonly pending = new PendingAllocations();
   /** CPU intervals and, index for index with `pending`, the points whose stacks are wanted. */
   private readonly stacks = new OpStacks();
-  private readonly memSeries = new Map<string, { allocated: number; reserved: number }>();
+  private readonly memSeries = new Map<string, number>();
   /** Open `B` events by pid and tid (begin/end), how many, and the halves that found no other. */
   private readonly begins = new Map<string, { e: TraceEvent; offset: number }[]>();
   private openBegins = 0;
@@ -588,9 +588,10 @@ class KinetoReader {
     const device = asInt(a['Device Id']) ?? 0;
     const bytes = Number(a.Bytes);
     const ms = Number(ns / 1000n) / 1000;
-    const totals = this.seriesFor(device);
-    if (typeof a['Total Allocated'] === 'number') this.peakSample(totals.allocated, ms, a['Total Allocated']);
-    if (typeof a['Total Reserved'] === 'number') this.peakSample(totals.reserved, ms, a['Total Reserved']);
+    // Registered with their first reading: older profilers' events carry Bytes alone, and an empty series
+    // would say the trace holds the allocator's totals.
+    if (typeof a['Total Allocated'] === 'number') this.peakSample(this.memSeriesFor('torch.allocated', device), ms, a['Total Allocated']);
+    if (typeof a['Total Reserved'] === 'number') this.peakSample(this.memSeriesFor('torch.reserved', device), ms, a['Total Reserved']);
     if (a.Addr === undefined || !Number.isFinite(bytes)) {
       this.memNoAddr++;
       return;
@@ -650,17 +651,11 @@ class KinetoReader {
     } else this.msPeaks.set(id, { ms: at, v });
   }
 
-  private seriesFor(device: number): { allocated: number; reserved: number } {
-    const key = String(device);
-    let s = this.memSeries.get(key);
-    if (!s) {
-      s = {
-        allocated: this.sink.series({ name: 'torch.allocated', labels: { gpu: key }, unit: 'bytes', kind: 'gauge' }),
-        reserved: this.sink.series({ name: 'torch.reserved', labels: { gpu: key }, unit: 'bytes', kind: 'gauge' }),
-      };
-      this.memSeries.set(key, s);
-    }
-    return s;
+  private memSeriesFor(name: 'torch.allocated' | 'torch.reserved', device: number): number {
+    const key = `${name}:${device}`;
+    let id = this.memSeries.get(key);
+    if (id === undefined) this.memSeries.set(key, (id = this.sink.series({ name, labels: { gpu: String(device) }, unit: 'bytes', kind: 'gauge' })));
+    return id;
   }
 
   finish(): void {

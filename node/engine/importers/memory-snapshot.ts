@@ -28,7 +28,7 @@ import { PickleError, TakenItemError, isDict, unpickle, type PyDict, type PyValu
 import { toHexAddr } from './hex-address';
 import { SnapshotTimes, blockAddresses, blockFrames, usToNs } from './memory-snapshot-variants';
 import { ACT, TraceColumns, TraceTaker, num } from './memory-snapshot-trace';
-import { groupDigits } from '../../../common/format';
+import { formatBytes, groupDigits } from '../../../common/format';
 
 const PROTO = 0x80;
 
@@ -131,6 +131,8 @@ class SnapshotWriter {
 
   /** Blocks whose address was computed (torch 2.0 snapshots name none). */
   computedAddrs = 0;
+  /** Devices whose trace changed no segment while segments were held at the dump: their dump-time totals. */
+  readonly reservedUnwritten: { device: number; reserved: number; allocated: number }[] = [];
 
   constructor(
     private readonly sink: Sink,
@@ -272,6 +274,7 @@ class SnapshotWriter {
     const held = segments.length && allocT.length === 0 && resT.length === 0 ? { from: null, to: dumpUs() } : null;
     this.replay('torch.allocated', device, allocT, allocD, allocatedEnd, held);
     this.replay('torch.reserved', device, resT, resD, reservedEnd, held);
+    if (resT.length === 0 && held === null && reservedEnd > 0) this.reservedUnwritten.push({ device, reserved: reservedEnd, allocated: allocatedEnd });
   }
 
   /**
@@ -374,6 +377,8 @@ export const memorySnapshotImporter: Importer = {
     const dumpUs = () => (dump ??= times.dumpUs());
     for (const d of order) writer.device(d, traceOf(d), usAt.get(d)!, segmentsOf.get(d) ?? [], dumpUs);
     times.finish();
+    // Not a series (see device()), but the figure a reader of an OOM asks for first: the cache beside the use.
+    for (const u of writer.reservedUnwritten) ctx.warn(`GPU ${u.device}: the trace records no segment changes, so torch.reserved is not drawn; at the dump its segments held ${formatBytes(u.reserved)} reserved beside ${formatBytes(u.allocated)} allocated`);
     if (writer.computedAddrs > 0) ctx.warn(`${writer.computedAddrs} blocks carry no address (older torch): computed from their segment's address and the sizes of the blocks before them`);
   },
 };

@@ -473,7 +473,7 @@ export const otlpImporter: Importer = {
       others.logs.finish({ key: 'resourceLogs' });
       if (spans === 0 && others.metrics.points === 0 && others.logs.records === 0) throw skipped.none(ctx.path, { line: 1 }, "no spans, metric points or log records in the debug exporter's output");
       if (reader.other) ctx.warn(`${reader.other} lines of the collector's own log between the exported batches skipped`);
-      reqs.flush(sink);
+      reqs.flush(sink, (m) => ctx.warn(m));
       return;
     }
     // Java's logging exporters' bare elements go the same way: whole documents, each read as the request it is part of.
@@ -586,6 +586,6 @@ export const otlpImporter: Importer = {
       }
       throw skipped.none(ctx.path, { key: 'resourceSpans' }, 'no spans in this OTLP file');
     }
-    reqs.flush(sink);
+    reqs.flush(sink, (m) => ctx.warn(m));
   },
 };

@@ -24,6 +24,14 @@ export interface LatencyFacts extends RequestFacts {
 
 const SPAN_LABELS = { from: 'spans' };
 
+/** Whether a stored span is the caller's side of a request: OTLP kind CLIENT (3), a `span.kind` tag `client` (Jaeger, Zipkin). */
+function isClientSpan(attrs: Record<string, unknown>): boolean {
+  const kind = attrs['otel.kind'];
+  if (kind === 3 || kind === 'SPAN_KIND_CLIENT') return true;
+  const tag = attrs['span.kind'] ?? attrs['request.side'];
+  return typeof tag === 'string' && tag.toLowerCase() === 'client';
+}
+
 interface Hist {
   name: string;
   key: keyof LatencyFacts;
@@ -49,6 +57,9 @@ export class RequestSeries {
   /** `labels` of each series by its name; spans' series all carry {from: 'spans'}. */
   constructor(private readonly labels: (series: string) => Record<string, string> = () => SPAN_LABELS) {}
 
+  /** Client-side request spans (the callers' view), counted apart: see flush. */
+  private client: RequestSeries | null = null;
+
   /**
    * A trace span's request facts, read from its own attributes (span-attributes.ts): merged into the
    * attributes it is stored with, and counted in the series at its end. Every trace reader's one way in.
@@ -57,7 +68,8 @@ export class RequestSeries {
     const facts = requestFacts(own, outcome);
     if (!facts) return;
     Object.assign(attrs, facts);
-    this.add(facts, Number(outcome.end_ns / 1_000_000n));
+    const into = isClientSpan(attrs) ? (this.client ??= new RequestSeries(this.labels)) : this;
+    into.add(facts, Number(outcome.end_ns / 1_000_000n));
   }
 
   add(facts: LatencyFacts, endMs: number): void {
@@ -92,9 +104,21 @@ export class RequestSeries {
     return [...this.finished.keys()].sort((a, b) => a - b);
   }
 
-  /** Writes every series, one point per window. */
-  flush(sink: Sink): void {
-    if (!Number.isFinite(this.lo)) return;
+  /**
+   * Writes every series, one point per window. Client-side request spans (an application's or a gateway's
+   * call to the model, OpenTelemetry GenAI's CLIENT inference spans) are the same requests a server's spans
+   * count again, timed with the network and the gateway inside: where a file holds request spans of the
+   * server (or of no stated side) the series are theirs alone; a file of client spans only is counted from
+   * them, which `warn` says.
+   */
+  flush(sink: Sink, warn?: (message: string) => void): void {
+    if (!Number.isFinite(this.lo)) {
+      if (this.client && Number.isFinite(this.client.lo)) {
+        warn?.(`request series from ${this.client.requests} client-side request spans only (the callers' view: network and gateway time included)`);
+        this.client.flush(sink);
+      }
+      return;
+    }
     const windows = this.windows();
     for (const h of this.hists) {
       if (h.values.size === 0) continue;

@@ -104,7 +104,9 @@ export function textSpans(body: string): { spans: TgiSpan[]; rest: string } | nu
 const FIELD = /(?:^|[\s{])(total_time|validation_time|queue_time|inference_time|time_per_token)=("(?:[^"\\]|\\.)*"|[^\s}]+)/g;
 
 function spanOf(seg: string): TgiSpan | null {
-  const m = /^([\w-]+)(\{[\s\S]*\})?$/.exec(seg);
+  // Names may hold spaces: TGI 0.9-1.x put every request inside an `HTTP request{otel.name=… trace_id=…}`
+  // span (axum-tracing-opentelemetry) before the handler's.
+  const m = /^([\w-]+(?: [\w-]+)*)(\{[\s\S]*\})?$/.exec(seg);
   if (!m) return null;
   const fields: Record<string, string> = {};
   // A field of ours cannot hide in a Debug string: there every `"` is escaped, so `name="` never occurs.

@@ -172,8 +172,22 @@ const BRACKET_RFC3339 = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d
 /** A collector's bracketed local time in front of SGLang's own (`[2025-03-11 16:44:27] [2025-03-11 01:44:27 TP0] …`). */
 const BRACKET_BEFORE_BRACKET = /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\] (?=\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)/;
 
+/** Leading indentation and a `| ` gutter before a pasted log line. */
+const INDENT_GUTTER = /^[ \t]*(?:\| ?)?[ \t]*/;
+
 export function unwrapContainerLine(line: string): string {
   const c0 = line.charCodeAt(0);
+  // A log pasted indented or behind a `| ` gutter (a code block in a list, k9s or a compose service's column
+  // cut away): the line behind it where that is one a log of ours starts with. Indented lines that are not
+  // (a traceback's frames, TGI's Args block) keep their indentation.
+  if (c0 === 32 || c0 === 9 || c0 === 124 /* | */) {
+    const m = INDENT_GUTTER.exec(line);
+    if (m && m[0].length < line.length) {
+      const rest = unwrapContainerLine(line.slice(m[0].length));
+      if (rest !== line.slice(m[0].length) || DETECT_LINE.some(([, re]) => re.test(rest))) return rest;
+    }
+    return line;
+  }
   if (c0 === 91 /* [ */) {
     const m = BRACKET_RFC3339.exec(line) ?? KUBECTL_PREFIX.exec(line) ?? BRACKET_BEFORE_BRACKET.exec(line);
     if (m) return m[1] !== undefined ? `${m[1]} ${line.slice(m[0].length)}` : unwrapContainerLine(line.slice(m[0].length));
@@ -1330,8 +1344,9 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   // engine prints TPn there.
   ['sglang', /^(?:\([\w-]+ pid=\d+\)\s+)?\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? (?:TP|DP|PP|EP)\d+[^\]]*\] /],
   ['sglang', /^\[gpu(?:_id)?=\d+\] (?:Decode|Prefill) batch[.,] /],
-  // The launcher's lines, under its tracing spans (`shard-manager: `, `download{model_id=…}: `).
-  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+[{:].*?: |[\w-]+: )?text_generation_\w*(?:::\w+)*: /],
+  // The launcher's lines, under its tracing spans (`shard-manager: `, `download{model_id=…}: `, TGI 0.9-1.x's
+  // `HTTP request{…}:generate{…}: `).
+  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+(?: [\w-]+)*[{:].*?: |[\w-]+: )?text_generation_\w*(?:::\w+)*: /],
   ['tgi', /^\{"timestamp":"[^"]+",.*"target":"text_generation_/],
   // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.
   ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],

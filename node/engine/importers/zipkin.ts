@@ -232,6 +232,6 @@ export const zipkinImporter: Importer = {
     }
     skips.flush(ctx.warn);
     noEnds.flush(ctx.warn);
-    reqs.flush(sink);
+    reqs.flush(sink, (m) => ctx.warn(m));
   },
 };

@@ -326,3 +326,19 @@ test("SGLang 0.1–0.2's `[gpu=N]` worker prefix: its batch lines are stats, the
     r.dispose();
   }
 });
+
+test('a log pasted indented or behind a `| ` gutter is read at its own times; indented traceback frames keep their indentation', async () => {
+  assert.equal(unwrapContainerLine('    [rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation timeout'), '[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation timeout');
+  assert.equal(unwrapContainerLine('  | ERROR 07-01 13:54:43 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 1159 died, exit code: -6'), 'ERROR 07-01 13:54:43 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 1159 died, exit code: -6');
+  assert.equal(unwrapContainerLine('  File "/usr/lib/python3.12/site-packages/vllm/worker.py", line 10, in run'), '  File "/usr/lib/python3.12/site-packages/vllm/worker.py", line 10, in run');
+  const text = V1_LINES.slice(0, 3).map((l) => `   ${l}`).join('\n');
+  assert.equal(detectImporter(Buffer.from(text), 'vllm.log')?.format, 'vllm-log');
+  const r = await runImporter(vllmLogImporter, { text, options: { year: 2025 } });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.warnings, []);
+    assert.deepEqual(values(r, 'req.running').map((s) => s.ts), [Date.UTC(2025, 4, 12, 1, 47, 2), Date.UTC(2025, 4, 12, 1, 47, 12)]);
+  } finally {
+    r.dispose();
+  }
+});

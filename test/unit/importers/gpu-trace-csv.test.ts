@@ -86,6 +86,19 @@ test("nsys stats' own column format: columns where their dashes are, thousands s
   }
 });
 
+test("nsys' column format pasted with its header a space short of its dashes: titles read two spaces apart, not by position", async () => {
+  const lines = readFileSync(sample('nsys-stats-gpu-trace.txt'), 'utf8').split('\n');
+  const h = lines.findIndex((l) => l.trimStart().startsWith('Start (ns)'));
+  lines[h] = lines[h].replace(/^ /, '');
+  const r = await runImporter(nsysStatsCsvImporter, { text: lines.join('\n'), mtimeMs: MTIME });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(kernels(r).map((k) => [k.end_ns - k.start_ns, Number(k.correlation_id)]), [[14336n, 119], [1203712n, 127], [6464n, 131]]);
+  } finally {
+    r.dispose();
+  }
+});
+
 test('nvprof --csv --print-gpu-trace: ==PID== lines skipped, times in the units row (Start ms, Duration us)', async () => {
   const r = await runImporter(nvprofCsvImporter, { file: sample('nvprof-gpu-trace.csv'), mtimeMs: MTIME });
   try {
@@ -101,6 +114,31 @@ test('nvprof --csv --print-gpu-trace: ==PID== lines skipped, times in the units 
     );
     assert.equal(ks[2].end_ns, END_NS);
     assert.deepEqual([JSON.parse(ks[0].attrs_json).size, JSON.parse(ks[0].attrs_json).size_unit], [0.25, 'MB']);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("nvprof without a correlation column: the API call's id it appends to a row's name ([1105]) is taken out into the correlation id", async () => {
+  const csv = [
+    '==12459== Profiling result:',
+    '"Start","Duration","Grid X","Grid Y","Grid Z","Block X","Block Y","Block Z","Registers Per Thread","Static SMem","Dynamic SMem","Size","Throughput","Device","Context","Stream","Name"',
+    'ms,ms,,,,,,,,KB,B,MB,MB/s,,,,',
+    '680.285519,42.112478,,,,,,,,,,16.000000,379.934896,"GeForce GTX 1080 Ti (0)","1","7","[CUDA memcpy HtoD]"',
+    '764.700239,0.704973,4096,1,1,512,1,1,19,8.000000,0,,,"GeForce GTX 1080 Ti (0)","1","7","void sortKernel<unsigned int=1>(unsigned int*, unsigned int) [1105]"',
+    '765.407132,0.042817,64,1,1,256,1,1,18,0.000000,0,,,"GeForce GTX 1080 Ti (0)","1","7","void sortKernel<unsigned int=1>(unsigned int*, unsigned int) [1114]"',
+  ].join('\n');
+  const r = await runImporter(nvprofCsvImporter, { text: csv, mtimeMs: MTIME });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(
+      kernels(r).map((k) => [k.name, k.correlation_id === null ? null : Number(k.correlation_id)]),
+      [
+        ['[CUDA memcpy HtoD]', null],
+        ['void sortKernel<unsigned int=1>(unsigned int*, unsigned int)', 1105],
+        ['void sortKernel<unsigned int=1>(unsigned int*, unsigned int)', 1114],
+      ],
+    );
   } finally {
     r.dispose();
   }

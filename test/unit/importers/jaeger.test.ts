@@ -65,6 +65,35 @@ test('{data:[…]} with GenAI tags: request facts and an error from the error ta
   }
 });
 
+test("a gateway's client span beside the server's span of the same request counts it once, the server's; client spans alone are counted, warned", async () => {
+  const t = tempStore();
+  try {
+    const tags = (o: Record<string, unknown>) => Object.entries(o).map(([key, value]) => ({ key, type: typeof value === 'string' ? 'string' : 'float64', value }));
+    const genai = { 'gen_ai.request.model': 'm', 'gen_ai.usage.input_tokens': 12, 'gen_ai.usage.output_tokens': 4 };
+    const client = { traceID: 'abc', spanID: 'c1', operationName: 'chat m', references: [], startTime: 1_700_000_000_000_000, duration: 3_000_000, processID: 'p1', tags: tags({ ...genai, 'span.kind': 'client' }) };
+    const server = { traceID: 'abc', spanID: 's1', operationName: 'llm_request', references: [{ refType: 'CHILD_OF', traceID: 'abc', spanID: 'c1' }], startTime: 1_700_000_000_200_000, duration: 2_500_000, processID: 'p2', tags: tags({ ...genai, 'span.kind': 'server' }) };
+    const processes = { p1: { serviceName: 'gateway', tags: [] }, p2: { serviceName: 'vllm', tags: [] } };
+    const count = async (name: string, spans: unknown[]) => {
+      const file = join(t.dir, name);
+      writeFileSync(file, JSON.stringify({ data: [{ traceID: 'abc', processes, spans }] }));
+      const r = await importFiles(t.store, [file], { importers });
+      assert.equal(r.sources[0].status, 'ok', r.sources[0].error ?? '');
+      const sql = storeSql(t.store);
+      const sum = sql.prepare("SELECT x.value FROM samples x JOIN series s ON s.id = x.series_id JOIN sources o ON o.id = s.source_id WHERE s.name = 'lat.e2e.sum' AND o.path LIKE ? ORDER BY x.ts_ms DESC LIMIT 1").pluck().get(`%${name}`);
+      const warnings = JSON.parse(sql.prepare('SELECT warnings_json FROM sources WHERE path LIKE ?').pluck().get(`%${name}`) as string) as string[];
+      return { sum, warnings };
+    };
+    const both = await count('both.json', [client, server]);
+    assert.equal(both.sum, 2.5);
+    assert.deepEqual(both.warnings, []);
+    const callers = await count('client.json', [client]);
+    assert.equal(callers.sum, 3);
+    assert.match(callers.warnings.join('\n'), /1 client-side request spans only/);
+  } finally {
+    t.dispose();
+  }
+});
+
 test('malformed Jaeger JSON fails with line and offset', async () => {
   const t = tempStore();
   try {

@@ -249,6 +249,22 @@ test("a burst of Xids in one ms keeps the hardware one in gpu.xid; the OOM kille
   }
 });
 
+test("Xids of one ms that rank alike keep the first (a double-bit ECC error before the page retirement it set off); a later one of a higher class replaces it", async () => {
+  const text = [
+    'Dec  2 11:38:47 worker4 kernel: [  219.470994] NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 1, subpartition 0.',
+    'Dec  2 11:38:47 worker4 kernel: [  219.471050] NVRM: Xid (PCI:0000:3b:00): 64, pid=1, name=python3, Dynamic Page Retirement: Page failed to retire.',
+    'Dec  2 11:40:00 worker4 kernel: [  292.000000] NVRM: Xid (PCI:0000:3b:00): 45, pid=1, name=python3, Ch 00000010',
+    'Dec  2 11:40:00 worker4 kernel: [  292.000100] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python3, GPU has fallen off the bus.',
+  ].join('\n');
+  const r = await runImporter(kernelLogImporter, { text, mtimeMs: MTIME, name: 'syslog' });
+  try {
+    assert.deepEqual(values(r, 'gpu.xid', { bus_id: '0000:3b:00' }).map((s) => s.v), [48, 79]);
+    assert.equal(events(r, 'xid').length, 4, 'every Xid stays an event');
+  } finally {
+    r.dispose();
+  }
+});
+
 test("review: an older kernel's two-line OOM kill (verdict, then `Killed process`) is one kill; a `Killed process` line alone is a kill", async () => {
   const text = [
     '[Mon Mar  3 10:00:00 2025] Out of memory: Kill process 2574 (httpd) score 105 or sacrifice child',

@@ -454,6 +454,20 @@ test("[memory] events of a ROCm build's HIP device (Device Type 6) are the GPU's
   }
 });
 
+test("[memory] events of an older profiler (Bytes only, no Addr, no totals) make no allocator series: no empty torch.allocated beside its warning", async () => {
+  const { runImporter } = await import('./run-importer');
+  const T = 1_623_213_129_365_000;
+  const mem = (i: number, bytes: number) => ({ ph: 'i', s: 't', cat: 'memory', name: '[memory]', pid: 1, tid: 1, ts: T + i * 1000, args: { 'Device Type': 1, 'Device Id': 0, Bytes: bytes } });
+  const r = await runImporter(kinetoImporter, { text: JSON.stringify({ schemaVersion: 1, traceEvents: [mem(0, 19_267_584), mem(1, -19_267_584)] }), name: 'old.json' });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(r.all("SELECT name FROM series WHERE name LIKE 'torch.%'"), []);
+    assert.match(r.warnings.join('\n'), /2 CUDA \[memory\] events carry no Addr/);
+  } finally {
+    r.dispose();
+  }
+});
+
 test('a torch 2.0–2.1 trace whose launches carry their correlation id as External id: no launch tied to an unrelated op, said once; in a current trace only a launch whose ids agree by chance goes unlinked, unsaid', async () => {
   const { runImporter } = await import('./run-importer');
   const T = 1_700_000_000_000_000;

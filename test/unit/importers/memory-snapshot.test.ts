@@ -291,6 +291,8 @@ test('a free still pending at dump time is one open allocation, counted once; ev
     // No segment event in the trace: no reserved series (a flat one from the trace's start would read the
     // cache's headroom as fragmentation and hide a leak growing inside the cache).
     assert.deepEqual(series('torch.reserved', '0'), []);
+    // What the segments held at the dump is said instead (4 MiB reserved beside 2 MiB allocated).
+    assert.match(db.prepare('SELECT warnings_json FROM sources').pluck().get() as string, /GPU 0: the trace records no segment changes, so torch\.reserved is not drawn; at the dump its segments held 4\.00 MiB reserved beside 2\.00 MiB allocated/);
     // Device 1 has no trace: its totals at the dump time of device 0's trace, not at the file's mtime, and no "segments only" warning.
     assert.deepEqual(series('torch.reserved', '1').map((x) => [x.ts_ms - ms, x.value / 2 ** 20]), [[9, 2]]);
     assert.doesNotMatch(db.prepare('SELECT warnings_json FROM sources').pluck().get() as string, /no trace/);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { detectJsonlLog } from '../../../node/engine/importers/jsonl-log';
 import { E2E_BUCKETS } from '../../../node/engine/importers/request-series';
 import { parseRustDuration, textSpans } from '../../../node/engine/importers/tgi-request-line';
-import { sglangLogImporter, tgiLogImporter, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
+import { detectEngineLog, sglangLogImporter, tgiLogImporter, vllmLogImporter } from '../../../node/engine/importers/vllm-log';
 import { events, runImporter, seriesRows, values, type Run } from './run-importer';
 
 // Lines in the forms TGI's router and launcher print (router/src/server.rs, launcher/src/main.rs).
@@ -334,6 +334,23 @@ test("SGLang: each decode batch line's `cuda graph: True|False` is counted per m
     const at = (s: number) => Date.UTC(2026, 2, 1, 11, 0, s);
     assert.deepEqual(values(r, 'engine.graph_passes', { mode: 'decode_cuda_graph' }).map((x) => [x.ts, x.v]), [[at(0), 1], [at(10), 2], [at(20), 2], [at(30), 2], [at(40), 2]]);
     assert.deepEqual(values(r, 'engine.graph_passes', { mode: 'decode_none' }).map((x) => [x.ts, x.v]), [[at(0), 0], [at(10), 0], [at(20), 1], [at(30), 2], [at(40), 3]]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test("TGI 0.9-1.x request lines inside the `HTTP request{…}` span (a name with a space) are the router's, read as requests", async () => {
+  // The OpenTelemetry span TGI's router opened around every request before the handler's (axum-tracing-opentelemetry).
+  const http = 'HTTP request{otel.name=POST /generate http.client_ip= http.flavor=1.1 http.method=POST http.route=/generate otel.kind=server trace_id=0af7651916cd43dd8448eb211c80319c}';
+  const line = `2023-09-06T13:47:01.731233Z  INFO ${http}:generate{${PARAMS} ${timings('986.532642ms', '681.374µs', '188.125µs', '985.66325ms', '49.283162ms')}}: text_generation_router::server: router/src/server.rs:289: Success`;
+  assert.deepEqual(textSpans(line.slice(line.indexOf('HTTP')))!.spans.map((s) => s.name), ['HTTP request', 'generate']);
+  assert.equal(detectEngineLog(Buffer.from(line + '\n')).dialect, 'tgi');
+  const r = await runImporter(tgiLogImporter, { text: line });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'lat.e2e.sum').map((s) => s.v), [0.986532642]);
+    assert.deepEqual(values(r, 'lat.queue.sum').map((s) => s.v), [0.000188125]);
+    assert.deepEqual(values(r, 'req.finished').map((s) => s.v), [1]);
   } finally {
     r.dispose();
   }
