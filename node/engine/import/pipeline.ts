@@ -177,13 +177,16 @@ interface ZoneCandidate {
 }
 
 /**
- * Zones that small unclaimed text files of the bundle state (zone-statement.ts), in bundle order. A file that
- * cannot be read here says nothing; its own outcome is recorded when it is skipped.
+ * Zones that small text files of the bundle state (zone-statement.ts), in bundle order: unclaimed ones, and
+ * claimed ones too — a collection manifest that names the engine (`engine: sglang 0.4.9`) is claimed by the
+ * engine-log reader on that word, and its `timezone:` line went unread. A stated zone is only ever a
+ * candidate, kept where it places a file better, so a statement inside a log costs nothing. A file that
+ * cannot be read here says nothing; its own outcome is recorded when it is read.
  */
 async function statedZones(detected: readonly { entry: BundleEntry; d: Detection }[]): Promise<ZoneCandidate[]> {
   const out: ZoneCandidate[] = [];
   for (const { entry, d } of detected) {
-    if (!('skipped' in d) || (entry.size ?? entry.storedBytes) > STATEMENT_MAX_BYTES) continue;
+    if ('failed' in d || (entry.size ?? entry.storedBytes) > STATEMENT_MAX_BYTES) continue;
     try {
       const zone = statedZone((await entry.head(STATEMENT_MAX_BYTES)).toString('utf8'), basename(entry.path));
       if (zone) out.push({ zone, from: `stated in ${entry.path}` });

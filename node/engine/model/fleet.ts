@@ -47,13 +47,19 @@ export function instanceGroups(sig: Signals): InstanceGroup[] {
 const ALIAS_MIN_CHARS = 12;
 const ALIAS_MIN_WORDS = 3;
 
+/** A word that names what a file holds, not whose it is (`vllm-0-metrics.txt` beside `vllm-0.log`). */
+const CONTENT_WORD = /[-_.](?:metrics?|prom|prometheus|scrapes?|logs?|stdout|stderr)$/i;
+
 /**
- * Whether two names are one process's: equal, or one ends with the other after a `-`, `_` or `.` (a pod's
- * metrics saved as `vllm-<pod>.prom`, its log as `<pod>.log`: files named after the pod, each with its own
- * prefix), where the shorter is long enough to be a pod's name (`<deployment>-<hash>-<id>`), not a word.
+ * Whether two names are one process's: equal, equal but for a word at the end that says what the file holds
+ * (`vllm-0-metrics` and `vllm-0`), or one ends with the other after a `-`, `_` or `.` (a pod's metrics saved
+ * as `vllm-<pod>.prom`, its log as `<pod>.log`: files named after the pod, each with its own prefix), where
+ * the shorter is long enough to be a pod's name (`<deployment>-<hash>-<id>`), not a word.
  */
 export function sameProcessName(a: string, b: string): boolean {
   if (a === b) return true;
+  const bare = (n: string) => n.replace(CONTENT_WORD, '');
+  if (bare(a) === bare(b)) return true;
   const [short, long] = a.length < b.length ? [a, b] : [b, a];
   if (short.length < ALIAS_MIN_CHARS || short.split('-').length < ALIAS_MIN_WORDS) return false;
   return long.endsWith(short) && /[-_.]/.test(long[long.length - short.length - 1]);

@@ -104,6 +104,10 @@ test('a log printed in the zone the bundle states lands beside the metrics, the 
   assert.match(stated.warnings[0], /read in UTC\+08:00 \(Asia\/Shanghai\), stated in collect-info\.txt, .*8 h late/);
   // Without the statement nothing lines up at both ends (the log began before the metrics): read as UTC, as before.
   assert.equal((await logStart(480)).start, T0 - 40 * M + 8 * H);
+  // A manifest that names the engine (claimed by the engine-log reader on that word) states the zone as well.
+  const claimed = await logStart(480, { 'collect-info.txt': 'engine: sglang 0.4.9\ntimezone: Asia/Shanghai (CST, +0800)\n' });
+  assert.equal(claimed.start, T0 - 40 * M);
+  assert.match(claimed.warnings[0], /stated in collect-info\.txt/);
   // A log in UTC on a host whose zone is stated otherwise (an engine in a container) is left as read.
   const container = await logStart(0, { 'collect-info.txt': 'timezone: Asia/Shanghai (CST, +0800)\n' });
   assert.equal(container.start, T0 - 40 * M);

@@ -258,6 +258,10 @@ test("a pod's files named with their own prefixes (vllm-<pod>.prom beside <pod>.
   assert.equal(sameProcessName('vllm-0', 'sglang-vllm-0'), false);
   assert.equal(sameProcessName(podA, `x${podA}`), false);
   assert.equal(sameProcessName(podA, `metrics.${podA}`), true);
+  // A word that says what the file holds, at the end: one replica's metrics and log.
+  assert.equal(sameProcessName('vllm-0-metrics', 'vllm-0'), true);
+  assert.equal(sameProcessName('vllm-0-metrics', 'vllm-1'), false);
+  assert.equal(sameProcessName('vllm-0_prom', 'vllm-0-logs'), true);
 });
 
 test('a pod silent from the moment another began reporting to the end is the one a rollout replaced, not an outage; silent with no successor, or before the end, it is one', () => {
