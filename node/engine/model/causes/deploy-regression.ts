@@ -122,11 +122,13 @@ function lowerCeiling(c: CauseContext, split: number, warm: number, end: number,
   for (let i = 0; i < split; i++) if (Number.isFinite(f.run[i]) && f.waitMax[i] === 0) free.push(i);
   if (free.length < 3) return null;
   const pick = (idx: number[], x: Float64Array) => Float64Array.from(idx, (i) => x[i]);
+  // A loop, not Math.max(...): a day of windows is more arguments than a call may take.
+  const most = (idx: number[], x: Float64Array) => idx.reduce((m, i) => (x[i] > m ? x[i] : m), -Infinity);
   const after = median(pick(queued, f.run));
-  const before = Math.max(...pick(free, f.runMax).filter(Number.isFinite));
+  const before = most(free, f.runMax);
   if (!(after > 0 && before > 0 && after <= (1 - CEILING_CUT) * before)) return null;
   // The same load: arrivals no higher than those served without a queue, lengths within the tolerance.
-  if (!(median(pick(queued, f.lamIn)) <= (1 + tolerance) * Math.max(...pick(free, f.lamIn).filter(Number.isFinite)))) return null;
+  if (!(median(pick(queued, f.lamIn)) <= (1 + tolerance) * most(free, f.lamIn))) return null;
   for (const x of [f.plenMean, f.glenMean]) {
     const r = ratio(median(pick(queued, x)), median(pick(free, x)));
     if (Number.isFinite(r) && Math.abs(r - 1) > tolerance) return null;
