@@ -1364,6 +1364,13 @@ const DIALECT_ORDER: LogDialect[] = ['vllm', 'sglang', 'tgi', 'torch'];
  */
 const JSON_TEXT = /^\s*(?:[{[]\s*"|"[^"]*"\s*:|[\]}],?\s*$)/;
 
+/**
+ * A line of a collection manifest (`engine: sglang 0.4.9`, `model: …`): a lower-case key and a value. An
+ * engine's name there says what was collected, not that the file is its log (a collect-info.txt was read
+ * as an SGLang log of no timestamps, placed at its mtime).
+ */
+const MANIFEST_LINE = /^[a-z][a-z _-]{0,30}:[ \t]+\S/;
+
 /** How sure the engine-log family is of a head, and whose dialect it is. */
 export function detectEngineLog(head: Buffer): { score: number; dialect: LogDialect } {
   const cached = detected.get(head);
@@ -1380,7 +1387,7 @@ export function detectEngineLog(head: Buffer): { score: number; dialect: LogDial
     if (d) {
       counts[d[0]]++;
       hits++;
-    } else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || (/vLLM|sglang|text_generation/.test(l) && !JSON_TEXT.test(l))) hints++;
+    } else if (isOomLine(l) || l.startsWith('Traceback (most recent call last)') || (/vLLM|sglang|text_generation/.test(l) && !JSON_TEXT.test(l) && !MANIFEST_LINE.test(l))) hints++;
     else if (/ProcessGroupNCCL|Watchdog caught collective operation timeout|c10::|torch\.distributed/.test(l)) torchHints++;
   }
   let dialect: LogDialect = torchHints > hints ? 'torch' : 'vllm';

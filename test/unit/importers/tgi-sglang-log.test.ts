@@ -355,3 +355,9 @@ test("TGI 0.9-1.x request lines inside the `HTTP request{…}` span (a name with
     r.dispose();
   }
 });
+
+test('a collection manifest that names the engine (`engine: sglang 0.4.9`) is not its log; a line of a log that names it still hints one', () => {
+  const manifest = '# collected by collect-info.sh v0.3\ncollected_at: 2025-03-01T00:28:04\ntimezone: Europe/Berlin (CET, +0100)\nengine: sglang 0.4.9\nmodel: meta-llama/Llama-3.3-70B-Instruct\n';
+  assert.equal(detectEngineLog(Buffer.from(manifest)).score, 0);
+  assert.ok(detectEngineLog(Buffer.from('Exception in sglang scheduler: out of blocks\n')).score > 0);
+});
