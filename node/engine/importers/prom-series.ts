@@ -82,6 +82,11 @@ export interface Target {
   lora: { adapters: string[]; series: number[]; staleAfterS: number } | null;
   /** DCGM sentinel values are checked only for DCGM metrics. */
   dcgm: boolean;
+  /**
+   * A share (canonical unit `fraction`): below 0 it is a sentinel, not a reading — vLLM V0 exports
+   * gpu_prefix_cache_hit_rate −1 where prefix caching is off, which read as a hit rate of −100%.
+   */
+  fraction?: boolean;
   metric: string;
   fb: { field: 'gpu.mem.used' | 'gpu.mem.free' | 'gpu.mem.reserved'; gpu: FbGpu } | null;
   /** The code a count stands for (Canonical.codeLabel): written while the count is above zero, else 0. */
@@ -185,6 +190,7 @@ export class PromSeriesMapper {
       dcgm,
       metric: cls.family,
       fb,
+      fraction: cls.role === 'value' && canon.unit === 'fraction',
     };
   }
 
@@ -196,7 +202,7 @@ export class PromSeriesMapper {
 
   write(t: Target, ts: number, raw: number): void {
     if (t.role === 'skip') return;
-    if (raw >= 9.2e18 || (t.dcgm && isBlankSentinel(t.metric, raw))) return;
+    if (raw >= 9.2e18 || (t.dcgm && isBlankSentinel(t.metric, raw)) || (t.fraction && raw < 0)) return;
     if (t.lora) {
       this.loraSample(t.series, t.lora, ts, raw);
       return;

@@ -553,3 +553,21 @@ test('an unknown metric named …_tokens_seconds is a rate in tokens/s, not a du
     r.dispose();
   }
 });
+
+test("vLLM V0's prefix-cache hit rate of −1 (prefix caching off) is no reading: a share below 0 is a sentinel, not −100%", async () => {
+  const text = [
+    '# TYPE vllm:gpu_prefix_cache_hit_rate gauge',
+    'vllm:gpu_prefix_cache_hit_rate{model_name="m"} -1.0 1717000000000',
+    'vllm:gpu_prefix_cache_hit_rate{model_name="m"} 0.42 1717000010000',
+    '# TYPE vllm:gpu_cache_usage_perc gauge',
+    'vllm:gpu_cache_usage_perc{model_name="m"} 0.5 1717000000000',
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text, mtimeMs: 1 });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'kv.prefix_hit_rate').map((s) => s.v), [0.42]);
+    assert.deepEqual(values(r, 'kv.usage').map((s) => s.v), [0.5]);
+  } finally {
+    r.dispose();
+  }
+});
