@@ -4,6 +4,7 @@
 // three more latencies spans do not carry: lat.validation, lat.inference and lat.itl (from the request's
 // mean time per output token, as TGI's own request_mean_time_per_token_duration maps to lat.itl).
 import type { Sink } from './types';
+import { spanSide } from '../../../common/span-side';
 import { requestFacts, type RequestFacts, type SpanOutcome } from './span-attributes';
 
 export const WINDOW_MS = 10_000;
@@ -24,13 +25,6 @@ export interface LatencyFacts extends RequestFacts {
 
 const SPAN_LABELS = { from: 'spans' };
 
-/** Whether a stored span is the caller's side of a request: OTLP kind CLIENT (3), a `span.kind` tag `client` (Jaeger, Zipkin). */
-function isClientSpan(attrs: Record<string, unknown>): boolean {
-  const kind = attrs['otel.kind'];
-  if (kind === 3 || kind === 'SPAN_KIND_CLIENT') return true;
-  const tag = attrs['span.kind'] ?? attrs['request.side'];
-  return typeof tag === 'string' && tag.toLowerCase() === 'client';
-}
 
 interface Hist {
   name: string;
@@ -68,7 +62,7 @@ export class RequestSeries {
     const facts = requestFacts(own, outcome);
     if (!facts) return;
     Object.assign(attrs, facts);
-    const into = isClientSpan(attrs) ? (this.client ??= new RequestSeries(this.labels)) : this;
+    const into = spanSide(attrs) === 'client' ? (this.client ??= new RequestSeries(this.labels)) : this;
     into.add(facts, Number(outcome.end_ns / 1_000_000n));
   }
 

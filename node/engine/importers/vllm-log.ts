@@ -183,8 +183,9 @@ export function unwrapContainerLine(line: string): string {
   if (c0 === 32 || c0 === 9 || c0 === 124 /* | */) {
     const m = INDENT_GUTTER.exec(line);
     if (m && m[0].length < line.length) {
-      const rest = unwrapContainerLine(line.slice(m[0].length));
-      if (rest !== line.slice(m[0].length) || DETECT_LINE.some(([, re]) => re.test(rest))) return rest;
+      const inner = line.slice(m[0].length);
+      const rest = unwrapContainerLine(inner);
+      if (rest !== inner || DETECT_LINE.some(([, re]) => re.test(rest))) return rest;
     }
     return line;
   }

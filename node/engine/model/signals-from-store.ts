@@ -10,6 +10,7 @@
 // follows its windows, not the samples, and a year between two bursts costs nothing.
 import type { AllocationSite, EventRow, SeriesKind, SpanRow } from '../../../common/contract/types';
 import { EV, type EventKind } from '../../../common/names';
+import { spanSide } from '../../../common/span-side';
 import { ENGINE_FAMILY } from './windows';
 
 export interface LoadedSeries {
@@ -79,7 +80,6 @@ export const REQUEST_ATTRS = {
   first_token_s: ['request.first_token_s'],
   queue_s: ['request.queue_s', 'gen_ai.latency.time_in_queue'],
   e2e_s: ['request.e2e_s', 'gen_ai.latency.e2e'],
-  side: ['request.side', 'span.kind', 'otel.kind'],
   request_id: ['request.id', 'gen_ai.request.id'],
   lora: ['request.lora', 'gen_ai.request.lora', 'lora.name'],
   model: ['request.model', 'gen_ai.request.model', 'gen_ai.response.model', 'llm.model'],
@@ -391,8 +391,7 @@ export function requestFact(ref: string, start_ms: number, end_ms: number, attrs
   const e2e = num(pick(attrs, REQUEST_ATTRS.e2e_s));
   const id = pick(attrs, REQUEST_ATTRS.request_id);
   if (prompt === null && output === null && ttft === null && e2e === null && id === undefined) return null;
-  const sideRaw = String(pick(attrs, REQUEST_ATTRS.side) ?? '').toLowerCase();
-  const side = sideRaw === 'client' || sideRaw === '3' ? 'client' : sideRaw === 'server' || sideRaw === '2' ? 'server' : null;
+  const side = spanSide(attrs);
   const lora = pick(attrs, REQUEST_ATTRS.lora);
   const model = pick(attrs, REQUEST_ATTRS.model);
   const peer = pick(attrs, REQUEST_ATTRS.peer);

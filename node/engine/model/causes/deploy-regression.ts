@@ -40,6 +40,8 @@ interface DeployCandidate {
   need: number;
   at: number;
   stable: number | null;
+  /** Read as a lower batch ceiling since the change (lowerCeiling), not a KPI's step at it. */
+  ceiling?: boolean;
 }
 
 /** Whether the version at a change event differs from the one before it; null where either is unknown. */
@@ -174,9 +176,8 @@ function lastDataBefore(c: CauseContext, a: number, split: number, ts: number): 
 /** The KPI's series around its step; a lower ceiling as the running series where requests first waited at it. */
 function kpiEvidence(c: CauseContext, found: DeployCandidate) {
   const sig: Record<string, string> = { itl50: SIG.latItl, e2e99: SIG.latE2e, ttft99: SIG.latTtft, 'ttft mean': SIG.latTtft, q99: SIG.latQueue };
-  const ceiling = found.kpi.startsWith('batch ceiling');
-  const text = ceiling ? `${found.kpi}: ${fmt(found.size * 100)}% below` : `${found.kpi} changed ${fmt(found.size * 100)}% at the change`;
-  return seriesEvidence(c, ceiling ? SIG.reqRunning : (sig[found.kpi] ?? SIG.tokensGeneration), text, found.at - c.f.grid.W, found.at + c.f.grid.W);
+  const text = found.ceiling ? `${found.kpi}: ${fmt(found.size * 100)}% below` : `${found.kpi} changed ${fmt(found.size * 100)}% at the change`;
+  return seriesEvidence(c, found.ceiling ? SIG.reqRunning : (sig[found.kpi] ?? SIG.tokensGeneration), text, found.at - c.f.grid.W, found.at + c.f.grid.W);
 }
 
 /** A logged event as itself; a restart read off the metrics as the start-time series around it. */
@@ -302,9 +303,9 @@ function rule(c: CauseContext): RuleResult {
       const end = Math.min(c.f.grid.n - 1, Number.isFinite(next) ? Math.floor((next - c.f.grid.t0) / c.f.grid.step) - 1 : c.f.grid.n - 1);
       const cut = lowerCeiling(c, split, warm, end, cc.workload_tolerance);
       if (cut) {
-        const cand: DeployCandidate = { e, changed, kpi: `batch ceiling (running ${fmt(cut.before)} → ${fmt(cut.after)} with requests waiting)`, size: 1 - cut.after / cut.before, need: CEILING_CUT, at: cut.at, stable: worst };
+        const cand: DeployCandidate = { e, changed, kpi: `batch ceiling (running ${fmt(cut.before)} → ${fmt(cut.after)} with requests waiting)`, size: 1 - cut.after / cut.before, need: CEILING_CUT, at: cut.at, stable: worst, ceiling: true };
         if (worst !== null && worst <= cc.workload_tolerance) {
-          if (!best || (best.kpi.startsWith('batch ceiling') && cand.size > best.size)) best = cand;
+          if (!best || (best.ceiling && cand.size > best.size)) best = cand;
         } else if (!bestUnstable) bestUnstable = cand;
       }
     }

@@ -83,13 +83,17 @@ function rule(c: CauseContext): RuleResult {
   const starts = [...events(c, EV.engineStart, EV.engineRestart).map((e) => e.ts_ms), ...metricRestarts(c.sig).flatMap((r) => r.times)];
   const lives = processLifetimes(c.f.t, c.f.grid.W, rssOrHost, cc.host_rss_jump, starts).filter((x) => x.some(Number.isFinite));
   const trendOf = (x: Float64Array) => memoryTrend(SIG.gpuMemUsed, SIG.hostRss, c.f.t, x, medB(c, x), null);
-  const trends = lives.map((x) => ({ rss: x, tr: trendOf(x) }));
   // A leak creeps: growth of which one window's span carries more than half is a level that stepped.
-  const crept = (x: Float64Array, t: { start_ms: number }) => !(stepShare(c.f.t, x, t.start_ms, c.f.grid.W) > cc.host_leak_step_share);
-  const grew = trends.find(({ rss: x, tr: t }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need && crept(x, t));
-  const chosen = grew ?? trends[trends.length - 1] ?? { rss: rssOrHost, tr: null };
+  const trends = lives.map((x) => {
+    const tr = trendOf(x);
+    return { rss: x, tr, step: tr ? stepShare(c.f.t, x, tr.start_ms, c.f.grid.W) : NaN };
+  });
+  const crept = (step: number) => !(step > cc.host_leak_step_share);
+  const grew = trends.find(({ tr: t, step }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need && crept(step));
+  const chosen = grew ?? trends[trends.length - 1] ?? { rss: rssOrHost, tr: null, step: NaN };
   const rss = chosen.rss;
   const tr = chosen.tr;
+  const step = chosen.step;
   // Python servers' RSS drifts up for hours (allocator caching, fragmentation, import-time growth); a leak
   // is growth that began or sped up during the recording: the span's slope at least twice the baseline's.
   const slopeB = olsSlope(slice(c.f.t, c.base), slice(rss, c.base)) * 60_000;
@@ -100,8 +104,7 @@ function rule(c: CauseContext): RuleResult {
   // began after the baseline, faster than the baseline's drift, counts as well.
   const rampAfterBase = !!tr && tr.start_ms >= c.f.t[c.base[1]] && tr.slope_bytes_per_min > 0 && tr.slope_bytes_per_min >= floorB;
   const sped = (slopeE > 0 && slopeE >= floorB) || rampAfterBase;
-  const step = tr ? stepShare(c.f.t, rss, tr.start_ms, c.f.grid.W) : NaN;
-  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped && !(step > cc.host_leak_step_share);
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped && crept(step);
   const swap = max(c.f.swap);
   const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
   const swapping = swap > 0 && avail <= 0.05;
