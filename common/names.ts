@@ -81,6 +81,10 @@ export const SIG = {
   engineCudaGraphMax: 'engine.cuda_graph_max',
   /** Forward passes by label mode (SGLang: decode_cuda_graph, decode_none, prefill_cuda_graph, prefill_none). */
   engineGraphPasses: 'engine.graph_passes',
+  /** Tokens an engine step scheduled, one observation a step (vLLM's iteration_tokens_total histogram). */
+  batchTokens: 'batch.tokens',
+  /** One forward pass's time, one observation a pass, by label method prefill|decode (TGI's batch_forward_duration). */
+  batchForward: 'batch.forward',
   hostRss: 'host.rss',
   /** The Prometheus client's own gauge, stored under its name (no catalog renames it): a new value is a new process. */
   processStart: 'process_start_time_seconds',

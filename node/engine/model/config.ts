@@ -70,6 +70,8 @@ export interface ModelConfig {
     kv_symptom_ratio: number;
     kv_tokens_ratio: number;
     hang_min_ms: number;
+    /** engine_hang: KV held with nothing running at which a stalled queue is a pool no one can enter (a KV cause), not a wedge. */
+    hang_held_kv: number;
     /** The engine silent this long after the baseline is an outage (the status is never healthy). */
     outage_min_ms: number;
     throttle_min_ms: number;
@@ -202,6 +204,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     kv_symptom_ratio: 1.5,
     kv_tokens_ratio: 0.8,
     hang_min_ms: 60_000,
+    hang_held_kv: 0.5,
     outage_min_ms: 5 * 60_000,
     throttle_min_ms: 60_000,
     throttle_clock_ratio: 0.85,

@@ -99,11 +99,20 @@ export interface Frame {
   cudaGraphMax: number;
   /** Share of decode passes that ran eager, no CUDA graph (SGLang's cuda_graph_passes_total, or its decode log lines); NaN where none were counted. */
   eager: Float64Array;
-  /** 1 where no request finished, none produced a token and some were in flight: the latency is a lower bound. */
+  /**
+   * Engine steps (forward passes) a second where the engine counts them: TGI's forward passes, vLLM's
+   * iteration-token observations, SGLang's graph passes. TGI counts generated tokens only when a request
+   * ends, so a few long requests and none finishing read 0 tokens/s while the engine steps on. NaN unknown.
+   */
+  steps: Float64Array;
+  /** 1 where no request finished, none produced a token, the engine made no step and some were in flight: the latency is a lower bound. */
   stalled: Uint8Array;
 }
 
 const nan = (n: number) => new Float64Array(n).fill(NaN);
+
+/** Whether the engine counted a step in window i: it is at work, whatever its token counter says. */
+export const stepping = (f: Frame, i: number): boolean => f.steps[i] > 0;
 
 /** Decode time per token, on the exact mean where the engine exports one (a median read off buckets moves in bucket jumps). */
 export const itlReading = (f: Frame): Float64Array => (f.itlMean.some(Number.isFinite) ? f.itlMean : f.itl50);
@@ -162,7 +171,7 @@ const GAUGE_READS: ReadonlySet<string> = new Set([
 /** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
 const COUNTER_READS: ReadonlySet<string> = new Set([
   SIG.reqFinished, SIG.reqArrivals, countOf(SIG.latE2e), SIG.reqErrors, SIG.kvPrefixHits, SIG.kvPrefixQueries, SIG.tokensPrompt, SIG.tokensGeneration, SIG.kvPreemptions,
-  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap, SIG.hostCpuSeconds, SIG.engineGraphPasses,
+  SIG.specAcceptedTokens, SIG.specDrafts, SIG.hostSwap, SIG.hostCpuSeconds, SIG.engineGraphPasses, countOf(SIG.batchForward), countOf(SIG.batchTokens),
   ...[SIG.latItl, SIG.latTtft, SIG.latE2e, SIG.latQueue, SIG.latPrefill, SIG.latValidation, SIG.reqPromptLen, SIG.reqGenLen].flatMap((h) => [`${h}.sum`, `${h}.count`]),
 ]);
 
@@ -576,6 +585,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     abort,
     errFrac,
     preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), g, 'sum'),
+    steps: combine([SIG.batchForward, SIG.batchTokens].flatMap((h) => rates(seriesOf(sig, countOf(h)), g)).concat(rates(seriesOf(sig, SIG.engineGraphPasses), g)), g, 'sum'),
     hit,
     e2e99: histOr(e2e, 0.99, 'e2e_s'),
     e2e50: histOr(e2e, 0.5, 'e2e_s'),
@@ -844,7 +854,7 @@ export function applyStallBound(f: Frame): void {
   for (let i = 0; i < n; i++) {
     const inFlight = (Number.isFinite(f.runMin[i]) ? f.runMin[i] : 0) + (Number.isFinite(f.waitMin[i]) ? f.waitMin[i] : 0);
     const noneDone = f.lamOut[i] === 0;
-    const noTokens = !Number.isFinite(f.gtok[i]) || f.gtok[i] === 0;
+    const noTokens = (!Number.isFinite(f.gtok[i]) || f.gtok[i] === 0) && !stepping(f, i);
     const known = Number.isFinite(f.runMin[i]) || Number.isFinite(f.waitMin[i]);
     if (!(known && inFlight > 0 && noneDone && noTokens)) {
       streakStart = NaN;

@@ -5,7 +5,7 @@
 import type { Alert, Evidence } from '../../../common/contract/diagnosis';
 import type { EventRow } from '../../../common/contract/types';
 import type { ModelConfig } from './config';
-import { itlReading, type Frame } from './frame';
+import { itlReading, stepping, type Frame } from './frame';
 import { QUEUE_IN_STEP, type Range } from './causes/context';
 import { hasSampleIn, samplesIn, type Signals } from './signals-from-store';
 import { EV, SIG } from '../../../common/names';
@@ -292,7 +292,7 @@ function longestStall(f: Frame, base: Range): { ms: number; start: number; end: 
   for (let i = base[1] + 1; i < f.grid.n; i++) {
     if (!Number.isFinite(f.gtok[i])) continue;
     const inFlight = (Number.isFinite(f.runMin[i]) ? f.runMin[i] : 0) + (Number.isFinite(f.waitMin[i]) ? f.waitMin[i] : 0);
-    if (f.gtok[i] === 0 && inFlight > 0 && !(f.lamOut[i] > 0)) {
+    if (f.gtok[i] === 0 && inFlight > 0 && !(f.lamOut[i] > 0) && !stepping(f, i)) {
       if (first < 0) first = i;
       last = i;
     } else close();

@@ -1276,3 +1276,20 @@ test('a new version that takes fewer requests at once shows at the next peak: re
   const same = run('0.10.1');
   assert.ok(!same.causes.some((c) => c.id === 'deploy_regression'), JSON.stringify(conditionsOf(same, 'deploy_regression')));
 });
+
+test("a host's memory in use climbing 3 GiB (a tenth of what it held) into an OOM kill of the server is a leak; the same climb with no kill is the drift a big host shows", () => {
+  // 50 GiB host, 36 GiB in use (weights staged, page cache); from 1200 s the server grows 150 MiB a minute to ~3 GiB
+  // by 2400 s, short of the quarter of the host's use that an unproven climb must reach; a container's OOM killer
+  // kills it at 2380 s, with the host's own memory still 20% free (a cgroup limit, not the host running dry).
+  const GiB = 2 ** 30;
+  for (const killed of [true, false]) {
+    const d = analyze({}, (x) => {
+      const used = (s: number) => 36 * GiB + (after(s) ? ((s - 1200) / 60) * 150 * 2 ** 20 : 0);
+      x.gauge('host.mem_total', () => 50 * GiB, { instance: 'gpu-1:9100' });
+      x.gauge('host.mem_available_bytes', (s) => 50 * GiB - used(s), { instance: 'gpu-1:9100' });
+      if (killed) x.event(2380, { kind: 'host_oom_kill', severity: 'critical', line: 1, text: 'Out of memory: Killed process 18822 (python3) total-vm:14870636kB, anon-rss:7081255kB', attrs: {} });
+    });
+    const leak = conditionsOf(d, 'host_memory_leak').find((c) => c.condition.startsWith('slope(rss)'));
+    assert.equal(leak?.held ?? false, killed, `${killed ? 'killed' : 'no kill'}: ${JSON.stringify(conditionsOf(d, 'host_memory_leak'))}`);
+  }
+});

@@ -6,6 +6,7 @@ import { engineSpoke, loadedGpus } from '../unexplained';
 import {
   cond, defineCause, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
+import { stepping } from '../frame';
 import { CRASH_KINDS, hardwareFaults, isHostOom, ooms } from './shared';
 import type { EventRow } from '../../../../common/contract/types';
 
@@ -24,10 +25,11 @@ function rule(c: CauseContext): RuleResult {
   // that does not count (an exporter's empty histogram), not a stall. Aborts are no completion: the clients
   // of a hung engine time out and the engine counts each as finished (finished_reason="abort").
   const completed = (i: number) => c.f.lamOut[i] - (Number.isFinite(c.f.abort[i]) ? c.f.abort[i] : 0);
+  // Nor does it step: an engine counting forward passes is at work, tokens counted or not (stepping).
   // Read from the end of the baseline, not from the episode's start: the joint trigger sees a stall only
   // once its elapsed-time bound on latency clears the noise, minutes into it, and a run cut there is
   // dated late with its lead-in read as the "level before".
-  const zero = longestRun({ ...c, span: [Math.min(c.span[0], c.base[1] + 1), c.span[1]] }, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0)));
+  const zero = longestRun({ ...c, span: [Math.min(c.span[0], c.base[1] + 1), c.span[1]] }, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0) && !stepping(c.f, i)));
   // Where the engine is read from its log, a wedged scheduler stops printing its periodic stats: a silence
   // that begins with requests in flight, and not with a crash, is the same stall.
   const quiet = silentWithWork(c);
@@ -54,11 +56,13 @@ function rule(c: CauseContext): RuleResult {
   const oomAtEnd = ooms(c).filter((e) => !isHostOom(e) && at(run.end, e));
   const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
   const utilDuring = during(c.f.util);
-  // Nothing running, a queue, and the pool full: the scheduler has no free blocks to admit anyone
-  // (blocks leaked or held), which is a KV cause upstream, not an engine stuck mid-step.
+  // Nothing running, a queue, and half the pool or more held: held by no request, so blocks leaked or
+  // reserved, and the scheduler cannot admit the queue — a KV cause upstream, not an engine stuck mid-step
+  // (a wedged engine keeps its running requests). An SGLang block leak, nothing running and thousands waiting
+  // at a pool 77% held, read as a one-hour hang while the veto asked for a full pool.
   const runDuring = during(c.f.runMax);
   const kvDuring = during(c.f.kv);
-  const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.kv_high;
+  const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.hang_held_kv;
   // One window of no tokens is one pair of equal counter readings (a scrape that repeated, a slow
   // exporter): a stall is read over two windows at least, however long a window is.
   const minMs = Math.max(c.cfg.causes.hang_min_ms, 2 * c.f.grid.W);
@@ -77,7 +81,7 @@ function rule(c: CauseContext): RuleResult {
         `${loopOoms} OOMs, ${loopRestarts} restarts`,
         inOomLoop,
       ),
-      cond(`none running while requests wait and KV ≥ ${c.cfg.causes.kv_high}: no free blocks to admit (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
+      cond(`none running while requests wait and KV ≥ ${c.cfg.causes.hang_held_kv}: a pool held by no request admits no one (→ kv_block_leak / kv_exhaustion)`, `run ${fmt(runDuring)}, kv ${fmt(kvDuring)}`, noBlocks),
       cond(
         'begins with a crash (an OOM, a crashed engine, a fallen-off GPU), or ends in a CUDA OOM: a restart\'s outage or an engine still allocating, not a wedged one',
         `${crashAtStart.length} at its start, ${oomAtEnd.length} OOMs at its end`,

@@ -78,6 +78,21 @@ function rule(c: CauseContext): RuleResult {
   const cc = c.cfg.causes;
   const rssB = medB(c, rssOrHost);
   const need = Math.max(cc.host_leak_min_bytes, cc.host_leak_min_share * (Number.isFinite(rssB) ? rssB : 0));
+  // The share guards against drift on a big host. A climb the OOM killer ended proved it mattered: there the
+  // bytes alone are asked (a container's limit killed a server 3 GiB into a climb on a host holding 36 GiB,
+  // the host itself still a fifth free). Ended: a kill from the climb's start to two windows past its life's
+  // last reading, or any time after it where that life is the last recorded (the exporter's file ended first).
+  const killed = c.sig.events.filter(isHostOom);
+  const lastAt = (x: Float64Array) => {
+    for (let i = x.length - 1; i >= 0; i--) if (Number.isFinite(x[i])) return i;
+    return -1;
+  };
+  const seriesEnd = lastAt(rssOrHost);
+  const needOf = (t: { start_ms: number } | null, x: Float64Array) => {
+    const last = lastAt(x);
+    const until = last < 0 ? -Infinity : last === seriesEnd ? Infinity : c.f.t[last] + 3 * c.f.grid.W;
+    return t && killed.some((e) => e.ts_ms >= t.start_ms && e.ts_ms <= until) ? cc.host_leak_min_bytes : need;
+  };
   // The leak began in the first process that grew like one (a leak killed by the OOM killer grows again
   // in its successor); without one, the current process is the one to read.
   const starts = [...events(c, EV.engineStart, EV.engineRestart).map((e) => e.ts_ms), ...metricRestarts(c.sig).flatMap((r) => r.times)];
@@ -89,7 +104,7 @@ function rule(c: CauseContext): RuleResult {
     return { rss: x, tr, step: tr ? stepShare(c.f.t, x, tr.start_ms, c.f.grid.W) : NaN };
   });
   const crept = (step: number) => !(step > cc.host_leak_step_share);
-  const grew = trends.find(({ tr: t, step }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= need && crept(step));
+  const grew = trends.find(({ rss: x, tr: t, step }) => !!t && t.slope_bytes_per_min > 0 && t.mono >= cc.leak_mono && t.growth_bytes >= needOf(t, x) && crept(step));
   const chosen = grew ?? trends[trends.length - 1] ?? { rss: rssOrHost, tr: null, step: NaN };
   const rss = chosen.rss;
   const tr = chosen.tr;
@@ -104,20 +119,20 @@ function rule(c: CauseContext): RuleResult {
   // began after the baseline, faster than the baseline's drift, counts as well.
   const rampAfterBase = !!tr && tr.start_ms >= c.f.t[c.base[1]] && tr.slope_bytes_per_min > 0 && tr.slope_bytes_per_min >= floorB;
   const sped = (slopeE > 0 && slopeE >= floorB) || rampAfterBase;
-  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= need && sped && crept(step);
+  const needed = needOf(tr, rss);
+  const rssLeak = !!tr && tr.slope_bytes_per_min > 0 && tr.mono >= cc.leak_mono && tr.growth_bytes >= needed && sped && crept(step);
   const swap = max(c.f.swap);
   const avail = Math.min(...Array.from(c.f.memAvail).filter(Number.isFinite));
   const swapping = swap > 0 && avail <= 0.05;
-  const killed = c.sig.events.filter(isHostOom);
   return {
     id: 'host_memory_leak',
     missing: [],
     require: [
       cond(
-        `slope(rss) > 0 with mono ≥ ${cc.leak_mono}, growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline), at most ${cc.host_leak_step_share * 100}% of it within one window, and a slope ≥ ${cc.host_leak_speedup}× the baseline's, OR swap in/out > 0 with MemAvailable ≤ 5%`,
-        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(need)}), ${Number.isFinite(step) ? Math.round(step * 100) : '—'}% within one window, slope ${fmtBytes(slopeE)}/min vs baseline ${fmtBytes(slopeB)}/min, swap ${fmt(swap)}, avail ${fmt(avail)}`,
+        `slope(rss) > 0 with mono ≥ ${cc.leak_mono}, growth ≥ max(${fmtBytes(cc.host_leak_min_bytes)}, ${cc.host_leak_min_share * 100}% of the baseline; the bytes alone where an OOM kill ended it), at most ${cc.host_leak_step_share * 100}% of it within one window, and a slope ≥ ${cc.host_leak_speedup}× the baseline's, OR swap in/out > 0 with MemAvailable ≤ 5%`,
+        `rss mono ${fmt(tr?.mono ?? NaN)}, growth ${fmtBytes(tr?.growth_bytes ?? 0)} (need ${fmtBytes(needed)}), ${Number.isFinite(step) ? Math.round(step * 100) : '—'}% within one window, slope ${fmtBytes(slopeE)}/min vs baseline ${fmtBytes(slopeB)}/min, swap ${fmt(swap)}, avail ${fmt(avail)}`,
         rssLeak || swapping,
-        need,
+        needed,
       ),
     ],
     support: [cond('host OOM kills', killed.length, killed.length > 0), cond(ownRss ? 'r(rss)' : "r(the host's memory in use)", rE(c, rssOrHost), rE(c, rssOrHost) > 1.2)],
