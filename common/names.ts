@@ -55,6 +55,12 @@ export const SIG = {
   reqPromptLen: 'req.prompt_len',
   reqGenLen: 'req.gen_len',
   httpRequests: 'http.requests',
+  /**
+   * Seconds a gateway held a served request beyond its upstream's answer (nginx request_time −
+   * upstream_response_time: the client's network, a slow reader, a wait for an upstream connection), the
+   * mean of each second's 2xx lines.
+   */
+  gatewayExtra: 'gateway.extra',
   tokensPrompt: 'tokens.prompt',
   tokensGeneration: 'tokens.generation',
   tokensPromptRate: 'tokens.prompt_rate',

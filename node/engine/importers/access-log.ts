@@ -12,11 +12,16 @@
 //   log — warning for 4xx, else info — every other request, with the same attrs (searchable);
 //   http.requests {status: 2xx|3xx|4xx, metric: 'access-log'} and req.errors {metric: 'access-log 5xx'}:
 //   cumulative counts at each second a line was logged, as the engines' own access lines are counted
-//   (status-counts.ts), so a gateway answering 502s while an engine is down reads as errors.
+//   (status-counts.ts), so a gateway answering 502s while an engine is down reads as errors;
+//   gateway.extra {metric: 'access-log'} — seconds — the mean of request_time − upstream_response_time over
+//   each second's 2xx lines that give both: what the client waited beyond the engine's answer (its network,
+//   a slow reader, a wait for an upstream connection), network_client_slowness's reading where no client
+//   spans are joined to the server's.
 // The gateway's latencies stay in the events' attrs and are not written as the engines' latency series: the
 // gateway's view of a request (its network to the client, its retries) is another measure than the engine's.
 // A line that is not an access line is malformed (warned, the file fails when they are most of it).
 import type { Severity } from '../../../common/contract/types';
+import { SIG } from '../../../common/names';
 import { GarbageGuard } from './garbage-guard';
 import { headLines, lineBatches } from './line-reader';
 import { instantMs, monthNumber } from './log-time';
@@ -103,6 +108,9 @@ function timeOf(m: RegExpExecArray): number | null {
 export async function importAccessLog(input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const guard = new GarbageGuard(ctx, 'an access log');
   const counts = new StatusCounts(sink, 'access-log');
+  // Per second of the lines' own times: [sum, count] of the served requests' extra time (bounded by the
+  // seconds the log spans; written in time order at the end, as lines are logged when responses end).
+  const extra = new Map<number, [number, number]>();
   let no = 0;
   let backwards = 0;
   let last = -Infinity;
@@ -126,6 +134,15 @@ export async function importAccessLog(input: EntryInput, sink: Sink, ctx: Import
       const cls = Math.min(5, Math.floor(status / 100));
       counts.add(Math.floor(last / 1000) * 1000, cls);
       const t = timingsOf(m[16]);
+      if (cls === 2 && t.request_time_s !== null && t.upstream_time_s !== null) {
+        const sec = Math.floor(ts / 1000) * 1000;
+        const acc = extra.get(sec);
+        const gap = Math.max(0, t.request_time_s - t.upstream_time_s);
+        if (acc) {
+          acc[0] += gap;
+          acc[1]++;
+        } else extra.set(sec, [gap, 1]);
+      }
       const attrs: Record<string, unknown> = { status, method: m[12], path: m[13], client: m[1] };
       for (const [k, v] of Object.entries(t)) if (v !== null) attrs[k] = v;
       const severity: Severity = cls === 5 ? 'error' : cls === 4 ? 'warning' : 'info';
@@ -133,6 +150,13 @@ export async function importAccessLog(input: EntryInput, sink: Sink, ctx: Import
     }
   }
   counts.flush();
+  if (extra.size) {
+    const id = sink.series({ name: SIG.gatewayExtra, labels: { metric: 'access-log' }, unit: 'seconds', kind: 'gauge' });
+    for (const sec of [...extra.keys()].sort((a, b) => a - b)) {
+      const [sum, n] = extra.get(sec)!;
+      sink.sample(id, sec, sum / n);
+    }
+  }
   guard.finish(no);
   if (backwards) ctx.warn(`${backwards} lines are logged before a line above them (responses logged as they end): their counts are kept at the later time`);
 }

@@ -105,6 +105,8 @@ export interface Frame {
    * ends, so a few long requests and none finishing read 0 tokens/s while the engine steps on. NaN unknown.
    */
   steps: Float64Array;
+  /** Seconds a gateway held a served request beyond its engine's answer (access logs' request_time − upstream_response_time), mean; NaN unknown. */
+  gatewayExtra: Float64Array;
   /** 1 where no request finished, none produced a token, the engine made no step and some were in flight: the latency is a lower bound. */
   stalled: Uint8Array;
 }
@@ -165,7 +167,7 @@ export const gaugeAbove = (name: string, kvFull: number): number => (name === SI
 const GAUGE_READS: ReadonlySet<string> = new Set([
   SIG.kvUsage, SIG.reqRunning, SIG.reqWaiting, SIG.tokensPromptRate, SIG.tokensGenerationRate, SIG.kvPrefixHitRate, SIG.gpuMemUsed, SIG.gpuMemTotal,
   SIG.gpuSmClock, SIG.gpuTemp, SIG.gpuPower, SIG.gpuSmActive, SIG.gpuUtil, SIG.gpuGrActive, SIG.torchAllocated, SIG.torchReserved, SIG.specAcceptLen, SIG.loraActive,
-  SIG.loraAdapter, SIG.hostRss, SIG.hostMemAvailable, SIG.hostMemAvailableBytes, SIG.hostMemTotal,
+  SIG.loraAdapter, SIG.hostRss, SIG.hostMemAvailable, SIG.hostMemAvailableBytes, SIG.hostMemTotal, SIG.gatewayExtra,
 ]);
 
 /** Signals buildFrame reads as counters (rates(), histogramMean()'s `.sum` and `.count`). */
@@ -585,6 +587,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     abort,
     errFrac,
     preempt: combine(rates(seriesOf(sig, SIG.kvPreemptions), g), g, 'sum'),
+    gatewayExtra: combine(gauges(seriesOf(sig, SIG.gatewayExtra), g).map((w) => w.mean), g, 'mean'),
     steps: combine([SIG.batchForward, SIG.batchTokens].flatMap((h) => rates(seriesOf(sig, countOf(h)), g)).concat(rates(seriesOf(sig, SIG.engineGraphPasses), g)), g, 'sum'),
     hit,
     e2e99: histOr(e2e, 0.99, 'e2e_s'),

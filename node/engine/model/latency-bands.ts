@@ -6,6 +6,7 @@
 // families are read — a long-prompt or prefix-cache incident shows in TTFT while e2e P99 (dominated
 // by output length) hardly moves, a decode slowdown in ITL.
 import { mad, median } from './baseline';
+import { changePoint } from './change-point';
 import type { ModelConfig, TriggerThresholds } from './config';
 import type { Frame } from './frame';
 import type { Range } from './causes/context';
@@ -54,19 +55,21 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
     ['itl_mean', SIG.latItl, f.itlMean, 0],
     ['queue', SIG.latQueue, f.q99, th.latency_ms / 1000],
   ];
-  const z = cfg.trigger_noise_z;
+  const means: Partial<Record<LatencyFamily, Float64Array>> = { e2e: f.e2eMean, ttft: f.ttftMean, queue: f.queueMean };
   const rows = [];
   for (const [family, signal, x, abs] of fams) {
-    const b = x.subarray(base[0], base[1] + 1);
-    const m = median(b);
-    if (!Number.isFinite(m)) continue;
-    const sigma = 1.4826 * mad(b);
-    const rise = Math.max(abs, z * (Number.isFinite(sigma) ? sigma : 0), cfg.alerts.latency_rel_rise * m);
-    rows.push({ family, signal, x, m, sigma, top: m + rise, all: spanSpread(x) });
+    const own = baselineBand(x, base, abs, cfg);
+    if (!own) continue;
+    // The family's exact mean, where exported (ITL's is a family of its own): a second measure of it.
+    const meanX = family === 'itl' ? f.itlMean : means[family];
+    const meanBand = meanX ? baselineBand(meanX, base, abs, cfg) : null;
+    const stepped = steppedUp(x, base, own.top, f.grid.step);
+    const meanStepped = meanX && meanBand ? steppedUp(meanX, base, meanBand.top, f.grid.step) : null;
+    rows.push({ family, signal, x, m: own.m, sigma: own.sigma, top: own.top, all: spanSpread(x), stepped, meanStepped });
   }
   const dropped = degradedMajority(f, rows, cfg);
+  const z = cfg.trigger_noise_z;
   const slo = cfg.alerts.latency_p99_ms / 1000;
-  const means: Partial<Record<LatencyFamily, Float64Array>> = { e2e: f.e2eMean, ttft: f.ttftMean, queue: f.queueMean };
   return rows.map((r) => {
     const floor = Number.isFinite(r.all.median) && Number.isFinite(r.all.sigma) && !dropped.has(r.family) ? r.all.median + z * r.all.sigma : -Infinity;
     return {
@@ -98,6 +101,42 @@ function backing(f: Pick<Frame, 'lamOut' | 'grid'>, mean: Float64Array | undefin
 
 const spanSpread = (x: Float64Array) => ({ median: median(x), sigma: 1.4826 * mad(x) });
 
+/** The baseline's median, robust spread and the top of its band (z spreads, θℓ, the relative floor); null without baseline data. */
+function baselineBand(x: Float64Array, base: Range, abs: number, cfg: ModelConfig): { m: number; sigma: number; top: number } | null {
+  const b = x.subarray(base[0], base[1] + 1);
+  const m = median(b);
+  if (!Number.isFinite(m)) return null;
+  const sigma = 1.4826 * mad(b);
+  return { m, sigma, top: m + Math.max(abs, cfg.trigger_noise_z * (Number.isFinite(sigma) ? sigma : 0), cfg.alerts.latency_rel_rise * m) };
+}
+
+/** Windows on each side of a step, at least; and the share of the span's variance the step must explain. */
+const STEP_MIN_WINDOWS = 5;
+const STEP_STRENGTH = 0.3;
+
+/**
+ * Whether `x` stepped up after the baseline and stayed: its most likely change-point (one mean shift) falls
+ * after the baseline, explains STEP_STRENGTH of the span's variance or more, and parts a level inside the
+ * baseline's band (at most `top`) from one beyond it, still beyond it over the last quarter of the stretch after,
+ * and rises sharply (STEP_SHARP_MS).
+ */
+function steppedUp(x: Float64Array, base: Range, top: number, stepMs: number): boolean {
+  const cp = changePoint(x, STEP_MIN_WINDOWS);
+  if (!cp || cp.index <= base[1] || !(cp.strength >= STEP_STRENGTH)) return false;
+  const i = cp.index;
+  // Stayed: the last quarter of the stretch after it is beyond the band too (a day's hump comes back down).
+  const tail = Math.max(STEP_MIN_WINDOWS, Math.floor((x.length - i) / 4));
+  if (!(median(x.subarray(0, i)) <= top && median(x.subarray(i)) > top && median(x.subarray(x.length - tail)) > top)) return false;
+  // Sharp: half the shift or more within STEP_SHARP_MS on either side of it. A day's swing takes hours to rise.
+  const k = Math.max(STEP_MIN_WINDOWS, Math.round(STEP_SHARP_MS / stepMs));
+  const jump = median(x.subarray(i, Math.min(x.length, i + k))) - median(x.subarray(Math.max(0, i - k), i));
+  return jump >= STEP_SHARE_SHARP * (cp.after - cp.before);
+}
+
+/** How long a step may take to rise, and the share of its shift that must come within that on either side. */
+const STEP_SHARP_MS = 15 * 60_000;
+const STEP_SHARE_SHARP = 0.5;
+
 /**
  * A long incident's traffic swings through the day: ten quiet minutes at the start say little about the
  * evening peak. So the whole analysed span's own robust spread is a floor of each band too — its median
@@ -111,11 +150,18 @@ const spanSpread = (x: Float64Array) => ({ median: median(x), sigma: 1.4826 * ma
  * likely its own coarseness — an interpolated P99 jumping a histogram bucket while the mean stays, TTFT
  * following a load swing — as an episode, and keeps its floor. Returns the families whose floor is dropped.
  */
-function degradedMajority(f: Pick<Frame, 't' | 'grid'>, rows: ReadonlyArray<{ family: LatencyFamily; top: number; all: { median: number } }>, cfg: Pick<ModelConfig, 'whole_span_floor_min_ms'>): Set<LatencyFamily> {
+function degradedMajority(f: Pick<Frame, 't' | 'grid'>, rows: ReadonlyArray<{ family: LatencyFamily; top: number; all: { median: number }; stepped: boolean; meanStepped: boolean | null }>, cfg: Pick<ModelConfig, 'whole_span_floor_min_ms'>): Set<LatencyFamily> {
   const n = f.grid.n;
-  if (!(n > 0) || f.t[n - 1] + f.grid.W - f.t[0] >= cfg.whole_span_floor_min_ms) return new Set();
-  const beyond = rows.filter((r) => r.all.median > r.top).map((r) => r.family);
-  return new Set(beyond.length >= 2 ? beyond : []);
+  if (!(n > 0)) return new Set();
+  const beyond = rows.filter((r) => r.all.median > r.top);
+  if (f.t[n - 1] + f.grid.W - f.t[0] < cfg.whole_span_floor_min_ms) return new Set(beyond.length >= 2 ? beyond.map((r) => r.family) : []);
+  // Over hours the day swings through the span, and a swing keeps the floor. A step does not swing: a family
+  // that stepped up after the baseline and stayed there (steppedUp), two measures agreeing as above — its
+  // exact mean stepped with it (where one is exported, never against it), or another family beyond its band.
+  // Long prompts sent from a third of the way into six hours lifted TTFT P99 ×2.4 and its mean alike, and the
+  // floor, at the degraded level, read the day healthy.
+  const stepped = beyond.filter((r) => r.stepped && r.meanStepped !== false && (r.meanStepped === true || beyond.length >= 2));
+  return new Set(stepped.map((r) => r.family));
 }
 
 /** Baselines above this share of the SLO already breach it when healthy: the SLO says nothing new there. */

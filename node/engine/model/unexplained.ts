@@ -121,7 +121,8 @@ export const loadExplains = (rItl: number, rLam: number): boolean => rItl <= LOA
 /**
  * Whether a latency alert rode a load the engine served in step: over the alert's stretch arrivals grew
  * (≥ LOAD_GROWN × the baseline's median), tokens/s grew with them (≥ SERVED_SHARE of the arrivals' ratio),
- * no queue built up (under one more request waiting than in the baseline), errors did not rise and decode kept its speed. Latency that rises with served load is
+ * no queue built up (under one more request waiting than in the baseline), errors did not rise, decode kept its speed and
+ * the requests kept their lengths. Latency that rises with served load is
  * a busier engine, not a fault: a day's peak (arrivals ×1.5 over a quiet morning's baseline) lifted the TTFT
  * tail ×6 (the odd request queued for a second at the peak) while every request was served, and its hours
  * of latency alerts read "unexplained". A fault takes throughput (the joint trigger), piles requests up
@@ -154,8 +155,16 @@ function servedInStep(x: AbnormalInputs, a: Alert): boolean {
   const itl = itlReading(f);
   const rItl = med(itl, during) / med(itl, x.base);
   const slower = rItl >= DECODE_SLOWER && !loadExplains(rItl, rLam);
-  return rLam >= LOAD_GROWN && rGtok >= SERVED_SHARE * rLam && calm && !slower;
+  // And with the same requests: more of them, not longer ones. Prompts or outputs grown by LONGER in the mean
+  // are a changed workload whose latency is its own (documents sent beside the chat traffic raised TTFT ×3 at
+  // arrivals ×1.2, every one served, and read healthy).
+  const grew = (v: Float64Array) => med(v, during) / med(v, x.base) >= LONGER;
+  const sameRequests = !grew(f.plenMean) && !grew(f.glenMean);
+  return rLam >= LOAD_GROWN && rGtok >= SERVED_SHARE * rLam && calm && !slower && sameRequests;
 }
+
+/** Requests this much longer in the mean (prompt or output) than the baseline's are another workload, not more of the same. */
+const LONGER = 1.3;
 
 const OUTAGE_MARK = '(outage)';
 

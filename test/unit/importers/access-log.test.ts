@@ -40,6 +40,9 @@ test('gateway access lines: events with their timings, 5xx as http_error, status
     assert.deepEqual(values(r, 'http.requests', { status: '2xx' }).map((s) => [s.ts - t0, s.v]), [[0, 2], [2000, 2]]);
     assert.deepEqual(values(r, 'http.requests', { status: '4xx' }).map((s) => [s.ts - t0, s.v]), [[2000, 1]]);
     assert.deepEqual(values(r, 'req.errors').map((s) => [s.ts - t0, s.v]), [[0, 0], [2000, 1]]);
+    // What the gateway added beyond its upstream's answer (request_time − upstream_response_time), the mean of
+    // a second's served (2xx) requests: 18 and 9 ms at 14:30:39; the 502 and the 429 served nothing.
+    assert.deepEqual(values(r, 'gateway.extra').map((s) => [s.ts - t0, Math.round(s.v * 1e6) / 1e6]), [[0, 0.0135]]);
   } finally {
     r.dispose();
   }

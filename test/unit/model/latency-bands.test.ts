@@ -1,5 +1,5 @@
 // Latency bands: the whole span's own spread floors each band (a day's swing), unless the premise of that
-// floor fails on a short span — most of it degraded, read by two measures at once.
+// floor fails — on a short span most of it degraded, over hours a step that stays — read by two measures at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { latencyBands } from '../../../node/engine/model/latency-bands';
@@ -11,12 +11,16 @@ const STEP = 10_000;
 
 /** A frame of `minutes` whose ITL P99 and mean (when `meanMoves`) triple from `fromMin` on, with a little noise; every other family unknown. */
 function frame(minutes: number, fromMin: number, meanMoves: boolean): Frame {
+  return shaped(minutes, (tMs) => (tMs >= fromMin * 60_000 ? 3 : 1), meanMoves);
+}
+
+/** A frame of `minutes` whose ITL P99 and mean (when `meanMoves`) follow `level(t)` (1 at the baseline), with a little noise. */
+function shaped(minutes: number, level: (tMs: number) => number, meanMoves: boolean): Frame {
   const grid = makeGrid(0, minutes * 60_000, STEP, DEFAULT_CONFIG);
   const t = Float64Array.from({ length: grid.n }, (_, i) => i * grid.step);
-  const after = (i: number) => t[i] >= fromMin * 60_000;
   const wobble = (i: number) => 1 + 0.05 * Math.sin(i * 1.7);
-  const itl99 = Float64Array.from({ length: grid.n }, (_, i) => 0.09 * (after(i) ? 3 : 1) * wobble(i));
-  const itlMean = Float64Array.from({ length: grid.n }, (_, i) => 0.022 * (after(i) && meanMoves ? 3 : 1) * wobble(i));
+  const itl99 = Float64Array.from({ length: grid.n }, (_, i) => 0.09 * level(t[i]) * wobble(i));
+  const itlMean = Float64Array.from({ length: grid.n }, (_, i) => 0.022 * (meanMoves ? level(t[i]) : 1) * wobble(i));
   const unknown = new Float64Array(grid.n).fill(NaN);
   return new Proxy({ grid, t, itl99, itlMean } as unknown as Frame, { get: (o, k) => (k in o ? (o as never)[k] : unknown) });
 }
@@ -43,7 +47,19 @@ test('one measure alone beyond its band keeps its floor (a P99 jumping a histogr
   assert.ok(b.threshold_s > 0.25, `threshold ${b.threshold_s} at the span's own level`);
 });
 
-test('over a span of hours the floor stays: the day swings through it', () => {
-  const f = frame(150, 40, true);
+test('over a span of hours the floor stays where the day swings through it (up to ×3 at its peak and back down)', () => {
+  // A day from its quiet night: the latency rises with the load to ×3 at its peak and falls back by the night.
+  const day = 24 * 60;
+  const f = shaped(day, (tMs) => 2 - Math.cos((tMs / (day * 60_000)) * 2 * Math.PI), true);
   for (const fam of ['itl', 'itl_mean']) assert.ok(Number.isFinite(band(f, fam).floor_s), fam);
+});
+
+test('over a span of hours a step that stays (×3 from minute 40 of 150, P99 and mean alike) drops the floor; the P99 alone stepping keeps it', () => {
+  const step = frame(150, 40, true);
+  for (const fam of ['itl', 'itl_mean']) {
+    const b = band(step, fam);
+    assert.equal(b.floor_s, -Infinity, `${fam}: floor dropped`);
+    assert.ok(step[fam === 'itl' ? 'itl99' : 'itlMean'][step.grid.n - 2] > b.threshold_s, `${fam}: the stepped windows are rises`);
+  }
+  assert.ok(Number.isFinite(band(frame(150, 40, false), 'itl').floor_s), 'P99 alone: floor kept');
 });

@@ -1293,3 +1293,21 @@ test("a host's memory in use climbing 3 GiB (a tenth of what it held) into an OO
     assert.equal(leak?.held ?? false, killed, `${killed ? 'killed' : 'no kill'}: ${JSON.stringify(conditionsOf(d, 'host_memory_leak'))}`);
   }
 });
+
+test("a gateway holding each served request 1.2 s longer than its engine took (request_time − upstream_response_time), the engine's latency flat, is network/client slowness; the same gateway at its 15 ms is not", () => {
+  // The gateway's per-second mean extra time: ~15 ms, then from 1200 s ~1.2 s (a cross-region client, a connection pool
+  // at its cap); the engine serves as before. No client spans: the gateway's log is the only view from outside.
+  for (const slow of [true, false]) {
+    const d = analyze({}, (x) => x.gauge('gateway.extra', (s) => (slow && after(s) ? 1.2 : 0.015) * x.noise(0.2), { metric: 'access-log' }));
+    assert.equal(d.causes.some((c) => c.id === 'network_client_slowness'), slow, `${slow ? 'slow' : 'steady'}: ${JSON.stringify(d.checked.find((c) => c.id === 'network_client_slowness'))}`);
+  }
+});
+
+test("the day's peak served in step whose prompts grew half again (the TTFT tail up with them) is a changed workload, not a busier engine", () => {
+  // Arrivals x1.5 at the peak, served, nothing waiting; prompt tokens per request from ×1 to ×`longer` with the peak.
+  const run = (longer: number) => peakDay(0.5, (peak) => ({ ptok: (s) => 4000 * (1 + 0.5 * peak(s)) * (1 + (longer - 1) * peak(s)) }));
+  const same = run(1.05);
+  assert.equal(same.status, 'healthy', healthyOrWhy(same));
+  const grown = run(1.5);
+  assert.notEqual(grown.status, 'healthy', JSON.stringify(grown.alerts));
+});

@@ -5,7 +5,7 @@ import { median, ratio, summarize, zScore } from '../baseline';
 import { changePoint } from '../change-point';
 import type { RequestFact } from '../signals-from-store';
 import { windowAt } from '../windows';
-import { cond, defineCause, fires, fmt, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type CauseContext, type RuleResult } from './context';
+import { cond, defineCause, fires, fmt, notAssessable, seriesEvidence, slice, spanEnd, spanStart, type CauseContext, type Range, type RuleResult } from './context';
 
 export const networkClientSlowness = defineCause({
   id: 'network_client_slowness',
@@ -77,7 +77,16 @@ const extra = (p: Joined) => ttftGapOf(p) ?? p.client.e2e_s - p.server.e2e_s;
 
 function rule(c: CauseContext): RuleResult {
   const joined = requestPairs(c.sig.requests).sort((a, b) => a.client.start_ms - b.client.start_ms);
-  if (!joined.length) return notAssessable('network_client_slowness', ['spans on both sides (request.side client and server) joined on request.id']);
+  // A gateway's access log is a view from outside too: what it held each served request beyond its engine's
+  // answer. Read where the spans do not show the slowness (or there are none to join).
+  const spans = joined.length ? readSpans(c, joined) : null;
+  if (spans && fires(spans)) return spans;
+  const gateway = readGateway(c);
+  if (gateway && (fires(gateway) || !spans)) return gateway;
+  return spans ?? notAssessable('network_client_slowness', ['spans on both sides (request.side client and server) joined on request.id, or a gateway access log with request and upstream times']);
+}
+
+function readSpans(c: CauseContext, joined: Joined[]): RuleResult {
   // A slow path is often one of several: one replica's node, one zone's balancer. Each destination the
   // clients called (their spans' server.address, else the serving process) is read on its own as well as all
   // together: a proxy adding 0.57 s to the calls to one replica of three moved the pooled TTFT gap by nothing.
@@ -115,29 +124,83 @@ function readPairs(c: CauseContext, joined: Joined[], peer: string | null): Rule
   const ttftGap = median(kept.map(ttftGapOf).filter((x): x is number => x !== null));
   const serverTtft = median(pairs.map((p) => p.s.ttft_s ?? NaN));
   const e2eRatio = median(pairs.map((p) => (p.s.e2e_s > 0 ? p.c.e2e_s / p.s.e2e_s : NaN)));
-  const lat = c.dims.latencySignal ? c.f[c.dims.latencySignal] : null;
   const w: [number, number] = [windowAt(c.f.grid, from), c.f.grid.n - 1];
-  const served = lat ? median(slice(lat, shifted ? w : c.span)) : NaN;
-  const baseLat = lat ? summarize(slice(lat, c.base)) : null;
-  const z = baseLat ? zScore(served, baseLat) : NaN;
-  const rServer = baseLat ? ratio(served, baseLat.median) : NaN;
-  // One-sided: a server that got faster (quieter traffic, a lighter mix) has not taken the client's time.
-  // Risen means beyond the baseline's noise and by a share that matters: a calm baseline of seven windows
-  // put z at 7 on e2e P99 ×1.09, and the day's traffic growing ×1.16 lifted it ×1.19 (z 3.5), while a
-  // proxy added half a second to every request.
-  const R = c.cfg.causes.network_server_rise_ratio;
-  const serverCalm = Number.isFinite(z) ? z < 2 || !(rServer >= R) : true;
+  const server = serverRise(c, shifted ? w : c.span);
   const gapHeld = ttftGap >= Math.max(0.2, 0.5 * serverTtft);
   return {
     id: 'network_client_slowness',
     missing: [],
     require: [
       cond(`client − server TTFT ≥ max(200 ms, 0.5·server) OR client/server e2e ≥ 1.3${to_}`, `TTFT gap ${fmt(ttftGap)} s, e2e ratio ${fmt(e2eRatio)}`, gapHeld || e2eRatio >= 1.3),
-      cond(`server latency not up: z < 2 or r < ${R}`, `z ${fmt(z)}, r ${fmt(rServer)}`, serverCalm),
+      server.calm,
     ],
     support: [cond('joined request pairs', pairs.length, pairs.length >= 10)],
-    veto: [cond(`the server latency rose (z ≥ 2 and r ≥ ${R})`, `z ${fmt(z)}, r ${fmt(rServer)}`, !serverCalm)],
-    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s${to_}` }, seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}, ×${fmt(rServer)} the baseline`, from, to)],
+    veto: [server.rose],
+    evidence: [{ kind: 'span', ref: pairs[0].c.ref, start_ms: pairs[0].c.start_ms, end_ms: pairs[0].c.end_ms, text: `client e2e ${fmt(pairs[0].c.e2e_s)} s vs server ${fmt(pairs[0].s.e2e_s)} s${to_}` }, server.evidence(from, to)],
+    onset_ms: from,
+  };
+}
+
+/**
+ * Whether the server's own latency rose over windows `w` against the baseline. One-sided: a server that got
+ * faster (quieter traffic, a lighter mix) has not taken the client's time. Risen means beyond the baseline's
+ * noise and by a share that matters: a calm baseline of seven windows put z at 7 on e2e P99 ×1.09, and the
+ * day's traffic growing ×1.16 lifted it ×1.19 (z 3.5), while a proxy added half a second to every request.
+ */
+function serverRise(c: CauseContext, w: Range) {
+  const lat = c.dims.latencySignal ? c.f[c.dims.latencySignal] : null;
+  const served = lat ? median(slice(lat, w)) : NaN;
+  const baseLat = lat ? summarize(slice(lat, c.base)) : null;
+  const z = baseLat ? zScore(served, baseLat) : NaN;
+  const r = baseLat ? ratio(served, baseLat.median) : NaN;
+  const R = c.cfg.causes.network_server_rise_ratio;
+  const calm = Number.isFinite(z) ? z < 2 || !(r >= R) : true;
+  return {
+    calm: cond(`server latency not up: z < 2 or r < ${R}`, `z ${fmt(z)}, r ${fmt(r)}`, calm),
+    rose: cond(`the server latency rose (z ≥ 2 and r ≥ ${R})`, `z ${fmt(z)}, r ${fmt(r)}`, !calm),
+    evidence: (from: number, to: number) => seriesEvidence(c, SIG.latE2e, `server P99 z = ${fmt(z)}, ×${fmt(r)} the baseline`, from, to),
+  };
+}
+
+/** Baseline robust spreads the gateway's extra time must rise by beyond its baseline (besides the absolute floor). */
+const GATEWAY_Z = 3;
+
+/**
+ * The gateway's view: what it held each served request beyond its engine's answer (gateway.extra), after the
+ * baseline, risen by max(200 ms, half the server's TTFT median) and GATEWAY_Z robust spreads above the
+ * baseline's, the server's latency not up. Dated where that time shifted up, else the span. Null where no
+ * gateway log timed requests over the baseline.
+ */
+function readGateway(c: CauseContext): RuleResult | null {
+  const x = c.f.gatewayExtra;
+  const base = summarize(slice(x, c.base));
+  if (!Number.isFinite(base.median)) return null;
+  const first = c.base[1] + 1;
+  const cp = first < c.f.grid.n ? changePoint(x.subarray(first), 5) : null;
+  const shifted = cp !== null && cp.after > cp.before;
+  const w: Range = shifted ? [first + cp!.index, c.f.grid.n - 1] : c.span;
+  const held = median(slice(x, w));
+  const serverTtft = median(slice(c.f.ttft50, w));
+  const need = Math.max(0.2, Number.isFinite(serverTtft) ? 0.5 * serverTtft : 0);
+  const z = zScore(held, base);
+  const rose = held - base.median >= need && z >= GATEWAY_Z;
+  const server = serverRise(c, w);
+  const from = c.f.t[w[0]];
+  const to = c.f.t[w[1]] + c.f.grid.W;
+  return {
+    id: 'network_client_slowness',
+    missing: [],
+    require: [
+      cond(
+        `the gateway's time beyond the engine's answer up by ≥ max(200 ms, 0.5·server TTFT) and ≥ ${GATEWAY_Z} baseline spreads`,
+        `${fmt(base.median)} → ${fmt(held)} s (need +${fmt(need)} s), z ${fmt(z)}`,
+        rose,
+      ),
+      server.calm,
+    ],
+    support: [],
+    veto: [server.rose],
+    evidence: [seriesEvidence(c, SIG.gatewayExtra, `the gateway held served requests ${fmt(held)} s beyond the engine's answer (${fmt(base.median)} s in the baseline)`, from, to), server.evidence(from, to)],
     onset_ms: from,
   };
 }
