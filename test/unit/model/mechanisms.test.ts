@@ -1311,3 +1311,16 @@ test("the day's peak served in step whose prompts grew half again (the TTFT tail
   const grown = run(1.5);
   assert.notEqual(grown.status, 'healthy', JSON.stringify(grown.alerts));
 });
+
+test('decode ×1.25 beside two ranks whose temperatures part ×1.16–1.2 is a straggler where they were even before, not where they already parted ×1.14 in the baseline', () => {
+  // The engine's GPU 0 runs at 65 °C (servingIncident); rank 1 at 65 °C × `before`, then × `after` from 1200 s on.
+  for (const [before, afterSpread, expected] of [[1.0, 1.2, true], [1.14, 1.16, false]] as const) {
+    const d = analyze({ itl: (s) => (after(s) ? [0.025, 0.05] : [0.02, 0.04]) }, (x) => {
+      const rank1 = { gpu: '1' };
+      x.gauge('gpu.temp', (s) => 65 * (after(s) ? afterSpread : before), rank1);
+      x.gauge('gpu.sm_clock', () => 1980, rank1);
+      x.gauge('gpu.power', () => 550, rank1);
+    });
+    assert.equal(d.causes.some((c) => c.id === 'tp_straggler'), expected, `${before} → ${afterSpread}: ${JSON.stringify(conditionsOf(d, 'tp_straggler'))}`);
+  }
+});

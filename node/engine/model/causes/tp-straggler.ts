@@ -13,6 +13,9 @@ export const tpStraggler = defineCause({
   rule,
 });
 
+/** Share of the cut's excess over uniformity (straggler_spread − 1) by which the spread must outgrow the baseline's. */
+const SPREAD_GREW = 0.5;
+
 const SPREAD_FIELDS: [keyof GpuWindows, string][] = [['clk', SIG.gpuSmClock], ['temp', SIG.gpuTemp], ['power', SIG.gpuPower], ['smAct', SIG.gpuSmActive]];
 
 /**
@@ -94,7 +97,13 @@ function rule(c: CauseContext): RuleResult {
     ],
     support: [],
     veto: [
-      cond('the same spread already in the baseline (ranks were never uniform)', best.b, best.b >= th),
+      // Or nearly: the spread must have grown by half the cut's excess over uniformity at least. Temperatures
+      // parted ×1.146 in the baseline and ×1.150 in the span read as a straggler beside a LoRA thrash.
+      cond(
+        `the same spread already in the baseline (ranks were never uniform): ≥ ${th}, or within ${fmt(SPREAD_GREW * (th - 1))} of the span's`,
+        `${fmt(best.b)} (span ${fmt(best.e)})`,
+        best.b >= th || best.e - best.b < SPREAD_GREW * (th - 1),
+      ),
       cond('an OOM or crash at or before the spread began (a dead rank idles, it does not straggle)', deadFirst, deadFirst > 0),
     ],
     evidence: [seriesEvidence(c, best.name || SIG.gpuSmClock, `cross-GPU spread ${fmt(best.e)} (baseline ${fmt(best.b)})`), seriesEvidence(c, SIG.latItl, `median ITL ×${fmt(rItl)}`)],

@@ -352,7 +352,7 @@ const QUEUE_START_MS = 5 * 60_000;
  * queue-free stretches are read, not every sliding stretch: linear in the windows. Null where it was not
  * served before, or no queue began.
  */
-function servedBefore(c: CauseContext, q0: number): { level: number; before: number; ago: number } | null {
+export function servedBefore(c: CauseContext, q0: number): { level: number; before: number; ago: number } | null {
   const { wait, lamIn, t } = c.f;
   const beyond = queuedBeyond(c);
   if (q0 < 0) return null;
@@ -362,13 +362,18 @@ function servedBefore(c: CauseContext, q0: number): { level: number; before: num
   const level = median(first);
   let chunk: number[] = [];
   let from = NaN;
+  let lastRead = -Infinity;
   for (let i = 0; i < q0; i++) {
-    // A window with a queue (or none read) ends the stretch; NaN arrivals are skipped inside it.
-    if (!(wait[i] <= beyond)) {
+    // A window not read is skipped: on a grid finer than the engine's scrapes (a 10 s GPU exporter beside a
+    // 2-minute engine scrape) most windows are, and a stretch of them is no queue. Unread for longer than
+    // a stretch, the stretch ends: what was served across the silence is unknown. A window with a queue ends it.
+    if (Number.isNaN(wait[i])) continue;
+    if (!(wait[i] <= beyond) || t[i] - lastRead > SERVED_MS) {
       chunk = [];
       from = NaN;
-      continue;
     }
+    lastRead = t[i];
+    if (!(wait[i] <= beyond)) continue;
     if (Number.isNaN(from)) from = t[i];
     if (Number.isFinite(lamIn[i])) chunk.push(lamIn[i]);
     if (t[i] - from < SERVED_MS) continue;
