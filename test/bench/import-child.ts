@@ -2,7 +2,10 @@
 // worker or not as the pipeline decides, one transaction), so its time starts cold and its peak RSS is
 // that import's alone:
 //   node --import tsx test/bench/import-child.ts <format> <file> [pipeline|parse]
-// `parse` runs the importer into a sink that stores nothing (what parsing alone costs).
+// `parse` runs the importer into a sink that stores nothing (what parsing alone costs). `floor` imports,
+// then times storing the very rows it made (spans, kernels, allocations), already in memory, into a fresh
+// store of the same schema: 64-row INSERTs in one transaction, commit included. No import that writes
+// those rows can beat it: it is what SQLite alone costs, with no reading or parsing at all.
 // QUADSCOPE_IMPORT_WORKER=always|never forces the worker thread on or off (parallel-import.ts).
 // Prints one JSON line: ms (start of the import to its commit), rows, cpu_ms (this process, all its
 // threads), rss_mb (peak), close_ms (closing the store: the WAL folded back).
@@ -15,6 +18,7 @@ import { importPaths } from '../../node/engine/import/pipeline';
 import { importerFor } from '../../node/engine/importers/registry';
 import type { Sink } from '../../node/engine/importers/types';
 import { Store } from '../../node/engine/store/store';
+import { storeSql, storeWriter } from '../helpers/store-sql';
 
 const [format, file, mode = 'pipeline'] = process.argv.slice(2);
 const importer = importerFor(format as FormatId);
@@ -74,4 +78,49 @@ if (mode === 'parse') {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-} else throw new Error(`import-child: unknown mode ${mode} (pipeline | parse)`);
+} else if (mode === 'floor') {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-bench-import-'));
+  try {
+    const store = new Store(join(dir, 'w.db'));
+    const r = await importPaths(store, [file], { importers: [importer] });
+    if (r.sources[0]?.status !== 'ok') throw new Error(`import-child: ${file} did not import`);
+    const read = storeSql(store);
+    const rowsOf = (name: string) => {
+      const cols = (read.prepare(`SELECT name FROM pragma_table_info('${name}')`).pluck().all() as string[]).join(', ');
+      return { name, cols, rows: read.prepare(`SELECT ${cols} FROM ${name}`).raw().all() as unknown[][] };
+    };
+    // The rows they refer to (foreign keys) go in before the clock starts.
+    const context = ['incidents', 'sources', 'stacks'].map(rowsOf);
+    const tables = ['spans', 'kernels', 'allocations'].map(rowsOf);
+    store.close();
+    const fresh = new Store(join(dir, 'floor.db'));
+    const db = storeWriter(fresh);
+    const BATCH = 64;
+    const insert = (tabs: typeof tables): number => {
+      let rows = 0;
+      for (const { name, cols, rows: all } of tabs) {
+        const width = cols.split(',').length;
+        const tuple = `(${Array(width).fill('?').join(',')})`;
+        const many = db.prepare(`INSERT INTO ${name} (${cols}) VALUES ${Array(BATCH).fill(tuple).join(',')}`);
+        const one = db.prepare(`INSERT INTO ${name} (${cols}) VALUES ${tuple}`);
+        let k = 0;
+        for (; k + BATCH <= all.length; k += BATCH) many.run(all.slice(k, k + BATCH).flat());
+        for (; k < all.length; k++) one.run(all[k]);
+        rows += all.length;
+      }
+      return rows;
+    };
+    db.exec('BEGIN');
+    insert(context);
+    db.exec('COMMIT');
+    const t = performance.now();
+    db.exec('BEGIN');
+    const rows = insert(tables);
+    db.exec('COMMIT');
+    const ms = performance.now() - t;
+    fresh.close();
+    console.log(JSON.stringify({ ms, rows, rss_mb: rssMb() }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else throw new Error(`import-child: unknown mode ${mode} (pipeline | parse | floor)`);

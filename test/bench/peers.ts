@@ -54,7 +54,7 @@ const lastJson = (out: string): Record<string, number> => JSON.parse(out.trim().
  * `ms` from the import's start to its commit (not the process's start-up); `parse` instead parses into
  * a sink that stores nothing.
  */
-export function quadscopeImport(format: string, file: string, mode: 'pipeline' | 'parse' = 'pipeline', env: NodeJS.ProcessEnv = {}): Measure {
+export function quadscopeImport(format: string, file: string, mode: 'pipeline' | 'parse' | 'floor' = 'pipeline', env: NodeJS.ProcessEnv = {}): Measure {
   const r = timedCommand(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'import-child.ts'), format, file, mode], { env: { ...process.env, ...env } });
   const j = lastJson(r.stdout);
   return { ms: j.ms, rows: j.rows, cpu_ms: j.cpu_ms, rss_mb: r.rss_mb ?? j.rss_mb, close_ms: j.close_ms };
