@@ -164,30 +164,38 @@ test('a stall that begins with a crash (the restart after it) or ends in a CUDA 
   }
 });
 
+/** An hour at 15 s scrapes, as `build` writes it, analysed; its store removed after. */
+function analyzeHour(build: (x: SyntheticIncident) => void): ReturnType<typeof analyzeIncident> {
+  const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
+  const store = new Store(join(dir, 'ws.db'));
+  try {
+    const x = new SyntheticIncident(store, 3600, 15, 5);
+    build(x);
+    return analyzeIncident(store, x.done());
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const hangCheck = (d: ReturnType<typeof analyzeIncident>) => JSON.stringify(d.checked.find((c) => c.id === 'engine_hang'));
+
 // TGI counts generated tokens when a request completes (tgi_request_generated_tokens is observed at its
 // end), so a few minutes with long requests running and none finishing read "0 tokens/s with requests in
 // flight" on a healthy engine. Its forward passes (tgi_batch_forward_duration's count; vLLM's
 // iteration_tokens_total, SGLang's cuda_graph_passes) go on at every step: a stepping engine is no wedge.
 test('no completions for four minutes while the engine keeps stepping (tokens counted at completion) is no hang; the same with its steps stopped is one', () => {
   for (const stepping of [true, false]) {
-    const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
-    const store = new Store(join(dir, 'ws.db'));
-    const x = new SyntheticIncident(store, 3600, 15, 5);
-    const quiet = (s: number) => s >= 2000 && s < 2240;
-    x.counter('tokens.generation', (s) => (quiet(s) ? 0 : 60 * x.noise(0.2)));
-    x.counter('req.finished', (s) => (quiet(s) ? 0 : 0.2), { reason: 'success' });
-    x.gauge('req.running', () => 1 + Math.round(x.noise(0.5)));
-    x.gauge('req.waiting', () => 0);
-    x.histogram('lat.e2e', (s) => (quiet(s) ? 0 : 0.2), () => [20, 40]);
-    x.counter('batch.forward.count', (s) => (!stepping && quiet(s) ? 0 : 25 * x.noise(0.1)), { method: 'decode' });
-    const id = x.done();
-    try {
-      const d = analyzeIncident(store, id);
-      assert.equal(d.causes.some((c) => c.id === 'engine_hang'), !stepping, `${stepping ? 'stepping' : 'stopped'}: ${JSON.stringify(d.checked.find((c) => c.id === 'engine_hang'))}`);
-    } finally {
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const d = analyzeHour((x) => {
+      const quiet = (s: number) => s >= 2000 && s < 2240;
+      x.counter('tokens.generation', (s) => (quiet(s) ? 0 : 60 * x.noise(0.2)));
+      x.counter('req.finished', (s) => (quiet(s) ? 0 : 0.2), { reason: 'success' });
+      x.gauge('req.running', () => 1 + Math.round(x.noise(0.5)));
+      x.gauge('req.waiting', () => 0);
+      x.histogram('lat.e2e', (s) => (quiet(s) ? 0 : 0.2), () => [20, 40]);
+      x.counter('batch.forward.count', (s) => (!stepping && quiet(s) ? 0 : 25 * x.noise(0.1)), { method: 'decode' });
+    });
+    assert.equal(d.causes.some((c) => c.id === 'engine_hang'), !stepping, `${stepping ? 'stepping' : 'stopped'}: ${hangCheck(d)}`);
   }
 });
 
@@ -197,23 +205,15 @@ test('no completions for four minutes while the engine keeps stepping (tokens co
 // leak, nothing running and 4 900 waiting at a pool 77% held, read as a one-hour hang.
 test('no tokens, nothing running, a queue, and the pool held at 0.75 is a pool no one can enter, not a hang; the same stall at an empty pool is one', () => {
   for (const held of [0.75, 0]) {
-    const dir = mkdtempSync(join(tmpdir(), 'qs-hang-'));
-    const store = new Store(join(dir, 'ws.db'));
-    const x = new SyntheticIncident(store, 3600, 15, 5);
-    const stuck = (s: number) => s >= 2000;
-    x.counter('tokens.generation', (s) => (stuck(s) ? 0 : 300));
-    x.counter('req.finished', (s) => (stuck(s) ? 0 : 2), { reason: 'success' });
-    x.gauge('req.running', (s) => (stuck(s) ? 0 : 6));
-    x.gauge('req.waiting', (s) => (stuck(s) ? 40 : 0));
-    x.gauge('kv.usage', (s) => (stuck(s) ? held : 0.3));
-    x.histogram('lat.e2e', (s) => (stuck(s) ? 0 : 2), () => [2, 4]);
-    const id = x.done();
-    try {
-      const d = analyzeIncident(store, id);
-      assert.equal(d.causes.some((c) => c.id === 'engine_hang'), held === 0, `held ${held}: ${JSON.stringify(d.checked.find((c) => c.id === 'engine_hang'))}`);
-    } finally {
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const d = analyzeHour((x) => {
+      const stuck = (s: number) => s >= 2000;
+      x.counter('tokens.generation', (s) => (stuck(s) ? 0 : 300));
+      x.counter('req.finished', (s) => (stuck(s) ? 0 : 2), { reason: 'success' });
+      x.gauge('req.running', (s) => (stuck(s) ? 0 : 6));
+      x.gauge('req.waiting', (s) => (stuck(s) ? 40 : 0));
+      x.gauge('kv.usage', (s) => (stuck(s) ? held : 0.3));
+      x.histogram('lat.e2e', (s) => (stuck(s) ? 0 : 2), () => [2, 4]);
+    });
+    assert.equal(d.causes.some((c) => c.id === 'engine_hang'), held === 0, `held ${held}: ${hangCheck(d)}`);
   }
 });

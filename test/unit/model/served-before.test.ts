@@ -3,7 +3,7 @@
 // engine scrape), the windows between two engine readings are unread: not a queue, and no end of the stretch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedBefore } from '../../../node/engine/model/causes/traffic-surge';
+import { queueStart, servedBefore } from '../../../node/engine/model/causes/traffic-surge';
 import type { CauseContext } from '../../../node/engine/model/causes/context';
 
 function context(every: number): { c: CauseContext; q0: number } {
@@ -31,4 +31,16 @@ test('a gap of unread windows longer than a stretch ends it: what was served acr
   // Only the first 5 minutes and the last 5 minutes before the queue were read.
   for (let i = 0; i < q0; i++) if (i > 30 && i < q0 - 30) c.f.wait[i] = c.f.lamIn[i] = NaN;
   assert.equal(servedBefore(c, q0), null);
+});
+
+test("a capped batch's queue that drains for a scrape now and then began where it first built, not after its last dip; a queue half an hour earlier is another", () => {
+  // 10 s windows read every 2 minutes; requests wait from 3 h on, drained at two scrapes (3 h 8 min, 3 h 16 min) of it.
+  const { c } = context(12);
+  const w = c.f.wait;
+  const q = (3 * 3600) / 10;
+  for (let i = 0; i < w.length; i++) if (!Number.isNaN(w[i])) w[i] = i >= q && i !== q + 48 && i !== q + 96 ? 10 + (i - q) / 12 : 0;
+  assert.equal(queueStart(c), q);
+  // An episode of queueing 40 minutes before, drained for 30 minutes between: the span's queue began at 3 h.
+  for (let i = q - 240; i < q - 180; i++) if (!Number.isNaN(w[i])) w[i] = 8;
+  assert.equal(queueStart(c), q);
 });

@@ -125,7 +125,7 @@ const LOCAL_BEFORE_MS = 30 * 60_000;
 const WALK_BACK_MS = 5 * 60_000;
 
 /** Where the span's queue began: back from its peak to where it last stood within its baseline; -1 where none built. */
-function queueStart(c: CauseContext): number {
+export function queueStart(c: CauseContext): number {
   const wait = c.f.wait;
   const beyond = queuedBeyond(c);
   // The queue's start: back from its peak to where it last stood within its baseline (a request or two
@@ -133,10 +133,24 @@ function queueStart(c: CauseContext): number {
   let peak = -1;
   for (let i = c.span[0]; i <= c.span[1]; i++) if (wait[i] > beyond && !(wait[peak] >= wait[i])) peak = i;
   if (peak < 0) return -1;
+  // A queue drained for a moment (a scrape or two) and back within QUEUE_DIP_MS is the same queue: a batch capped
+  // below its arrivals drains now and then, and its start read after the last dip was at the arrivals of an
+  // hour later. A longer calm ends it.
   let q0 = peak;
-  for (let i = peak - 1; i >= 0 && !(wait[i] <= beyond); i--) if (Number.isFinite(wait[i])) q0 = i;
+  const t = c.f.t;
+  for (let i = peak - 1; i >= 0; i--) {
+    if (!Number.isFinite(wait[i])) continue;
+    if (wait[i] > beyond) {
+      q0 = i;
+      continue;
+    }
+    if (t[q0] - t[i] > QUEUE_DIP_MS) break;
+  }
   return q0;
 }
+
+/** How long a queue may stand drained within its baseline and still be the same queue when it builds again. */
+const QUEUE_DIP_MS = 5 * 60_000;
 
 /**
  * Arrivals while the queue was filling, where it filled (FULL_SHARE of its peak) within FILL_MS of the span's start, ÷ the
