@@ -62,10 +62,11 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
     if (!own) continue;
     // The family's exact mean, where exported (ITL's is a family of its own): a second measure of it.
     const meanX = family === 'itl' ? f.itlMean : means[family];
-    const meanBand = meanX ? baselineBand(meanX, base, abs, cfg) : null;
+    const mb = meanX ? meanBand(meanX, base, cfg) : null;
     const stepped = steppedUp(x, base, own.top, f.grid.step);
-    const meanStepped = meanX && meanBand ? steppedUp(meanX, base, meanBand.top, f.grid.step) : null;
-    rows.push({ family, signal, x, m: own.m, sigma: own.sigma, top: own.top, all: spanSpread(x), stepped, meanStepped });
+    const meanStepped = meanX && mb ? steppedUp(meanX, base, mb.top, f.grid.step) : null;
+    const meanBeyond = meanX && mb ? median(meanX) > mb.top : null;
+    rows.push({ family, signal, x, m: own.m, sigma: own.sigma, top: own.top, all: spanSpread(x), stepped, meanStepped, meanBeyond });
   }
   const dropped = degradedMajority(f, rows, cfg);
   const z = cfg.trigger_noise_z;
@@ -88,18 +89,21 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
 
 /** LatencyBand.backed for a P99 family with exact mean `mean` (its band as the P99's: z spreads, the relative floor). */
 function backing(f: Pick<Frame, 'lamOut' | 'grid'>, mean: Float64Array | undefined, base: Range, cfg: ModelConfig): LatencyBand['backed'] {
-  if (!mean) return null;
-  const b = mean.subarray(base[0], base[1] + 1);
-  const m = median(b);
-  if (!Number.isFinite(m)) return null;
-  const sigma = 1.4826 * mad(b);
-  const top = m + Math.max(cfg.trigger_noise_z * (Number.isFinite(sigma) ? sigma : 0), cfg.alerts.latency_rel_rise * m);
+  const band = mean ? meanBand(mean, base, cfg) : null;
+  if (!mean || !band) return null;
+  const { top } = band;
   const seconds = f.grid.W / 1000;
   // Requests finished in the window, unknown (NaN) where no rate was read: then the P99 stands alone.
   return (i) => !(f.lamOut[i] * seconds * 0.01 < TAIL_BACKING) || mean[i] > top;
 }
 
 const spanSpread = (x: Float64Array) => ({ median: median(x), sigma: 1.4826 * mad(x) });
+
+/**
+ * A family's exact mean's band: z spreads and the relative floor, no θℓ — a per-request figure that a mean of
+ * 70 ms moved ×2.4 stays inside. The one band of a mean, for the P99's backing and for its second measure.
+ */
+const meanBand = (x: Float64Array, base: Range, cfg: ModelConfig) => baselineBand(x, base, 0, cfg);
 
 /** The baseline's median, robust spread and the top of its band (z spreads, θℓ, the relative floor); null without baseline data. */
 function baselineBand(x: Float64Array, base: Range, abs: number, cfg: ModelConfig): { m: number; sigma: number; top: number } | null {
@@ -150,11 +154,13 @@ const STEP_SHARE_SHARP = 0.5;
  * likely its own coarseness — an interpolated P99 jumping a histogram bucket while the mean stays, TTFT
  * following a load swing — as an episode, and keeps its floor. Returns the families whose floor is dropped.
  */
-function degradedMajority(f: Pick<Frame, 't' | 'grid'>, rows: ReadonlyArray<{ family: LatencyFamily; top: number; all: { median: number }; stepped: boolean; meanStepped: boolean | null }>, cfg: Pick<ModelConfig, 'whole_span_floor_min_ms'>): Set<LatencyFamily> {
+function degradedMajority(f: Pick<Frame, 't' | 'grid'>, rows: ReadonlyArray<{ family: LatencyFamily; top: number; all: { median: number }; stepped: boolean; meanStepped: boolean | null; meanBeyond: boolean | null }>, cfg: Pick<ModelConfig, 'whole_span_floor_min_ms'>): Set<LatencyFamily> {
   const n = f.grid.n;
   if (!(n > 0)) return new Set();
   const beyond = rows.filter((r) => r.all.median > r.top);
-  if (f.t[n - 1] + f.grid.W - f.t[0] < cfg.whole_span_floor_min_ms) return new Set(beyond.length >= 2 ? beyond.map((r) => r.family) : []);
+  // Short: two measures beyond their bands — two families, or a family's P99 and its exact mean (a long-prompt
+  // hour moved TTFT alone: P99 ×2.5 and its mean ×2.4, the rest flat, and read healthy).
+  if (f.t[n - 1] + f.grid.W - f.t[0] < cfg.whole_span_floor_min_ms) return new Set(beyond.filter((r) => beyond.length >= 2 || r.meanBeyond === true).map((r) => r.family));
   // Over hours the day swings through the span, and a swing keeps the floor. A step does not swing: a family
   // that stepped up after the baseline and stayed there (steppedUp), two measures agreeing as above — its
   // exact mean stepped with it (where one is exported, never against it), or another family beyond its band.

@@ -63,3 +63,19 @@ test('over a span of hours a step that stays (×3 from minute 40 of 150, P99 and
   }
   assert.ok(Number.isFinite(band(frame(150, 40, false), 'itl').floor_s), 'P99 alone: floor kept');
 });
+
+test("a short span degraded for most of its length in TTFT alone, its P99 and exact mean alike, drops the TTFT floor; its P99 alone keeps it", () => {
+  // 26 minutes, TTFT ×2.5 from minute 9 on (long prompts beside the chat traffic), e2e and ITL unmeasured.
+  for (const meanMoves of [true, false]) {
+    const grid = makeGrid(0, 26 * 60_000, STEP, DEFAULT_CONFIG);
+    const t = Float64Array.from({ length: grid.n }, (_, i) => i * grid.step);
+    const wobble = (i: number) => 1 + 0.05 * Math.sin(i * 1.7);
+    const level = (i: number) => (t[i] >= 9 * 60_000 ? 2.5 : 1) * wobble(i);
+    const ttft99 = Float64Array.from({ length: grid.n }, (_, i) => 0.3 * level(i));
+    const ttftMean = Float64Array.from({ length: grid.n }, (_, i) => 0.07 * (meanMoves ? level(i) : wobble(i)));
+    const unknown = new Float64Array(grid.n).fill(NaN);
+    const f = new Proxy({ grid, t, ttft99, ttftMean } as unknown as Frame, { get: (o, k) => (k in o ? (o as never)[k] : unknown) });
+    const b = band(f, 'ttft');
+    assert.equal(Number.isFinite(b.floor_s), !meanMoves, `mean ${meanMoves ? 'moves' : 'flat'}: floor ${b.floor_s}`);
+  }
+});
