@@ -382,12 +382,13 @@ export function servedBefore(c: CauseContext, q0: number): { level: number; befo
     // 2-minute engine scrape) most windows are, and a stretch of them is no queue. Unread for longer than
     // a stretch, the stretch ends: what was served across the silence is unknown. A window with a queue ends it.
     if (Number.isNaN(wait[i])) continue;
-    if (!(wait[i] <= beyond) || t[i] - lastRead > SERVED_MS) {
+    const queued = wait[i] > beyond;
+    if (queued || t[i] - lastRead > SERVED_MS) {
       chunk = [];
       from = NaN;
     }
     lastRead = t[i];
-    if (!(wait[i] <= beyond)) continue;
+    if (queued) continue;
     if (Number.isNaN(from)) from = t[i];
     if (Number.isFinite(lamIn[i])) chunk.push(lamIn[i]);
     if (t[i] - from < SERVED_MS) continue;
