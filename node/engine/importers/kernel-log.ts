@@ -59,8 +59,14 @@ const DECODE_LEVEL: Record<string, number> = { emerg: 0, alert: 1, crit: 2, err:
 const DMESG_T = /^\[(?:\w{3} )?(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})\]\s?/;
 const SYSLOG = /^(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
 const ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:([^\s:]+) )?([^\s:[]+)(?:\[\d+\])?: /;
-const XID = /NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+),\s*(.*)$/;
-const GPU_AT = /NVRM: GPU at (?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: (GPU-[0-9a-fA-F-]+)/;
+/**
+ * A PCI address as an Xid or "GPU at" line writes it: `0000:3b:00[.0]` from the driver, but the code is the fault
+ * whatever wrote the address — an 8-digit domain (`00000000:18:00.0`, nvidia-smi's form) or one cut short
+ * (`0000:18:`, a shipper's or a script's rewrite) is kept as written, and the two lines join on it alike.
+ */
+const PCI_ADDR = String.raw`(?:PCI:)?([0-9a-fA-F]{1,8}(?::[0-9a-fA-F]{0,2}){1,2})(?:\.\d)?`;
+const XID = new RegExp(String.raw`NVRM: Xid \(${PCI_ADDR}\): (\d+),\s*(.*)$`);
+const GPU_AT = new RegExp(String.raw`NVRM: GPU at ${PCI_ADDR}: (GPU-[0-9a-fA-F-]+)`);
 const FALLEN = /NVRM: GPU (?:at PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?: GPU has fallen off the bus/;
 /** Newer drivers say it over three lines: `NVRM: The NVIDIA GPU 0000:b3:00.0` / `… installed in this system has` / `… fallen off the bus and is not responding to commands.` */
 const FALLEN_FIRST = /NVRM: The NVIDIA GPU ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\s*$/;

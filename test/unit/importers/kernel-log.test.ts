@@ -51,6 +51,28 @@ test('Xid message variants', () => {
   assert.deepEqual(parseXid('NVRM: Xid (0000:3B:00): 48, An uncorrectable double bit error'), { code: 48, bus_id: '0000:3b:00', pid: null, name: null, message: 'An uncorrectable double bit error', caused_by: null });
   assert.equal(parseXid('kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149')!.caused_by, 149);
   assert.equal(parseXid('NVRM: GPU at PCI:0000:01:00: GPU-8a47'), null);
+  // The Xid is the fault, whatever wrote the address: a domain and bus with the device cut off (a log shipper's
+  // or a script's rewrite) still names the code, the address kept as written.
+  assert.deepEqual(parseXid('NVRM: Xid (PCI:0000:18:): 120, pid=89610, name=pt_main_thread, GSP task timeout @ pc:0x8eda08c, task: 1'), { code: 120, bus_id: '0000:18:', pid: 89610, name: 'pt_main_thread', message: 'GSP task timeout @ pc:0x8eda08c, task: 1', caused_by: null });
+  assert.equal(parseXid('NVRM: Xid (PCI:00000000:18:00.0): 79, GPU has fallen off the bus.')!.bus_id, '00000000:18:00');
+});
+
+test("an Xid whose address is cut short is still an Xid, joined to its GPU's uuid by the same address", async () => {
+  const text = [
+    '[906446.873842] NVRM: GPU at PCI:0000:18:: GPU-d672572b-db72-3c34-e3ee-01b4d9ca1a84',
+    '[906447.073843] NVRM: Xid (PCI:0000:18:): 79, GPU has fallen off the bus.',
+  ].join('\n') + '\n';
+  const r = await runImporter(kernelLogImporter, { text, name: 'dmesg.txt', mtimeMs: MTIME });
+  try {
+    assert.equal(r.error, null);
+    const x = events(r, 'xid');
+    assert.equal(x.length, 1);
+    assert.equal(x[0].attrs.code, 79);
+    assert.equal(x[0].attrs.class, 'hardware');
+    assert.equal(x[0].attrs.gpu_uuid, 'GPU-d672572b-db72-3c34-e3ee-01b4d9ca1a84');
+  } finally {
+    r.dispose();
+  }
 });
 
 test('journald ISO lines and the kernel OOM killer', async () => {
