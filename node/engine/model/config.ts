@@ -204,7 +204,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
     kv_symptom_ratio: 1.5,
     kv_tokens_ratio: 0.8,
     hang_min_ms: 60_000,
-    hang_held_kv: 0.5,
+    hang_held_kv: 0.1,
     outage_min_ms: 5 * 60_000,
     throttle_min_ms: 60_000,
     throttle_clock_ratio: 0.85,

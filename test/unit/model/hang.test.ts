@@ -199,12 +199,13 @@ test('no completions for four minutes while the engine keeps stepping (tokens co
   }
 });
 
-// A pool that stays half full or more with nothing running is held by no request: blocks leaked (or held
-// by reservations), so the scheduler cannot admit the queue. That is a KV cause upstream, not an engine
-// stuck mid-step (a wedged engine keeps its running requests). An independent generator's SGLang block
-// leak, nothing running and 4 900 waiting at a pool 77% held, read as a one-hour hang.
-test('no tokens, nothing running, a queue, and the pool held at 0.75 is a pool no one can enter, not a hang; the same stall at an empty pool is one', () => {
-  for (const held of [0.75, 0]) {
+// A pool held with nothing running is held by no request: blocks leaked (or held by reservations), so the
+// scheduler cannot admit the queue. That is a KV cause upstream, not an engine stuck mid-step (a wedged engine
+// keeps its running requests). Cached prefixes count as free, so an idle pool reads about 0. Independent
+// generators' block leaks, nothing running while requests waited at a pool 77% and 49.8% held, read as
+// hangs of an hour and of seven.
+test('no tokens, nothing running, a queue, and the pool held at 0.75 or 0.45 is a pool no one can enter, not a hang; the same stall at an (about) empty pool is one', () => {
+  for (const held of [0.75, 0.45, 0.02, 0]) {
     const d = analyzeHour((x) => {
       const stuck = (s: number) => s >= 2000;
       x.counter('tokens.generation', (s) => (stuck(s) ? 0 : 300));
@@ -214,6 +215,6 @@ test('no tokens, nothing running, a queue, and the pool held at 0.75 is a pool n
       x.gauge('kv.usage', (s) => (stuck(s) ? held : 0.3));
       x.histogram('lat.e2e', (s) => (stuck(s) ? 0 : 2), () => [2, 4]);
     });
-    assert.equal(d.causes.some((c) => c.id === 'engine_hang'), held === 0, `held ${held}: ${hangCheck(d)}`);
+    assert.equal(d.causes.some((c) => c.id === 'engine_hang'), held < 0.1, `held ${held}: ${hangCheck(d)}`);
   }
 });

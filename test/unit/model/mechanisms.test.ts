@@ -1324,3 +1324,72 @@ test('decode ×1.25 beside two ranks whose temperatures part ×1.16–1.2 is a s
     assert.equal(d.causes.some((c) => c.id === 'tp_straggler'), expected, `${before} → ${afterSpread}: ${JSON.stringify(conditionsOf(d, 'tp_straggler'))}`);
   }
 });
+
+test("two replicas' pairs of GPUs on one node that part (one pair's load falls) are no straggler; one rank parting from the three others is", () => {
+  // GPU 0 runs at 65 °C (servingIncident), GPU 1 beside it; GPUs 2 and 3 at 65 °C, then × 0.8 from 1200 s on: both
+  // (another replica's pair, its load fallen) or GPU 3 alone (one rank). Decode ×1.25 either way.
+  for (const [parted, expected] of [[['2', '3'], false], [['3'], true]] as const) {
+    const d = analyze({ itl: (s) => (after(s) ? [0.025, 0.05] : [0.02, 0.04]) }, (x) => {
+      for (const gpu of ['1', '2', '3']) {
+        const moves = (parted as readonly string[]).includes(gpu);
+        x.gauge('gpu.temp', (s) => 65 * (moves && after(s) ? 0.8 : 1), { gpu });
+        x.gauge('gpu.sm_clock', () => 1980, { gpu });
+        x.gauge('gpu.power', () => 550, { gpu });
+      }
+    });
+    assert.equal(d.causes.some((c) => c.id === 'tp_straggler'), expected, `GPUs ${parted.join(', ')} parted: ${JSON.stringify(conditionsOf(d, 'tp_straggler'))}`);
+  }
+});
+
+test('prompts and answers ×1.7 at the same arrivals fill the pool with bigger requests: kv_bloat, not a drift; lengths ×1.3 with arrivals ×1.2 fill it with more requests: kv_exhaustion; both at once are no bloat', () => {
+  // Each running request holds KV in proportion to its tokens: KV per running request moves with the lengths.
+  const run = (longer: number, arrivals: number, kvBefore: number, running: number): Diagnosis =>
+    analyze({
+      rps: (s) => 5 * (after(s) ? arrivals : 1),
+      ptok: (s) => 4000 * (after(s) ? arrivals * longer : 1),
+      gtok: (s) => 2000 * (after(s) ? arrivals * longer : 1),
+      kv: (s) => (after(s) ? 0.96 : kvBefore),
+      running: (s) => (after(s) ? running : 20),
+      waiting: (s) => (after(s) ? 30 : 0),
+      preemptRate: (s) => (after(s) ? 0.5 : 0),
+      itl: (s) => (after(s) ? [0.03, 0.06] : [0.02, 0.04]),
+      e2e: (s) => (after(s) ? [8, 20] : [2, 4]),
+    });
+  const bigger = run(1.7, 1, 0.3, 34);
+  assert.equal(bigger.causes[0]?.id, 'kv_bloat', JSON.stringify([bigger.causes.map((c) => c.chain), conditionsOf(bigger, 'kv_bloat'), conditionsOf(bigger, 'workload_drift')]));
+  const more = run(1.3, 1.2, 0.6, 32);
+  assert.equal(more.causes[0]?.id, 'kv_exhaustion', JSON.stringify(more.causes.map((c) => c.chain)));
+  assert.ok(!more.causes.some((c) => c.id === 'kv_bloat'), JSON.stringify(conditionsOf(more, 'kv_bloat')));
+  // Bigger and more: prompts ×1.7 with arrivals ×1.3 hold the same larger share each, but the pool ran out under both.
+  const both = run(1.7, 1.3, 0.3, 44);
+  assert.ok(!both.causes.some((c) => c.id === 'kv_bloat'), JSON.stringify(conditionsOf(both, 'kv_bloat')));
+});
+
+test("GPUs that dcgm-exporter attributes to different pods are different replicas, not ranks: one parting is no straggler; within one pod it is", () => {
+  // GPUs 1–3 on one node; GPU 3's temperature parts × 0.8 from 1200 s on, decode ×1.25. Each in its own pod
+  // (tensor-parallel size 1 per replica), or all three in one pod (its ranks).
+  for (const [pods, expected] of [[['a', 'b', 'c'], false], [['a', 'a', 'a'], true]] as const) {
+    const d = analyze({ itl: (s) => (after(s) ? [0.025, 0.05] : [0.02, 0.04]) }, (x) => {
+      ['1', '2', '3'].forEach((gpu, k) => {
+        const labels = { gpu, Hostname: 'node-a', pod: `serve-${pods[k]}` };
+        x.gauge('gpu.temp', (s) => 65 * (gpu === '3' && after(s) ? 0.8 : 1), labels);
+        x.gauge('gpu.sm_clock', () => 1980, labels);
+        x.gauge('gpu.power', () => 550, labels);
+      });
+    });
+    assert.equal(d.causes.some((c) => c.id === 'tp_straggler'), expected, `pods ${pods.join(', ')}: ${JSON.stringify(conditionsOf(d, 'tp_straggler'))}`);
+  }
+});
+
+test("a new client's documents riding a fifth more requests double prompt tokens/s (×1.75 per arrival): long prompts; the same arrivals with prompts ×1.5 per arrival are not", () => {
+  // The long prompts are the added requests: arrivals ×1.2, prompt tokens/s ×2.1 (the design's r(ptok) ≥ 2 at
+  // arrivals ≤ 1.3) — or ×1.8, every prompt a half longer, which is no interference.
+  for (const [ptok, expected] of [[2.1, true], [1.8, false]] as const) {
+    const d = analyze(
+      { ptok: (s) => (after(s) ? 4000 * ptok : 4000), ttft: (s) => (after(s) ? [0.3, 1.5] : [0.1, 0.5]), e2e: (s) => (after(s) ? [4, 9] : [2, 4]) },
+      (x) => x.counter('req.arrivals', (s) => (after(s) ? 6 : 5)),
+    );
+    const fired = d.causes.some((c) => c.id === 'long_prompt_interference');
+    assert.equal(fired, expected, `prompt tokens x${ptok}: ${JSON.stringify(conditionsOf(d, 'long_prompt_interference'))}`);
+  }
+});

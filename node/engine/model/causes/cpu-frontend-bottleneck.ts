@@ -4,6 +4,7 @@ import { ratio } from '../baseline';
 import {
   computedPromptTokens, cond, defineCause, departureOnset, fires, fmt, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
+import { ofFrame } from './shared';
 import { trafficSurge } from './traffic-surge';
 
 /** How far a pool may outgrow the batch and still count as filled by it (window noise in both medians). */
@@ -55,9 +56,12 @@ function rule(c: CauseContext): RuleResult {
   // tokenizing and checking it), that time is the front gap itself, read directly; the rise it must carry is
   // then e2e's. A full pool cannot hide in it: TGI books the wait for room as queue time, not validation.
   const routerGap = !c.f.ttftMean.some(Number.isFinite) && c.f.validationMean.some(Number.isFinite);
-  const gap = new Float64Array(c.f.grid.n);
-  for (let i = 0; i < gap.length; i++)
-    gap[i] = routerGap ? c.f.validationMean[i] : c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
+  const gap = ofFrame(c.f, 'frontGap', () => {
+    const x = new Float64Array(c.f.grid.n);
+    for (let i = 0; i < x.length; i++)
+      x[i] = routerGap ? c.f.validationMean[i] : c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
+    return x;
+  });
   const rGap = rE(c, gap);
   // "Starve the GPU" is a change: an engine that idled at SM active 0.4 before the incident as after it
   // is lightly loaded, not starved. The SM-active level must also have fallen as far as util's ratio.

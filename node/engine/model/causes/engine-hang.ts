@@ -56,10 +56,11 @@ function rule(c: CauseContext): RuleResult {
   const oomAtEnd = ooms(c).filter((e) => !isHostOom(e) && at(run.end, e));
   const during = (x: Float64Array) => (run.start === null ? NaN : median(Array.from(x).filter((_, i) => c.f.t[i] >= run.start! && c.f.t[i] < run.end!)));
   const utilDuring = during(c.f.util);
-  // Nothing running, a queue, and half the pool or more held: held by no request, so blocks leaked or
-  // reserved, and the scheduler cannot admit the queue — a KV cause upstream, not an engine stuck mid-step
-  // (a wedged engine keeps its running requests). An SGLang block leak, nothing running and thousands waiting
-  // at a pool 77% held, read as a one-hour hang while the veto asked for a full pool.
+  // Nothing running, a queue, and a tenth of the pool or more held: held by no request (cached prefixes count
+  // as free, so an idle pool reads about 0), so blocks leaked or reserved, and the scheduler cannot admit the
+  // queue — a KV cause upstream, not an engine stuck mid-step (a wedged engine keeps its running requests).
+  // Block leaks, nothing running while requests waited at a pool 77% and 49.8% held, read as hangs of an hour
+  // and of seven while the veto asked for a full pool, then for half of one.
   const runDuring = during(c.f.runMax);
   const kvDuring = during(c.f.kv);
   const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.hang_held_kv;

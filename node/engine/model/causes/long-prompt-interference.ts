@@ -5,9 +5,8 @@ import {
   cond, defineCause, departureOnset, fires, fmt, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
 import { kvExhaustion } from './kv-exhaustion';
+import { promptTail, TAIL_OVER_BODY } from './shared';
 
-/** How much more the prompt P99 must grow than the mean prompt for the growth to be a tail of long documents. */
-const TAIL_OVER_BODY = 1.5;
 /** A prompt-length P10 grown this much: the body of the prompts grew, not a tail. */
 const BODY_GREW = 1.5;
 
@@ -21,16 +20,7 @@ function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [[SIG.reqPromptLen, 'spans', SIG.tokensPrompt, SIG.tokensPromptRate], [SIG.latTtft, 'spans', SIG.latItl]]);
   if (missing.length) return notAssessable('long_prompt_interference', missing);
-  const rP90 = rE(c, c.f.plenP90);
-  // Long documents are a tail: a few requests carrying them (3% at 27k tokens) move neither the P90 nor the
-  // prompt tokens per request twofold, yet the P99 grows, and well beyond the body (the exact mean).
-  // Conversations that simply got longer move quantiles and mean alike, and a P90 read off 1-2-5 buckets
-  // reads ×2.3 where every prompt grew ×1.95: a quantile counts as long prompts only where it outgrew the
-  // mean (the mean unknown, it counts alone). Prompt tokens per arrival, exact, reads the body's growth.
-  const rP99 = rE(c, c.f.plenP99);
-  const rMean = rE(c, c.f.plenMean);
-  const outgrew = (r: number) => r >= T.long_prompt_ratio && !(r < TAIL_OVER_BODY * rMean);
-  const tail = outgrew(rP90) || outgrew(rP99);
+  const { rP90, rP99, rMean, tail } = promptTail(c);
   // Every prompt longer, the body's low end as much as the mean (conversations that grew: P10 ×1.96 beside the
   // mean ×1.84, the pool filled → kv_exhaustion): no tail of long documents, whose P10 stays within a third of
   // where it was (0.94–1.32 on 60 such incidents) or, with many documents, lags far behind the mean.
@@ -45,7 +35,12 @@ function rule(c: CauseContext): RuleResult {
   // The prompts' exact mean (sum ÷ count), where exported, is the tokens per request itself: prompt tokens/s
   // grown twice as fast as arrivals beside a mean that did not move count prompts prefilled again (preempted
   // requests recomputed), not longer ones (×2.5 per arrival beside a mean ×1.03 and quantiles ×0.94–1.07).
-  const perArrivalLonger = rPtok >= T.long_prompt_ratio && !bodyGrew && !(rMean < Math.sqrt(T.long_prompt_ratio));
+  // Or prompt tokens/s doubled at arrivals below a surge (the design's r(ptok) ≥ 2 with r(lam_in) ≤ 1.3): a new
+  // client's documents ride requests of their own, so the arrivals they add are the long prompts themselves —
+  // a fifth more requests, each with a 10k-token document, read ×1.73 per arrival and "unexplained".
+  const rPtokAll = rE(c, c.f.ptok);
+  const moreTokens = Math.max(rPtok, rLam <= T.surge_arrival_ratio ? rPtokAll : -Infinity);
+  const perArrivalLonger = moreTokens >= T.long_prompt_ratio && !bodyGrew && !(rMean < Math.sqrt(T.long_prompt_ratio));
   // Where no TTFT is exported (TGI), its queue part still shows requests held behind long prefills.
   const rTtftOwn = rAny(c, c.f.ttft99, c.f.ttftMean);
   const ttftKnown = Number.isFinite(rTtftOwn);
@@ -65,8 +60,8 @@ function rule(c: CauseContext): RuleResult {
     missing: [],
     require: [
       cond(
-        `r(ptok) ÷ max(1, r(lam_in)) ≥ ${T.long_prompt_ratio} unless the body grew alike (r(plen_p10) ≥ ${BODY_GREW}, the mean under ${TAIL_OVER_BODY}× it) at a pool that ran out (kv_exhaustion) or the mean prompt, where exported, grew under ×${fmt(Math.sqrt(T.long_prompt_ratio))} OR a long tail: r(plen_p90) or r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
-        `ptok per arrival ${fmt(rPtok)}, plen_p10 ${fmt(rP10)}, plen_p90 ${fmt(rP90)}, plen_p99 ${fmt(rP99)} (mean ×${fmt(rMean)})`,
+        `r(ptok) ÷ max(1, r(lam_in)), or r(ptok) where r(lam_in) ≤ ${T.surge_arrival_ratio}, ≥ ${T.long_prompt_ratio} unless the body grew alike (r(plen_p10) ≥ ${BODY_GREW}, the mean under ${TAIL_OVER_BODY}× it) at a pool that ran out (kv_exhaustion) or the mean prompt, where exported, grew under ×${fmt(Math.sqrt(T.long_prompt_ratio))} OR a long tail: r(plen_p90) or r(plen_p99) ≥ ${T.long_prompt_ratio} and ≥ ${TAIL_OVER_BODY}× r(plen mean)`,
+        `ptok ${fmt(rPtokAll)}, per arrival ${fmt(rPtok)}, plen_p10 ${fmt(rP10)}, plen_p90 ${fmt(rP90)}, plen_p99 ${fmt(rP99)} (mean ×${fmt(rMean)})`,
         perArrivalLonger || tail,
         T.long_prompt_ratio,
       ),

@@ -3,9 +3,10 @@
 // memory (the memory causes), and the idle KV floor (kv_block_leak, kv_bloat).
 import type { EventRow } from '../../../../common/contract/types';
 import { EV, SIG, type EventKind } from '../../../../common/names';
+import type { Frame } from '../frame';
 import { memoryTrend, type MemoryTrend } from '../leak';
 import { median } from '../baseline';
-import { events, spanEnd, spanStart, type CauseContext } from './context';
+import { events, medE, rE, spanEnd, spanStart, type CauseContext } from './context';
 
 interface Fault {
   t: number;
@@ -168,7 +169,7 @@ export function idleFloor(c: CauseContext): { t: number[]; v: number[] } {
  * idle window at all; one whose traffic stopped an hour into the leak had one idle stretch, a single level.
  */
 export function busyFloor(c: CauseContext): { t: number[]; v: number[] } {
-  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const len = contextLength(c.f);
   const shares: number[] = [];
   for (let i = c.base[0]; i <= c.base[1]; i++) {
     if (c.f.run[i] > 0 && len[i] > 0 && Number.isFinite(c.f.kv[i])) shares.push(c.f.kv[i] / (c.f.run[i] * len[i]));
@@ -198,10 +199,77 @@ const BUSY_BLOCK_MS = 600_000;
 const MIN_SHARE_WINDOWS = 5;
 
 /** Per-window sum of two readings, a missing one counting 0; NaN where both are missing or the sum is 0. */
-export function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
+const derived = new WeakMap<Frame, Map<string, Float64Array>>();
+
+/**
+ * A per-window series derived from the frame alone, made once per frame: the rules run again on every span
+ * the convergence reads (on the analysis benchmark's day, these arrays of 17,280 windows were remade each time,
+ * 140 ms of its rules).
+ */
+export function ofFrame(f: Frame, key: string, make: () => Float64Array): Float64Array {
+  let m = derived.get(f);
+  if (!m) derived.set(f, (m = new Map()));
+  let x = m.get(key);
+  if (!x) m.set(key, (x = make()));
+  return x;
+}
+
+/** Per window, the requests' mean prompt + output length (NaN where neither is known). */
+export const contextLength = (f: Frame): Float64Array => ofFrame(f, 'contextLength', () => sumArrays(f.plenMean, f.glenMean));
+
+function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
   const out = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
   return out;
+}
+
+/**
+ * Per window, the pool's share held per running request. Each request holds KV in proportion to its context,
+ * so this moves with the requests' size, not their number: more requests fill a pool at the same share each,
+ * bigger ones fill it at a larger share each.
+ */
+export function kvPerRunning(c: CauseContext): Float64Array {
+  return ofFrame(c.f, 'kvPerRunning', () => {
+    const out = new Float64Array(c.f.grid.n);
+    for (let i = 0; i < out.length; i++) out[i] = c.f.run[i] > 0 ? c.f.kv[i] / c.f.run[i] : NaN;
+    return out;
+  });
+}
+
+/** How much more the prompt P90 or P99 must grow than the mean prompt for the growth to be a tail of long documents. */
+export const TAIL_OVER_BODY = 1.5;
+
+/**
+ * Long documents are a tail: a few requests carrying them (3% at 27k tokens) move neither the P90 nor the
+ * prompt tokens per request twofold, yet the P99 grows, and well beyond the body (the exact mean).
+ * Conversations that simply got longer move quantiles and mean alike, and a P90 read off 1-2-5 buckets
+ * reads ×2.3 where every prompt grew ×1.95: a quantile counts as long prompts only where it outgrew the
+ * mean by `long_prompt_ratio` and `TAIL_OVER_BODY`× the mean's growth (the mean unknown, it counts alone).
+ */
+export function promptTail(c: CauseContext): { rP90: number; rP99: number; rMean: number; tail: boolean } {
+  const T = c.cfg.causes;
+  const rP90 = rE(c, c.f.plenP90);
+  const rP99 = rE(c, c.f.plenP99);
+  const rMean = rE(c, c.f.plenMean);
+  const outgrew = (r: number) => r >= T.long_prompt_ratio && !(r < TAIL_OVER_BODY * rMean);
+  return { rP90, rP99, rMean, tail: outgrew(rP90) || outgrew(rP99) };
+}
+
+/**
+ * kv_bloat's reading of a pool filled by bigger requests, not more of them: full (median KV ≥ `bloat_kv`), each
+ * running request holding ≥ `bloat_len_ratio`× the baseline's share of it, at flat arrivals (under
+ * `surge_arrival_veto`, traffic_surge's own cut for "no more arrivals") and with no tail of long documents
+ * (long_prompt_interference: a share of the requests bigger, not each of them). workload_drift reads it too,
+ * to leave it to kv_bloat.
+ */
+export function biggerRequests(c: CauseContext): { kv: number; rKvPerRun: number; rLam: number; tail: boolean; held: boolean } {
+  const T = c.cfg.causes;
+  const kv = medE(c, c.f.kv);
+  const per = kvPerRunning(c);
+  const rKvPerRun = rE(c, per);
+  const rLam = rE(c, c.f.lamIn);
+  const { tail } = promptTail(c);
+  return { kv, rKvPerRun, rLam, tail, held: kv >= T.bloat_kv && rKvPerRun >= T.bloat_len_ratio && !(rLam >= T.surge_arrival_veto) && !tail };
 }
 
 /**
@@ -210,8 +278,10 @@ export function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
  * set aside at admission). NaN where the pool's size or the lengths are unknown.
  */
 export function kvHeldPerToken(c: CauseContext): Float64Array {
-  const len = sumArrays(c.f.plenMean, c.f.glenMean);
-  const held = new Float64Array(c.f.grid.n);
-  for (let i = 0; i < held.length; i++) held[i] = c.f.run[i] > 0 && len[i] > 0 ? (c.f.kv[i] * c.f.kvCapacityTokens) / c.f.run[i] / len[i] : NaN;
-  return held;
+  return ofFrame(c.f, 'kvHeldPerToken', () => {
+    const len = contextLength(c.f);
+    const held = new Float64Array(c.f.grid.n);
+    for (let i = 0; i < held.length; i++) held[i] = c.f.run[i] > 0 && len[i] > 0 ? (c.f.kv[i] * c.f.kvCapacityTokens) / c.f.run[i] / len[i] : NaN;
+    return held;
+  });
 }

@@ -19,33 +19,45 @@ const SPREAD_GREW = 0.5;
 const SPREAD_FIELDS: [keyof GpuWindows, string][] = [['clk', SIG.gpuSmClock], ['temp', SIG.gpuTemp], ['power', SIG.gpuPower], ['smAct', SIG.gpuSmActive]];
 
 /**
- * Per window, max ÷ min of a field across the GPUs of one machine (the widest machine wins). Tensor
- * parallel ranks share a node; GPUs of different replicas' nodes carry different loads and are no ranks
- * of one another.
+ * Per window, how far one GPU stands from the others of its machine in a field (the widest machine wins).
+ * Tensor parallel ranks share a node; GPUs of different replicas' nodes carry different loads and are no
+ * ranks of one another. Replicas can share a node too, so among three or more GPUs the spread is a lone
+ * rank's: the gap between the highest and the next (or the next-lowest and the lowest), not max ÷ min —
+ * two replicas' pairs parting with their loads (52, 52, 60, 60 °C: one replica idle after a restart) have no
+ * rank apart from its peers, where one slow rank (45, 60, 60, 60) stands alone.
  */
 function spread(gpus: GpuWindows[], field: keyof GpuWindows, n: number): Float64Array {
   const machines = new Map<string, GpuWindows[]>();
   for (const g of gpus) {
-    const m = g.key.includes('/') ? g.key.slice(0, g.key.lastIndexOf('/')) : '';
+    const m = `${g.key.includes('/') ? g.key.slice(0, g.key.lastIndexOf('/')) : ''}|${workloadPod(g.labels)}`;
     machines.set(m, [...(machines.get(m) ?? []), g]);
   }
   const out = new Float64Array(n).fill(NaN);
+  const xs: number[] = [];
   for (const group of machines.values())
     for (let i = 0; i < n; i++) {
-      let hi = -Infinity;
-      let lo = Infinity;
-      let k = 0;
+      xs.length = 0;
       for (const g of group) {
         const x = (g[field] as Float64Array)[i];
-        if (!Number.isFinite(x)) continue;
-        k++;
-        hi = Math.max(hi, x);
-        lo = Math.min(lo, x);
+        if (Number.isFinite(x)) xs.push(x);
       }
-      if (k >= 2 && lo > 0 && !(out[i] >= hi / lo)) out[i] = hi / lo;
+      const k = xs.length;
+      if (k < 2) continue;
+      xs.sort((a, b) => a - b);
+      if (!(xs[0] > 0)) continue;
+      const apart = k === 2 ? xs[1] / xs[0] : Math.max(xs[k - 1] / xs[k - 2], xs[1] / xs[0]);
+      if (!(out[i] >= apart)) out[i] = apart;
     }
   return out;
 }
+
+/**
+ * The pod dcgm-exporter attributes a GPU to (its Kubernetes mapping; `exported_pod` where the scrape's own
+ * `pod` label, the exporter's, took the name). GPUs of different pods are different replicas — four TP-1
+ * replicas on one node, one busier than the rest, are no ranks of one another. Where `pod` is the exporter's
+ * own, every GPU of the node shares it and the node stays one group.
+ */
+const workloadPod = (labels: Record<string, string>) => labels.exported_pod ?? labels.pod ?? '';
 
 function rule(c: CauseContext): RuleResult {
   const multi = SPREAD_FIELDS.some(([f]) => c.f.gpus.filter((g) => (g[f] as Float64Array).some(Number.isFinite)).length >= 2);

@@ -7,7 +7,7 @@ import {
 import { rangeMedian } from '../range-stats';
 import { windowAt } from '../windows';
 import { itlReading } from '../frame';
-import { sumArrays } from './shared';
+import { contextLength } from './shared';
 import { BURST_MAX_MS, DECODE_SLOWER, LOAD_SLOWDOWN, loadExplains } from '../unexplained';
 
 export const trafficSurge = defineCause({
@@ -29,7 +29,7 @@ function rule(c: CauseContext): RuleResult {
   // Requests that grew (longer prompts and answers) fill a KV pool as more requests do: where the pool
   // is the saturation and each request grew more than their number did, the longer requests are the
   // trigger (kv_exhaustion), not the arrivals.
-  const len = sumArrays(c.f.plenMean, c.f.glenMean);
+  const len = contextLength(c.f);
   const rLen = ratio(medE(c, len), medB(c, len));
   // And as a step: the span's first half hour against the half hour before it. A pool filled by prompts ×1.9
   // as arrivals stepped ×1.28, read over an eight-hour day whose traffic doubled, read arrivals ×1.81 beside
