@@ -198,7 +198,6 @@ const BUSY_BLOCK_MS = 600_000;
 /** Baseline windows with a batch and lengths needed for the KV share of a token. */
 const MIN_SHARE_WINDOWS = 5;
 
-/** Per-window sum of two readings, a missing one counting 0; NaN where both are missing or the sum is 0. */
 const derived = new WeakMap<Frame, Map<string, Float64Array>>();
 
 /**
@@ -217,6 +216,7 @@ export function ofFrame(f: Frame, key: string, make: () => Float64Array): Float6
 /** Per window, the requests' mean prompt + output length (NaN where neither is known). */
 export const contextLength = (f: Frame): Float64Array => ofFrame(f, 'contextLength', () => sumArrays(f.plenMean, f.glenMean));
 
+/** Per-window sum of two readings, a missing one counting 0; NaN where both are missing or the sum is 0. */
 function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
   const out = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
