@@ -356,6 +356,10 @@ function ncclError(body: string): boolean {
   return i >= 0 && /error|abort/.test(body.slice(i + 'ProcessGroupNCCL'.length));
 }
 // (SGLang prints "Received sigquit from a child proces." — its own spelling.)
+/** TGI's launcher on a shard that did not come up (the line is also a CRASH). */
+const FAILED_START = /Shard \d+ failed to start/;
+/** Lines of one failed start: the launcher prints it before and after the shard's error output. */
+const FAILED_START_SAME_MS = 10_000;
 const CRASH = /EngineDeadError|died unexpectedly|Got fatal signal from worker processes|EngineCore encountered a fatal error|Engine core initialization failed|Background loop has errored already|ChildFailedError|Shard \d+ crashed|Shard \d+ failed to start|Shard complete standard error output|\bhit an exception\b|Received sigquit from a child proces|^Fatal Python error: |A worker died or was killed while executing/;
 
 /** A line that announces the traceback after it on the same line (`Scheduler hit an exception: Traceback (most recent call last):`). */
@@ -502,6 +506,10 @@ export class LogParser {
   /** Access lines so far by status class. */
   private readonly http: StatusCounts;
   private starts = 0;
+  /** A start banner read, its attempt not yet ended by a crash or a failed start. */
+  private bannerOpen = false;
+  /** When a shard last failed to start (ms). */
+  private failedAt = -Infinity;
   /** When the last engine_stop was written (STOP_SAME_MS). */
   private stoppedAt = -Infinity;
   private activity = false;
@@ -905,6 +913,8 @@ export class LogParser {
       return;
     }
     if (CRASH.test(body)) {
+      if (FAILED_START.test(body)) this.failedStart(p, no);
+      else this.bannerOpen = false;
       this.event(p, no, 'engine_crash', 'critical', {});
       this.activity = true;
       return;
@@ -1012,11 +1022,31 @@ export class LogParser {
 
   private start(p: Prefix, no: number, version: string | null): void {
     if (this.starts === 0 || this.activity) {
-      this.starts++;
-      if (this.starts === 1) this.event(p, no, 'engine_start', 'info', { version });
-      else this.event(p, no, 'engine_restart', 'warning', { version, starts: this.starts });
+      this.countStart(p, no, version);
       this.activity = false;
     }
+    this.bannerOpen = true;
+  }
+
+  private countStart(p: Prefix, no: number, version: string | null): void {
+    this.starts++;
+    if (this.starts === 1) this.event(p, no, 'engine_start', 'info', { version });
+    else this.event(p, no, 'engine_restart', 'warning', { version, starts: this.starts });
+  }
+
+  /**
+   * TGI's launcher giving up on a shard that did not come up: a start was attempted. Where its banner was read,
+   * the failure ends that start; where none was (a collector that kept the errors, a launcher's restarts
+   * concatenated into one file), the failure is the attempt's only mark and counts as a start — an OOM crash loop
+   * whose nine failed starts were its only lines read as no restart at all. The launcher prints the line twice
+   * around the shard's error output: one within FAILED_START_SAME_MS of the last is the same attempt.
+   */
+  private failedStart(p: Prefix, no: number): void {
+    const same = p.ts - this.failedAt <= FAILED_START_SAME_MS;
+    this.failedAt = p.ts;
+    if (same) return;
+    if (this.bannerOpen) this.bannerOpen = false;
+    else this.countStart(p, no, null);
   }
 
   private procAttrs(p: Prefix): Record<string, unknown> {

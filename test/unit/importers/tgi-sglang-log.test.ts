@@ -361,3 +361,42 @@ test('a collection manifest that names the engine (`engine: sglang 0.4.9`) is no
   assert.equal(detectEngineLog(Buffer.from(manifest)).score, 0);
   assert.ok(detectEngineLog(Buffer.from('Exception in sglang scheduler: out of blocks\n')).score > 0);
 });
+
+test("TGI shards that fail to start, again and again with no Args banner between (a collector that kept the errors), are restarts; a banner's own failure is its start", async () => {
+  const j = (ts: string, level: string, message: string) => JSON.stringify({ timestamp: ts, level, message, target: 'text_generation_launcher' });
+  const oom = 'Error when initializing model\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 978.00 MiB. GPU 0 has a total capacity of 79.05 GiB of which 90.05 MiB is free.';
+  // Served, crashed, then three starts that each failed (each logged twice around its error output).
+  const loop = [
+    j('2025-07-22T23:00:00.000Z', 'INFO', 'Args { model_id: "Qwen/Qwen3-8B", port: 80 }'),
+    j('2025-07-22T23:31:38.500Z', 'ERROR', 'Shard 0 crashed'),
+    ...['23:32:34', '23:33:42', '23:35:05'].flatMap((t) => [
+      j(`2025-07-22T${t}.100Z`, 'ERROR', 'Shard 0 failed to start'),
+      j(`2025-07-22T${t}.100Z`, 'ERROR', oom),
+      j(`2025-07-22T${t}.200Z`, 'ERROR', 'Shard 0 failed to start'),
+    ]),
+  ].join('\n') + '\n';
+  const r = await runImporter(tgiLogImporter, { text: loop, name: 'tgi.log', mtimeMs: Date.UTC(2026, 0, 1) });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(events(r, 'engine_start').map((e) => e.ts_ms), [Date.UTC(2025, 6, 22, 23, 0, 0)]);
+    assert.deepEqual(events(r, 'engine_restart').map((e) => e.ts_ms), ['23:32:34', '23:33:42', '23:35:05'].map((t) => Date.parse(`2025-07-22T${t}.100Z`)));
+    assert.equal(events(r, 'oom').length, 3);
+  } finally {
+    r.dispose();
+  }
+  // A restart whose banner was collected fails at loading: one start, not two.
+  const banner = [
+    j('2025-07-22T23:00:00.000Z', 'INFO', 'Args { model_id: "Qwen/Qwen3-8B", port: 80 }'),
+    j('2025-07-22T23:31:38.500Z', 'ERROR', 'Shard 0 crashed'),
+    j('2025-07-22T23:32:00.000Z', 'INFO', 'Args { model_id: "Qwen/Qwen3-8B", port: 80 }'),
+    j('2025-07-22T23:32:34.100Z', 'ERROR', oom),
+    j('2025-07-22T23:32:34.200Z', 'ERROR', 'Shard 0 failed to start'),
+  ].join('\n') + '\n';
+  const b = await runImporter(tgiLogImporter, { text: banner, name: 'tgi.log', mtimeMs: Date.UTC(2026, 0, 1) });
+  try {
+    assert.equal(b.error, null);
+    assert.deepEqual(events(b, 'engine_restart').map((e) => e.ts_ms), [Date.UTC(2025, 6, 22, 23, 32, 0)]);
+  } finally {
+    b.dispose();
+  }
+});
