@@ -31,14 +31,14 @@ function rule(c: CauseContext): RuleResult {
   const rLam = rE(c, c.f.lamIn);
   // Prompt tokens per request: prompt tokens/s grow with arrivals too, and a few more requests of the
   // same length are load (a surge, KV pressure), not longer prompts.
-  const rPtok = rE(c, c.f.ptok) / (rLam > 1 ? rLam : 1);
+  const rPtokAll = rE(c, c.f.ptok);
+  const rPtok = rPtokAll / (rLam > 1 ? rLam : 1);
   // The prompts' exact mean (sum ÷ count), where exported, is the tokens per request itself: prompt tokens/s
   // grown twice as fast as arrivals beside a mean that did not move count prompts prefilled again (preempted
   // requests recomputed), not longer ones (×2.5 per arrival beside a mean ×1.03 and quantiles ×0.94–1.07).
   // Or prompt tokens/s doubled at arrivals below a surge (the design's r(ptok) ≥ 2 with r(lam_in) ≤ 1.3): a new
   // client's documents ride requests of their own, so the arrivals they add are the long prompts themselves —
   // a fifth more requests, each with a 10k-token document, read ×1.73 per arrival and "unexplained".
-  const rPtokAll = rE(c, c.f.ptok);
   const moreTokens = Math.max(rPtok, rLam <= T.surge_arrival_ratio ? rPtokAll : -Infinity);
   const perArrivalLonger = moreTokens >= T.long_prompt_ratio && !bodyGrew && !(rMean < Math.sqrt(T.long_prompt_ratio));
   // Where no TTFT is exported (TGI), its queue part still shows requests held behind long prefills.

@@ -4,6 +4,7 @@ import type { GpuWindows } from '../frame';
 import {
   cond, defineCause, departureOnset, events, fmt, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, slice, spanStart, type CauseContext, type RuleResult,
 } from './context';
+import { ofFrame } from './shared';
 
 export const tpStraggler = defineCause({
   id: 'tp_straggler',
@@ -67,7 +68,8 @@ function rule(c: CauseContext): RuleResult {
   let best: { name: string; e: number; b: number; s: Float64Array | null } = { name: '', e: NaN, b: NaN, s: null };
   const spreads = new Map<keyof GpuWindows, Float64Array>();
   for (const [field, name] of SPREAD_FIELDS) {
-    const s = spread(c.f.gpus, field, c.f.grid.n);
+    // The frame's alone: made once, not again on every span the convergence re-reads.
+    const s = ofFrame(c.f, `gpuSpread:${field}`, () => spread(c.f.gpus, field, c.f.grid.n));
     spreads.set(field, s);
     const e = medE(c, s);
     if (Number.isFinite(e) && !(best.e >= e)) best = { name, e, b: medB(c, s), s };
