@@ -221,7 +221,15 @@ function packedAs(head: Buffer): string | null {
   return null;
 }
 
+/**
+ * Documents by their name: a bundle's README or runbook quotes the lines it is about (an OOM, an Xid, a stats
+ * line), and read as a log each quote became an event of the incident. Only prose formats; a log saved as .txt
+ * is still read.
+ */
+const DOCUMENT_NAME = /\.(md|markdown|mdown|rst|adoc|asciidoc)$/i;
+
 async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): Promise<Detection> {
+  if (DOCUMENT_NAME.test(entry.path)) return { skipped: 'documentation (a Markdown, reStructuredText or AsciiDoc document), not data: the lines it quotes are not events of the incident' };
   let head: Buffer;
   try {
     head = await entry.head(HEAD_BYTES);
