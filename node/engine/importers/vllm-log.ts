@@ -1377,8 +1377,9 @@ const DETECT_LINE: [LogDialect, RegExp][] = [
   ['sglang', /^\[gpu(?:_id)?=\d+\] (?:Decode|Prefill) batch[.,] /],
   // The launcher's lines, under its tracing spans (`shard-manager: `, `download{model_id=…}: `, TGI 0.9-1.x's
   // `HTTP request{…}:generate{…}: `).
-  ['tgi', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+(?: [\w-]+)*[{:].*?: |[\w-]+: )?text_generation_\w*(?:::\w+)*: /],
-  ['tgi', /^\{"timestamp":"[^"]+",.*"target":"text_generation_/],
+  // Behind the runtime's stamp too (`docker logs -t`, `kubectl logs --timestamps`: the canonical form lines unwrap to).
+  ['tgi', /^(?:\d{4}-\d\d-\d\dT\S+Z\s+)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\s+(?:INFO|WARN|ERROR|DEBUG)\s+(?:[\w-]+(?: [\w-]+)*[{:].*?: |[\w-]+: )?text_generation_\w*(?:::\w+)*: /],
+  ['tgi', /^(?:\d{4}-\d\d-\d\dT\S+Z\s+)?\{"timestamp":"[^"]+",.*"target":"text_generation_/],
   // PyTorch / torchrun: `[rank0]:…`, the C++ (c10) prefix `[E1025 07:00:43.721857 File.cpp:632]`, a C++ trace.
   ['torch', /^(?:\[\d+\] )?\[rank\d+\]:/],
   ['torch', /^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: \d+)? ?[\w.-]+\.(?:cpp|cc|h|hpp|py):\d+\]/],

@@ -179,6 +179,9 @@ test('TGI under `kubectl logs --timestamps`: the runtime\'s time before TGI\'s o
   const plain = await runImporter(vllmLogImporter, { text: TGI });
   const r = await runImporter(vllmLogImporter, { text: stamped });
   try {
+    // Detected as TGI's under the stamps too: the dialect names the engine (it was a vLLM log by a hint).
+    assert.deepEqual(detectEngineLog(Buffer.from(stamped)), detectEngineLog(Buffer.from(TGI)));
+    assert.equal(detectEngineLog(Buffer.from(stamped)).dialect, 'tgi');
     assert.equal(r.error, null);
     const kinds = (x: Run) => events(x).filter((e) => e.kind !== 'log').map((e) => [e.kind, e.line, e.attrs.model ?? null]);
     assert.deepEqual(kinds(r), kinds(plain));
