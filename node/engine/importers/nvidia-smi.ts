@@ -148,10 +148,15 @@ interface Column {
   unit: string;
 }
 
+/**
+ * A header's fields and units. A field written without its bracket (a collector or a script that stripped
+ * the units) is in the unit nvidia-smi prints it in: memory.used 32002 is MiB, not 32 kB of bytes.
+ */
 function parseHeader(line: string): Column[] {
   return line.split(',').map((h) => {
     const m = /^\s*([^[]+?)\s*(?:\[(.*)\])?\s*$/.exec(h);
-    return { field: (m?.[1] ?? h).trim(), unit: (m?.[2] ?? '').trim() };
+    const field = (m?.[1] ?? h).trim();
+    return { field, unit: m?.[2] !== undefined ? m[2].trim() : defaultUnit(field) };
   });
 }
 

@@ -85,6 +85,25 @@ test('nounits, throttle bits from Active columns, and a header-less CSV under it
   }
 });
 
+test('a header without units (a collector or a script that stripped them) reads its values in the units nvidia-smi prints', async () => {
+  // A memory.used of 32002 was 32 kB, not 31 GiB; utilization 96 a utilisation of 96 (×100).
+  const text = [
+    'timestamp, index, memory.total, memory.used, utilization.gpu, power.draw, clocks.sm, temperature.gpu',
+    '2025/02/03 08:52:34.341, 0, 46068, 32002, 96, 218.11, 2520, 54',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text });
+  try {
+    assert.deepEqual(values(r, 'gpu.mem.used').map((s) => s.v), [32002 * MIB]);
+    assert.deepEqual(values(r, 'gpu.mem.total').map((s) => s.v), [46068 * MIB]);
+    assert.deepEqual(values(r, 'gpu.util').map((s) => s.v), [0.96]);
+    assert.deepEqual(values(r, 'gpu.power').map((s) => s.v), [218.11]);
+    assert.deepEqual(values(r, 'gpu.sm_clock').map((s) => s.v), [2520]);
+    assert.deepEqual(values(r, 'gpu.temp').map((s) => s.v), [54]);
+  } finally {
+    r.dispose();
+  }
+});
+
 test('--query-compute-apps CSV: memory per process', { skip: skipUnlessCorpus(APPS) }, async () => {
   const r = await runImporter(nvidiaSmiAppsCsvImporter, { file: corpusFile(APPS)! });
   try {
