@@ -165,6 +165,8 @@ export interface ServingShape {
   /** Finished requests per second. */
   rps?: (s: number) => number;
   gtok?: (s: number) => number;
+  /** No token counters at all (TGI scraped without its generated-tokens and input-length histograms). */
+  noTokenCounter?: boolean;
   ptok?: (s: number) => number;
   /** Null: no KV usage exported (TGI). */
   kv?: ((s: number) => number) | null;
@@ -185,6 +187,7 @@ export interface ServingShape {
   throttle?: (s: number) => number;
   memUsed?: (s: number) => number;
   torchAllocated?: (s: number) => number;
+  torchReserved?: (s: number) => number;
 }
 
 /** A vLLM-like engine on one GPU, scraped every `stepS` seconds: healthy defaults, each signal replaceable by the scenario. */
@@ -193,8 +196,8 @@ export function servingIncident(store: Store, seconds: number, shape: ServingSha
   const n = (rel: number) => x.noise(rel);
   const rps = shape.rps ?? (() => 5 * n(0.05));
   x.counter('req.finished', rps, { reason: 'stop' });
-  x.counter('tokens.generation', shape.gtok ?? (() => 2000 * n(0.05)));
-  x.counter('tokens.prompt', shape.ptok ?? (() => 4000 * n(0.05)));
+  if (!shape.noTokenCounter) x.counter('tokens.generation', shape.gtok ?? (() => 2000 * n(0.05)));
+  if (!shape.noTokenCounter) x.counter('tokens.prompt', shape.ptok ?? (() => 4000 * n(0.05)));
   x.counter('kv.preemptions', shape.preemptRate ?? (() => 0));
   x.counter('req.errors', shape.errRate ?? (() => 0));
   if (shape.kv !== null) x.gauge('kv.usage', shape.kv ?? (() => 0.4 * n(0.05)));
@@ -214,6 +217,7 @@ export function servingIncident(store: Store, seconds: number, shape: ServingSha
   x.gauge('gpu.temp', () => 65 * n(0.02), gpu);
   x.gauge('gpu.power', () => 550 * n(0.03), gpu);
   if (shape.torchAllocated) x.gauge('torch.allocated', shape.torchAllocated, gpu);
+  if (shape.torchReserved) x.gauge('torch.reserved', shape.torchReserved, gpu);
   return x;
 }
 

@@ -15,11 +15,12 @@
 import type { ModelConfig } from './config';
 import { bucketCounter, type CounterBuckets } from '../../../common/counters';
 import { bucketDelta } from './quantiles';
-import { StoredHistogram, StoredSeries, type LoadedHistogram, type LoadedSeries, type Signals, type StoredRows } from './signals-from-store';
+import { samplesIn, StoredHistogram, StoredSeries, type LoadedHistogram, type LoadedSeries, type Signals, type StoredRows } from './signals-from-store';
 import {
   bucketBits,
   bucketGauge,
   BucketFold,
+  counterResets,
   denseSpanOf,
   engineIntervalOf,
   engineStartOf,
@@ -29,6 +30,7 @@ import {
   piecesOf,
   StepTally,
   windowStart,
+  type CounterReset,
   type DenseSpan,
   type FoldKinds,
   type GaugeBuckets,
@@ -145,6 +147,20 @@ export function counterBucketsOf(s: LoadedSeries, g: WindowGrid): CounterBuckets
   const m = inMemory(s);
   if (m) return bucketCounter(m.t, m.v, g.t0, g.step, g.nb);
   return foldOf(s as StoredSeries, g, { counter: true }).counter!;
+}
+
+/**
+ * Where a counter went back, over all its samples: from memory, else from the fold the frame's rates made of it
+ * (a scan sees every sample), else — a counter no rate was read of — one scan of its own.
+ */
+export function counterResetsOf(s: LoadedSeries): CounterReset[] {
+  const m = inMemory(s);
+  if (m) return counterResets(m.t, m.v);
+  const made = folds.get(s as StoredSeries)?.fold.resets;
+  if (made) return made;
+  const f = new BucketFold({ t0: 0, step: 1, nb: 0 }, { counter: true });
+  samplesIn(s, -Infinity, Infinity, (t, v) => f.add(t, v));
+  return f.resets!;
 }
 
 /** Bit masks OR-ed per bucket on `g`, from memory or one scan. */

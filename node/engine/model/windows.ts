@@ -284,6 +284,11 @@ export class BucketFold {
   readonly gauge: GaugeBuckets | null;
   readonly counter: CounterBuckets | null;
   readonly bits: Float64Array | null;
+  /**
+   * Where a counter went back (a new process starts it again): each reading below the one before, with that one's
+   * time and the share it fell to. Null unless the fold keeps counter buckets.
+   */
+  readonly resets: CounterReset[] | null;
   /** The threshold `gauge.hi` counts samples at or above. */
   readonly above: number;
   private pt = NaN;
@@ -299,6 +304,7 @@ export class BucketFold {
     this.above = kinds.gauge?.above ?? Infinity;
     this.counter = kinds.counter ? { inc: new Float64Array(nb), dt: new Float64Array(nb) } : null;
     this.bits = kinds.bits ? new Float64Array(nb).fill(NaN) : null;
+    this.resets = kinds.counter ? [] : null;
   }
 
   add(t: number, x: number): void {
@@ -320,10 +326,25 @@ export class BucketFold {
       const m = this.bits;
       if (m) m[j] = (Number.isNaN(m[j]) ? 0 : m[j]) | x;
     }
+    if (this.resets && this.started && x < this.pv) this.resets.push({ t, last: this.pt, share: x / this.pv });
     this.pt = t;
     this.pv = x;
     this.started = true;
   }
+}
+
+/** A counter reading below the one before: its time, the time of the one before, and the share it fell to. */
+export interface CounterReset {
+  t: number;
+  last: number;
+  share: number;
+}
+
+/** The resets of a counter held in arrays, as BucketFold records them. */
+export function counterResets(t: ArrayLike<number>, v: ArrayLike<number>): CounterReset[] {
+  const out: CounterReset[] = [];
+  for (let i = 1; i < t.length; i++) if (v[i] < v[i - 1]) out.push({ t: t[i], last: t[i - 1], share: v[i] / v[i - 1] });
+  return out;
 }
 
 /** Throttle-style bit masks per bucket: the samples' bits OR-ed, NaN where the bucket has none. */

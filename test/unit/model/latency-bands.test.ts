@@ -64,6 +64,30 @@ test('over a span of hours a step that stays (×3 from minute 40 of 150, P99 and
   assert.ok(Number.isFinite(band(frame(150, 40, false), 'itl').floor_s), 'P99 alone: floor kept');
 });
 
+test('over a span of hours a step past the middle (×1.7 from minute 90 of 165, P99 and mean alike) drops the floor, though the span median stays at the old level', () => {
+  const late = shaped(165, (tMs) => (tMs >= 90 * 60_000 ? 1.7 : 1), true);
+  for (const fam of ['itl', 'itl_mean']) {
+    const b = band(late, fam);
+    assert.equal(b.floor_s, -Infinity, `${fam}: floor dropped`);
+    assert.ok(late[fam === 'itl' ? 'itl99' : 'itlMean'][late.grid.n - 2] > b.threshold_s, `${fam}: the stepped windows are rises`);
+  }
+  assert.ok(Number.isFinite(band(shaped(165, (tMs) => (tMs >= 90 * 60_000 ? 1.7 : 1), false), 'itl').floor_s), 'P99 alone: floor kept');
+});
+
+test('a short span whose P99 jumps a bucket (×2) a third of the way in while its exact mean ramps to ×1.6 by the end drops the floor: the mean is read where the ramp got to', () => {
+  const grid = makeGrid(0, 44 * 60_000, STEP, DEFAULT_CONFIG);
+  const t = Float64Array.from({ length: grid.n }, (_, i) => i * grid.step);
+  const ramp = (tMs: number, to: number) => 1 + (to - 1) * Math.min(1, Math.max(0, (tMs - 16 * 60_000) / (28 * 60_000)));
+  const wobble = (i: number) => 1 + 0.05 * Math.sin(i * 1.7);
+  const itl99 = Float64Array.from({ length: grid.n }, (_, i) => 0.09 * (t[i] >= 18 * 60_000 ? 2 : 1) * wobble(i));
+  const itlMean = Float64Array.from({ length: grid.n }, (_, i) => 0.022 * ramp(t[i], 1.6) * wobble(i));
+  const unknown = new Float64Array(grid.n).fill(NaN);
+  const f = new Proxy({ grid, t, itl99, itlMean } as unknown as Frame, { get: (o, k) => (k in o ? (o as never)[k] : unknown) });
+  const b = band(f, 'itl');
+  assert.equal(b.floor_s, -Infinity, 'floor dropped');
+  assert.ok(itl99[grid.n - 2] > b.threshold_s, 'the late windows are rises');
+});
+
 test("a short span degraded for most of its length in TTFT alone, its P99 and exact mean alike, drops the TTFT floor; its P99 alone keeps it", () => {
   // 26 minutes, TTFT ×2.5 from minute 9 on (long prompts beside the chat traffic), e2e and ITL unmeasured.
   for (const meanMoves of [true, false]) {

@@ -493,6 +493,16 @@ test('a front gap (TTFT - queue) grown from 5 to 20 ms is no starved frontend; g
   assert.ok(starved.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(starved, 'cpu_frontend_bottleneck')));
 });
 
+test('with no queue-time histogram, TTFT up while requests wait in the engine is no front gap; the same rise with nothing waiting is one', () => {
+  // SGLang without its queue histogram: TTFT 0.08 -> 0.5 s from 1200 s.
+  const run = (waiting: number) =>
+    analyze({ queue: null, waiting: (s) => (after(s) ? waiting : 0), ttft: (s) => (after(s) ? [0.5, 1.2] : [0.08, 0.2]), e2e: (s) => (after(s) ? [3.2, 6.4] : [2, 4]) });
+  const queued = run(40);
+  assert.ok(!queued.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(queued, 'cpu_frontend_bottleneck')));
+  const starved = run(0);
+  assert.ok(starved.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(starved, 'cpu_frontend_bottleneck')));
+});
+
 test('a front gap beside a GPU busier for no more tokens is the engine slowing (a slower prefill inside TTFT), not a starved frontend', () => {
   const run = (smAfter: number) =>
     analyze({ queue: () => [0.075, 0.19], ttft: (s) => (after(s) ? [0.5, 1.2] : [0.08, 0.2]), e2e: (s) => (after(s) ? [3.2, 6.4] : [2, 4]) }, (x) =>
@@ -534,6 +544,46 @@ test('a KV block leak that began three hours into a day of idle gaps is read on 
     d.causes.some((c) => c.id === 'kv_block_leak'),
     JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak') ?? d.causes.map((c) => c.id)),
   );
+});
+
+test('a KV block leak whose engine was restarted before the data ended is read over the life that leaked, not the empty pool after the restart', () => {
+  // Idle for 40 s every 400 s; blocks leak from 3600 s, 4 points of the pool per gap; the process restarts at
+  // 9600 s (a new process_start_time_seconds) and its pool starts empty again.
+  const idle = (s: number) => s % 400 < 40;
+  const restart = 9600;
+  const floor = (s: number) => (s >= restart ? 0 : 0.01 + (s >= 3600 ? 0.04 * (1 + Math.floor((s - 3600) / 400)) : 0));
+  const d = analyze(
+    { running: (s) => (idle(s) ? 0 : 20), waiting: () => 0, kv: (s) => (idle(s) ? floor(s) : 0.4 + floor(s)) },
+    (x) => x.gauge('process_start_time_seconds', (s) => (T0 + (s >= restart ? restart * 1000 : -3_600_000)) / 1000),
+    10_800,
+  );
+  assert.ok(d.causes.some((c) => c.id === 'kv_block_leak'), JSON.stringify(d.checked.find((c) => c.id === 'kv_block_leak') ?? d.causes.map((c) => c.id)));
+});
+
+test('an engine with no token counter that completes no request for ten minutes with twenty in flight is hung; the same minutes with none in flight are idle', () => {
+  // TGI scraped without its generated-tokens histogram: completions are the output. Hung from 1200 to 1800 s.
+  const hung = (s: number) => s >= 1200 && s < 1800;
+  const run = (running: number) =>
+    analyze({ noTokenCounter: true, rps: (s) => (hung(s) ? 0 : 5), running: (s) => (hung(s) ? running : 20), waiting: (s) => (hung(s) && running > 0 ? Math.round((s - 1200) / 10) : 0) });
+  const d = run(20);
+  assert.equal(d.causes[0]?.id, 'engine_hang', JSON.stringify({ causes: d.causes.map((c) => c.id), hang: d.checked.find((c) => c.id === 'engine_hang') }));
+  assert.ok(!run(0).causes.some((c) => c.id === 'engine_hang'));
+});
+
+test('with no token counter, a surge whose queue grew to thousands beside a batch at its level while more requests finished is a traffic surge', () => {
+  // Arrivals ×2.5 from 1200 s; the engine finishes ×1.3 as many requests, the rest wait (TGI: no token counters, no KV usage).
+  const on = (s: number) => s >= 1200;
+  const d = analyze({
+    noTokenCounter: true,
+    kv: null,
+    rps: (s) => (on(s) ? 6.5 : 5),
+    // TGI's batch is bounded by tokens, not sequences: its size swings with the requests' lengths (a burst of short ones ran 40).
+    running: (s) => (on(s) ? 26 : s >= 600 && s < 630 ? 40 : 20),
+    waiting: (s) => (on(s) ? Math.round(6 * (s - 1200)) : 0),
+    queue: (s) => (on(s) ? [Math.max(0.01, (s - 1200) / 4), Math.max(0.02, (s - 1200) / 2)] : [0.005, 0.02]),
+    e2e: (s) => (on(s) ? [2 + (s - 1200) / 4, 4 + (s - 1200) / 2] : [2, 4]),
+  });
+  assert.equal(d.causes[0]?.id, 'traffic_surge', JSON.stringify({ causes: d.causes.map((c) => c.id), surge: conditionsOf(d, 'traffic_surge') }));
 });
 
 test('a KV block leak between two idle gaps ten minutes apart is dated where its climb leaves the idle level, not at the earlier gap', () => {
@@ -618,6 +668,20 @@ test('GPU memory climbing into an OOM that refused what its stranded reserve wou
   assert.equal(stranded.causes[0]?.id, 'allocator_fragmentation', JSON.stringify({ causes: stranded.causes.map((c) => c.id), leak: conditionsOf(stranded, 'gpu_memory_leak') }));
   assert.ok(!stranded.causes.some((c) => c.id === 'gpu_memory_leak'));
   const leak = run(oom('2.00 MiB', '20.00 MiB'));
+  assert.equal(leak.causes[0]?.id, 'gpu_memory_leak', JSON.stringify({ causes: leak.causes.map((c) => c.id), leak: conditionsOf(leak, 'gpu_memory_leak') }));
+});
+
+test('allocated creeping up 2 GB while an OOM strands 15.8 GiB beside a 2.25 GiB request is fragmentation; an OOM that strands less than allocated grew ends a leak', () => {
+  // The allocator's series (a snapshot's trace) from 1200 s: allocated 6.4 -> 8.5 GB, reserved 6.5 -> 13 GB, an OOM at 2300 s.
+  const oom = (unalloc: string) =>
+    `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.25 GiB. GPU 0 has a total capacity of 44.70 GiB of which 190.42 MiB is free. Process 196784 has 44.74 GiB memory in use. Of the allocated memory 28.28 GiB is allocated by PyTorch, and ${unalloc} is reserved by PyTorch but unallocated.`;
+  const grow = (from: number, by: number) => (s: number) => (s < 1200 ? from : from + (by * (s - 1200)) / 1100);
+  const run = (text: string) =>
+    analyze({ torchAllocated: grow(6.4 * GB, 2.1 * GB), torchReserved: grow(6.5 * GB, 6.5 * GB) }, (x) => x.event(2300, { kind: 'oom', severity: 'error', text, attrs: { ...parseOom(text) } }));
+  const stranded = run(oom('15.84 GiB'));
+  assert.equal(stranded.causes[0]?.id, 'allocator_fragmentation', JSON.stringify({ causes: stranded.causes.map((c) => c.id), frag: conditionsOf(stranded, 'allocator_fragmentation') }));
+  assert.ok(!stranded.causes.some((c) => c.id === 'gpu_memory_leak'));
+  const leak = run(oom('1.50 GiB'));
   assert.equal(leak.causes[0]?.id, 'gpu_memory_leak', JSON.stringify({ causes: leak.causes.map((c) => c.id), leak: conditionsOf(leak, 'gpu_memory_leak') }));
 });
 

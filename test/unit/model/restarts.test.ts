@@ -41,3 +41,26 @@ test('a rolling deploy restarts each replica once: no loop; a steady process: no
   assert.equal(metricRestarts(sig(endpoint('a:8000', [-600]))).length, 0);
   assert.equal(worstRestartLoop(sig(), 30 * 60_000), null);
 });
+
+/** A generated-tokens counter of one endpoint scraped every 15 s, set back to 0 by each start in `starts`. */
+function tokens(labels: Record<string, string>, starts: number[]) {
+  const t: number[] = [];
+  const v: number[] = [];
+  for (let s = 0; s <= 3600; s += 15) {
+    t.push(T0 + s * 1000);
+    const since = Math.max(0, ...starts.filter((x) => x <= s));
+    v.push(1e6 + 2000 * (s - since) - (since > 0 ? 1e6 : 0));
+  }
+  return { id: 2, name: SIG.tokensGeneration, labels, kind: 'counter', t: Float64Array.from(t), v: Float64Array.from(v) };
+}
+
+test("without process_start_time_seconds, an engine counter set back is a restart; one endpoint's counters count once; one process_start_time saw is not counted twice", () => {
+  const only = { series: new Map([[SIG.tokensGeneration, [tokens({ pod: 'a', model_name: 'm1' }, [1200, 1500]), tokens({ pod: 'a', model_name: 'm2' }, [1200, 1500]), tokens({ pod: 'b' }, [])]]]) } as unknown as Signals;
+  const r = metricRestarts(only);
+  assert.equal(r.length, 1, JSON.stringify(r));
+  assert.equal(r[0].labels.pod, 'a');
+  assert.deepEqual(r[0].times.map((x) => Math.round((x - T0) / 1000)), [1200, 1500]);
+  assert.deepEqual(r[0].lastSeen.map((x) => Math.round((x - T0) / 1000)), [1185, 1485]);
+  const both = { series: new Map<string, unknown[]>([[SIG.processStart, [endpoint('a:8000', [-600, 1200])]], [SIG.tokensGeneration, [tokens({ instance: 'a:8000' }, [1200, 1500])]]]) } as unknown as Signals;
+  assert.deepEqual(metricRestarts(both).flatMap((x) => x.times.map((t) => Math.round((t - T0) / 1000))).sort((a, b) => a - b), [1200, 1500]);
+});

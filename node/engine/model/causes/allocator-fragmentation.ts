@@ -2,7 +2,7 @@
 import { SIG } from '../../../../common/names';
 import { max } from '../baseline';
 import { cond, defineCause, eventEvidence, fmt, fmtBytes, notAssessable, seriesEvidence, slice, type CauseContext, type RuleResult } from './context';
-import { GiB, isHostOom, ooms, reservedOutgrowsAllocated, reservedTrend, usedGrowthIsStranded } from './shared';
+import { GiB, isHostOom, ooms, reservedOutgrowsAllocated, reservedTrend, growthIsStranded } from './shared';
 
 export const allocatorFragmentation = defineCause({
   id: 'allocator_fragmentation',
@@ -32,11 +32,12 @@ function rule(c: CauseContext): RuleResult {
   // must be a tenth of the GPU: a few GiB of a large pool sit in the caching allocator's free lists normally.
   const need = unalloc !== null ? Math.max(GiB, tried ?? 0) : Math.max(GiB, 0.1 * (Number.isFinite(capacity) ? capacity : 0));
   const nearCap = fr.oom_event ? 1 : Number.isFinite(capacity) ? fr.reserved_bytes / capacity : NaN;
-  const allocRising = c.trend?.signal === SIG.torchAllocated && c.trend.mono >= cc.leak_mono && c.trend.growth_bytes >= cc.leak_min_growth_bytes && !reservedOutgrowsAllocated(c);
+  const allocRising =
+    c.trend?.signal === SIG.torchAllocated && c.trend.mono >= cc.leak_mono && c.trend.growth_bytes >= cc.leak_min_growth_bytes && !reservedOutgrowsAllocated(c) && !growthIsStranded(c, c.trend);
   // The stranded reserve began to build where reserved started to climb, not where it peaked.
   const resv = reservedTrend(c);
   // Without allocator series, the GPU's used memory shows where the stranded reserve began to build.
-  const usedTr = c.trend && usedGrowthIsStranded(c, c.trend) && c.trend.mono >= cc.leak_mono ? c.trend : null;
+  const usedTr = c.trend?.signal === SIG.gpuMemUsed && growthIsStranded(c, c.trend) && c.trend.mono >= cc.leak_mono ? c.trend : null;
   const onset = resv && resv.mono >= cc.leak_mono && resv.growth_bytes > 0 ? resv.start_ms : usedTr ? usedTr.start_ms : fr.at_ms;
   const ev = fr.oom_event;
   return {

@@ -56,10 +56,18 @@ function rule(c: CauseContext): RuleResult {
   // tokenizing and checking it), that time is the front gap itself, read directly; the rise it must carry is
   // then e2e's. A full pool cannot hide in it: TGI books the wait for room as queue time, not validation.
   const routerGap = !c.f.ttftMean.some(Number.isFinite) && c.f.validationMean.some(Number.isFinite);
+  // Where the engine exports no queue time (SGLang without its queue histogram), TTFT less prefill still holds
+  // the wait in the engine's own queue wherever requests wait there: no front gap is read in those windows (a
+  // spec-decoding slowdown whose queue grew ×4 read as a frontend whose gap carried all of TTFT's rise).
+  const queueTimed = c.f.queueMean.some(Number.isFinite);
   const gap = ofFrame(c.f, 'frontGap', () => {
     const x = new Float64Array(c.f.grid.n);
     for (let i = 0; i < x.length; i++)
-      x[i] = routerGap ? c.f.validationMean[i] : c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
+      x[i] = routerGap
+        ? c.f.validationMean[i]
+        : !queueTimed && c.f.waitMax[i] > 0
+          ? NaN
+          : c.f.ttftMean[i] - (Number.isFinite(c.f.queueMean[i]) ? c.f.queueMean[i] : 0) - (Number.isFinite(c.f.prefillMean[i]) ? c.f.prefillMean[i] : 0);
     return x;
   });
   const rGap = rE(c, gap);

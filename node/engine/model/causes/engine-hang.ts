@@ -1,10 +1,10 @@
 // Engine hang: a rank blocks in a collective or the scheduler wedges — no tokens with requests in flight,
 // or an engine that falls silent with work in hand.
-import { EV, SIG } from '../../../../common/names';
+import { EV, SIG, countOf } from '../../../../common/names';
 import { median } from '../baseline';
 import { engineSpoke, loadedGpus } from '../unexplained';
 import {
-  cond, defineCause, eventEvidence, events, fmt, longestRun, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
+  cond, defineCause, eventEvidence, events, fmt, longestRun, medB, missingInputs, notAssessable, seriesEvidence, spanEnd, spanStart, type CauseContext, type RuleResult,
 } from './context';
 import { stepping } from '../frame';
 import { CRASH_KINDS, hardwareFaults, isHostOom, ooms } from './shared';
@@ -18,8 +18,13 @@ export const engineHang = defineCause({
 });
 
 function rule(c: CauseContext): RuleResult {
-  const missing = missingInputs(c.f, [[SIG.tokensGeneration, SIG.tokensGenerationRate], [SIG.reqRunning, SIG.reqWaiting]]);
+  // Without a token counter (TGI scraped without its generated-tokens histogram) the completions stand in:
+  // a hung engine finishes no request either. Read over twice the baseline's slowest requests at least, so a
+  // batch of long answers between two completions is no stall.
+  const tokens = c.f.have.has(SIG.tokensGeneration) || c.f.have.has(SIG.tokensGenerationRate);
+  const missing = missingInputs(c.f, [[SIG.tokensGeneration, SIG.tokensGenerationRate, SIG.reqFinished, countOf(SIG.latE2e)], [SIG.reqRunning, SIG.reqWaiting]]);
   if (missing.length) return notAssessable('engine_hang', missing);
+  const output = tokens ? c.f.gtok : c.f.lamOut;
   const inFlight = (i: number) => (Number.isFinite(c.f.runMin[i]) ? c.f.runMin[i] : 0) + (Number.isFinite(c.f.waitMin[i]) ? c.f.waitMin[i] : 0);
   // A hung engine finishes nothing: tokens/s at zero while requests still complete is a token counter
   // that does not count (an exporter's empty histogram), not a stall. Aborts are no completion: the clients
@@ -29,7 +34,7 @@ function rule(c: CauseContext): RuleResult {
   // Read from the end of the baseline, not from the episode's start: the joint trigger sees a stall only
   // once its elapsed-time bound on latency clears the noise, minutes into it, and a run cut there is
   // dated late with its lead-in read as the "level before".
-  const zero = longestRun({ ...c, span: [Math.min(c.span[0], c.base[1] + 1), c.span[1]] }, (i) => (!Number.isFinite(c.f.gtok[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : c.f.gtok[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0) && !stepping(c.f, i)));
+  const zero = longestRun({ ...c, span: [Math.min(c.span[0], c.base[1] + 1), c.span[1]] }, (i) => (!Number.isFinite(output[i]) && !Number.isFinite(c.f.runMin[i]) && !Number.isFinite(c.f.waitMin[i]) ? null : output[i] === 0 && inFlight(i) > 0 && !(completed(i) > 0) && !stepping(c.f, i)));
   // Where the engine is read from its log, a wedged scheduler stops printing its periodic stats: a silence
   // that begins with requests in flight, and not with a crash, is the same stall.
   const quiet = silentWithWork(c);
@@ -66,11 +71,21 @@ function rule(c: CauseContext): RuleResult {
   const noBlocks = runDuring === 0 && kvDuring >= c.cfg.causes.hang_held_kv;
   // One window of no tokens is one pair of equal counter readings (a scrape that repeated, a slow
   // exporter): a stall is read over two windows at least, however long a window is.
-  const minMs = Math.max(c.cfg.causes.hang_min_ms, 2 * c.f.grid.W);
+  const slowest = tokens ? 0 : 2 * 1000 * medB(c, c.f.e2e99);
+  const minMs = Math.max(c.cfg.causes.hang_min_ms, 2 * c.f.grid.W, Number.isFinite(slowest) ? slowest : 0);
   return {
     id: 'engine_hang',
     missing: [],
-    require: [cond(`gtok = 0 AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ max(${c.cfg.causes.hang_min_ms / 1000} s, two windows) (longest run, s)`, run.ms / 1000, run.ms >= minMs, minMs / 1000)],
+    require: [
+      cond(
+        tokens
+          ? `gtok = 0 AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ max(${c.cfg.causes.hang_min_ms / 1000} s, two windows) (longest run, s)`
+          : `no request completed (no token counter) AND run + wait > 0 (or the engine silent since requests were in flight) for ≥ max(${c.cfg.causes.hang_min_ms / 1000} s, two windows, 2× the baseline's e2e p99) (longest run, s)`,
+        run.ms / 1000,
+        run.ms >= minMs,
+        minMs / 1000,
+      ),
+    ],
     support: [cond('util pinned ≥ 0.95 (spinning)', utilDuring, utilDuring >= 0.95), cond('NCCL timeout logged', nccl.length, nccl.length > 0)],
     veto: [
       cond('Xid/ECC fault (→ gpu_hardware_fault)', hw.length, hw.length > 0),
@@ -90,7 +105,9 @@ function rule(c: CauseContext): RuleResult {
       ),
     ],
     evidence: [
-      seriesEvidence(c, c.f.have.has(SIG.tokensGeneration) ? SIG.tokensGeneration : SIG.tokensGenerationRate, `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
+      tokens
+        ? seriesEvidence(c, c.f.have.has(SIG.tokensGeneration) ? SIG.tokensGeneration : SIG.tokensGenerationRate, `no tokens for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c))
+        : seriesEvidence(c, c.f.have.has(SIG.reqFinished) ? SIG.reqFinished : countOf(SIG.latE2e), `no request completed for ${Math.round(run.ms / 1000)} s`, run.start ?? spanStart(c), run.end ?? spanEnd(c)),
       seriesEvidence(c, c.f.have.has(SIG.reqRunning) ? SIG.reqRunning : SIG.reqWaiting, 'requests still in flight', run.start ?? spanStart(c), run.end ?? spanEnd(c)),
       ...nccl.slice(0, 2).map((e) => eventEvidence(e)),
     ],

@@ -3,7 +3,7 @@ import { SIG } from '../../../../common/names';
 import { median } from '../baseline';
 import { memoryTrend } from '../leak';
 import { cond, defineCause, eventEvidence, fmtBytes, missingInputs, notAssessable, seriesEvidence, slice, type CauseContext, type RuleResult } from './context';
-import { isHostOom, ooms, reservedOutgrowsAllocated, usedGrowthIsStranded } from './shared';
+import { isHostOom, ooms, reservedOutgrowsAllocated, growthIsStranded } from './shared';
 
 export const gpuMemoryLeak = defineCause({
   id: 'gpu_memory_leak',
@@ -19,7 +19,7 @@ function rule(c: CauseContext): RuleResult {
   if (!tr) return notAssessable('gpu_memory_leak', ['torch.allocated or gpu.mem.used with ≥ 3 windows']);
   const min = c.cfg.causes.leak_min_growth_bytes;
   const oomAfter = ooms(c).filter((e) => e.ts_ms >= tr.start_ms && !isHostOom(e));
-  const fragInstead = (tr.signal === SIG.torchAllocated && reservedOutgrowsAllocated(c)) || usedGrowthIsStranded(c, tr);
+  const fragInstead = (tr.signal === SIG.torchAllocated && reservedOutgrowsAllocated(c)) || growthIsStranded(c, tr);
   // What load explains: memory regressed on the running batch; the leak is what grows beyond that. A
   // batch that grew with traffic lifts activations and allocated bytes with it, and a few arrival spikes
   // must not hide a monotone climb into an OOM (testing "batch peaks flat" did).

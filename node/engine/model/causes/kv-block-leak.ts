@@ -1,8 +1,9 @@
 // KV block leak: blocks are never returned, so the idle floor of KV usage climbs.
-import { SIG } from '../../../../common/names';
 import { max, median, min } from '../baseline';
 import { monotonicity, olsSlope } from '../trend';
-import { cond, defineCause, fmt, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult } from './context';
+import { EV, SIG } from '../../../../common/names';
+import { metricRestarts } from '../restarts';
+import { cond, defineCause, events, fmt, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult } from './context';
 import { busyFloor, idleFloor } from './shared';
 
 export const kvBlockLeak = defineCause({
@@ -15,11 +16,14 @@ function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
   const missing = missingInputs(c.f, [SIG.kvUsage, SIG.reqRunning]);
   if (missing.length) return notAssessable('kv_block_leak', missing);
-  const idle = idleFloor(c);
+  // A restart gives every block back: the floor is read over the process life that climbed highest (a leak
+  // of 38% of the pool, restarted ten minutes before the data's end, read "returns to ~0 when idle").
+  const starts = [...events(c, EV.engineStart, EV.engineRestart).map((e) => e.ts_ms), ...metricRestarts(c.sig).flatMap((r) => r.times)];
+  const idle = highestLife(idleFloor(c), starts, c.f.grid.W);
   // Idle stretches are the floor's clean reading; an engine that idles fewer than MIN_IDLE_LEVELS times
   // has no staircase there, and its floor is read in the busy windows instead.
   const busy = stretchLevels(idle.t, idle.v, c.f.grid.step).t.length < MIN_IDLE_LEVELS;
-  const floor = busy ? busyFloor(c) : idle;
+  const floor = busy ? highestLife(busyFloor(c), starts, c.f.grid.W) : idle;
   const last = floor.v.length ? median(floor.v.slice(-3)) : NaN;
   // Read over the staircase, from the last idle floor at the baseline's level on: hours of idle windows
   // at that level before the first leaked block are ties that say nothing of the climb after (a perfect
@@ -59,6 +63,34 @@ function rule(c: CauseContext): RuleResult {
     evidence: floor.t.length ? [seriesEvidence(c, SIG.kvUsage, `${busy ? 'KV the running requests do not hold' : 'idle KV floor'} rises to ${fmt(last)}`, floor.t[0], floor.t[floor.t.length - 1] + c.f.grid.W)] : [],
     onset_ms: leakOnset(c, floor),
   };
+}
+
+/**
+ * The floor's readings of one process life, cut at the engine's starts: the life whose floor ends highest
+ * (the median of its last three readings; the later of equals). A window of `w` ms that straddles a start
+ * averages both lives and is left out. The whole floor where nothing restarted.
+ */
+function highestLife(floor: { t: number[]; v: number[] }, starts: number[], w: number): { t: number[]; v: number[] } {
+  const n = floor.t.length;
+  const cuts = starts.filter((s) => n && s > floor.t[0] && s <= floor.t[n - 1] + w).sort((a, b) => a - b);
+  if (!cuts.length) return floor;
+  let best = floor;
+  let bestEnd = -Infinity;
+  let k = 0;
+  for (let life = 0; life <= cuts.length; life++) {
+    const t: number[] = [];
+    const v: number[] = [];
+    for (; k < n && (life === cuts.length || floor.t[k] < cuts[life]); k++) {
+      if (life < cuts.length && floor.t[k] + w > cuts[life]) continue;
+      t.push(floor.t[k]);
+      v.push(floor.v[k]);
+    }
+    if (v.length && median(v.slice(-3)) >= bestEnd) {
+      best = { t, v };
+      bestEnd = median(v.slice(-3));
+    }
+  }
+  return best;
 }
 
 /** Idle stretches below this many levels are no staircase to read (one stretch is a single level). */

@@ -127,10 +127,16 @@ export function reservedOutgrowsAllocated(c: CauseContext): boolean {
  * grows exactly like a leak. The OOM text tells them apart: when most of the growth is "reserved by
  * PyTorch but unallocated", the growth was stranded blocks, not live tensors.
  */
-export function usedGrowthIsStranded(c: CauseContext, tr: MemoryTrend): boolean {
+export function growthIsStranded(c: CauseContext, tr: MemoryTrend): boolean {
   const unalloc = c.frag?.oom_unallocated_bytes ?? null;
   const tried = c.frag?.oom_tried_bytes ?? null;
-  if (tr.signal !== SIG.gpuMemUsed || unalloc === null) return false;
+  if (unalloc === null) return false;
+  // Allocated creeping up too (small tensors that pin fragmented segments; a snapshot's trace over the last
+  // minutes) is not the leak that filled the GPU where the OOM's own account strands more than allocated
+  // grew, and the refused allocation would have fit in it: 15.8 GiB stranded beside a 2.25 GiB request and
+  // 2.1 GB of allocated growth read as a leak.
+  if (tr.signal === SIG.torchAllocated) return tried !== null && unalloc >= Math.max(GiB, tried) && unalloc >= tr.growth_bytes;
+  if (tr.signal !== SIG.gpuMemUsed) return false;
   // Or the OOM refused an allocation that the reserved-but-unallocated memory would have served (a GiB or
   // more of it): the allocator's own account says stranded blocks, not live tensors, made it fail, and the
   // GPU's used memory cannot say how much of the growth before it was either (reserved ratcheting to

@@ -63,8 +63,8 @@ function rule(c: CauseContext): RuleResult {
       cond('slope(wait) > 0 (per min, up to its peak)', waitSlope, waitSlope > 0),
       heldCond(queueHeld(c), absorbed),
       cond(
-        `run at max OR kv ≥ ${c.cfg.causes.kv_high} OR the engine served more (tokens ×≥ ${SERVED_MORE}) with more waiting than running (median)`,
-        `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}; tokens ×${fmt(outgrown.rServed)}, waiting ${fmt(outgrown.wait)} beside ${fmt(outgrown.run)} running`,
+        `run at max OR kv ≥ ${c.cfg.causes.kv_high} OR the engine served more (tokens, else requests finished, ×≥ ${SERVED_MORE}) with more waiting than running (median)`,
+        `run at max ${runAtMax}, max kv ${fmt(maxE(c, c.f.kv))}; served ×${fmt(outgrown.rServed)}, waiting ${fmt(outgrown.wait)} beside ${fmt(outgrown.run)} running`,
         runAtMax || kvHigh || outgrown.held,
         c.cfg.causes.kv_high,
       ),
@@ -248,7 +248,8 @@ function heldCond(held: { ms: number; open: boolean }, absorbed?: Absorbed): Ret
  * surge was not named. Lost capacity serves less, not more; a starved frontend is the veto's.
  */
 function queueOutgrewBatch(c: CauseContext): { held: boolean; rServed: number; wait: number; run: number } {
-  const served = c.f.gtok.some(Number.isFinite) ? c.f.gtok : c.f.ptok;
+  // Tokens out, else in; where neither is counted (TGI scraped without its token histograms), requests finished.
+  const served = c.f.gtok.some(Number.isFinite) ? c.f.gtok : c.f.ptok.some(Number.isFinite) ? c.f.ptok : c.f.lamOut;
   const rServed = rE(c, served);
   const wait = medE(c, c.f.wait);
   const run = medE(c, c.f.run);
