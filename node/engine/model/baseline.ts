@@ -137,8 +137,11 @@ export function zScore(x: number, b: BaselineStats): number {
 
 /**
  * The default baseline: the first stretch of the incident, `fraction` of its span and at most `maxMs`
- * (docs/four-quadrant-model.md §2).
+ * (docs/four-quadrant-model.md §2) — or, where the scrapes are sparse, `minScrapes` scrape intervals (still within
+ * `fraction` of the span): ten minutes of scrapes three minutes apart are three readings, no band to judge by (a
+ * healthy fleet scraped every 180 s read as latency alerts for hours).
  */
-export function defaultBaselineSpan(startMs: number, endMs: number, fraction: number, maxMs: number): { start_ms: number; end_ms: number } {
-  return { start_ms: startMs, end_ms: startMs + Math.min(maxMs, Math.max(0, endMs - startMs) * fraction) };
+export function defaultBaselineSpan(startMs: number, endMs: number, fraction: number, maxMs: number, intervalMs = 0, minScrapes = 0): { start_ms: number; end_ms: number } {
+  const span = Math.max(0, endMs - startMs);
+  return { start_ms: startMs, end_ms: startMs + Math.min(Math.max(maxMs, minScrapes * intervalMs), span * fraction) };
 }

@@ -24,6 +24,8 @@ export interface ModelConfig {
   /** Default baseline: this share of the incident's span, capped at baseline_max_ms. */
   baseline_fraction: number;
   baseline_max_ms: number;
+  /** …but at least this many scrape intervals where the span allows (sparse scrapes). */
+  baseline_min_scrapes: number;
   /**
    * An episode beginning more than after_ms past the baseline's end has its causes read first against the
    * baseline's length of data ending guard_ms before it (diagnose.ts, localReference).
@@ -178,6 +180,7 @@ export const DEFAULT_CONFIG: ModelConfig = {
   max_instances: 256,
   baseline_fraction: 0.2,
   baseline_max_ms: 10 * 60_000,
+  baseline_min_scrapes: 10,
   local_reference: { after_ms: 60 * 60_000, guard_ms: 30 * 60_000 },
   whole_span_floor_min_ms: 3600_000,
   presets: {

@@ -77,7 +77,7 @@ function analyzeOne(sig: Signals, options: AnalyzeOptions, cfg: ModelConfig): An
   const { dense, startMs, endMs, interval, grid, engineFrom } = signalGrid(sig, cfg, (name) => frameReads(name, cfg.causes.kv_full));
   const f = buildFrame(sig, grid, cfg.causes.kv_full);
 
-  const baselineSpan = options.baseline ?? defaultBaselineSpan(engineFrom, endMs, cfg.baseline_fraction, cfg.baseline_max_ms);
+  const baselineSpan = options.baseline ?? defaultBaselineSpan(engineFrom, endMs, cfg.baseline_fraction, cfg.baseline_max_ms, interval, cfg.baseline_min_scrapes);
   const base = windowsWithin(grid, baselineSpan.start_ms, baselineSpan.end_ms);
   const inBase = (i: number) => i >= base[0] && i <= base[1];
   const b = (x: Float64Array) => x.subarray(base[0], base[1] + 1);

@@ -55,6 +55,8 @@ export interface Frame {
   ttft50: Float64Array;
   itl50: Float64Array;
   itl99: Float64Array;
+  /** ITL P98: what backs a P99 rise (latency-bands.ts: a bimodal ITL's P99 flips mode as its tail crosses 1%). */
+  itl98: Float64Array;
   /** Mean ITL from the histogram's sum and count: exact where a bucket-interpolated median cannot move. */
   itlMean: Float64Array;
   q95: Float64Array;
@@ -596,6 +598,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     ttft50: histOr(ttft, 0.5, 'ttft_s'),
     itl50: itl ? itl.quantile(0.5) : nan(n),
     itl99: itl ? itl.quantile(0.99) : nan(n),
+    itl98: itl ? itl.quantile(0.98) : nan(n),
     itlMean: histogramMean(sig, SIG.latItl, g),
     q95: histOr(queue, 0.95, 'queue_s'),
     q99: histOr(queue, 0.99, 'queue_s'),

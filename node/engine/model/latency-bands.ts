@@ -84,7 +84,7 @@ export function latencyBands(f: Frame, base: Range, cfg: ModelConfig, th: Trigge
       floor_s: floor,
       threshold_s: Math.max(r.top, floor),
       slo_s: r.family === 'ttft' && r.m <= SLO_HEADROOM * slo ? slo : null,
-      backed: backing(f, means[r.family], base, cfg),
+      backed: r.family === 'itl' ? tailBacking(f.itl98, base, cfg) : backing(f, means[r.family], base, cfg),
     };
   });
 }
@@ -97,6 +97,19 @@ function backing(f: Pick<Frame, 'lamOut' | 'grid'>, mean: Float64Array | undefin
   const seconds = f.grid.W / 1000;
   // Requests finished in the window, unknown (NaN) where no rate was read: then the P99 stands alone.
   return (i) => !(f.lamOut[i] * seconds * 0.01 < TAIL_BACKING) || mean[i] > top;
+}
+
+/**
+ * LatencyBand.backed for ITL: its P98 beyond its own band too. A decode stalled now and then (a long prefill
+ * chunk sharing the step) puts a percent or so of tokens in a second mode ten times slower, and the P99 flips
+ * between the two as that share crosses 1% with the load — ×12 with the mean ×1.1, for hours of a healthy
+ * day scraped every three minutes. A tail that grew, or every token slower, moves the P98 as well.
+ */
+function tailBacking(p98: Float64Array | undefined, base: Range, cfg: ModelConfig): LatencyBand['backed'] {
+  const band = p98 ? baselineBand(p98, base, 0, cfg) : null;
+  if (!p98 || !band) return null;
+  const { top } = band;
+  return (i) => !Number.isFinite(p98[i]) || p98[i] > top;
 }
 
 const spanSpread = (x: Float64Array) => ({ median: median(x), sigma: 1.4826 * mad(x) });

@@ -2,7 +2,7 @@
 // floor fails — on a short span most of it degraded, over hours a step that stays — read by two measures at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { latencyBands } from '../../../node/engine/model/latency-bands';
+import { latencyBands, latencyRise } from '../../../node/engine/model/latency-bands';
 import { DEFAULT_CONFIG } from '../../../node/engine/model/config';
 import { makeGrid } from '../../../node/engine/model/windows';
 import type { Frame } from '../../../node/engine/model/frame';
@@ -86,6 +86,28 @@ test('a short span whose P99 jumps a bucket (×2) a third of the way in while it
   const b = band(f, 'itl');
   assert.equal(b.floor_s, -Infinity, 'floor dropped');
   assert.ok(itl99[grid.n - 2] > b.threshold_s, 'the late windows are rises');
+});
+
+test("an ITL P99 that flips between a bimodal ITL's two modes (×12, its P98 and mean unmoved) is no rise; one whose P98 rose with it is", () => {
+  // Four hours; from minute 40, every other quarter hour a percent of tokens sits in the stalled mode (300 ms beside 25).
+  const grid = makeGrid(0, 240 * 60_000, STEP, DEFAULT_CONFIG);
+  const t = Float64Array.from({ length: grid.n }, (_, i) => i * grid.step);
+  const flipped = (i: number) => t[i] >= 40 * 60_000 && Math.floor(t[i] / (15 * 60_000)) % 2 === 1;
+  const wobble = (i: number) => 1 + 0.03 * Math.sin(i * 1.7);
+  const itl99 = Float64Array.from({ length: grid.n }, (_, i) => (flipped(i) ? 0.3 : 0.025) * wobble(i));
+  const itlMean = Float64Array.from({ length: grid.n }, (_, i) => (flipped(i) ? 0.0145 : 0.013) * wobble(i));
+  const unknown = new Float64Array(grid.n).fill(NaN);
+  const frameWith = (p98: (i: number) => number) =>
+    new Proxy({ grid, t, itl99, itlMean, itl98: Float64Array.from({ length: grid.n }, (_, i) => p98(i) * wobble(i)) } as unknown as Frame, { get: (o, k) => (k in o ? (o as never)[k] : unknown) });
+  const base: [number, number] = [0, Math.round(600_000 / STEP) - 1];
+  const rises = (f: Frame) => {
+    const bands = latencyBands(f, base, DEFAULT_CONFIG, DEFAULT_CONFIG.presets.default);
+    let n = 0;
+    for (let i = 0; i < grid.n; i++) if (latencyRise(bands, i)?.family === 'itl') n++;
+    return n;
+  };
+  assert.equal(rises(frameWith(() => 0.022)), 0, 'P98 flat: the P99 flips mode');
+  assert.ok(rises(frameWith((i) => (flipped(i) ? 0.28 : 0.022))) > 0, 'P98 up with it: the tail grew');
 });
 
 test("a short span degraded for most of its length in TTFT alone, its P99 and exact mean alike, drops the TTFT floor; its P99 alone keeps it", () => {

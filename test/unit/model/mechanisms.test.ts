@@ -466,6 +466,17 @@ test('an engine that exports no KV usage (TGI) is read for a starved frontend by
   assert.ok(gapRoomyPool.causes.some((c) => c.id === 'cpu_frontend_bottleneck'), JSON.stringify(conditionsOf(gapRoomyPool, 'cpu_frontend_bottleneck')));
 });
 
+test("TGI (no KV usage, never preempts): a front gap beyond its queue time carrying TTFT's rise beside a busy GPU is a starved frontend; the same gap where the engine may preempt is not assumed", () => {
+  const run = (tgi: boolean) =>
+    analyze(
+      { kv: null, util: () => 0.9, waiting: () => 0, e2e: (s) => (after(s) ? [5, 10] : [2, 4]), queue: () => [0.075, 0.19], ttft: (s) => (after(s) ? [2.5, 6] : [0.08, 0.2]) },
+      (x) => x.gauge('batch.max_tokens', () => 16_000, { metric: tgi ? 'tgi_batch_current_max_tokens' : 'vllm:max_num_batched_tokens' }),
+    );
+  const tgi = run(true);
+  assert.equal(tgi.causes[0]?.id, 'cpu_frontend_bottleneck', JSON.stringify({ causes: tgi.causes.map((c) => c.id), frontend: conditionsOf(tgi, 'cpu_frontend_bottleneck') }));
+  assert.ok(!run(false).causes.some((c) => c.id === 'cpu_frontend_bottleneck'));
+});
+
 test("TGI (no TTFT, no KV usage): the router's validation time carrying the e2e rise is a starved frontend beside a busy GPU; e2e up with validation flat is not", () => {
   const run = (validationAfter: [number, number]) =>
     analyze({

@@ -4,7 +4,7 @@ import { ratio } from '../baseline';
 import {
   computedPromptTokens, cond, defineCause, departureOnset, fires, fmt, maxE, medB, medE, missingInputs, notAssessable, rAny, rE, seriesEvidence, type CauseContext, type RuleResult,
 } from './context';
-import { ofFrame } from './shared';
+import { isTgi, ofFrame } from './shared';
 import { trafficSurge } from './traffic-surge';
 
 /** How far a pool may outgrow the batch and still count as filled by it (window noise in both medians). */
@@ -106,9 +106,13 @@ function rule(c: CauseContext): RuleResult {
   // Where the engine exports no KV usage (TGI), the GPU's own reading stands for it: a pool that limits the
   // engine keeps its GPU busy (a full batch, preemptions recomputed), so an idling GPU says the pool is not
   // the limit; so does the API server shown in both its readings, as above. A front gap alone, beside a busy
-  // GPU, could be a queue at a full pool: not assumed.
+  // GPU, could be a queue at a full pool (a request preempted before its first token waits again outside its
+  // queue time): not assumed — except in TGI, which never preempts and books every wait for room as queue
+  // time, so a gap beyond its queue time is the frontend's (an API server admitting 57% of arrivals, TTFT +60 s
+  // with TGI's queue time flat, read "unexplained").
   const kvKnown = Number.isFinite(kv);
-  const poolFree = (kvKnown ? kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) : starved) || (pinned && frontGap) || (routerGap && frontGap);
+  const poolFree =
+    (kvKnown ? kv <= T.frontend_kv_max || (kv < T.kv_high && rKv <= KV_WITH_BATCH * rRun) : starved) || (pinned && frontGap) || (routerGap && frontGap) || (!kvKnown && frontGap && queueTimed && isTgi(c));
   const down = rGtok <= T.frontend_down_ratio;
   const rBusy = hasSm ? rSm : rUtil;
   const busier = rBusy >= BUSIER && rGtok <= SAME_OUTPUT;

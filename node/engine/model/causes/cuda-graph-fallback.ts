@@ -4,6 +4,7 @@ import { SIG } from '../../../../common/names';
 import { median, ratio } from '../baseline';
 import { changePoint } from '../change-point';
 import { itlReading } from '../frame';
+import { isTgi } from './shared';
 import { trafficSurge } from './traffic-surge';
 import {
   cond, defineCause, departureOnset, fires, fmt, medB, medE, missingInputs, notAssessable, rE, seriesEvidence, type CauseContext, type RuleResult,
@@ -22,8 +23,7 @@ const TGI_MAX_CAPTURE = 32;
 
 /** The largest capture size plausible for the engine the metrics come from. */
 function maxCapture(c: CauseContext): number {
-  for (const list of c.sig.series.values()) for (const s of list) if (s.labels.metric?.startsWith('tgi_')) return TGI_MAX_CAPTURE;
-  return MAX_CAPTURE;
+  return isTgi(c) ? TGI_MAX_CAPTURE : MAX_CAPTURE;
 }
 
 /**

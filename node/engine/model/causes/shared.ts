@@ -291,3 +291,12 @@ export function kvHeldPerToken(c: CauseContext): Float64Array {
     return held;
   });
 }
+
+/**
+ * Whether the engine is TGI, by its metrics' names: it never preempts (a request waits for room in its queue,
+ * booked as queue time) and captures CUDA graphs up to batch 32 by default.
+ */
+export function isTgi(c: CauseContext): boolean {
+  for (const list of c.sig.series.values()) for (const s of list) if (s.labels.metric?.startsWith('tgi_')) return true;
+  return false;
+}
