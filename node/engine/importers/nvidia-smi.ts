@@ -396,8 +396,9 @@ const COMMAND_LINE = /^\s*(?:[$#+>]\s*)?(?:sudo\s+)?(?:\S*\/)?nvidia-smi\s/;
 
 /**
  * The unit nvidia-smi prints a field in (`--format=csv` writes it in the header, `nounits` nowhere): a
- * header taken from the command line gets it, so that `noheader,nounits` rows read as the header would
- * have said. A cell's own unit ("32362 MiB") still wins.
+ * header field without its bracket gets it — one taken from the command line, or one whose units a script
+ * stripped — so that `noheader,nounits` rows read as the header would have said. A cell's own unit
+ * ("32362 MiB") still wins.
  */
 function defaultUnit(field: string): string {
   if (/^memory\.(used|total|free|reserved)$/.test(field) || field === 'used_gpu_memory' || field === 'used_memory') return 'MiB';
@@ -460,7 +461,7 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
         if (!commandFields) {
           throw new ImportError(ctx.path, { line: no }, 'CSV without a header: export with --format=csv (with the header), or keep the nvidia-smi command line (--query-gpu=…) above the rows');
         }
-        table.header(commandFields.map((field) => ({ field, unit: defaultUnit(field) })));
+        table.header(parseHeader(commandFields.join(',')));
       }
       if (table.row(line, no) || table.lostLine(line, no, clock)) guard.ok();
       else guard.malformed(no, 'row does not match the CSV header');

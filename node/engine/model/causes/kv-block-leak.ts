@@ -1,8 +1,8 @@
 // KV block leak: blocks are never returned, so the idle floor of KV usage climbs.
-import { max, median, min } from '../baseline';
-import { monotonicity, olsSlope } from '../trend';
 import { EV, SIG } from '../../../../common/names';
+import { max, median, min } from '../baseline';
 import { metricRestarts } from '../restarts';
+import { monotonicity, olsSlope } from '../trend';
 import { cond, defineCause, events, fmt, missingInputs, notAssessable, seriesEvidence, type CauseContext, type RuleResult } from './context';
 import { busyFloor, idleFloor } from './shared';
 
@@ -85,9 +85,10 @@ function highestLife(floor: { t: number[]; v: number[] }, starts: number[], w: n
       t.push(floor.t[k]);
       v.push(floor.v[k]);
     }
-    if (v.length && median(v.slice(-3)) >= bestEnd) {
+    const end = v.length ? median(v.slice(-3)) : -Infinity;
+    if (v.length && end >= bestEnd) {
       best = { t, v };
-      bestEnd = median(v.slice(-3));
+      bestEnd = end;
     }
   }
   return best;
