@@ -284,6 +284,8 @@ const SGLANG_STATS = /^(?:Decode|Prefill) batch[.,] /;
 const SGLANG_PREFILL_TOKENS = /#new-token: (\d+), #cached-token: (\d+)/;
 /** A decode batch line's `cuda graph: True|False`: whether that step replayed a captured graph. */
 const SGLANG_CUDA_GRAPH = /^Decode batch[.,] .*\bcuda graph: (True|False)\b/;
+/** A decode batch line reporting no tokens generated over its interval. */
+const SGLANG_NO_TOKENS = /gen throughput \(token\/s\): 0(?:\.0*)?(?:,|\s|$)/;
 /** Stats lines held per series group while they share one whole second (see StatsSpreader). */
 const MAX_SAME_SECOND = 1000;
 const V0_PREEMPT = /preempted by PreemptionMode\.(\w+) mode[\s\S]*?total_(?:cumulative_preemption_cnt|num_cumulative_preemption)=(\d+)/;
@@ -1204,7 +1206,10 @@ export class LogParser {
       out.push(this.id('kv.prefix_hits', 'tokens', 'counter', { ...base, metric: 'sglang-log:#cached-token (summed)' }), sums.hits);
     }
     const graph = source === 'sglang-log' ? SGLANG_CUDA_GRAPH.exec(p.body) : null;
-    if (graph) {
+    // A line that says it generated nothing since the last one (gen throughput 0.00) is no sample of decode
+    // passes: SGLang prints it after decode_log_interval passes, each a token per running request, so a
+    // zero there is an engine reporting without stepping — counted, it read a wedged engine as at work.
+    if (graph && !SGLANG_NO_TOKENS.test(p.body)) {
       // Each decode batch line says whether that step replayed a CUDA graph: a sample of the decode passes (one
       // every decode_log_interval steps), counted per mode as SGLang's own cuda_graph_passes_total counts them all.
       let n = this.graphLines.get(baseKey);

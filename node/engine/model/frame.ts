@@ -377,6 +377,19 @@ function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array 
   return out;
 }
 
+/**
+ * The mean output length, or where nothing counts output tokens (TGI scraped without its generated-tokens
+ * histogram) the mean inference time over the mean time per token: TGI's router observes a request's time per
+ * token as its inference time divided by its generated tokens, so the two sums' quotient is the requests'
+ * output length weighted by their time per token — what a drift in lengths moves, at the same ITL.
+ */
+function outputLength(counted: Float64Array, inferenceMean: Float64Array, itlMean: Float64Array): Float64Array {
+  if (counted.some(Number.isFinite)) return counted;
+  const out = nan(counted.length);
+  for (let i = 0; i < out.length; i++) if (itlMean[i] > 0 && Number.isFinite(inferenceMean[i])) out[i] = inferenceMean[i] / itlMean[i];
+  return out;
+}
+
 /** The request facts read per window (RequestFact fields holding a number). */
 type RequestField = 'e2e_s' | 'ttft_s' | 'queue_s' | 'prompt_tokens' | 'output_tokens';
 
@@ -564,6 +577,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     for (let i = 0; i < n; i++) if (lamOut[i] > 0) out[i] = tokRate[i] / lamOut[i];
     return out;
   };
+  const itlMean = histogramMean(sig, SIG.latItl, g);
   const promptOf: RequestField = 'prompt_tokens';
   const outputOf: RequestField = 'output_tokens';
   const spanLengths = sig.requests.some((r) => r.prompt_tokens !== null) ? spansBy(promptOf) : null;
@@ -599,7 +613,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     itl50: itl ? itl.quantile(0.5) : nan(n),
     itl99: itl ? itl.quantile(0.99) : nan(n),
     itl98: itl ? itl.quantile(0.98) : nan(n),
-    itlMean: histogramMean(sig, SIG.latItl, g),
+    itlMean,
     q95: histOr(queue, 0.95, 'queue_s'),
     q99: histOr(queue, 0.99, 'queue_s'),
     ttftMean: histogramMean(sig, SIG.latTtft, g),
@@ -611,7 +625,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     plenP10: plenH ? plenH.quantile(0.1) : Float64Array.from(fromSpans(promptOf, 0.1)),
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
     plenP99: plenH ? plenH.quantile(0.99) : Float64Array.from(fromSpans(promptOf, 0.99)),
-    glenMean: lengthMean(SIG.reqGenLen, glenH, outputOf, gtok),
+    glenMean: outputLength(lengthMean(SIG.reqGenLen, glenH, outputOf, gtok), histogramMean(sig, SIG.latInference, g), itlMean),
     glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
     lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
     util: combine(gpus.map((x) => x.util), g, 'mean'),

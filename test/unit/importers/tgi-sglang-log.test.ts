@@ -342,6 +342,22 @@ test("SGLang: each decode batch line's `cuda graph: True|False` is counted per m
   }
 });
 
+test('SGLang: a decode batch line reporting 0 token/s generated is no decode pass (a wedged engine still printing its stats)', async () => {
+  const line = (s: number, tps: string) => `[2026-03-01 11:00:${String(s).padStart(2, '0')} TP0] Decode batch. #running-req: 7, #token: 17778, token usage: 0.01, cuda graph: True, gen throughput (token/s): ${tps}, #queue-req: 14, `;
+  const log = [line(0, '512.30'), line(10, '0.00'), line(20, '0.00'), line(30, '0.05'), line(40, '0')].join('\n');
+  const r = await runImporter(sglangLogImporter, { text: log });
+  try {
+    assert.equal(r.error, null);
+    const at = (s: number) => Date.UTC(2026, 2, 1, 11, 0, s);
+    // 0.00 and 0 are nothing generated; 0.05 is a slow pass, still one.
+    assert.deepEqual(values(r, 'engine.graph_passes', { mode: 'decode_cuda_graph' }).map((x) => [x.ts, x.v]), [[at(0), 1], [at(30), 2]]);
+    // The line's other fields are read as before: running and waiting at every line.
+    assert.equal(values(r, 'req.running').length, 5);
+  } finally {
+    r.dispose();
+  }
+});
+
 test("TGI 0.9-1.x request lines inside the `HTTP request{…}` span (a name with a space) are the router's, read as requests", async () => {
   // The OpenTelemetry span TGI's router opened around every request before the handler's (axum-tracing-opentelemetry).
   const http = 'HTTP request{otel.name=POST /generate http.client_ip= http.flavor=1.1 http.method=POST http.route=/generate otel.kind=server trace_id=0af7651916cd43dd8448eb211c80319c}';

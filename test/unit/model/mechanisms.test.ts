@@ -437,6 +437,15 @@ test('answers 1.8x longer on average, their p90 held by max_tokens inside one bu
   assert.equal(d.causes[0]?.id, 'workload_drift', JSON.stringify(conditionsOf(d, 'workload_drift')));
 });
 
+test("TGI scraped without its generated-tokens histogram: answers 3x longer are read off its inference time over its time per token (its router's own quotient)", () => {
+  // TGI observes time per token as a request's inference time divided by its generated tokens: inference
+  // x3 at the same time per token is three times the tokens.
+  const d = analyze({ noTokenCounter: true, kv: null, ttft: null, running: (s) => (after(s) ? 36 : 20), e2e: (s) => (after(s) ? [6.2, 12.4] : [2.2, 4.4]) }, (x) =>
+    x.histogram('lat.inference', () => 5, (s) => (after(s) ? [6, 12] : [2, 4])),
+  );
+  assert.equal(d.causes[0]?.id, 'workload_drift', JSON.stringify({ top: d.causes.map((c) => c.id), status: d.status, drift: conditionsOf(d, 'workload_drift') }));
+});
+
 test('latency up and tokens down together for 90 s is no incident by itself; for 10 minutes it is', () => {
   const run = (seconds: number) => {
     const hit = (s: number) => s >= 1500 && s < 1500 + seconds;

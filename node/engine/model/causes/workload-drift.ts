@@ -33,7 +33,7 @@ const DRIFT_BATCH_SHARE = 0.8;
 
 function rule(c: CauseContext): RuleResult {
   const T = c.cfg.causes;
-  const missing = missingInputs(c.f, [[SIG.reqGenLen, 'spans', SIG.tokensGeneration, SIG.tokensGenerationRate], SIG.latItl, [SIG.latE2e, 'spans']]);
+  const missing = missingInputs(c.f, [[SIG.reqGenLen, 'spans', SIG.tokensGeneration, SIG.tokensGenerationRate, SIG.latInference], SIG.latItl, [SIG.latE2e, 'spans']]);
   if (missing.length) return notAssessable('workload_drift', missing);
   // P90 or mean, whichever moved more: a p90 read off the 1-2-5 buckets of vLLM's length histogram moves
   // inside a bucket (answers 1.75x longer read 1.29x), where the exact mean (sum / count) moves with them.
