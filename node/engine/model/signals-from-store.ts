@@ -283,9 +283,10 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
     origin.set(h.id, h.source_path);
     push(histograms, h.name, new StoredHistogram(h.id, h.name, h.labels, rows('scrapes', h)));
   }
+  const placed = placedGpus(input.series);
   for (const c of input.series) {
     origin.set(c.id, c.source_path);
-    push(series, c.name, new StoredSeries(c.id, c.name, c.labels, c.kind as SeriesKind, rows('samples', c)));
+    push(series, c.name, new StoredSeries(c.id, c.name, placedLabels(c.labels, placed), c.kind as SeriesKind, rows('samples', c)));
   }
   for (const [name, list] of series) nameInstancesByFile(list, origin, extentOf, ENGINE_FAMILY.test(name));
   for (const [name, list] of histograms) nameInstancesByFile(list, origin, extentOf, ENGINE_FAMILY.test(name));
@@ -306,6 +307,39 @@ export function toSignals(incidentId: number, input: IncidentInput): Signals {
     }
   if (!Number.isFinite(start)) start = end = 0;
   return { incidentId, start_ms: start, end_ms: end, series, histograms, events: input.events, requests, sites: input.sites, meta: input.meta };
+}
+
+/** Labels that say which machine a reading came from (the frame's GPU key and the fleet's owner read them). */
+const MACHINE_KEYS = ['host', 'Hostname', 'node', 'instance', 'pod'] as const;
+/** What a GPU reading that names no machine takes from another reading of the same GPU: where it is, and its index there. */
+const PLACING_KEYS = [...MACHINE_KEYS, 'exported_pod', 'gpu', 'device', 'minor_number'] as const;
+const uuidOf = (labels: Record<string, string>): string | undefined => labels.gpu_uuid || labels.uuid || labels.UUID || undefined;
+const placesItself = (labels: Record<string, string>) => MACHINE_KEYS.some((k) => !!labels[k]);
+
+/**
+ * Where each GPU a UUID names is, from the readings that say (dcgm-exporter: its node, and the pod the GPU
+ * serves). The same GPU read by a tool that names neither (nvidia-smi's CSV, whose index inside a container
+ * is not the node's either) is that GPU, not another one on no machine: kept apart, four replicas' GPUs on
+ * three nodes read from nvidia-smi were one machine whose lone idle GPU (a replica restarting) read as a
+ * tensor-parallel straggler, and every replica's view held all four.
+ */
+function placedGpus(list: readonly { labels: Record<string, string> }[]): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  for (const { labels } of list) {
+    const u = uuidOf(labels);
+    if (u && !out.has(u) && placesItself(labels)) out.set(u, labels);
+  }
+  return out;
+}
+
+/** A GPU reading's labels with the place its UUID was read at elsewhere, where it names no machine itself. */
+function placedLabels(labels: Record<string, string>, placed: Map<string, Record<string, string>>): Record<string, string> {
+  const u = uuidOf(labels);
+  const at = u && !placesItself(labels) ? placed.get(u) : undefined;
+  if (!at) return labels;
+  const out = { ...labels };
+  for (const k of PLACING_KEYS) if (at[k]) out[k] = at[k];
+  return out;
 }
 
 /**
