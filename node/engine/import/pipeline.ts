@@ -242,8 +242,24 @@ async function detectEntry(entry: BundleEntry, importers: readonly Importer[]): 
   if (importer) return { importer, utf16 };
   const packed = packedAs(head);
   if (packed) return { failed: `${entry.path}: ${packed}` };
+  const config = configurationOf(head);
+  if (config) return { skipped: config };
   return { skipped: utf16 ? `UTF-16 text (${utf16.toUpperCase()}) that is not a format Quadscope reads` : 'not a format Quadscope reads' };
 }
+
+/**
+ * An exporter's configuration collected beside its data, said for what it is so the user knows what to bring
+ * instead: dcgm-exporter's counters file (`DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).`, the
+ * fields it exports) holds no readings. Null for anything else.
+ */
+function configurationOf(head: Buffer): string | null {
+  const lines = head.toString('latin1').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const counters = lines.filter((l) => DCGM_COUNTER_LINE.test(l)).length;
+  if (counters >= 2 && counters >= 0.8 * lines.length) return "a dcgm-exporter counters list (its configuration: the fields it exports), not readings: the exporter's /metrics scrape holds those";
+  return null;
+}
+/** One line of dcgm-exporter's counters CSV: a DCGM field, its Prometheus type, its help text. */
+const DCGM_COUNTER_LINE = /^DCGM_(?:FI|EXP)_[A-Z0-9_]+\s*,\s*(?:gauge|counter|histogram|summary|label)\s*,/;
 
 async function importEntry(
   store: Store,

@@ -47,3 +47,20 @@ test('a Markdown document quoting log lines is skipped as documentation; the sam
     t.dispose();
   }
 });
+
+test("dcgm-exporter's counters file is said to be its configuration, not left as an unknown format", async () => {
+  const t = tempStore();
+  try {
+    const csv = join(t.dir, 'default-counters.csv');
+    writeFileSync(csv, ['# Format', '# DCGM FIELD, Prometheus metric type, help message', '', '# Clocks', 'DCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).', 'DCGM_FI_DEV_GPU_TEMP,    gauge, GPU temperature (in C).', 'DCGM_FI_DEV_XID_ERRORS,  gauge, Value of the last XID error encountered.', 'DCGM_FI_DRIVER_VERSION,  label, Driver Version', ''].join('\n'));
+    const other = join(t.dir, 'notes.csv');
+    writeFileSync(other, 'a,b,c\n1,2,3\n');
+    const r = await importFiles(t.store, [csv, other]);
+    const by = (name: string) => r.sources.find((x) => x.path.endsWith(name));
+    assert.equal(by('default-counters.csv')?.status, 'skipped');
+    assert.match(by('default-counters.csv')?.error ?? '', /dcgm-exporter counters list/);
+    assert.equal(by('notes.csv')?.error, 'not a format Quadscope reads');
+  } finally {
+    t.dispose();
+  }
+});
