@@ -165,6 +165,7 @@ const isHeader = (line: string) => /^\s*[a-z_][a-z0-9_.]*(\s*\[[^\]]*\])?\s*(,\s
 /** What a column is, worked out once per header (not once per cell). */
 type Plan =
   | { t: 'time' }
+  | { t: 'seconds' }
   | { t: 'identity'; label: string }
   | { t: 'skip' }
   | { t: 'reason-active' }
@@ -183,6 +184,7 @@ function planOf(c: Column, apps: boolean, fields: ReadonlySet<string>): Plan {
   const stand = STANDS_FOR[c.field];
   const f = stand && !fields.has(stand) ? stand : c.field;
   if (f === 'timestamp') return { t: 'time' };
+  if (!fields.has('timestamp') && SECONDS_FIELD.test(f) && SECONDS_UNIT.test(c.unit)) return { t: 'seconds' };
   if (IDENTITY[f]) return { t: 'identity', label: IDENTITY[f] };
   if (apps) return f === 'used_gpu_memory' || f === 'used_memory' ? { t: 'value', name: 'proc.gpu_mem.used', unit: 'bytes', kind: 'gauge', metric: `nvidia-smi:${f}`, reason: null } : { t: 'skip' };
   const reason = /^clocks_(?:event|throttle)_reasons\.(.+)$/.exec(f);
@@ -201,6 +203,24 @@ function planOf(c: Column, apps: boolean, fields: ReadonlySet<string>): Plan {
 
 const GPU_NAMING = new Set(['gpu', 'gpu_uuid', 'bus_id']);
 
+/**
+ * A script's own time column beside the --query-gpu fields where nvidia-smi's timestamp is not queried
+ * (`time [s]`, `elapsed`, `epoch`): epoch seconds or ms where the numbers are that large, else seconds from the
+ * run's start, which the file's end places (secondsBase).
+ */
+const SECONDS_FIELD = /^(?:time|elapsed|elapsed_time|relative_time|epoch|unix_time|t)(?:_s|_sec)?$/i;
+const SECONDS_UNIT = /^(?:|s|sec|secs|seconds)$/i;
+/** Epoch seconds from 1973 on, epoch ms from then on; anything smaller is seconds since the run began. */
+const EPOCH_S_FROM = 1e8;
+const EPOCH_MS_FROM = 1e11;
+
+/** A script's time cell in ms since the epoch; relative seconds are placed after `base` (NaN: not a number). */
+function secondsCell(cell: string, base: number): number {
+  const v = Number(cell.trim());
+  if (!cell.trim() || !Number.isFinite(v)) return NaN;
+  return v >= EPOCH_MS_FROM ? v : v >= EPOCH_S_FROM ? v * 1000 : base + v * 1000;
+}
+
 /** Cells nvidia-smi writes for a GPU it lost (as against `[N/A]` / `[Not Supported]`: a reading it does not have). */
 const LOST_CELL = /^\[(?:Unknown Error|GPU requires reset|GPU is lost|GPU Lost)\]$/i;
 /** nvidia-smi's own line (stderr, often redirected with the CSV) for a GPU it cannot open. */
@@ -214,6 +234,13 @@ class QueryTable {
   private plans: Plan[] = [];
   private idCols: number[] = [];
   private timeCol = -1;
+  /** A script's seconds column (SECONDS_FIELD) where nvidia-smi's timestamp is not queried; -1 none. */
+  secondsCol = -1;
+  /** Where a seconds column's 0 is (relative seconds); set by the importer once the file's last one is known. */
+  secondsBase = NaN;
+  /** Rows that had no time at all, and whether one of them repeated a GPU an earlier one had written. */
+  private untimed = 0;
+  private untimedRepeat = false;
   /**
    * Series ids per identity (the row's identity cells joined): one slot per column, and one more for
    * gpu.throttle_reasons; -1 until first written. A row costs one string key and one map lookup, not a
@@ -246,11 +273,19 @@ class QueryTable {
     this.plans = cols.map((c) => planOf(c, this.apps, fields));
     this.idCols = [];
     this.timeCol = -1;
+    this.secondsCol = -1;
     this.plans.forEach((p, i) => {
       if (p.t === 'identity') this.idCols.push(i);
       else if (p.t === 'time') this.timeCol = i;
+      else if (p.t === 'seconds') this.secondsCol = i;
     });
     this.series.clear();
+  }
+
+  /** Said once at the end: rows without a time that read a GPU again each replaced the one before. */
+  untimedNote(): string | null {
+    if (!this.untimedRepeat) return null;
+    return `${this.untimed} rows without a time (no timestamp column: query it with --query-gpu=timestamp,…): each GPU's rows share one time, so only its last row is kept`;
   }
 
   /** A header line met after rows: the same header again is skipped (counted); another one replaces it. */
@@ -280,7 +315,24 @@ class QueryTable {
         this.lastTs = tsText;
         this.lastTsValue = ts;
       }
-    } else ts = this.clock.fallback(no, 'no timestamp column in the CSV');
+    } else if (this.secondsCol >= 0) {
+      tsText = cells[this.secondsCol].trim();
+      if (tsText !== this.lastTs) {
+        // A time column that is no number (a date in some script's own form) dates nothing: as if absent.
+        let t = secondsCell(tsText, this.secondsBase);
+        if (!Number.isFinite(t)) {
+          t = this.clock.fallback(no, `a "${this.cols[this.secondsCol].field}" column that is no number of seconds`);
+          this.untimed++;
+        }
+        this.ordinal = 0;
+        this.lastTs = tsText;
+        this.lastTsValue = t;
+      }
+      ts = this.lastTsValue;
+    } else {
+      ts = this.clock.fallback(no, 'no timestamp column in the CSV');
+      this.untimed++;
+    }
     // The row's identity: its cells as written (no reading: empty), and a key of them.
     let key = '';
     let named = false;
@@ -298,6 +350,7 @@ class QueryTable {
     this.lastRowTs = ts;
     this.lostRow(cells, key, ids, ts, no);
     let slots = this.series.get(key);
+    if (slots !== undefined && this.untimed > 1) this.untimedRepeat = true;
     if (slots === undefined) {
       slots = new Int32Array(this.cols.length + 1).fill(-1);
       this.series.set(key, slots);
@@ -409,6 +462,24 @@ function defaultUnit(field: string): string {
   return '';
 }
 
+/**
+ * The largest relative seconds in a script's time column (a pass of its own over the file): a run's seconds
+ * count from its start, which nothing in the file dates; its last row is placed at the anchor (the bundle's
+ * end, else the file's mtime: when the script stopped writing), the others before it.
+ */
+async function lastSeconds(input: EntryInput, col: number): Promise<number> {
+  let last = 0;
+  for await (const batch of lineBatches(input.stream())) {
+    for (const line of batch) {
+      const cells = line.split(',');
+      if (cells.length <= col) continue;
+      const v = Number(cells[col].trim());
+      if (cells[col].trim() && Number.isFinite(v) && v < EPOCH_S_FROM && v > last) last = v;
+    }
+  }
+  return last;
+}
+
 async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx: ImportContext): Promise<void> {
   const clock = new LogClock(ctx);
   const guard = new GarbageGuard(ctx, apps ? 'nvidia-smi --query-compute-apps CSV' : 'nvidia-smi --query-gpu CSV');
@@ -463,10 +534,13 @@ async function importQueryCsv(apps: boolean, input: EntryInput, sink: Sink, ctx:
         }
         table.header(parseHeader(commandFields.join(',')));
       }
+      if (table.secondsCol >= 0 && Number.isNaN(table.secondsBase)) table.secondsBase = clock.anchor('seconds since the run began (a script\'s time column, no timestamp queried): the last row', no) - 1000 * (await lastSeconds(input, table.secondsCol));
       if (table.row(line, no) || table.lostLine(line, no, clock)) guard.ok();
       else guard.malformed(no, 'row does not match the CSV header');
     }
   }
+  const untimed = table.untimedNote();
+  if (untimed) ctx.warn(untimed);
   if (table.repeats > 0) ctx.warn(`the CSV header is repeated ${table.repeats} time${table.repeats === 1 ? '' : 's'} in the file (several runs appended to one file, as \`-l … >> file\` does): read as one table`);
   guard.finish(no);
 }

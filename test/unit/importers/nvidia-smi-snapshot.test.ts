@@ -348,6 +348,21 @@ test("an init script's nvidia-smi in a pod's log (`kubectl logs --timestamps`, C
   }
 });
 
+test("a table without its date line in a log behind the runtime's times (`docker logs -t`) is dated by its banner's line, not the file's mtime", async () => {
+  const table = readFileSync(sample('nvidia-smi-table-r418-undated.txt'), 'utf8').split('\n').filter((l) => l.trim());
+  const text = table.map((l, i) => `2024-06-25T18:45:27.${String(95437505 + i * 1000).padStart(9, '0')}Z ${l}`).join('\n');
+  const r = await runImporter(nvidiaSmiTextImporter, { text, name: 'pod.log', mtimeMs: at('2026-01-01T00:00:00Z') });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    const times = new Set(values(r, 'gpu.mem.used').map((x) => x.ts));
+    // The banner is the table's second line: the runtime stamped it 1 µs after the first.
+    assert.deepEqual([...times], [at('2024-06-25T18:45:27.095Z')]);
+    assert.ok(!r.warnings.some((w) => /modification time/.test(w)), r.warnings.join('\n'));
+  } finally {
+    r.dispose();
+  }
+});
+
 test("the driver's call for a reset after an uncorrectable error: R550–565's Reset Status (Yes/No), R570+'s GPU Recovery Action (the word as NVML's code), the deprecated lines no reading, in -q and -q -x", async () => {
   const query = (ts: string, reset: string, drain: string, action: string | null) =>
     [

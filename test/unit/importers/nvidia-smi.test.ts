@@ -55,6 +55,34 @@ test('--query-gpu CSV without timestamp: two GPUs by index, [N/A] skipped, mtime
   }
 });
 
+test("a script's seconds column instead of nvidia-smi's timestamp: relative seconds end at the file's time, epoch seconds are read as such; rows with no time at all say what they lose", async () => {
+  // A benchmark's CSV: its own `time [s]` from the run's start, then --query-gpu fields.
+  const rel = ['time [s],uuid, memory.used [MiB], utilization.gpu [%]', '0.15,GPU-1, 100 MiB, 0 %', '1.35,GPU-1, 200 MiB, 41 %', '2.35,GPU-1, 300 MiB, 98 %'].join('\n');
+  const r = await runImporter(nvidiaSmiCsvImporter, { text: rel, mtimeMs: 1.7e12 });
+  try {
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => [x.ts, x.v]), [[1.7e12 - 2200, 100 * MIB], [1.7e12 - 1000, 200 * MIB], [1.7e12, 300 * MIB]]);
+    assert.equal(seriesRows(r).some((x) => x.name === 'time'), false, 'the time column is no series');
+    assert.ok(r.warnings.some((w) => /seconds since the run began/.test(w)), r.warnings.join('\n'));
+  } finally {
+    r.dispose();
+  }
+  const epoch = ['epoch, index, memory.used [MiB]', '1700000000, 0, 100', '1700000001.5, 0, 200'].join('\n');
+  const e = await runImporter(nvidiaSmiCsvImporter, { text: epoch, mtimeMs: 1.8e12 });
+  try {
+    assert.deepEqual(values(e, 'gpu.mem.used').map((x) => x.ts), [1.7e12, 1.7e12 + 1500]);
+  } finally {
+    e.dispose();
+  }
+  const untimed = ['index, memory.used [MiB]', '0, 100', '0, 200', '0, 300'].join('\n');
+  const u = await runImporter(nvidiaSmiCsvImporter, { text: untimed, mtimeMs: 1.7e12 });
+  try {
+    assert.deepEqual(values(u, 'gpu.mem.used').map((x) => x.v), [300 * MIB]);
+    assert.ok(u.warnings.some((w) => /3 rows without a time.*only its last row is kept/.test(w)), u.warnings.join('\n'));
+  } finally {
+    u.dispose();
+  }
+});
+
 test('nounits, throttle bits from Active columns, and a header-less CSV under its command line', async () => {
   const text = [
     'timestamp, index, memory.used [MiB], utilization.gpu [%], clocks_throttle_reasons.hw_slowdown, clocks_throttle_reasons.sw_thermal_slowdown, power.draw [W]',
