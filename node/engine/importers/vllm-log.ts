@@ -284,6 +284,21 @@ const SGLANG_STATS = /^(?:Decode|Prefill) batch[.,] /;
 const SGLANG_PREFILL_TOKENS = /#new-token: (\d+), #cached-token: (\d+)/;
 /** A decode batch line's `cuda graph: True|False`: whether that step replayed a captured graph. */
 const SGLANG_CUDA_GRAPH = /^Decode batch[.,] .*\bcuda graph: (True|False)\b/;
+/**
+ * SGLang's batch lines end with the scheduler's own clock (`timestamp: 2025-07-18T15:32:54.159394`) beside the
+ * prefix's whole second: the line's time to the ms where it is the same second of the same clock (the prefix's
+ * zone and date are kept), instead of spread evenly across the second.
+ */
+const SGLANG_TIMESTAMP = /timestamp: \d{4}-\d\d-\d\dT(\d\d):(\d\d):(\d\d)\.(\d{1,9})\s*,?\s*$/;
+function finerTime(p: Prefix): Prefix {
+  const m = SGLANG_TIMESTAMP.exec(p.body);
+  if (!m) return p;
+  const d = new Date(p.ts);
+  // The prefix is read in its zone: compare its second of the minute, which no zone moves.
+  if (d.getUTCSeconds() !== Number(m[3])) return p;
+  return { ...p, ts: p.ts - (p.ts % 1000) + Number((m[4] + '00').slice(0, 3)), coarse: false };
+}
+
 /** A decode batch line reporting no tokens generated over its interval. */
 const SGLANG_NO_TOKENS = /gen throughput \(token\/s\): 0(?:\.0*)?(?:,|\s|$)/;
 /** Stats lines held per series group while they share one whole second (see StatsSpreader). */
@@ -388,6 +403,8 @@ interface Banner {
 /** Start banners on one line; `banner` null: the line marks a start but says nothing more (a log event). */
 const BANNERS: { re: RegExp; banner: (m: RegExpExecArray) => Banner | null }[] = [
   { re: /vLLM API server version ([\w.+-]+)/, banner: (m) => ({ engine: 'vllm', version: m[1], model: null, v1: null }) },
+  // Newer vLLM's block-letter logo at the API server's start (0.15 prints it), its version beside the logo.
+  { re: /^[\s█▄▀]*[█▄▀][\s█▄▀]*\sversion ([\w.+-]+)\s*$/, banner: (m) => ({ engine: 'vllm', version: m[1], model: null, v1: null }) },
   {
     re: /Initializing an? (V1 )?LLM engine \(v([\w.+-]+)\) with config: model='?([^',\s]+)/,
     banner: (m) => ({ engine: 'vllm', version: m[2], model: m[3], v1: m[1] !== undefined }),
@@ -1195,6 +1212,7 @@ export class LogParser {
       if (id === undefined) ids.set(fd, (id = this.id(fd.name, fd.unit, 'gauge', { ...base, metric: `${source}:${fd.metric}` })));
       out.push(id, applyScale(Number(m[1]), fd.scale));
     }
+    if (source === 'sglang-log' && p.coarse && p.own) p = finerTime(p);
     const pre = source === 'sglang-log' ? SGLANG_PREFILL_TOKENS.exec(p.body) : null;
     if (pre) {
       // Prefix-cache lookups and hits in tokens, summed into counters (as SGLang's own cached_tokens).

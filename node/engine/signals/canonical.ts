@@ -328,6 +328,8 @@ const GENERIC: Record<string, Rule> = {
   e2e_request_latency_seconds: h('lat.e2e', 'seconds'),
   request_prompt_tokens: h('req.prompt_len', 'tokens'),
   request_generation_tokens: h('req.gen_len', 'tokens'),
+  prompt_tokens: c('tokens.prompt', 'tokens'),
+  generation_tokens: c('tokens.generation', 'tokens'),
   // NIM's request_success_total counts what request_finish_total does (stop + length): only the latter maps.
   request_finish: c('req.finished', 'count'),
   request_failure: c('req.errors', 'count'),

@@ -416,3 +416,24 @@ test('NCCL: a timeout is one event at its global rank (the group rank kept apart
     s.dispose();
   }
 });
+
+test("vLLM's block-letter start-up logo: its version line is the start's banner (no `vLLM API server version` line in newer versions)", async () => {
+  const at = '(APIServer pid=11980) INFO 02-12 19:33:39 [utils.py:325]';
+  const text = [
+    `${at} `,
+    `${at}        █     █     █▄   ▄█`,
+    `${at}  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.15.1`,
+    `${at}   █▄█▀ █     █     █     █  model   openai/whisper-large-v3`,
+    `${at}    ▀▀  ▀▀▀▀▀ ▀▀▀▀▀ ▀     ▀`,
+    "(APIServer pid=11980) INFO 02-12 19:36:36 [api_server.py:946] Starting vLLM API server 0 on http://0.0.0.0:8000",
+  ].join('\n');
+  const r = await runImporter(vllmLogImporter, { text, mtimeMs: Date.UTC(2026, 2, 1) });
+  try {
+    assert.equal(r.error, null);
+    const t = Date.UTC(2026, 1, 12, 19, 33, 39);
+    assert.deepEqual(events(r, 'version').map((e) => [e.ts_ms, e.attrs.version]), [[t, '0.15.1']]);
+    assert.deepEqual(events(r, 'engine_start').map((e) => [e.ts_ms, e.attrs.version]), [[t, '0.15.1']]);
+  } finally {
+    r.dispose();
+  }
+});

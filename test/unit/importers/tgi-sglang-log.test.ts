@@ -342,6 +342,20 @@ test("SGLang: each decode batch line's `cuda graph: True|False` is counted per m
   }
 });
 
+test("SGLang: a batch line's own `timestamp:` (the scheduler's clock, to the µs) dates it within the prefix's second, instead of spreading the second's lines evenly", async () => {
+  const line = (s: number, frac: string) => `[2025-07-18 15:32:${s} TP0] Decode batch. #running-req: 1, #token: 2266, token usage: 0.00, cuda graph: True, gen throughput (token/s): 75.25, #queue-req: 0, timestamp: 2025-07-18T15:32:${s}.${frac}`;
+  const log = [line(54, '159394'), line(54, '690982'), line(55, '223142'), line(55, '754374')].join('\n');
+  const r = await runImporter(sglangLogImporter, { text: log });
+  try {
+    assert.equal(r.error, null);
+    const at = (s: number, ms: number) => Date.UTC(2025, 6, 18, 15, 32, s, ms);
+    assert.deepEqual(values(r, 'req.running').map((x) => x.ts), [at(54, 159), at(54, 690), at(55, 223), at(55, 754)]);
+    assert.ok(!r.warnings.some((w) => /spread evenly/.test(w)), r.warnings.join('\n'));
+  } finally {
+    r.dispose();
+  }
+});
+
 test('SGLang: a decode batch line reporting 0 token/s generated is no decode pass (a wedged engine still printing its stats)', async () => {
   const line = (s: number, tps: string) => `[2026-03-01 11:00:${String(s).padStart(2, '0')} TP0] Decode batch. #running-req: 7, #token: 17778, token usage: 0.01, cuda graph: True, gen throughput (token/s): ${tps}, #queue-req: 14, `;
   const log = [line(0, '512.30'), line(10, '0.00'), line(20, '0.00'), line(30, '0.05'), line(40, '0')].join('\n');

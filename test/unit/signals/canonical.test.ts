@@ -117,6 +117,9 @@ test("NVIDIA's servers: Triton's TensorRT-LLM gauges by their label, Triton's GP
   assert.equal(name('request_finish_total', { finished_reason: 'stop' }), 'req.finished');
   assert.equal(name('request_success_total'), null, 'NIM counts the same requests in request_finish_total');
   assert.equal(name('e2e_request_latency_seconds'), 'lat.e2e');
+  // NIM 1.x's token counters (a scrape without them read no throughput at all).
+  assert.equal(name('prompt_tokens_total'), 'tokens.prompt');
+  assert.equal(name('generation_tokens_total'), 'tokens.generation');
 });
 
 test("SGLang 0.5's sliding-window pool and acceptance rate map as its log lines do", () => {
