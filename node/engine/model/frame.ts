@@ -74,6 +74,13 @@ export interface Frame {
   /** Prompt length P99: where a few requests carry long documents, the tail moves and the body does not. */
   plenP99: Float64Array;
   glenMean: Float64Array;
+  /**
+   * Where nothing counts output tokens (TGI scraped without its generated-tokens histogram): the mean inference
+   * time over the mean time per token (timedOutputLength); NaN elsewhere. Read by workload_drift alone: a length
+   * derived from times moves with anything that moves them apart, and the other rules' "workload stable" reads
+   * only lengths counted.
+   */
+  glenTimed: Float64Array;
   glenP90: Float64Array;
   lenEntropy: Float64Array;
   util: Float64Array;
@@ -378,13 +385,13 @@ function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array 
 }
 
 /**
- * The mean output length, or where nothing counts output tokens (TGI scraped without its generated-tokens
- * histogram) the mean inference time over the mean time per token: TGI's router observes a request's time per
- * token as its inference time divided by its generated tokens, so the two sums' quotient is the requests'
- * output length weighted by their time per token — what a drift in lengths moves, at the same ITL.
+ * Where nothing counts output tokens (TGI scraped without its generated-tokens histogram), the mean inference
+ * time over the mean time per token: TGI's router observes a request's time per token as its inference time
+ * divided by its generated tokens, so the two sums' quotient is the requests' output length weighted by their
+ * time per token — what a drift in lengths moves, at the same ITL. NaN throughout where lengths are counted.
  */
-function outputLength(counted: Float64Array, inferenceMean: Float64Array, itlMean: Float64Array): Float64Array {
-  if (counted.some(Number.isFinite)) return counted;
+function timedOutputLength(counted: Float64Array, inferenceMean: Float64Array, itlMean: Float64Array): Float64Array {
+  if (counted.some(Number.isFinite)) return nan(counted.length);
   const out = nan(counted.length);
   for (let i = 0; i < out.length; i++) if (itlMean[i] > 0 && Number.isFinite(inferenceMean[i])) out[i] = inferenceMean[i] / itlMean[i];
   return out;
@@ -578,6 +585,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     return out;
   };
   const itlMean = histogramMean(sig, SIG.latItl, g);
+  const glenMean = lengthMean(SIG.reqGenLen, glenH, 'output_tokens', gtok);
   const promptOf: RequestField = 'prompt_tokens';
   const outputOf: RequestField = 'output_tokens';
   const spanLengths = sig.requests.some((r) => r.prompt_tokens !== null) ? spansBy(promptOf) : null;
@@ -625,7 +633,8 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     plenP10: plenH ? plenH.quantile(0.1) : Float64Array.from(fromSpans(promptOf, 0.1)),
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
     plenP99: plenH ? plenH.quantile(0.99) : Float64Array.from(fromSpans(promptOf, 0.99)),
-    glenMean: outputLength(lengthMean(SIG.reqGenLen, glenH, outputOf, gtok), histogramMean(sig, SIG.latInference, g), itlMean),
+    glenMean,
+    glenTimed: timedOutputLength(glenMean, histogramMean(sig, SIG.latInference, g), itlMean),
     glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
     lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
     util: combine(gpus.map((x) => x.util), g, 'mean'),

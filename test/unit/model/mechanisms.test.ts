@@ -444,6 +444,12 @@ test("TGI scraped without its generated-tokens histogram: answers 3x longer are 
     x.histogram('lat.inference', () => 5, (s) => (after(s) ? [6, 12] : [2, 4])),
   );
   assert.equal(d.causes[0]?.id, 'workload_drift', JSON.stringify({ top: d.causes.map((c) => c.id), status: d.status, drift: conditionsOf(d, 'workload_drift') }));
+  // The same times with no more requests in flight: answers three times as long at the same arrivals would
+  // have held three times the requests (Little's law), so the inference time rose for another reason.
+  const flat = analyze({ noTokenCounter: true, kv: null, ttft: null, running: () => 20, e2e: (s) => (after(s) ? [6.2, 12.4] : [2.2, 4.4]) }, (x) =>
+    x.histogram('lat.inference', () => 5, (s) => (after(s) ? [6, 12] : [2, 4])),
+  );
+  assert.notEqual(flat.causes[0]?.id, 'workload_drift', JSON.stringify(conditionsOf(flat, 'workload_drift')));
 });
 
 test('latency up and tokens down together for 90 s is no incident by itself; for 10 minutes it is', () => {

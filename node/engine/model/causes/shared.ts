@@ -223,7 +223,7 @@ export function ofFrame(f: Frame, key: string, make: () => Float64Array): Float6
 export const contextLength = (f: Frame): Float64Array => ofFrame(f, 'contextLength', () => sumArrays(f.plenMean, f.glenMean));
 
 /** Per-window sum of two readings, a missing one counting 0; NaN where both are missing or the sum is 0. */
-function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
+export function sumArrays(a: Float64Array, b: Float64Array): Float64Array {
   const out = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) out[i] = (Number.isFinite(a[i]) ? a[i] : 0) + (Number.isFinite(b[i]) ? b[i] : 0) || NaN;
   return out;
