@@ -390,8 +390,9 @@ function histogramMean(sig: Signals, name: string, g: WindowGrid): Float64Array 
  * divided by its generated tokens, so the two sums' quotient is the requests' output length weighted by their
  * time per token — what a drift in lengths moves, at the same ITL. NaN throughout where lengths are counted.
  */
-function timedOutputLength(counted: Float64Array, inferenceMean: Float64Array, itlMean: Float64Array): Float64Array {
+function timedOutputLength(counted: Float64Array, inference: () => Float64Array, itlMean: Float64Array): Float64Array {
   if (counted.some(Number.isFinite)) return nan(counted.length);
+  const inferenceMean = inference();
   const out = nan(counted.length);
   for (let i = 0; i < out.length; i++) if (itlMean[i] > 0 && Number.isFinite(inferenceMean[i])) out[i] = inferenceMean[i] / itlMean[i];
   return out;
@@ -584,10 +585,10 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     for (let i = 0; i < n; i++) if (lamOut[i] > 0) out[i] = tokRate[i] / lamOut[i];
     return out;
   };
-  const itlMean = histogramMean(sig, SIG.latItl, g);
-  const glenMean = lengthMean(SIG.reqGenLen, glenH, 'output_tokens', gtok);
   const promptOf: RequestField = 'prompt_tokens';
   const outputOf: RequestField = 'output_tokens';
+  const itlMean = histogramMean(sig, SIG.latItl, g);
+  const glenMean = lengthMean(SIG.reqGenLen, glenH, outputOf, gtok);
   const spanLengths = sig.requests.some((r) => r.prompt_tokens !== null) ? spansBy(promptOf) : null;
 
   const gpus = perGpu(sig, g);
@@ -634,7 +635,7 @@ function frameOf(sig: Signals, g: WindowGrid, kvFull: number): Frame {
     plenP90: plenH ? plenH.quantile(0.9) : Float64Array.from(fromSpans(promptOf, 0.9)),
     plenP99: plenH ? plenH.quantile(0.99) : Float64Array.from(fromSpans(promptOf, 0.99)),
     glenMean,
-    glenTimed: timedOutputLength(glenMean, histogramMean(sig, SIG.latInference, g), itlMean),
+    glenTimed: timedOutputLength(glenMean, () => histogramMean(sig, SIG.latInference, g), itlMean),
     glenP90: glenH ? glenH.quantile(0.9) : Float64Array.from(fromSpans(outputOf, 0.9)),
     lenEntropy: plenH ? plenH.entropy : spanLengths ? Float64Array.from(spanLengths.map(lengthEntropy)) : nan(n),
     util: combine(gpus.map((x) => x.util), g, 'mean'),
