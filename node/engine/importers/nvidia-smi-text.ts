@@ -311,6 +311,8 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
   if (w.snapshots === 0 && w.samples === 0 && !Number.isFinite(ts)) {
     throw new ImportError(ctx.path, { line: 1 }, 'no nvidia-smi table (a "| NVIDIA-SMI …" banner) or query ("==NVSMI LOG==") in this file');
   }
+  // Read as nvidia-smi's, yet nothing in it is a reading: said, not an "ok" with no rows and no word.
+  if (w.samples === 0 && w.snapshots > 0) ctx.warn(`${w.snapshots} nvidia-smi snapshot${w.snapshots === 1 ? '' : 's'} but no GPU readings in them (a vGPU table, or a query cut before its memory, utilisation and power sections)`);
 }
 
 /** A line of a table, a query or nvidia-smi's date line (what most of a file of this format is). */

@@ -363,6 +363,27 @@ test("a table without its date line in a log behind the runtime's times (`docker
   }
 });
 
+test('a table with no reading Quadscope reads (a vGPU host\'s `nvidia-smi vgpu` table) says so instead of an ok with no rows', async () => {
+  const text = [
+    'Tue Nov  1 12:06:50 2025',
+    '+-----------------------------------------------------------------------------+',
+    '| NVIDIA-SMI 525.147.01             Driver Version: 525.147.01                |',
+    '|---------------------------------+------------------------------+------------+',
+    '| GPU  Name                       | Bus-Id                       | GPU-Util   |',
+    '|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |',
+    '|=================================+==============================+============|',
+    '|   0  NVIDIA L40S                 | 00000000:01:00.0             |   0%       |',
+    '+---------------------------------+------------------------------+------------+',
+  ].join('\n');
+  const r = await runImporter(nvidiaSmiTextImporter, { text });
+  try {
+    assert.equal(r.error, null, r.error?.message);
+    assert.ok(r.warnings.some((w) => /1 nvidia-smi snapshot but no GPU readings/.test(w)), r.warnings.join('\n'));
+  } finally {
+    r.dispose();
+  }
+});
+
 test("the driver's call for a reset after an uncorrectable error: R550–565's Reset Status (Yes/No), R570+'s GPU Recovery Action (the word as NVML's code), the deprecated lines no reading, in -q and -q -x", async () => {
   const query = (ts: string, reset: string, drain: string, action: string | null) =>
     [
