@@ -474,6 +474,8 @@ class TextParser {
     let rest = l.slice(keyEnd).trim();
     const hash = rest.indexOf('#');
     if (hash >= 0) rest = rest.slice(0, hash).trim(); // OpenMetrics exemplar
+    // dcgm-exporter writes its failure to read a field where the value goes: no reading, said as such.
+    if (rest.startsWith('ERROR')) throw new Error(`no value: the exporter wrote "${rest.slice(0, 80)}" for a field it could not read`);
     // Value and timestamp, apart by any blanks or tabs.
     const parts = rest.split(/[ \t]+/);
     if (parts.length > 2) throw new Error(`unexpected "${parts.slice(2).join(' ')}" after the value and timestamp`);

@@ -571,3 +571,18 @@ test("vLLM V0's prefix-cache hit rate of −1 (prefix caching off) is no reading
     r.dispose();
   }
 });
+
+test("dcgm-exporter's `ERROR - FAILED TO CONVERT TO STRING` where a value goes is warned as no value from the exporter; the scrape's other samples are read", async () => {
+  const text = [
+    'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-1",Hostname="h",GPU_I_ID="3"} 10 1700000000000',
+    'DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu="0",UUID="GPU-1",Hostname="h",GPU_I_ID="3"} ERROR - FAILED TO CONVERT TO STRING',
+  ].join('\n');
+  const r = await runImporter(prometheusTextImporter, { text });
+  try {
+    assert.equal(r.error, null);
+    assert.deepEqual(values(r, 'gpu.mem.used').map((x) => x.v), [10 * MIB]);
+    assert.ok(r.warnings.some((w) => /line 2\).*no value: the exporter wrote "ERROR - FAILED TO CONVERT TO STRING"/.test(w)), r.warnings.join('\n'));
+  } finally {
+    r.dispose();
+  }
+});
