@@ -38,16 +38,23 @@ const RFC3339_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?
 
 /**
  * A line as nvidia-smi wrote it, out of a container log's wrapping (Docker json-file, CRI, journald, `docker
- * logs -t` / `kubectl logs --timestamps`): an init script's nvidia-smi in a pod's log. Beside it, the runtime's
- * time of the line (NaN: none): a snapshot without nvidia-smi's own date line is dated by the log's time of its
- * banner, not by the file's mtime.
+ * logs -t` / `kubectl logs --timestamps`): an init script's nvidia-smi in a pod's log.
  */
-function unwrapped(line: string): [string, number] {
+function unwrapped(line: string): string {
   const c0 = line.charCodeAt(0);
-  if (!(c0 >= 48 && c0 <= 57) && c0 !== 123 && !(c0 >= 65 && c0 <= 90)) return [line, NaN];
+  if (!(c0 >= 48 && c0 <= 57) && c0 !== 123 && !(c0 >= 65 && c0 <= 90)) return line;
   const u = unwrapContainerLine(line);
   const m = RFC3339_PREFIX.exec(u);
-  return m ? [u.slice(m[0].length), Date.parse(m[0].trim())] : [u, NaN];
+  return m ? u.slice(m[0].length) : u;
+}
+
+/**
+ * The container runtime's time of a line as written (NaN: none). Read at a banner only: a snapshot without
+ * nvidia-smi's own date line is dated by the log's time of its banner, not by the file's mtime.
+ */
+function runtimeTime(line: string): number {
+  const m = RFC3339_PREFIX.exec(unwrapContainerLine(line));
+  return m ? Date.parse(m[0].trim()) : NaN;
 }
 
 /** The query's readings by section and key (the section of a GPU-level key is ''). */
@@ -257,14 +264,14 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
       // nvidia-smi's lines are short (a table is 80–100 columns, a query line under 200): a longer one is
       // none of them, and the lazy patterns below would take time quadratic in its length.
       if (line.length > MAX_LINE || !line.trim()) continue;
-      let runtimeAt: number;
-      [line, runtimeAt] = unwrapped(line);
+      const raw = line;
+      line = unwrapped(line);
       // A table may be indented as a whole (a notebook's `!nvidia-smi` output exported as a code block).
       const c0 = line[0] === ' ' ? line.trimStart()[0] : line[0];
       if (c0 === '|' || c0 === '+') {
         line = line.trimStart();
         if (TABLE_BANNER.test(line)) {
-          if (!dated) ts = runtimeAt;
+          if (!dated) ts = runtimeTime(raw);
           dated = false;
           w.snapshots++;
           mode = 'table';
@@ -275,7 +282,7 @@ async function importSmiText(input: EntryInput, sink: Sink, ctx: ImportContext):
       if (QUERY_BANNER.test(line)) {
         query.reset(now);
         // Its own Timestamp line, further down, dates it where it has one.
-        ts = runtimeAt;
+        ts = runtimeTime(raw);
         w.snapshots++;
         mode = 'query';
         continue;
@@ -322,7 +329,7 @@ export function detectSmiText(head: Buffer): number {
   const lines = headLines(head, 400);
   // nvidia_gpu_exporter's captures hold tables and queries too; their CSV sections are read (nvidia-smi.ts).
   if (lines.some((l) => l.includes('nvidia_gpu_exporter GPU capture'))) return 0;
-  const content = lines.filter((l) => l.trim() && l.length <= MAX_LINE).map((l) => unwrapped(l)[0]);
+  const content = lines.filter((l) => l.trim() && l.length <= MAX_LINE).map(unwrapped);
   if (content.some((l) => QUERY_BANNER.test(l) || TABLE_BANNER.test(l.trimStart()))) {
     // A table pasted into a log is the log's: claimed firmly only where nvidia-smi's lines are most of the head.
     // (A 40-line engine log around a table is 60% table: it scores below the log importers.)

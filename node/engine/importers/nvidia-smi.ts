@@ -282,6 +282,14 @@ class QueryTable {
     this.series.clear();
   }
 
+  /** A script's seconds cell (secondsCell); one that is no number (a date in some script's own form) dates nothing, as if absent. */
+  private secondsTime(text: string, no: number): number {
+    const t = secondsCell(text, this.secondsBase);
+    if (Number.isFinite(t)) return t;
+    this.untimed++;
+    return this.clock.fallback(no, `a "${this.cols[this.secondsCol].field}" column that is no number of seconds`);
+  }
+
   /** Said once at the end: rows without a time that read a GPU again each replaced the one before. */
   untimedNote(): string | null {
     if (!this.untimedRepeat) return null;
@@ -305,30 +313,17 @@ class QueryTable {
     if (cells.length !== this.cols.length) return false;
     let ts: number;
     let tsText = '';
-    if (this.timeCol >= 0) {
-      tsText = cells[this.timeCol].trim();
+    const col = this.timeCol >= 0 ? this.timeCol : this.secondsCol;
+    if (col >= 0) {
+      tsText = cells[col].trim();
       if (tsText === this.lastTs) ts = this.lastTsValue;
       else {
-        ts = smiTime(tsText, this.clock, no);
+        ts = col === this.timeCol ? smiTime(tsText, this.clock, no) : this.secondsTime(tsText, no);
         if (!Number.isFinite(ts)) return false;
         this.ordinal = 0;
         this.lastTs = tsText;
         this.lastTsValue = ts;
       }
-    } else if (this.secondsCol >= 0) {
-      tsText = cells[this.secondsCol].trim();
-      if (tsText !== this.lastTs) {
-        // A time column that is no number (a date in some script's own form) dates nothing: as if absent.
-        let t = secondsCell(tsText, this.secondsBase);
-        if (!Number.isFinite(t)) {
-          t = this.clock.fallback(no, `a "${this.cols[this.secondsCol].field}" column that is no number of seconds`);
-          this.untimed++;
-        }
-        this.ordinal = 0;
-        this.lastTs = tsText;
-        this.lastTsValue = t;
-      }
-      ts = this.lastTsValue;
     } else {
       ts = this.clock.fallback(no, 'no timestamp column in the CSV');
       this.untimed++;

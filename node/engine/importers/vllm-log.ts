@@ -289,14 +289,12 @@ const SGLANG_CUDA_GRAPH = /^Decode batch[.,] .*\bcuda graph: (True|False)\b/;
  * prefix's whole second: the line's time to the ms where it is the same second of the same clock (the prefix's
  * zone and date are kept), instead of spread evenly across the second.
  */
-const SGLANG_TIMESTAMP = /timestamp: \d{4}-\d\d-\d\dT(\d\d):(\d\d):(\d\d)\.(\d{1,9})\s*,?\s*$/;
+const SGLANG_TIMESTAMP = /timestamp: \d{4}-\d\d-\d\dT\d\d:\d\d:(\d\d)\.(\d{1,9})\s*,?\s*$/;
 function finerTime(p: Prefix): Prefix {
   const m = SGLANG_TIMESTAMP.exec(p.body);
-  if (!m) return p;
-  const d = new Date(p.ts);
   // The prefix is read in its zone: compare its second of the minute, which no zone moves.
-  if (d.getUTCSeconds() !== Number(m[3])) return p;
-  return { ...p, ts: p.ts - (p.ts % 1000) + Number((m[4] + '00').slice(0, 3)), coarse: false };
+  if (!m || Math.floor(p.ts / 1000) % 60 !== Number(m[1])) return p;
+  return { ...p, ts: p.ts - (p.ts % 1000) + Number((m[2] + '00').slice(0, 3)), coarse: false };
 }
 
 /** A decode batch line reporting no tokens generated over its interval. */

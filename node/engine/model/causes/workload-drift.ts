@@ -38,7 +38,7 @@ const LITTLE_SHARE = 0.5;
  * Longer answers keep each request in the engine for longer: at the same arrivals and step time the requests in
  * flight (running, or waiting where the batch is at its cap) grow as the answers do (Little's law). Where they did
  * not, the lengths read are not what was served — a TGI output length read off its inference time over its time
- * per token (frame.ts outputLength) where the inference time rose for another reason. Not judged where the
+ * per token (frame.ts timedOutputLength) where the inference time rose for another reason. Not judged where the
  * baseline held no request in flight or the answers' rise is unknown.
  */
 function inFlightFollows(c: CauseContext, rLen: number, rItl: number): { held: boolean; rInFlight: number; expected: number } {
